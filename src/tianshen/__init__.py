@@ -1,0 +1,1 @@
+"""tianshen (天神): an automatic game master for forum Mafia games."""
