@@ -1,0 +1,131 @@
+"""The PM command grammar shared by every ruleset.
+
+A PM holds one or more commands, one per line (or separated by ；/;).  A command is a verb
+(any of its aliases) followed by its argument, with or without a separator: `杀 丙`,
+`束魂：丙`, `占卜丙`, `投票, 丙`.  Full-width and half-width punctuation and spaces are the
+same.  A kill's declaration (杀人宣言) is the rest of the PM after the kill line, or a PM of
+its own starting with `宣言`; a story (剧情) of any length starts with `剧情`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+# canonical verb -> aliases as players write them (longest alias wins when parsing)
+VERBS: dict[str, tuple[str, ...]] = {
+    "kill": ("杀", "刺杀", "杀人", "杀害", "kill"),
+    "soulbind": ("束魂",),
+    "divine": ("占卜", "卜问", "卜", "查验"),
+    "curse": ("诅咒",),
+    "bless": ("庇佑",),
+    "pray": ("祈祷", "祷告"),
+    "vote": ("投票", "投", "vote"),
+    "delegate": ("委托投票", "委托", "代投"),
+    "declaration": ("宣言", "杀人宣言"),
+    "story": ("剧情", "杀人剧情"),
+    "accuse": ("指控", "/accuse"),
+    "cancel": ("取消", "撤销", "/cancel"),
+    "done": ("/done", "完成"),
+}
+# verbs whose text runs to the end of the PM
+TEXT_VERBS = {"declaration", "story"}
+# verbs that take no argument
+BARE_VERBS = {"done"}
+
+_ALIASES = sorted(((a, v) for v, al in VERBS.items() for a in al), key=lambda x: -len(x[0]))
+_SEPARATORS = " \t:：,，、.。;；-—=＝>"
+_SPLIT = re.compile(r"[;；]")
+
+VERB_NAMES = {
+    "kill": "杀",
+    "soulbind": "束魂",
+    "divine": "占卜",
+    "curse": "诅咒",
+    "bless": "庇佑",
+    "pray": "祈祷",
+    "vote": "投票",
+    "delegate": "委托投票",
+    "accuse": "指控",
+}
+
+
+@dataclass
+class Command:
+    verb: str
+    arg: str  # the raw argument (a name, or for cancel a verb word); "" if none
+    text: str = ""  # declaration / story body (for kill: the lines after the command)
+    line: str = ""
+
+
+@dataclass
+class ParsedPm:
+    commands: list[Command] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)  # lines that are not commands
+
+
+def normalize(text: str) -> str:
+    """Half-width punctuation and spaces; keeps CJK characters unchanged."""
+    out = []
+    for ch in text:
+        if ch == "\u3000":
+            out.append(" ")
+        elif "\uff01" <= ch <= "\uff5e" and ch not in "：，；（）":
+            out.append(unicodedata.normalize("NFKC", ch))
+        else:
+            out.append(ch)
+    return "".join(out).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _verb_at(line: str) -> tuple[str, str] | None:
+    """(verb, rest) if the line starts with a verb alias."""
+    low = line.lower()
+    for alias, verb in _ALIASES:
+        if low.startswith(alias.lower()):
+            return verb, line[len(alias):]
+    return None
+
+
+def parse_pm(text: str) -> ParsedPm:
+    lines = normalize(text).split("\n")
+    result = ParsedPm()
+    i = 0
+    while i < len(lines):
+        raw = lines[i].strip()
+        i += 1
+        if not raw:
+            continue
+        hit = _verb_at(raw)
+        if hit and hit[0] in TEXT_VERBS:
+            body = "\n".join([hit[1].lstrip(_SEPARATORS)] + lines[i:]).strip()
+            result.commands.append(Command(hit[0], "", body, raw))
+            break
+        parts = [p.strip() for p in _SPLIT.split(raw)] if hit and hit[0] != "kill" else [raw]
+        for part in parts:
+            cmd = _command(part)
+            if cmd is None:
+                result.unknown.append(part)
+                continue
+            result.commands.append(cmd)
+        if result.commands and result.commands[-1].verb == "kill" and i < len(lines):
+            # 002 杀人宣言: the declaration may follow the kill on the next lines
+            result.commands[-1].text = "\n".join(lines[i:]).strip()
+            break
+    return result
+
+
+def _command(part: str) -> Command | None:
+    hit = _verb_at(part)
+    if not hit:
+        return None
+    verb, rest = hit
+    arg = rest.strip().lstrip(_SEPARATORS).strip()
+    if verb in BARE_VERBS:
+        return Command(verb, "", "", part) if not arg else None
+    return Command(verb, arg, "", part)
+
+
+def count_declaration_chars(text: str) -> int:
+    """DECISIONS §0.4: Unicode code points that are not whitespace, punctuation included."""
+    return sum(1 for ch in text if not ch.isspace())

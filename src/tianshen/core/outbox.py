@@ -1,0 +1,30 @@
+"""Collecting what one input says, then turning it into an Outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, Refusal
+
+
+@dataclass
+class Messages:
+    posts: list[PublicPost] = field(default_factory=list)
+    pms: list[PrivateMessage] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+
+    def post(self, thread: str, body: str, title: str | None = None) -> None:
+        self.posts.append(PublicPost(thread=thread, body=body, title=title))
+
+    def pm(self, to: str, subject: str, body: str) -> None:
+        self.pms.append(PrivateMessage(to=to, subject=subject, body=body))
+
+    def refuse(self, sender: str, text: str, reason: str, reply_to: str | None = None, subject: str = "") -> None:
+        """Record a refusal and answer the sender (when there is one to answer)."""
+        self.refusals.append(Refusal(sender=sender, text=text, reason=reason))
+        if reply_to:
+            self.pm(reply_to, subject or "天神回复：未能接受", reason)
+
+    def outcome(self, state: GameState) -> Outcome:
+        return Outcome(state=state, posts=self.posts, pms=self.pms, refusals=self.refusals, log=self.log)

@@ -1,0 +1,115 @@
+"""A ruleset variant's data, loaded from `rulesets/<variant>.toml` (OpenSpiel's "Game").
+
+Numbers (counts, timings, thresholds) and every announcement text live in the TOML file,
+so a GM can run a variant without touching code.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Timing(BaseModel):
+    """Phase lengths in hours (002 Part II: 60-hour game day)."""
+
+    night_hours: float = 24
+    day_hours: float = 36
+    vote_opens_hour: float = 12
+    ld_extension_hours: float = 24
+    ld_hours: float = 12
+    summon_round_hours: float = 6
+    substitution_hours: float = 12
+
+
+class RoleInfo(BaseModel):
+    name: str  # Chinese name as the seed writes it
+    faction: str
+    count: int = 0
+    description: str = ""
+
+
+class RulesetSpec(BaseModel):
+    id: str  # the variant id, e.g. "classic_10"
+    ruleset: str  # the family, e.g. "classic"
+    title: str
+    players: int
+    roles: dict[str, RoleInfo]
+    timing: Timing = Field(default_factory=Timing)
+    options: dict[str, Any] = Field(default_factory=dict)
+    factions: dict[str, str] = Field(default_factory=dict)  # id -> Chinese name
+    texts: dict[str, str] = Field(default_factory=dict)
+
+    def text(self, key: str, **values: Any) -> str:
+        """Render announcement `key` from its template (str.format fields)."""
+        try:
+            template = self.texts[key]
+        except KeyError as exc:
+            raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
+        return template.format(**values).strip("\n")
+
+    def role_name(self, role: str) -> str:
+        return self.roles[role].name
+
+    def role_by_name(self, written: str) -> str | None:
+        """A role id from its id or its Chinese name."""
+        if written in self.roles:
+            return written
+        return next((rid for rid, info in self.roles.items() if info.name == written), None)
+
+
+def rulesets_dirs() -> list[Path]:
+    dirs = []
+    if env := os.environ.get("TIANSHEN_RULESETS"):
+        dirs.append(Path(env))
+    dirs.append(Path(__file__).resolve().parents[3] / "rulesets")
+    dirs.append(Path.cwd() / "rulesets")
+    return dirs
+
+
+def available_variants() -> list[str]:
+    seen: list[str] = []
+    for d in rulesets_dirs():
+        for f in sorted(d.glob("*.toml")) if d.is_dir() else []:
+            if not f.stem.startswith("_") and f.stem not in seen:
+                seen.append(f.stem)
+    return seen
+
+
+def load_spec(variant: str) -> RulesetSpec:
+    """Load a variant by id (`classic_10`) or by path to a TOML file."""
+    path = Path(variant)
+    if not (path.suffix == ".toml" and path.is_file()):
+        for d in rulesets_dirs():
+            if (d / f"{variant}.toml").is_file():
+                path = d / f"{variant}.toml"
+                break
+        else:
+            raise ValueError(f"unknown ruleset '{variant}'; available: {', '.join(available_variants())}")
+    data = _read(path)
+    data.setdefault("id", path.stem)
+    return RulesetSpec.model_validate(data)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """A variant file may `include` a shared file (name starting with `_`); the variant wins."""
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+    base: dict[str, Any] = {}
+    for name in data.pop("include", []):
+        base = _merge(base, _read(path.parent / name))
+    return _merge(base, data)
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out

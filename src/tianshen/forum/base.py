@@ -1,0 +1,65 @@
+"""The one interface every forum adapter implements (memory, spirit, discuz).
+
+The bot keeps its own high-water marks: it asks for PMs and posts *after* an id it has
+already seen, and the store deduplicates by the forum's id anyway.  Every write carries an
+idempotency `key`: an adapter that is asked twice with the same key must not post twice
+where the forum lets it tell (the memory board always can).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+
+@dataclass(frozen=True)
+class ForumPm:
+    id: int  # the forum's message id; increases with time on every supported forum
+    sender: str
+    sent_at: datetime  # forum server time, timezone-aware (UTC)
+    subject: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ForumPost:
+    id: int
+    thread_id: str
+    author: str
+    posted_at: datetime  # forum server time, timezone-aware (UTC)
+    text: str
+    edited: bool = False
+    position: int = 0  # 1 = the opening post
+
+
+class ForumError(Exception):
+    """The forum refused or failed; the message says what a GM should do about it."""
+
+
+class Forum(Protocol):
+    markup: Literal["bbcode", "markdown", "plain"]
+
+    def login(self) -> None: ...
+
+    def now(self) -> datetime:
+        """The forum's own clock (server time, UTC)."""
+        ...
+
+    def fetch_pms(self, after_id: int | None) -> list[ForumPm]:
+        """PMs received by the GM account with id > after_id, oldest first."""
+        ...
+
+    def read_thread(self, thread_id: str, after_id: int | None) -> list[ForumPost]:
+        """Posts of a thread with id > after_id, in thread order."""
+        ...
+
+    def create_thread(self, title: str, body: str, key: str) -> str:
+        """Open a thread on the game board; returns its id."""
+        ...
+
+    def reply(self, thread_id: str, body: str, key: str) -> int:
+        """Reply in a thread; returns the post id."""
+        ...
+
+    def send_pm(self, to: str, subject: str, body: str, key: str) -> None: ...

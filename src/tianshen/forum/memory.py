@@ -1,0 +1,262 @@
+"""An in-process forum, faithful enough that the engine runs on it exactly as on a real one.
+
+`MemoryBoard` is the server: it holds threads, posts and PMs, stamps every write with its
+clock (like a forum server's own time), and offers the player-side API that simulated
+players and tests use (`pm`, `post`, `edit`, `new_thread`, `inbox`, …).  `board.gm()` returns a
+`MemoryForum`, the GM account's view implementing the `Forum` protocol of `forum.base`.
+
+Idempotency keys live on the board, so a restarted adapter (a new `gm()`) still cannot
+post twice with the same key.  `fail_next` injects outages, before or after the write, and
+`flood_interval_s` imitates a board's flood control for the GM account.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal, TypeVar, cast
+
+from tianshen.forum.base import ForumError, ForumPm, ForumPost
+
+Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "any"]
+_WRITES = ("reply", "send_pm", "create_thread")
+T = TypeVar("T")
+
+
+@dataclass
+class StoredPost:
+    id: int
+    thread_id: str
+    author: str
+    posted_at: datetime
+    text: str  # current text
+    original_text: str
+    position: int  # 1 = the opening post
+    history: list[tuple[datetime, str]] = field(default_factory=list)  # (edit time, new text)
+    edited: bool = False
+
+    def view(self) -> ForumPost:
+        return ForumPost(self.id, self.thread_id, self.author, self.posted_at, self.text,
+                         self.edited, self.position)
+
+
+@dataclass
+class StoredPm:
+    id: int
+    sender: str
+    recipient: str
+    sent_at: datetime
+    subject: str
+    text: str
+    read: bool = False
+
+    def view(self) -> ForumPm:
+        return ForumPm(self.id, self.sender, self.sent_at, self.subject, self.text)
+
+
+@dataclass
+class StoredThread:
+    id: str
+    title: str
+    author: str
+    post_ids: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Fault:
+    operation: Operation
+    remaining: int
+    after_write: bool
+
+
+class MemoryBoard:
+    def __init__(self, clock: Callable[[], datetime], gm_account: str = "神的使者",
+                 board_name: str = "杀人游戏", flood_interval_s: float = 0) -> None:
+        self.clock = clock
+        self.gm_account = gm_account
+        self.board_name = board_name
+        self.flood_interval_s = flood_interval_s
+        self._threads: dict[str, StoredThread] = {}
+        self._posts: dict[int, StoredPost] = {}
+        self._pms: dict[int, StoredPm] = {}
+        self._next_post = 1
+        self._next_pm = 1
+        self._keys: dict[str, tuple[str, object]] = {}  # key -> (operation, result)
+        self._faults: list[_Fault] = []
+        self._last_gm_write: datetime | None = None
+        self.logins: list[datetime] = []
+
+    # ---- server time -----------------------------------------------------------------
+
+    def now(self) -> datetime:
+        t = self.clock()
+        if t.tzinfo is None:
+            raise ValueError("the board's clock must return timezone-aware datetimes")
+        return t.astimezone(UTC)
+
+    # ---- player-side API -------------------------------------------------------------
+
+    def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
+        pm = StoredPm(self._next_pm, sender, to, self.now(), subject, text)
+        self._pms[pm.id] = pm
+        self._next_pm += 1
+        return pm.id
+
+    def new_thread(self, author: str, title: str, text: str) -> str:
+        thread_id = str(len(self._threads) + 1)
+        self._threads[thread_id] = StoredThread(thread_id, title, author)
+        self.post(author, thread_id, text)
+        return thread_id
+
+    def post(self, author: str, thread_id: str, text: str) -> int:
+        thread = self._thread(thread_id)
+        post = StoredPost(self._next_post, thread_id, author, self.now(), text, text,
+                          position=len(thread.post_ids) + 1)
+        self._posts[post.id] = post
+        thread.post_ids.append(post.id)
+        self._next_post += 1
+        return post.id
+
+    def edit(self, post_id: int, author: str, new_text: str) -> None:
+        post = self.get_post(post_id)
+        if post.author != author:
+            raise ForumError(f"{author} may not edit post {post_id} by {post.author}")
+        post.history.append((self.now(), new_text))
+        post.text = new_text
+        post.edited = True
+
+    def inbox(self, user: str) -> list[ForumPm]:
+        """PMs received by `user`, oldest first; marks them read."""
+        mine = [pm for pm in self._pms.values() if pm.recipient == user]
+        for pm in mine:
+            pm.read = True
+        return [pm.view() for pm in mine]
+
+    def unread(self, user: str) -> int:
+        return sum(1 for pm in self._pms.values() if pm.recipient == user and not pm.read)
+
+    def thread_posts(self, thread_id: str) -> list[ForumPost]:
+        return [self._posts[i].view() for i in self._thread(thread_id).post_ids]
+
+    def thread_title(self, thread_id: str) -> str:
+        return self._thread(thread_id).title
+
+    def threads(self) -> list[tuple[str, str]]:
+        return [(t.id, t.title) for t in self._threads.values()]
+
+    def get_post(self, post_id: int) -> StoredPost:
+        try:
+            return self._posts[post_id]
+        except KeyError:
+            raise ForumError(f"no post {post_id}") from None
+
+    def gm(self) -> MemoryForum:
+        """A fresh GM-account adapter (not yet logged in)."""
+        return MemoryForum(self)
+
+    # ---- fault injection -------------------------------------------------------------
+
+    def fail_next(self, n: int, operation: Operation = "any", after_write: bool = False) -> None:
+        """The next `n` GM calls of `operation` raise ForumError("simulated outage").
+
+        With `after_write` the call takes effect first and the answer is then lost.
+        """
+        self._faults.append(_Fault(operation, n, after_write))
+
+    def _take_fault(self, operation: str, after_write: bool) -> None:
+        for fault in self._faults:
+            if fault.remaining > 0 and fault.after_write == after_write \
+                    and fault.operation in (operation, "any"):
+                fault.remaining -= 1
+                self._faults = [f for f in self._faults if f.remaining > 0]
+                raise ForumError("simulated outage")
+
+    # ---- GM-side plumbing (used by MemoryForum) --------------------------------------
+
+    def _thread(self, thread_id: str) -> StoredThread:
+        try:
+            return self._threads[thread_id]
+        except KeyError:
+            raise ForumError(f"no thread {thread_id!r} on {self.board_name}") from None
+
+    def _gm_call(self, operation: str, key: str | None, action: Callable[[], T]) -> T:
+        self._take_fault(operation, after_write=False)
+        if key is not None and key in self._keys:
+            used_by, result = self._keys[key]
+            if used_by != operation:
+                raise ValueError(f"idempotency key {key!r} already used for {used_by}")
+            return cast(T, result)
+        if operation in _WRITES:
+            self._check_flood()
+        result = action()
+        if operation in _WRITES:
+            self._last_gm_write = self.now()
+        if key is not None:
+            self._keys[key] = (operation, result)
+        self._take_fault(operation, after_write=True)
+        return result
+
+    def _check_flood(self) -> None:
+        if self.flood_interval_s <= 0 or self._last_gm_write is None:
+            return
+        waited = (self.now() - self._last_gm_write).total_seconds()
+        if waited < self.flood_interval_s:
+            raise ForumError(f"flood control: wait {math.ceil(self.flood_interval_s - waited)} s")
+
+
+class MemoryForum:
+    """The GM account's adapter onto a `MemoryBoard` (implements `forum.base.Forum`)."""
+
+    markup: Literal["bbcode", "markdown", "plain"] = "bbcode"
+
+    def __init__(self, board: MemoryBoard) -> None:
+        self.board = board
+        self.account = board.gm_account
+        self.logged_in = False
+
+    def login(self) -> None:
+        self.board.logins.append(self.board.now())
+        self.logged_in = True
+
+    def _require_login(self) -> None:
+        if not self.logged_in:
+            raise ForumError("not logged in")
+
+    def now(self) -> datetime:
+        return self.board.now()
+
+    def fetch_pms(self, after_id: int | None) -> list[ForumPm]:
+        self._require_login()
+
+        def fetch() -> list[ForumPm]:
+            mine = [pm for pm in self.board._pms.values()
+                    if pm.recipient == self.account and (after_id is None or pm.id > after_id)]
+            for pm in mine:
+                pm.read = True
+            return [pm.view() for pm in mine]
+
+        return self.board._gm_call("fetch_pms", None, fetch)
+
+    def read_thread(self, thread_id: str, after_id: int | None) -> list[ForumPost]:
+        self._require_login()
+
+        def read() -> list[ForumPost]:
+            posts = self.board.thread_posts(thread_id)
+            return [p for p in posts if after_id is None or p.id > after_id]
+
+        return self.board._gm_call("read_thread", None, read)
+
+    def create_thread(self, title: str, body: str, key: str) -> str:
+        self._require_login()
+        return self.board._gm_call("create_thread", key,
+                                   lambda: self.board.new_thread(self.account, title, body))
+
+    def reply(self, thread_id: str, body: str, key: str) -> int:
+        self._require_login()
+        return self.board._gm_call("reply", key, lambda: self.board.post(self.account, thread_id, body))
+
+    def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
+        self._require_login()
+        self.board._gm_call("send_pm", key, lambda: self.board.pm(self.account, to, body, subject))

@@ -1,0 +1,145 @@
+"""Announcement markup per forum.
+
+The rules core writes plain text with exactly two markers: `**bold**` (within one line)
+and lines starting with `> ` (a quote; consecutive such lines form one quote block).  The
+core escapes nothing, so `render_post` escapes the *whole* body for the target markup
+first — player text included — and only then turns the two markers into markup.  A player
+who writes `**x**` gets bold text, which is harmless; nothing a player writes can open a
+link, an image or close a quote.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_MD_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~=&])")
+
+
+def escape_bbcode(text: str) -> str:
+    """Make player text inert in a BBCode (Discuz) post.
+
+    Discuz has no escape for `[`: every tag starts with it, so `[` and `]` are replaced
+    by the full-width forms `［` and `］`, which Discuz shows literally and which read the
+    same to a player.  `<` and `>` are left alone: Discuz escapes HTML itself.
+    """
+    return text.replace("[", "［").replace("]", "］")
+
+
+def escape_markdown(text: str) -> str:
+    r"""Backslash-escape the Markdown specials (every one is a legal CommonMark escape),
+    so `*`, `_`, `[`, `#`, `>`, `` ` ``, `<`, list and heading markers show literally."""
+    return _MD_SPECIALS.sub(r"\\\1", text)
+
+
+class Renderer(Protocol):
+    line_break: str  # what ends a line that must break (inside a paragraph)
+
+    def bold(self, s: str) -> str: ...
+
+    def quote(self, s: str) -> str: ...
+
+    def escape(self, s: str) -> str: ...
+
+
+class BBCodeRenderer:
+    line_break = "\n"
+
+    def bold(self, s: str) -> str:
+        return f"[b]{s}[/b]"
+
+    def quote(self, s: str) -> str:
+        return f"[quote]{s}[/quote]"
+
+    def escape(self, s: str) -> str:
+        return escape_bbcode(s)
+
+
+class MarkdownRenderer:
+    line_break = "  \n"  # two trailing spaces: a hard break on any CommonMark renderer
+
+    def bold(self, s: str) -> str:
+        return f"**{s}**"
+
+    def quote(self, s: str) -> str:
+        return "\n".join(f"> {line}" if line else ">" for line in s.split("\n"))
+
+    def escape(self, s: str) -> str:
+        return escape_markdown(s)
+
+
+class PlainRenderer:
+    line_break = "\n"
+
+    def bold(self, s: str) -> str:
+        return s
+
+    def quote(self, s: str) -> str:
+        return s
+
+    def escape(self, s: str) -> str:
+        return s
+
+
+def renderer_for(markup: str) -> Renderer:
+    if markup == "bbcode":
+        return BBCodeRenderer()
+    if markup == "markdown":
+        return MarkdownRenderer()
+    if markup == "plain":
+        return PlainRenderer()
+    raise ValueError(f"unknown markup {markup!r}")
+
+
+def _inline(line: str, r: Renderer) -> str:
+    """Escape one raw line and turn its `**bold**` spans into the renderer's bold."""
+    out: list[str] = []
+    pos = 0
+    for m in _BOLD.finditer(line):
+        out.append(r.escape(line[pos:m.start()]))
+        out.append(r.bold(r.escape(m.group(1))))
+        pos = m.end()
+    out.append(r.escape(line[pos:]))
+    return "".join(out)
+
+
+def _join(lines: list[str], r: Renderer) -> str:
+    """Join lines; consecutive non-blank lines get the renderer's hard line break."""
+    out = ""
+    for i, line in enumerate(lines):
+        out += line
+        if i + 1 < len(lines):
+            out += r.line_break if line.strip() and lines[i + 1].strip() else "\n"
+    return out
+
+
+def _is_quote(line: str) -> bool:
+    return line.startswith("> ") or line == ">"
+
+
+def render_post(body: str, markup: str) -> str:
+    """Convert the core's minimal markup (`**bold**`, `> ` quote lines) to `markup`."""
+    r = renderer_for(markup)
+    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    out = ""
+    i = 0
+    while i < len(lines):
+        if _is_quote(lines[i]):
+            quoted: list[str] = []
+            while i < len(lines) and _is_quote(lines[i]):
+                quoted.append(_inline(lines[i][2:], r))
+                i += 1
+            out += r.quote(_join(quoted, r))
+        else:
+            plain: list[str] = []
+            while i < len(lines) and not _is_quote(lines[i]):
+                plain.append(_inline(lines[i], r))
+                i += 1
+            # Markdown would swallow a line right after a quote into it (lazy continuation).
+            if out and isinstance(r, MarkdownRenderer) and plain[0].strip():
+                out += "\n"
+            out += _join(plain, r)
+        if i < len(lines):
+            out += "\n"
+    return out

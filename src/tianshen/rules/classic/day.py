@@ -1,0 +1,209 @@
+"""The day: the vote, the life-death vote, will-vote counting and summoning the dead.
+
+Seed 002 has no vote rules; DECISIONS C2 fills them from 001 §5.1–§5.5 (DECISIONS §2.1.6,
+§3.1.7): one vote each, no change, no abstention (a non-voter is out), delegation by PM cast
+after everyone else, curse/bless on the main vote only, ties → 生死投票 → 遗言计票 → 天神招魂
+→ nobody executed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tianshen.core.model import GameState, Player
+from tianshen.core.spec import RulesetSpec
+from tianshen.core.votes import Tally, tally
+from tianshen.rules.classic.night import Refused, names_match
+from tianshen.rules.classic.roles import hours
+
+
+def day(state: GameState) -> dict:
+    return state.data["day"]
+
+
+def ts(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: list[str], saved: list[str],
+              net: dict[str, int]) -> None:
+    t = spec.timing
+    state.phase.kind, state.phase.step = "day", "discussion"
+    state.phase.started_at, state.phase.ends_at = at, hours(at, t.day_hours)
+    state.data["day"] = {
+        "vote_opens_at": hours(at, t.vote_opens_hour).isoformat(),
+        "vote_ends_at": hours(at, t.day_hours).isoformat(),
+        "cannot_vote": saved,  # 002 束魂: the saved player can't vote today (main and LD)
+        "net": net,
+        "night_dead": night_dead,
+        "wills": {},
+        "ballots": {"main": {}, "ld": {}, "summon": {}},
+        "delegations": {"main": {}, "ld": {}},
+        "candidates": [],
+        "summoned": [],
+        "summon_round": 0,
+    }
+
+
+def ballot_kind(state: GameState) -> str | None:
+    return {"vote": "main", "ld": "ld", "summon": "summon"}.get(state.phase.step)
+
+
+def voters(state: GameState, kind: str) -> list[Player]:
+    """Who must vote: living players except those saved by 束魂 (002); summoned dead vote
+    only in their summoning round (001 §5.5)."""
+    if kind == "summon":
+        return [state.player(n) for n in day(state)["summoned"]]
+    barred = set(day(state)["cannot_vote"])
+    return [p for p in state.players if p.alive and p.name not in barred]
+
+
+def candidates(state: GameState, kind: str) -> list[str]:
+    if kind == "main":
+        return [p.name for p in state.players if p.alive]
+    return list(day(state)["candidates"])
+
+
+def window_end(state: GameState) -> datetime:
+    d = day(state)
+    return ts(d["step_ends_at"]) if state.phase.step in ("ld", "summon") else ts(d["vote_ends_at"])
+
+
+def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
+    """Record one vote; returns the receipt.  001 §5.1: a vote once cast cannot change."""
+    kind = ballot_kind(state)
+    if kind is None:
+        raise Refused("现在不是投票时间。投票帖贴出后请在投票帖里跟帖投票。")
+    if at > window_end(state):
+        raise Refused("投票已经截止，这一票无效。")
+    if p.name not in {v.name for v in voters(state, kind)}:
+        if p.name in day(state)["cannot_vote"]:
+            raise Refused("你昨夜被束魂救活，魂不守舍，今天不能参加投票和生死投票。")
+        raise Refused("你不能参加这次投票。")
+    ballots = day(state)["ballots"][kind]
+    if p.name in ballots:
+        raise Refused(f"你已经投给了{ballots[p.name]['target']}。投票一旦投出，就禁止修改。")
+    target = names_match(written, candidates(state, kind))
+    ballots[p.name] = {"target": target, "at": at.isoformat(), "source": source}
+    day(state)["delegations"].get(kind, {}).pop(p.name, None)  # 001 §5.3: own vote voids the delegation
+    return f"{p.name} 投票给 {target}"
+
+
+def delegate(state: GameState, p: Player, written: str, at: datetime) -> str:
+    """001 §5.3 委托投票: a definite name by PM before the vote ends; changeable until published."""
+    step = state.phase.step
+    kind = "ld" if step == "ld" else "main" if step in ("discussion", "vote") else None
+    if state.phase.kind != "day" or kind is None:
+        raise Refused("现在不能委托投票：委托投票只能在白天投票或生死投票结束前寄出。")
+    if p.name not in {v.name for v in voters(state, kind)}:
+        raise Refused("你今天不能参加投票，也不能委托投票。")
+    if p.name in day(state)["ballots"][kind]:
+        raise Refused("你已经在投票帖里投过票了，委托投票无效。")
+    if not written:
+        raise Refused("委托投票必须写一个确定的游戏者名字。格式：委托投票 名字")
+    target = names_match(written, candidates(state, kind))
+    day(state)["delegations"][kind][p.name] = target
+    return f"委托投票 {target}（天神将在其他人投票后代你投出；公布前可以修改）"
+
+
+def accuse(state: GameState, p: Player, written: str) -> str:
+    """001 §4.2 遗言: last night's dead accuse, and may change it any time (B16 `/accuse`)."""
+    if state.phase.kind != "day" or p.name not in day(state)["night_dead"]:
+        raise Refused("只有昨夜死去的游戏者可以在遗言中指控。")
+    parts = [x for x in written.replace("，", ",").replace("、", ",").replace(" ", ",").split(",") if x]
+    if not parts:
+        raise Refused("没有写指控的对象。格式：指控 名字（可写多人，用逗号分开）")
+    names = [q.name for q in state.players]
+    accused = sorted({names_match(x, names) for x in parts}, key=names.index)
+    day(state)["wills"][p.name] = accused
+    return "遗言指控：" + "、".join(accused)
+
+
+def close_ballot(state: GameState, kind: str) -> tuple[dict[str, str], list[str]]:
+    """The counted votes (voter -> target, delegations cast last) and the non-voters."""
+    d = day(state)
+    votes = {v: b["target"] for v, b in d["ballots"][kind].items()}
+    for voter, target in d["delegations"].get(kind, {}).items():
+        if voter not in votes and target in candidates(state, kind):
+            votes[voter] = target
+    missing = [] if kind == "summon" else [p.name for p in voters(state, kind) if p.name not in votes]
+    return votes, missing
+
+
+def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], result: Tally,
+             with_modifiers: bool) -> list[str]:
+    """One line per candidate: count and voters; curse/bless only where visible (001 §2.5–2.6)."""
+    d = day(state)
+    delegated = d["delegations"]
+    lines = []
+    for name in sorted(result.counts, key=lambda n: -result.counts[n]):
+        who = [v + ("（委托）" if any(v in dl for dl in delegated.values()) and v not in d["ballots"]["main"]
+                    and v not in d["ballots"]["ld"] else "") for v, t in votes.items() if t == name]
+        line = spec.text("tally_line", name=name, count=result.counts[name], voters="、".join(who) or "—")
+        if with_modifiers:
+            line += modifier_note(spec, d["net"].get(name, 0), result.raw.get(name, 0))
+        lines.append(line)
+    return lines
+
+
+def modifier_note(spec: RulesetSpec, net: int, raw: int) -> str:
+    """A curse shows when it applied; a bless only when it reduced a non-zero count (B28)."""
+    if net > 0:
+        return spec.text("curse_note")
+    if net < 0 and raw > 0:
+        return spec.text("bless_note")
+    return ""
+
+
+def main_tally(state: GameState, votes: dict[str, str]) -> Tally:
+    net = {n: v for n, v in day(state)["net"].items() if state.player(n).alive}
+    return tally(votes.values(), net)
+
+
+def ld_tally(state: GameState) -> tuple[Tally, dict[str, int]]:
+    """Cumulative count of the tie-break: LD votes + wills + summoned dead (001 §5.2–§5.5)."""
+    d = day(state)
+    cands = d["candidates"]
+    targets = list(d["ld_votes"].values()) + [b["target"] for b in d["ballots"]["summon"].values()]
+    extra = {c: 0 for c in cands}
+    if d.get("wills_counted"):
+        for accused in d["wills"].values():
+            for c in accused:
+                if c in extra:
+                    extra[c] += 1
+    result = tally(targets, extra)
+    counts = {c: result.counts.get(c, 0) for c in cands}
+    return Tally(counts=counts, raw={c: result.raw.get(c, 0) for c in cands}), extra
+
+
+def summon_nights(state: GameState) -> list[list[str]]:
+    """001 §5.5 / B17: the dead of each night, newest first, skipping nights without deaths."""
+    k = state.phase.number
+    nights = []
+    for n in range(k, 0, -1):
+        dead = [p.name for p in state.players if p.died_in == f"night {n}"]
+        if dead:
+            nights.append(dead)
+    return nights
+
+
+def summon_rounds(spec: RulesetSpec) -> int:
+    t = spec.timing
+    return int((t.ld_extension_hours - t.ld_hours) // t.summon_round_hours)
+
+
+def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], out_lines: list[str]) -> None:
+    """001 §5.3/§6.1.5: no vote and no delegation ⇒ out of the game; with no substitute the
+    seat is wasted and counts as a death, identity shown (DECISIONS §0.5, B34)."""
+    for name in missing:
+        p = state.player(name)
+        if not p.alive:
+            continue
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, "no_vote"
+        out_lines.append(spec.text("removed_no_vote", name=name, identity=identity(spec, p)))
+
+
+def identity(spec: RulesetSpec, p: Player) -> str:
+    """Deaths show only 杀手 or 平民 (001 §5.1, B20)."""
+    return spec.factions[p.faction]
+

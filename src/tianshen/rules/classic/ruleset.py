@@ -1,0 +1,469 @@
+"""`classic`: the 8/10/13-player rules of seed 002, filled from 001 per DECISIONS §3."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from tianshen.core import rng
+from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
+from tianshen.core.model import DeadlineIn, GameState, Outcome, Phase, PmIn, Player, PostIn
+from tianshen.core.outbox import Messages
+from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
+from tianshen.core.votes import vote_target_text
+from tianshen.rules.classic import day as days
+from tianshen.rules.classic import night as nights
+from tianshen.rules.classic.night import Refused, group_target
+from tianshen.rules.classic.roles import (
+    CIVILIANS,
+    KILLERS,
+    POWER,
+    hours,
+    is_killer,
+    living_civilians,
+    living_commoners,
+    living_killers,
+    on_duty_killer,
+    partners,
+)
+
+NIGHT_VERBS = {"kill", "soulbind", "divine", "curse", "bless", "pray"}
+MAIN = "main"  # the thread of the player list and every dawn and dusk post
+
+
+class Classic(Ruleset):
+    # ---- setup ----------------------------------------------------------------------
+
+    def setup(self, game: GameSetup) -> Outcome:
+        spec = self.spec
+        if len(game.seats) != spec.players:
+            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
+        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
+        state = GameState(ruleset="classic", variant=spec.id, seed=game.seed, players=players)
+        self._deal(state, game.fixed_roles)
+        state.data.update(
+            options=dict(spec.options), subs={}, decl={}, questions={}, done=[], day={},
+            bind_streak={"target": None, "nights": 0},
+        )
+        if spec.options["killer_mode"] == "alternate":
+            # C4/C16: the GM draws which killer kills on the odd nights
+            state.data["duty_order"] = rng.shuffled(state, [p.name for p in players if is_killer(p)])
+        out = Messages()
+        self._begin_night(state, 1, game.start)
+        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),
+                                 seed_hash=rng.seed_digest(game.seed), ends=_fmt(state.phase.ends_at)),
+                 title=spec.text("player_list_title", title=spec.title))
+        for p in state.players:
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+        return out.outcome(state)
+
+    def _deal(self, state: GameState, fixed: dict[str, str]) -> None:
+        pool: list[str] = []
+        for role, info in self.spec.roles.items():
+            pool += [role] * info.count
+        for name, role in fixed.items():
+            if state.find(name) is None:
+                raise ValueError(f"fixed role for unknown player '{name}'")
+            if role not in pool:
+                raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
+            pool.remove(role)
+        free = rng.shuffled(state, pool)
+        for p in state.players:
+            p.role = fixed.get(p.name) or free.pop(0)
+            p.faction = self.spec.roles[p.role].faction
+
+    def _roster(self, state: GameState) -> str:
+        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
+
+    def _role_pm(self, state: GameState, p: Player) -> str:
+        spec = self.spec
+        extra = ""
+        if mates := partners(state, p):
+            extra = spec.text("role_partners", partners="、".join(q.name for q in mates))
+        if spec.options["killer_mode"] == "alternate" and is_killer(p):
+            parity = "单数" if state.data["duty_order"][0] == p.name else "双数"
+            extra = spec.text("role_duty", parity=parity)
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+                         role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
+
+    # ---- the clock ------------------------------------------------------------------
+
+    def next_deadline(self, state: GameState) -> Deadline | None:
+        ph = state.phase
+        if ph.kind == "night":
+            return Deadline(at=self._early_or(state, ph.ends_at), kind="night_end")
+        if ph.kind != "day":
+            return None
+        d = state.data["day"]
+        if ph.step == "discussion":
+            return Deadline(at=days.ts(d["vote_opens_at"]), kind="vote_open")
+        if ph.step == "vote":
+            return Deadline(at=self._early_or(state, days.ts(d["vote_ends_at"])), kind="vote_end")
+        return Deadline(at=days.ts(d["step_ends_at"]), kind=f"{ph.step}_end")
+
+    def _early_or(self, state: GameState, at: datetime | None) -> datetime:
+        """DECISIONS §0.5: a phase ends early once every living player has sent /done
+        (and, in the vote, every voter has voted)."""
+        early = state.data.get("early_at")
+        assert at is not None
+        return min(at, datetime.fromisoformat(early)) if early else at
+
+    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
+        out = Messages()
+        due = self.next_deadline(state)
+        if due is None or due.kind != deadline.kind:
+            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
+            return out.outcome(state)
+        at = deadline.at
+        if deadline.kind == "night_end":
+            self._dawn(state, at, out)
+        elif deadline.kind == "vote_open":
+            self._open_vote(state, at, out)
+        elif deadline.kind == "vote_end":
+            self._close_main_vote(state, at, out)
+        elif deadline.kind == "ld_end":
+            self._close_ld(state, at, out)
+        elif deadline.kind == "summon_end":
+            self._close_summon_round(state, at, out)
+        return out.outcome(state)
+
+    # ---- night ----------------------------------------------------------------------
+
+    def _begin_night(self, state: GameState, number: int, at: datetime) -> None:
+        state.phase = Phase(kind="night", number=number, started_at=at,
+                            ends_at=hours(at, self.spec.timing.night_hours))
+        state.data.update(subs={}, decl={}, done=[], day={})
+        state.data.pop("early_at", None)
+
+    def _dawn(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec, k = self.spec, state.phase.number
+        net = self._curse_bless(state)
+        dawn = nights.resolve(spec, state, out.log)
+        lines = [spec.text("dawn_header", n=k)]
+        for name, cause in dawn.deaths:
+            ident = days.identity(spec, state.player(name))
+            if cause == "killed":
+                lines.append(spec.text("dawn_killed", name=name, identity=ident))
+                for decl in dawn.published[name]:
+                    lines.append("\n".join("> " + ln for ln in decl["text"].split("\n")))
+            else:  # 002 束魂: say who was killed by the killers and who by the binder
+                lines.append(spec.text("dawn_bind_death", name=name, identity=ident))
+        if not dawn.deaths:
+            lines.append(spec.text("dawn_nobody"))
+        for name in dawn.saved_by_bind:
+            lines.append(spec.text("dawn_saved", name=name))
+        days.begin_day(spec, state, at, [n for n, _ in dawn.deaths], dawn.saved_by_bind, net)
+        state.phase.number = k
+        state.data.pop("early_at", None)
+        lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(days.ts(state.data["day"]["vote_opens_at"]))))
+        out.post(MAIN, "\n\n".join(lines))
+        for diviner, target, yes in dawn.answers:
+            out.pm(diviner, spec.text("divine_subject"),
+                   spec.text("divine_answer", night=k - 1, target=target, answer="是" if yes else "不是"))
+        self._check_victory(state, at, out)
+
+    def _curse_bless(self, state: GameState) -> dict[str, int]:
+        """002 诅咒/庇佑: +1/−1 on the next day's vote; they cancel each other."""
+        net: dict[str, int] = {}
+        for verb, role, delta in (("curse", "curser", 1), ("bless", "blesser", -1)):
+            target = group_target(state, verb, role)
+            if target:
+                net[target] = net.get(target, 0) + delta
+        return {t: v for t, v in net.items() if v}
+
+    # ---- day ------------------------------------------------------------------------
+
+    def _open_vote(self, state: GameState, at: datetime, out: Messages) -> None:
+        """002: the vote thread at the 13th hour of the day, open until the day ends."""
+        k = state.phase.number
+        state.phase.step = "vote"
+        d = state.data["day"]
+        barred = "、".join(d["cannot_vote"]) or "无"
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(days.ts(d["vote_ends_at"])),
+                                              barred=barred, candidates=self._roster_alive(state)),
+                 title=self.spec.text("vote_thread_title", n=k))
+
+    def _roster_alive(self, state: GameState) -> str:
+        return "、".join(p.name for p in state.players if p.alive)
+
+    def _close_main_vote(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec, k = self.spec, state.phase.number
+        votes, missing = days.close_ballot(state, "main")
+        result = days.main_tally(state, votes)
+        lines = [spec.text("tally_header", n=k)] + days.describe(spec, state, votes, result, with_modifiers=True)
+        top = result.top
+        if len(top) > 1:
+            days.remove_non_voters(spec, state, missing, lines)
+            self._start_ld(state, at, top, lines, out)
+            return
+        self._finish_day(state, at, top[0] if top else None, missing, lines, out)
+
+    def _start_ld(self, state: GameState, at: datetime, top: list[str], lines: list[str], out: Messages) -> None:
+        """001 §5.2 生死投票 among all tied; the day gets +24 h (LD 12 h, B19)."""
+        spec, k = self.spec, state.phase.number
+        d = state.data["day"]
+        d["candidates"] = top
+        d["step_ends_at"] = hours(at, spec.timing.ld_hours).isoformat()
+        state.phase.step = "ld"
+        state.phase.ends_at = hours(days.ts(d["vote_ends_at"]), spec.timing.ld_extension_hours)
+        lines.append(spec.text("ld_start", candidates="、".join(top), ends=_fmt(days.ts(d["step_ends_at"]))))
+        out.post(MAIN, "\n".join(lines))
+        out.post(f"vote:{k}", spec.text("ld_thread", candidates="、".join(top),
+                                         ends=_fmt(days.ts(d["step_ends_at"]))))
+        if not [p for p in days.voters(state, "ld")]:
+            out.log.append("nobody can vote in the life-death vote")
+
+    def _close_ld(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec = self.spec
+        d = state.data["day"]
+        votes, missing = days.close_ballot(state, "ld")
+        d["ld_votes"] = votes
+        result, _ = days.ld_tally(state)
+        lines = [spec.text("ld_header")] + days.describe(spec, state, votes, result, with_modifiers=False)
+        days.remove_non_voters(spec, state, missing, lines)
+        if len(result.top) == 1:
+            self._finish_day(state, at, result.top[0], [], lines, out)
+            return
+        # 001 §5.4 遗言计票: each will adds +1 to every candidate it accuses
+        d["wills_counted"] = True
+        result, extra = days.ld_tally(state)
+        lines.append(spec.text("wills_header"))
+        for c in d["candidates"]:
+            lines.append(spec.text("wills_line", name=c, added=extra[c], count=result.counts[c]))
+        if len(result.top) == 1:
+            self._finish_day(state, at, result.top[0], [], lines, out)
+            return
+        self._next_summon_round(state, at, lines, out)
+
+    def _next_summon_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
+        """001 §5.5 天神招魂: the dead of N_k, then N_{k-1}…, one 6-h round each (B17)."""
+        spec, k = self.spec, state.phase.number
+        d = state.data["day"]
+        rounds = days.summon_nights(state)
+        r = d["summon_round"]
+        if r >= min(len(rounds), days.summon_rounds(spec)):
+            self._finish_day(state, at, None, [], lines, out)
+            return
+        d["summon_round"] = r + 1
+        d["summoned"] = rounds[r]
+        d["step_ends_at"] = hours(at, spec.timing.summon_round_hours).isoformat()
+        state.phase.step = "summon"
+        summoned = "、".join(rounds[r])
+        lines.append(spec.text("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
+                               ends=_fmt(days.ts(d["step_ends_at"]))))
+        out.post(MAIN, "\n".join(lines))
+        out.post(f"vote:{k}", spec.text("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
+                                         ends=_fmt(days.ts(d["step_ends_at"]))))
+        for name in rounds[r]:
+            out.pm(name, spec.text("summon_subject"),
+                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=_fmt(days.ts(d["step_ends_at"]))))
+
+    def _close_summon_round(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec = self.spec
+        d = state.data["day"]
+        result, _ = days.ld_tally(state)
+        lines = [spec.text("summon_header", round=d["summon_round"])]
+        lines += [spec.text("summon_line", name=c, count=result.counts[c]) for c in d["candidates"]]
+        if len(result.top) == 1:
+            self._finish_day(state, at, result.top[0], [], lines, out)
+            return
+        self._next_summon_round(state, at, lines, out)
+
+    def _finish_day(self, state: GameState, at: datetime, executed: str | None, missing: list[str],
+                    lines: list[str], out: Messages) -> None:
+        """Execution (or nobody), removals, the win check; then night k+1 starts."""
+        spec, k = self.spec, state.phase.number
+        if executed:
+            p = state.player(executed)
+            p.alive, p.died_in, p.death_cause = False, state.phase.label, "executed"
+            lines.append(spec.text("executed", name=executed, identity=days.identity(spec, p)))
+        else:
+            lines.append(spec.text("nobody_executed"))
+        days.remove_non_voters(spec, state, missing, lines)
+        if self._check_victory(state, at, out, prefix=lines):
+            return
+        self._begin_night(state, k + 1, at)
+        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state.phase.ends_at)))
+        out.post(MAIN, "\n".join(lines))
+
+    # ---- victory --------------------------------------------------------------------
+
+    def check_victory(self, state: GameState) -> str | None:
+        """002 has none; filled from 001 §7 (DECISIONS §3.1.7).  Civilians first (B36)."""
+        killers, civilians = living_killers(state), living_civilians(state)
+        if not killers:
+            return CIVILIANS  # 001 §7.1 杀手全灭 (13p: all three, C6)
+        if len(killers) > len(civilians):
+            return KILLERS  # 001 §7.2.1
+        if len(killers) == len(civilians) and not any(
+            p.alive for p in state.players if p.role in ("curser", "blesser")
+        ):
+            return KILLERS  # 001 §7.2.2 without the summoner (C3)
+        if not living_commoners(state):
+            return KILLERS  # 001 §7.2.3
+        return None
+
+    def _check_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
+        winner = self.check_victory(state)
+        if winner is None:
+            return False
+        spec = self.spec
+        state.winner = winner
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+        roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
+                          f"{'' if p.alive else '，已死亡'}" for p in state.players)
+        body = spec.text("victory", winner=spec.factions[winner], roles=roles, seed=state.seed)
+        out.post(MAIN, "\n".join((prefix or []) + [body]) if prefix else body)
+        return True
+
+    # ---- PMs ------------------------------------------------------------------------
+
+    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
+        out = Messages()
+        spec = self.spec
+        p = state.find(pm.sender)
+        if p is None:
+            owner = state.by_forum_name(pm.sender)
+            reason = (spec.text("use_vest", name=owner.name) if owner else spec.text("not_a_player"))
+            out.refuse(pm.sender, pm.text, reason, reply_to=pm.sender)
+            return out.outcome(state)
+        if state.phase.kind == "over":
+            out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
+            return out.outcome(state)
+        parsed = parse_pm(pm.text)
+        if not parsed.commands:
+            out.refuse(p.name, pm.text, spec.text("not_understood", help=self._help(state, p)), reply_to=p.name)
+            return out.outcome(state)
+        done, refused = [], []
+        for cmd in parsed.commands:
+            try:
+                line = self._command(state, p, cmd, pm.at, out)
+                done.append(line)
+            except Refused as exc:
+                refused.append(f"{cmd.line}：{exc}")
+                out.refusals.append(_refusal(p.name, cmd.line, str(exc)))
+        reply = []
+        if done:
+            reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + d for d in done)))
+        if refused:
+            reply.append(spec.text("receipt_refused", lines="\n".join("✘ " + r for r in refused),
+                                   help=self._help(state, p)))
+        if parsed.unknown:
+            reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
+        out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
+        self._note_done(state, pm.at)
+        return out.outcome(state)
+
+    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+        verb, names = cmd.verb, [q.name for q in state.players]
+        if verb == "accuse":
+            return days.accuse(state, p, cmd.arg)
+        if not p.alive:
+            summoned = state.phase.kind == "day" and p.name in state.data["day"].get("summoned", [])
+            if verb == "vote" and summoned and state.phase.step == "summon":
+                return days.cast_vote(state, p, cmd.arg, at, "pm")
+            raise Refused(self.spec.text("dead_player"))
+        if verb in NIGHT_VERBS or verb in ("declaration", "story", "cancel"):
+            self._require_night(state, at)
+            if verb == "cancel":
+                return self._cancel(state, p, cmd.arg)
+            if verb in ("declaration", "story"):
+                return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
+            line = nights.take_power(self.spec, state, p, cmd, names)
+            nights.tell_partners(state, p, line.split("\n")[0], out)
+            return line
+        if verb == "delegate":
+            return days.delegate(state, p, cmd.arg, at)
+        if verb == "vote":
+            raise Refused(self.spec.text("vote_in_thread"))
+        if verb == "done":
+            state.data.setdefault("done", [])
+            if p.name not in state.data["done"]:
+                state.data["done"].append(p.name)
+            return "本时段的行动已完成（所有人都完成后天神可以提前结束本时段）"
+        raise Refused("这个指令现在用不上。")
+
+    def _require_night(self, state: GameState, at: datetime) -> None:
+        """002 平民: privileges only from dusk (or the list) to the dawn post; else invalid."""
+        if state.phase.kind != "night":
+            raise Refused(self.spec.text("not_night"))
+        if state.phase.ends_at and at >= state.phase.ends_at:
+            raise Refused(self.spec.text("night_over"))
+
+    def _cancel(self, state: GameState, p: Player, what: str) -> str:
+        verb = POWER.get(p.role)
+        if verb and state.data["subs"].get(verb, {}).pop(p.name, None):
+            return f"已取消今夜的“{VERB_NAMES[verb]}”"
+        raise Refused("你今夜还没有提交可以取消的行动。")
+
+    def _note_done(self, state: GameState, at: datetime) -> None:
+        alive = {p.name for p in state.players if p.alive}
+        if not alive or not alive <= set(state.data.get("done", [])):
+            return
+        if state.phase.kind == "day":
+            if state.phase.step != "vote":
+                return
+            votes, missing = days.close_ballot(state, "main")
+            if missing:
+                return
+        if state.phase.kind in ("night", "day"):
+            state.data["early_at"] = at.isoformat()
+
+    def _help(self, state: GameState, p: Player) -> str:
+        verb = POWER.get(p.role)
+        return self.spec.text("help", verb=VERB_NAMES.get(verb or "", "祈祷"),
+                              example=next(q.name for q in state.players if q.name != p.name))
+
+    # ---- posts ----------------------------------------------------------------------
+
+    def on_post(self, state: GameState, post: PostIn) -> Outcome:
+        """Votes are posts in today's vote thread, judged by the forum's post time."""
+        out = Messages()
+        names = [q.name for q in state.players]
+        written = vote_target_text(post.text, names)
+        p = state.find(post.author)
+        if written is None or p is None or not post.thread.startswith("vote:"):
+            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
+            return out.outcome(state)
+        try:
+            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
+                raise Refused("这个投票帖已经截止。")
+            if not p.alive and p.name not in state.data["day"].get("summoned", []):
+                raise Refused(self.spec.text("dead_player"))
+            line = days.cast_vote(state, p, written, post.at, "post")
+            out.log.append(line)
+        except Refused as exc:
+            out.refuse(p.name, post.text, f"你在投票帖的跟帖（{_short(post.text)}）无效：{exc}", reply_to=p.name)
+        self._note_done(state, post.at)
+        return out.outcome(state)
+
+    # ---- views ----------------------------------------------------------------------
+
+    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
+        p = state.player(name)
+        view: dict[str, Any] = {
+            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
+            "died_in": p.died_in, "death_cause": p.death_cause,
+        }
+        if state.phase.kind == "day":
+            view["can_vote"] = p.alive and p.name not in state.data["day"].get("cannot_vote", [])
+        if state.data["options"]["killer_mode"] == "alternate" and is_killer(p):
+            view["on_duty"] = on_duty_killer(state, state.phase.number) == p.name
+        if p.role == "binder":
+            view["bind_streak"] = dict(state.data["bind_streak"])
+        return view
+
+
+def _fmt(t: datetime | None) -> str:
+    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 20 else text[:20] + "…"
+
+
+def _refusal(sender: str, text: str, reason: str):
+    from tianshen.core.model import Refusal
+
+    return Refusal(sender=sender, text=text, reason=reason)

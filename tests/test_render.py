@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tianshen.forum.render import (
+    BBCodeRenderer,
+    MarkdownRenderer,
+    PlainRenderer,
+    escape_bbcode,
+    escape_markdown,
+    render_post,
+    renderer_for,
+)
+
+EVIL = "[url=http://evil]x[/url] [/quote][img]http://evil/a.png[/img]"
+
+
+def _md_unescape(s: str) -> str:
+    return re.sub(r"\\(.)", r"\1", s)
+
+
+# ---- escaping -----------------------------------------------------------------------
+
+
+def test_escape_bbcode_neutralises_brackets_only() -> None:
+    out = escape_bbcode(EVIL + " <b>&")
+    assert "[" not in out and "]" not in out
+    assert out.startswith("［url=http://evil］x［/url］")
+    assert out.endswith(" <b>&")  # Discuz escapes HTML itself
+
+
+def test_escape_markdown_specials() -> None:
+    raw = r"*a* _b_ [l](http://x) # h `c` <i> > q 1. - + ! | ~ \ {} ="
+    out = escape_markdown(raw)
+    for ch in "*_[]()#`<>.-+!|~{}=":
+        assert re.search(r"(?<!\\)" + re.escape(ch), out) is None, ch
+    assert _md_unescape(out) == raw  # shows literally: nothing lost
+    assert escape_markdown("纯文本 abc 123") == "纯文本 abc 123"
+
+
+def test_renderer_for() -> None:
+    assert isinstance(renderer_for("bbcode"), BBCodeRenderer)
+    assert isinstance(renderer_for("markdown"), MarkdownRenderer)
+    assert isinstance(renderer_for("plain"), PlainRenderer)
+    with pytest.raises(ValueError):
+        renderer_for("html")
+
+
+# ---- BBCode ---------------------------------------------------------------------------
+
+
+def test_bbcode_bold_and_quote() -> None:
+    body = "**第1天** 投票结果\n> 我是预言家\n> 昨晚验了 **小明**\n以上"
+    assert render_post(body, "bbcode") == (
+        "[b]第1天[/b] 投票结果\n[quote]我是预言家\n昨晚验了 [b]小明[/b][/quote]\n以上"
+    )
+
+
+def test_bbcode_separate_quote_blocks() -> None:
+    out = render_post("> a\n中间\n> b", "bbcode")
+    assert out == "[quote]a[/quote]\n中间\n[quote]b[/quote]"
+
+
+def test_bbcode_injection_inside_quote_cannot_break_out() -> None:
+    out = render_post(f"遗言：\n> {EVIL}\n> [b]ok", "bbcode")
+    assert out.count("[quote]") == 1 and out.count("[/quote]") == 1
+    assert out.endswith("[/quote]")
+    assert "[url" not in out and "[img" not in out and "[b]" not in out
+    assert "［url=http://evil］x［/url］ ［/quote］" in out
+
+
+def test_bbcode_injection_outside_quote() -> None:
+    out = render_post(f"玩家 {EVIL} 投了票", "bbcode")
+    assert "[" not in out and "]" not in out
+
+
+def test_bbcode_bold_content_is_escaped() -> None:
+    out = render_post("**[url=http://evil]x[/url]**", "bbcode")
+    assert out == "[b]［url=http://evil］x［/url］[/b]"
+
+
+def test_unmatched_bold_marker_stays_literal() -> None:
+    assert render_post("a ** b", "bbcode") == "a ** b"
+    assert render_post("a ** b", "plain") == "a ** b"
+
+
+def test_gt_not_followed_by_space_is_not_a_quote() -> None:
+    assert render_post(">no quote", "bbcode") == ">no quote"
+    assert render_post("a > b", "bbcode") == "a > b"
+
+
+def test_crlf_is_normalised() -> None:
+    assert render_post("> a\r\n> b\r\nc", "bbcode") == "[quote]a\nb[/quote]\nc"
+
+
+# ---- Markdown -------------------------------------------------------------------------
+
+
+def test_markdown_bold_and_quote_survive_escaping() -> None:
+    out = render_post("**第1天**\n> 宣言 *真的*\n> [link](http://evil)\n结束", "markdown")
+    lines = out.split("\n")
+    assert lines[0] == "**第1天**"  # a quote interrupts the paragraph by itself
+    assert lines[1] == r"> 宣言 \*真的\*  "
+    assert lines[2] == r"> \[link\]\(http://evil\)"
+    assert lines[3] == ""  # blank line: the next line must not be lazily continued into the quote
+    assert lines[4] == "结束"
+
+
+def test_markdown_injection_is_inert() -> None:
+    out = render_post("> </blockquote><script>x</script>\n# 标题\n- 列表\n1. 一", "markdown")
+    assert re.search(r"(?<!\\)[<>#]", out.replace("\n> ", "\n").removeprefix("> ")) is None
+    assert r"\<script\>" in out
+    assert r"\# 标题" in out and r"\- 列表" in out and r"1\. 一" in out
+
+
+def test_markdown_plain_lines_keep_their_breaks() -> None:
+    out = render_post("A 投 B\nC 投 D\n\n合计", "markdown")
+    assert out == "A 投 B  \nC 投 D\n\n合计"
+
+
+# ---- plain ----------------------------------------------------------------------------
+
+
+def test_plain_strips_markers_and_keeps_text() -> None:
+    out = render_post(f"**结果**\n> 宣言 {EVIL}\n> 第二行\n完", "plain")
+    assert out == f"结果\n宣言 {EVIL}\n第二行\n完"
+
+
+@pytest.mark.parametrize("markup", ["bbcode", "markdown", "plain"])
+def test_text_without_markers_round_trips_its_words(markup: str) -> None:
+    body = "第2夜：无人死亡\n投票截止 20:00"
+    out = render_post(body, markup)
+    assert _md_unescape(out.replace("  \n", "\n")) == body
