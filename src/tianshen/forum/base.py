@@ -39,6 +39,7 @@ class ForumError(Exception):
 
 class Forum(Protocol):
     markup: Literal["bbcode", "markdown", "plain"]
+    account: str  # the GM account's forum name (神的使者)
 
     def login(self) -> None: ...
 

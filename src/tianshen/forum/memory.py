@@ -146,6 +146,13 @@ class MemoryBoard:
     def threads(self) -> list[tuple[str, str]]:
         return [(t.id, t.title) for t in self._threads.values()]
 
+    def activity(self, after_post: int = 0, after_pm: int = 0) -> list[StoredPost | StoredPm]:
+        """Every post and PM after the given ids, in the order they were written."""
+        items: list[StoredPost | StoredPm] = [p for i, p in self._posts.items() if i > after_post]
+        items += [m for i, m in self._pms.items() if i > after_pm]
+        return sorted(items, key=lambda x: (x.posted_at if isinstance(x, StoredPost) else x.sent_at,
+                                            isinstance(x, StoredPm), x.id))
+
     def get_post(self, post_id: int) -> StoredPost:
         try:
             return self._posts[post_id]

@@ -1,0 +1,192 @@
+"""The phase driver: the one game loop, the same in `run` (real time) and in rehearsal.
+
+One step = one input (a PM, a post, a deadline, a GM command): load the state, fold the
+input through the ruleset, commit the new state, the event and the outbox in one
+transaction, then send.  A PM or post seen twice is stored once (the store refuses the
+duplicate, so nothing runs twice).  A crash after the commit leaves the messages pending in
+the outbox; the next `flush` sends them, each with its idempotency key.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from tianshen.core.model import DeadlineIn, GameState, Input, Outcome, PmIn, PostIn
+from tianshen.core.ruleset import GameSetup, Ruleset
+from tianshen.forum.base import Forum, ForumError
+from tianshen.forum.render import render_post
+from tianshen.rules import load_ruleset
+from tianshen.store import InboundRecord, OutboxItem, Store
+
+log = logging.getLogger(__name__)
+
+StepHook = Callable[[str, Input | GameSetup, Outcome], None]
+
+
+class GameDriver:
+    def __init__(self, store: Store, forum: Forum, game_id: int, on_step: StepHook | None = None) -> None:
+        self.store, self.forum, self.game_id = store, forum, game_id
+        record = store.load_game(game_id)
+        self.name = record.name
+        self.ruleset: Ruleset = load_ruleset(record.ruleset)
+        self.on_step = on_step
+        self.after_commit: Callable[[], None] | None = None  # test hook: a crash right after commit
+
+    # ---- creating a game ------------------------------------------------------------
+
+    @classmethod
+    def create(cls, store: Store, forum: Forum, name: str, variant: str, setup: GameSetup,
+               on_step: StepHook | None = None) -> GameDriver:
+        ruleset = load_ruleset(variant)
+        outcome = ruleset.setup(setup)
+        state = outcome.state
+        dl = ruleset.next_deadline(state)
+        game_id = store.create_game(
+            name=name, ruleset=variant, seed=setup.seed, config={"setup": setup.model_dump(mode="json")},
+            state_json="{}", phase_label="setup", deadline_at=None, players=[], at=setup.start,
+        )
+        store.commit_step(
+            game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
+            phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
+            deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state),
+            outbox=_outbox(outcome), at=setup.start,
+        )
+        driver = cls(store, forum, game_id, on_step)
+        if on_step:
+            on_step("setup", setup, outcome)
+        driver.flush()
+        return driver
+
+    # ---- reading ----------------------------------------------------------------------
+
+    def state(self) -> GameState:
+        return GameState.model_validate_json(self.store.load_game(self.game_id).state_json)
+
+    def is_over(self) -> bool:
+        return self.state().phase.kind == "over"
+
+    # ---- one step -----------------------------------------------------------------------
+
+    def handle(self, event: Input) -> bool:
+        """Fold one input and commit it; False when it was a duplicate (nothing done)."""
+        state = self.state()
+        outcome = self.ruleset.apply(state, event)
+        new = outcome.state
+        dl = self.ruleset.next_deadline(new)
+        seq = self.store.commit_step(
+            self.game_id, inbound=_inbound(event), event_kind=event.type,
+            event_payload=event.model_dump_json(), phase_label=new.phase.label,
+            state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
+            deadline_at=dl.at if dl else None, winner=new.winner, players=_player_rows(new),
+            outbox=_outbox(outcome), at=event.at,
+        )
+        if seq is None:
+            log.info("duplicate input %s ignored", getattr(event, "id", "?"))
+            return False
+        if self.on_step:
+            self.on_step(state.phase.label, event, outcome)
+        if self.after_commit:
+            self.after_commit()
+        self.flush()
+        return True
+
+    # ---- the loop body ----------------------------------------------------------------
+
+    def advance(self, now: datetime) -> int:
+        """Take every new PM and post, and fire every deadline due by `now`, in time order.
+
+        Inputs are judged by forum server time: those stamped before a deadline are folded
+        before it fires.  Returns the number of steps taken.
+        """
+        steps = 0
+        self.flush()
+        pending = self._collect()
+        while True:
+            dl = self.ruleset.next_deadline(self.state())
+            due = dl is not None and dl.at <= now
+            while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
+                steps += self.handle(pending.pop(0))
+                dl = self.ruleset.next_deadline(self.state())
+                due = dl is not None and dl.at <= now
+            if not due or dl is None:
+                return steps
+            steps += self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
+            pending = sorted(pending + self._collect(), key=lambda e: e.at)
+
+    def _collect(self) -> list[PmIn | PostIn]:
+        """New PMs to the GM and new posts in the threads the ruleset watches."""
+        found: list[PmIn | PostIn] = []
+        try:
+            after = self.store.mark(self.game_id, "pm")
+            for pm in self.forum.fetch_pms(int(after) if after else None):
+                found.append(PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text))
+                self.store.set_mark(self.game_id, "pm", str(pm.id))
+            for key in self._watched():
+                thread_id = self.store.thread_id(self.game_id, key)
+                if thread_id is None:
+                    continue
+                after = self.store.mark(self.game_id, f"thread:{key}")
+                for post in self.forum.read_thread(thread_id, int(after) if after else None):
+                    self.store.set_mark(self.game_id, f"thread:{key}", str(post.id))
+                    if post.author == self.forum.account:
+                        continue  # the GM's own posts
+                    found.append(PostIn(id=str(post.id), thread=key, author=post.author, at=post.posted_at,
+                                        text=post.text, edited=post.edited))
+        except ForumError as exc:
+            log.warning("reading the forum failed, will retry: %s", exc)
+        return sorted(found, key=lambda e: e.at)
+
+    def _watched(self) -> list[str]:
+        state = self.state()
+        if state.phase.kind == "day":
+            return [f"vote:{state.phase.number}"]
+        return []
+
+    # ---- sending --------------------------------------------------------------------
+
+    def flush(self) -> int:
+        """Send what the outbox holds, in order; stop at the first forum failure."""
+        sent = 0
+        for item in self.store.pending_outbox(self.game_id):
+            try:
+                ref = self._send(item.kind, item.target, item.title, item.subject, item.body, item.key)
+            except ForumError as exc:
+                log.warning("sending %s failed, will retry: %s", item.key, exc)
+                break
+            self.store.mark_sent(item.id, ref)
+            sent += 1
+        return sent
+
+    def _send(self, kind: str, target: str, title: str | None, subject: str | None, body: str, key: str) -> str:
+        text = render_post(body, self.forum.markup)
+        if kind == "pm":
+            self.forum.send_pm(target, subject or "", text, key)
+            return ""
+        thread_id = self.store.thread_id(self.game_id, target)
+        if thread_id is None:
+            thread_id = self.forum.create_thread(title or target, text, key)
+            self.store.set_thread_id(self.game_id, target, thread_id)
+            return thread_id
+        return str(self.forum.reply(thread_id, text, key))
+
+
+def _inbound(event: Input) -> InboundRecord | None:
+    if isinstance(event, PmIn):
+        return InboundRecord(source="pm", forum_id=event.id, sender=event.sender, sent_at=event.at, text=event.text)
+    if isinstance(event, PostIn):
+        return InboundRecord(source="post", forum_id=event.id, sender=event.author, sent_at=event.at,
+                             text=event.text, thread_key=event.thread, edited=event.edited)
+    return None
+
+
+def _outbox(outcome: Outcome) -> list[OutboxItem]:
+    items = [OutboxItem(kind="post", target=p.thread, body=p.body, title=p.title) for p in outcome.posts]
+    items += [OutboxItem(kind="pm", target=m.to, body=m.body, subject=m.subject) for m in outcome.pms]
+    return items
+
+
+def _player_rows(state: GameState) -> list[dict]:
+    return [dict(name=p.name, forum_name=p.forum_name, seat=p.seat, role=p.role, faction=p.faction, alive=p.alive)
+            for p in state.players]

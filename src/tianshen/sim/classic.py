@@ -1,0 +1,147 @@
+"""Simulated players for `classic`: they write the PMs and vote posts a person would.
+
+They play legally and plausibly: killers agree on one victim and write a declaration of
+more than 100 characters, the binder sometimes binds the same player twice, commoners
+sometimes pray together, voters follow the leading candidate or their own suspicion.
+Their choices come from a RNG seeded by the game seed and the phase, so a rehearsal is
+repeatable.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+
+from tianshen.core.model import GameState, Player
+from tianshen.forum.memory import MemoryBoard
+from tianshen.rules.classic.roles import group_of, is_killer, on_duty_killer
+
+KILL_FORMS = ("杀 {t}", "刺杀：{t}", "杀人 {t}")
+VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
+POWER_FORMS = {
+    "diviner": ("占卜 {t}", "卜：{t}"),
+    "binder": ("束魂 {t}", "束魂：{t}"),
+    "curser": ("诅咒 {t}",),
+    "blesser": ("庇佑 {t}",),
+    "commoner": ("祈祷 {t}", "祈祷：{t}"),
+}
+STORY = (
+    "夜色像墨一样泼在小镇上，{t}独自走在回家的石板路上，脚步声在空巷里回荡。",
+    "路灯一盏接一盏地熄灭，风里带着潮湿的铁锈味，{t}回头看了一眼，却什么也没有看见。",
+    "就在拐角处，一只冰冷的手捂住了他的嘴，另一只手里的刀已经悄无声息地落下。",
+    "第二天清晨，人们只在井边找到一顶被露水打湿的帽子，和一张写着“下一个是谁”的纸条。",
+    "杀手早已混进人群，和大家一起叹息、一起猜测，仿佛什么都没有发生过。",
+)
+
+
+class ClassicSims:
+    def __init__(self, board: MemoryBoard, gm_account: str, seed: int) -> None:
+        self.board, self.gm, self.seed = board, gm_account, seed
+        self.last_bind: str | None = None
+
+    def _rng(self, state: GameState, what: str) -> random.Random:
+        return random.Random(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+
+    # ---- nights -----------------------------------------------------------------------
+
+    def night(self, state: GameState) -> None:
+        rng = self._rng(state, "night")
+        alive = [p for p in state.players if p.alive]
+        chosen: dict[str, str] = {}  # group -> agreed target
+        for p in alive:
+            if is_killer(p):
+                self._kill(state, p, alive, chosen, rng)
+            elif p.role in POWER_FORMS:
+                self._power(state, p, alive, chosen, rng)
+
+    def _kill(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
+              rng: random.Random) -> None:
+        group = group_of(state, p) or p.name
+        if group.startswith("killer:") and on_duty_killer(state, state.phase.number) != p.name:
+            return  # 8p: not my night
+        if group not in chosen:
+            victims = [q for q in alive if not is_killer(q)] or alive
+            chosen[group] = rng.choice(victims).name
+        target = chosen[group]
+        form = rng.choice(KILL_FORMS).format(t=target)
+        self.board.pm(p.name, self.gm, form + "\n" + declaration(target, rng), subject="行动")
+
+    def _power(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
+               rng: random.Random) -> None:
+        group = group_of(state, p) or p.name
+        if group in chosen:
+            target = chosen[group]  # partners (13p diviners/binders) agree
+        elif p.role == "binder" and self.last_bind and state.find(self.last_bind) and rng.random() < 0.3:
+            target = self.last_bind
+        elif p.role == "commoner" and rng.random() < 0.4:
+            target = chosen.setdefault("prayer", rng.choice(alive).name)
+        else:
+            others = [q for q in alive if q.name != p.name] or alive
+            target = rng.choice(others).name
+        if not group.startswith("commoner:"):
+            chosen[group] = target
+        if p.role == "binder":
+            self.last_bind = target
+        self.board.pm(p.name, self.gm, rng.choice(POWER_FORMS[p.role]).format(t=target), subject="行动")
+
+    # ---- days -------------------------------------------------------------------------
+
+    def wills(self, state: GameState) -> None:
+        """Last night's dead accuse someone (001 §4.2), by PM."""
+        rng = self._rng(state, "wills")
+        for name in state.data.get("day", {}).get("night_dead", []):
+            suspects = [p.name for p in state.players if p.alive]
+            if suspects and rng.random() < 0.7:
+                self.board.pm(name, self.gm, f"指控 {rng.choice(suspects)}", subject="遗言")
+
+    def vote(self, state: GameState, thread_id: str) -> None:
+        rng = self._rng(state, "vote")
+        d = state.data["day"]
+        step = state.phase.step
+        if step == "vote":
+            voters = [p for p in state.players if p.alive and p.name not in d["cannot_vote"]]
+            candidates = [p.name for p in state.players if p.alive]
+        elif step == "ld":
+            voters = [p for p in state.players if p.alive and p.name not in d["cannot_vote"]]
+            candidates = list(d["candidates"])
+        else:
+            voters = [state.player(n) for n in d["summoned"]]
+            candidates = list(d["candidates"])
+        counts: dict[str, int] = {}
+        for p in rng.sample(voters, len(voters)):
+            target = self._choose_vote(p, candidates, counts, state, rng)
+            counts[target] = counts.get(target, 0) + 1
+            self.board.post(p.name, thread_id, rng.choice(VOTE_FORMS).format(t=target))
+
+    def _choose_vote(self, p: Player, candidates: list[str], counts: dict[str, int], state: GameState,
+                     rng: random.Random) -> str:
+        options = [c for c in candidates if c != p.name] or candidates
+        if counts and rng.random() < 0.5:
+            leader = max(counts, key=lambda c: counts[c])
+            if leader in options:
+                return leader
+        if is_killer(p):
+            civilians = [c for c in options if not is_killer(state.player(c))]
+            return rng.choice(civilians or options)
+        killers = [c for c in options if is_killer(state.player(c))]
+        if killers and rng.random() < 0.3:
+            return rng.choice(killers)  # a good read
+        return rng.choice(options)
+
+
+def declaration(target: str, rng: random.Random) -> str:
+    """A declaration of more than 100 characters (002 杀人宣言)."""
+    lines = list(STORY)
+    rng.shuffle(lines[1:4])
+    return "".join(line.format(t=target) for line in lines)
+
+
+def act(sims: ClassicSims, state: GameState, vote_thread: str | None, at: datetime) -> None:
+    """What the simulated players do at this point of the game."""
+    ph = state.phase
+    if ph.kind == "night":
+        sims.night(state)
+    elif ph.kind == "day" and ph.step == "discussion":
+        sims.wills(state)
+    elif ph.kind == "day" and vote_thread is not None:
+        sims.vote(state, vote_thread)

@@ -1,0 +1,119 @@
+"""A whole game on the built-in board with simulated players and a virtual clock.
+
+The clock jumps from deadline to deadline; the driver is the same one `run` uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from tianshen.core.model import GameState
+from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
+from tianshen.service.driver import GameDriver
+from tianshen.sim.classic import ClassicSims, act
+from tianshen.store import Store
+
+VESTS = ("白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕", "老槐", "山雀", "灯笼", "雨伞",
+         "铜铃", "纸鸢", "松鼠", "茶壶")
+DEFAULT_START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
+MAX_STEPS = 500
+
+
+class VirtualClock:
+    def __init__(self, start: datetime) -> None:
+        self.t = start
+
+    def now(self) -> datetime:
+        return self.t
+
+    def set(self, t: datetime) -> None:
+        if t > self.t:
+            self.t = t
+
+
+def default_seats(n: int) -> list[Seat]:
+    if n > len(VESTS):
+        raise ValueError(f"at most {len(VESTS)} simulated players")
+    return [Seat(name=VESTS[i], forum_name=f"玩家{i + 1:02d}") for i in range(n)]
+
+
+@dataclass
+class Transcript:
+    """What the players saw on the board, in order."""
+
+    board: MemoryBoard
+    printer: Callable[[str], None] | None = None
+    lines: list[str] = field(default_factory=list)
+    _post: int = 0
+    _pm: int = 0
+
+    def catch_up(self) -> None:
+        for item in self.board.activity(self._post, self._pm):
+            if isinstance(item, StoredPost):
+                self._post = max(self._post, item.id)
+                title = self.board.thread_title(item.thread_id)
+                head = f"── [{_t(item.posted_at)}] 帖子《{title}》 {item.author}:"
+            else:
+                assert isinstance(item, StoredPm)
+                self._pm = max(self._pm, item.id)
+                head = f"── [{_t(item.sent_at)}] 短消息 {item.sender} → {item.recipient}:"
+            text = f"{head}\n{item.text}\n"
+            self.lines.append(text)
+            if self.printer:
+                self.printer(text)
+
+
+def _t(t: datetime) -> str:
+    return t.strftime("%m-%d %H:%M")
+
+
+@dataclass
+class RehearsalResult:
+    game_id: int
+    winner: str | None
+    state: GameState
+    transcript: list[str]
+
+
+def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
+             printer: Callable[[str], None] | None = None, start: datetime = DEFAULT_START) -> RehearsalResult:
+    clock = VirtualClock(start)
+    board = MemoryBoard(clock.now)
+    forum = board.gm()
+    forum.login()
+    store = Store(db_url)
+    store.upgrade()
+    from tianshen.core.spec import load_spec
+
+    spec = load_spec(variant)
+    transcript = Transcript(board, printer)
+    name = name or _free_name(store, f"{spec.id}-seed{seed}")
+    setup = GameSetup(seats=default_seats(spec.players), seed=seed, start=start)
+    driver = GameDriver.create(store, forum, name, spec.id, setup)
+    sims = ClassicSims(board, forum.account, seed)
+    for _ in range(MAX_STEPS):
+        transcript.catch_up()
+        state = driver.state()
+        deadline = driver.ruleset.next_deadline(state)
+        if deadline is None:
+            break
+        act_at = min(clock.now() + timedelta(hours=1), deadline.at - timedelta(minutes=1))
+        clock.set(act_at)
+        act(sims, state, store.thread_id(driver.game_id, f"vote:{state.phase.number}"), clock.now())
+        clock.set(deadline.at)
+        driver.advance(clock.now())
+    else:
+        raise RuntimeError(f"the game did not end within {MAX_STEPS} steps")
+    transcript.catch_up()
+    state = driver.state()
+    return RehearsalResult(driver.game_id, state.winner, state, transcript.lines)
+
+
+def _free_name(store: Store, base: str) -> str:
+    n = 1
+    while store.game_id(f"{base}-{n}") is not None:
+        n += 1
+    return f"{base}-{n}"
