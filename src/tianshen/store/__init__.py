@@ -1,1 +1,13 @@
+"""Persistence: games, the event log, deduplicated forum input and the outbox (SQLAlchemy + Alembic)."""
 
+from tianshen.store.store import (
+    EventRecord,
+    GameRecord,
+    InboundRecord,
+    OutboxItem,
+    OutboxRecord,
+    PhaseRecord,
+    Store,
+)
+
+__all__ = ["EventRecord", "GameRecord", "InboundRecord", "OutboxItem", "OutboxRecord", "PhaseRecord", "Store"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from tianshen.core import rng
 from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
-from tianshen.core.model import DeadlineIn, GameState, Outcome, Phase, PmIn, Player, PostIn
+from tianshen.core.model import DeadlineIn, GameState, Outcome, Phase, Player, PmIn, PostIn
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.core.votes import vote_target_text
@@ -47,7 +47,12 @@ class Classic(Ruleset):
         )
         if spec.options["killer_mode"] == "alternate":
             # C4/C16: the GM draws which killer kills on the odd nights
-            state.data["duty_order"] = rng.shuffled(state, [p.name for p in players if is_killer(p)])
+            order = rng.shuffled(state, [p.name for p in players if is_killer(p)])
+            if first := game.setup.get("first_killer"):  # a script or the GM fixes the draw
+                if first not in order:
+                    raise ValueError(f"first_killer '{first}' is not a killer")
+                order = [first] + [n for n in order if n != first]
+            state.data["duty_order"] = order
         out = Messages()
         self._begin_night(state, 1, game.start)
         out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),

@@ -1,0 +1,180 @@
+"""Replaying a scripted game (format: docs/replay.md).
+
+The script's PMs and posts are written on the built-in board at their times, the virtual
+clock jumps to each deadline, and the same driver as `run` moderates.  The result lists,
+per phase, what was posted publicly, what was sent privately, what was refused, and every
+player's state (secrets included).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import tomllib
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from tianshen.core.model import Input, Outcome
+from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.core.spec import load_spec
+from tianshen.forum.memory import MemoryBoard
+from tianshen.service.driver import GameDriver
+from tianshen.sim.rehearsal import DEFAULT_START, VESTS, VirtualClock
+from tianshen.store import Store
+
+MAX_DEADLINES_PER_PHASE = 20
+
+
+class ScriptError(ValueError):
+    """The script is malformed or does not fit the game; the message says where."""
+
+
+class Item(BaseModel):
+    sender: str = Field(alias="from")
+    text: str
+    at: float | None = None  # hours into the phase
+    thread: str | None = None  # posts: "vote" (default) or "main"
+
+
+class PhaseScript(BaseModel):
+    phase: str | None = None
+    pm: list[Item] = Field(default_factory=list)
+    posts: list[Item] = Field(default_factory=list)
+
+
+class Script(BaseModel):
+    ruleset: str
+    seed: int = 1
+    start: datetime = DEFAULT_START
+    players: dict[str, str] = Field(default_factory=dict)
+    setup: dict[str, Any] = Field(default_factory=dict)
+    phase: list[PhaseScript] = Field(default_factory=list)
+
+
+def load_script(path: str | Path) -> Script:
+    try:
+        with Path(path).open("rb") as fh:
+            return Script.model_validate(tomllib.load(fh))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ScriptError(f"{path}: {exc}") from exc
+    except ValueError as exc:
+        raise ScriptError(f"{path}: {exc}") from exc
+
+
+class PhaseRecord:
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.public: list[str] = []
+        self.private: list[dict[str, str]] = []
+        self.refusals: list[dict[str, str]] = []
+
+    def add(self, outcome: Outcome) -> None:
+        self.public += [p.body for p in outcome.posts]
+        self.private += [{"to": m.to, "text": m.body} for m in outcome.pms]
+        self.refusals += [{"from": r.sender, "text": r.text, "reason": r.reason} for r in outcome.refusals]
+
+
+def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
+    spec = load_spec(script.ruleset)
+    seats, fixed = _seats(script, spec.players, spec.role_by_name)
+    clock = VirtualClock(script.start)
+    board = MemoryBoard(clock.now)
+    forum = board.gm()
+    forum.login()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(db_url or f"sqlite:///{tmp}/replay.db")
+        store.upgrade()
+        records: list[PhaseRecord] = []
+
+        def on_step(label: str, _event: Input | GameSetup, outcome: Outcome) -> None:
+            label = outcome.state.phase.label if label == "setup" else label
+            if not records or records[-1].label != label:
+                records.append(PhaseRecord(label))
+            records[-1].add(outcome)
+
+        setup = GameSetup(seats=seats, seed=script.seed, start=script.start, fixed_roles=fixed, setup=script.setup)
+        driver = GameDriver.create(store, forum, "replay", spec.id, setup, on_step=on_step)
+        states: dict[str, dict[str, Any]] = {}
+        for entry in script.phase:
+            state = driver.state()
+            if state.phase.kind == "over":
+                raise ScriptError(f"the script goes on after the game ended (at '{entry.phase}')")
+            label = state.phase.label
+            if entry.phase and entry.phase.strip() != label:
+                raise ScriptError(f"script phase '{entry.phase}' but the game is at '{label}'")
+            _play_phase(entry, driver, board, store, clock, state.phase.started_at or script.start)
+            states[label] = _view(driver)
+        final = driver.state()
+        store.close()
+    return {
+        "ruleset": spec.id,
+        "seed": script.seed,
+        "phases": [
+            {"phase": r.label, "public": r.public, "private": r.private, "refusals": r.refusals,
+             "state": states.get(r.label, {})}
+            for r in records if r.label in states
+        ],
+        "winner": final.winner,
+    }
+
+
+def _seats(script: Script, n: int, role_by_name: Any) -> tuple[list[Seat], dict[str, str]]:
+    names = list(script.players)
+    if len(names) > n:
+        raise ScriptError(f"{script.ruleset} has {n} players, the script names {len(names)}")
+    names += [v for v in VESTS if v not in names][: n - len(names)]
+    fixed = {}
+    for name, written in script.players.items():
+        if written.strip() in ("", "随机", "random"):
+            continue
+        role = role_by_name(written.strip())
+        if role is None:
+            raise ScriptError(f"unknown role '{written}' for player '{name}'")
+        fixed[name] = role
+    return [Seat(name=x, forum_name=x) for x in names], fixed
+
+
+def _play_phase(entry: PhaseScript, driver: GameDriver, board: MemoryBoard, store: Store,
+                clock: VirtualClock, start: datetime) -> None:
+    label = driver.state().phase.label
+    vote_hour = driver.ruleset.spec.timing.vote_opens_hour
+    items = [("pm", i, it.at if it.at is not None else 1 + 0.01 * i) for i, it in enumerate(entry.pm)]
+    post_default = vote_hour + 1 if label.startswith("day") else 1
+    items += [("post", i, it.at if it.at is not None else post_default + 0.01 * i) for i, it in enumerate(entry.posts)]
+    for kind, i, at in sorted(items, key=lambda x: x[2]):
+        t = start + timedelta(hours=at)
+        clock.set(t)
+        driver.advance(t)
+        if kind == "pm":
+            item = entry.pm[i]
+            board.pm(item.sender, driver.forum.account, item.text)
+        else:
+            item = entry.posts[i]
+            _post(item, driver, board, store)
+    for _ in range(MAX_DEADLINES_PER_PHASE):
+        state = driver.state()
+        if state.phase.label != label or state.phase.kind == "over":
+            return
+        deadline = driver.ruleset.next_deadline(state)
+        if deadline is None:
+            return
+        clock.set(deadline.at)
+        driver.advance(deadline.at)
+    raise ScriptError(f"phase '{label}' did not end")
+
+
+def _post(item: Item, driver: GameDriver, board: MemoryBoard, store: Store) -> None:
+    state = driver.state()
+    key = "main" if item.thread == "main" else f"vote:{state.phase.number}"
+    thread_id = store.thread_id(driver.game_id, key)
+    if thread_id is None:
+        raise ScriptError(f"post by {item.sender}: no {key} thread is open yet ({state.phase.label}); "
+                          f"give it an `at` after the vote thread opens")
+    board.post(item.sender, thread_id, item.text)
+
+
+def _view(driver: GameDriver) -> dict[str, Any]:
+    state = driver.state()
+    return {"players": {p.name: driver.ruleset.player_view(state, p.name) for p in state.players}}

@@ -1,0 +1,199 @@
+"""SQLAlchemy 2 models of the game store.
+
+`games.state_json` plus the ordered `events` are the truth; `players` and `phases` are
+denormalised copies kept for admin queries.  Every type here is portable between SQLite
+and PostgreSQL; the Alembic baseline (store/migrations/versions/0001_baseline.py) creates
+exactly these tables.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, MappedColumn, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware datetime stored as UTC and always read back as aware UTC.
+
+    SQLite keeps no time zone, so values are normalised to UTC before they are written and
+    a naive value read back is taken to be UTC.  Naive values are refused on the way in.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value!r}: the store needs timezone-aware datetimes")
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _game_fk() -> MappedColumn[int]:
+    return mapped_column(ForeignKey("games.id", ondelete="CASCADE"), nullable=False)
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    ruleset: Mapped[str] = mapped_column(String(100))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(20))  # running / paused / over
+    phase_label: Mapped[str] = mapped_column(String(100))
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    winner: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    state_json: Mapped[str] = mapped_column(Text)
+    config_json: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class PlayerRow(Base):
+    """One seat, copied from the state on every commit."""
+
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("game_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = _game_fk()
+    name: Mapped[str] = mapped_column(String(200))  # 马甲
+    forum_name: Mapped[str] = mapped_column(String(200))
+    seat: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(100))
+    faction: Mapped[str] = mapped_column(String(100))
+    alive: Mapped[bool] = mapped_column(Boolean)
+
+
+class PhaseRow(Base):
+    __tablename__ = "phases"
+    __table_args__ = (UniqueConstraint("game_id", "label"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = _game_fk()
+    label: Mapped[str] = mapped_column(String(100))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class InboundRow(Base):
+    """A PM or post as the forum delivered it; stored once per forum id."""
+
+    __tablename__ = "inbound"
+    __table_args__ = (UniqueConstraint("game_id", "source", "forum_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = _game_fk()
+    source: Mapped[str] = mapped_column(String(10))  # pm / post
+    forum_id: Mapped[str] = mapped_column(String(100))
+    thread_key: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    sender: Mapped[str] = mapped_column(String(200))
+    sent_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    text: Mapped[str] = mapped_column(Text)
+    edited: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The phase the game was in when this arrived, and the event it became.
+    phase_label: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    event_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class EventRow(Base):
+    """One input the engine folded, in order (seq 1, 2, 3… per game)."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = _game_fk()
+    seq: Mapped[int] = mapped_column(Integer)
+    phase_label: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(50))
+    payload_json: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class OutboxRow(Base):
+    """A PM or post to send; `key` makes sending idempotent."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = _game_fk()
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(10))  # pm / post
+    target: Mapped[str] = mapped_column(String(200))  # PM recipient or logical thread key
+    title: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    subject: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    body: Mapped[str] = mapped_column(Text)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    status: Mapped[str] = mapped_column(String(10), default="pending")  # pending / sent
+    forum_ref: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class ThreadRow(Base):
+    """Maps a logical thread key (e.g. "vote:1") to the forum's thread id."""
+
+    __tablename__ = "threads"
+    __table_args__ = (UniqueConstraint("game_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = _game_fk()
+    key: Mapped[str] = mapped_column(String(100))
+    forum_thread_id: Mapped[str] = mapped_column(String(100))
+
+
+class MarkRow(Base):
+    """A named high-water mark, e.g. the last PM id seen."""
+
+    __tablename__ = "marks"
+    __table_args__ = (UniqueConstraint("game_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = _game_fk()
+    name: Mapped[str] = mapped_column(String(100))
+    value: Mapped[str] = mapped_column(String(200))

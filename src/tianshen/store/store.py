@@ -1,0 +1,516 @@
+"""The game store: one transaction per engine step, an outbox, dedup of forum input.
+
+`commit_step` is the heart: it writes the input (deduplicated by the forum's id), the event
+the engine folded, the new state, the denormalised players and phases, and the messages to
+send, all or nothing.  A sender then drains `pending_outbox` and calls `mark_sent`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, delete, event, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+from tianshen.store.models import (
+    EventRow,
+    Game,
+    InboundRow,
+    MarkRow,
+    OutboxRow,
+    PhaseRow,
+    PlayerRow,
+    ThreadRow,
+    utcnow,
+)
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+@dataclass
+class InboundRecord:
+    """A PM ("pm") or thread post ("post") as received from the forum."""
+
+    source: str
+    forum_id: str
+    sender: str
+    sent_at: datetime
+    text: str
+    thread_key: str | None = None
+    edited: bool = False
+
+
+@dataclass
+class OutboxItem:
+    """A message to queue: kind "pm" (target = recipient) or "post" (target = thread key)."""
+
+    kind: str
+    target: str
+    body: str
+    title: str | None = None
+    subject: str | None = None
+    key: str = ""
+
+
+@dataclass
+class OutboxRecord:
+    id: int
+    game_id: int
+    seq: int
+    kind: str
+    target: str
+    title: str | None
+    subject: str | None
+    body: str
+    key: str
+    status: str
+    forum_ref: str | None
+    created_at: datetime
+    sent_at: datetime | None
+
+
+@dataclass
+class EventRecord:
+    seq: int
+    kind: str
+    phase_label: str
+    payload_json: str
+    created_at: datetime
+
+
+@dataclass
+class PhaseRecord:
+    label: str
+    started_at: datetime
+    ended_at: datetime | None
+
+
+@dataclass
+class GameRecord:
+    id: int
+    name: str
+    ruleset: str
+    seed: int
+    status: str
+    phase_label: str
+    deadline_at: datetime | None
+    winner: str | None
+    state_json: str
+    config: dict[str, Any]
+
+
+def _game_record(g: Game) -> GameRecord:
+    return GameRecord(
+        id=g.id,
+        name=g.name,
+        ruleset=g.ruleset,
+        seed=g.seed,
+        status=g.status,
+        phase_label=g.phase_label,
+        deadline_at=g.deadline_at,
+        winner=g.winner,
+        state_json=g.state_json,
+        config=json.loads(g.config_json),
+    )
+
+
+def _outbox_record(o: OutboxRow) -> OutboxRecord:
+    return OutboxRecord(
+        id=o.id,
+        game_id=o.game_id,
+        seq=o.seq,
+        kind=o.kind,
+        target=o.target,
+        title=o.title,
+        subject=o.subject,
+        body=o.body,
+        key=o.key,
+        status=o.status,
+        forum_ref=o.forum_ref,
+        created_at=o.created_at,
+        sent_at=o.sent_at,
+    )
+
+
+def _player_rows(game_id: int, players: list[dict[str, Any]]) -> list[PlayerRow]:
+    return [
+        PlayerRow(
+            game_id=game_id,
+            name=p["name"],
+            forum_name=p["forum_name"],
+            seat=int(p["seat"]),
+            role=p.get("role") or "",
+            faction=p.get("faction") or "",
+            alive=bool(p.get("alive", True)),
+        )
+        for p in players
+    ]
+
+
+def _enable_sqlite_fks(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for `url`; SQLite gets foreign keys on, and in-memory SQLite one shared connection."""
+    if url.startswith("sqlite"):
+        kwargs: dict[str, Any] = {}
+        if ":memory:" in url or url.rstrip("/") == "sqlite:":
+            kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
+        engine = create_engine(url, **kwargs)
+        event.listen(engine, "connect", _enable_sqlite_fks)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def alembic_config(url: str) -> Config:
+    """An Alembic config for the packaged migrations, independent of the working directory."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+class Store:
+    """All database access of tianshen goes through here."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        """Release every pooled connection."""
+        self.engine.dispose()
+
+    def upgrade(self) -> None:
+        """Build or migrate the schema: `alembic upgrade head` on this store's database."""
+        cfg = alembic_config(self.url)
+        with self.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+
+    @contextmanager
+    def _tx(self) -> Iterator[Session]:
+        with self._sessions() as session, session.begin():
+            yield session
+
+    # ---- games ------------------------------------------------------------------------
+
+    def create_game(
+        self,
+        name: str,
+        ruleset: str,
+        seed: int,
+        config: dict[str, Any],
+        state_json: str,
+        phase_label: str,
+        deadline_at: datetime | None,
+        players: list[dict[str, Any]],
+        at: datetime | None = None,
+    ) -> int:
+        """Insert a running game with its players and its first phase; returns the game id.
+
+        `at` is when the first phase started (default: now).
+        """
+        now = utcnow()
+        with self._tx() as s:
+            game = Game(
+                name=name,
+                ruleset=ruleset,
+                seed=seed,
+                status="running",
+                phase_label=phase_label,
+                deadline_at=deadline_at,
+                winner=None,
+                state_json=state_json,
+                config_json=json.dumps(config, ensure_ascii=False, sort_keys=True),
+                created_at=now,
+                updated_at=now,
+            )
+            s.add(game)
+            s.flush()
+            s.add_all(_player_rows(game.id, players))
+            s.add(PhaseRow(game_id=game.id, label=phase_label, started_at=at or now))
+            return game.id
+
+    def game_id(self, name: str) -> int | None:
+        with self._tx() as s:
+            return s.scalar(select(Game.id).where(Game.name == name))
+
+    def load_game(self, game_id: int) -> GameRecord:
+        """The game row; KeyError if there is none."""
+        with self._tx() as s:
+            game = s.get(Game, game_id)
+            if game is None:
+                raise KeyError(game_id)
+            return _game_record(game)
+
+    def list_games(self) -> list[GameRecord]:
+        with self._tx() as s:
+            return [_game_record(g) for g in s.scalars(select(Game).order_by(Game.id))]
+
+    # ---- the step ---------------------------------------------------------------------
+
+    def commit_step(
+        self,
+        game_id: int,
+        *,
+        inbound: InboundRecord | None,
+        event_kind: str,
+        event_payload: str,
+        phase_label: str,
+        state_json: str,
+        status: str,
+        deadline_at: datetime | None,
+        winner: str | None,
+        players: list[dict[str, Any]],
+        outbox: list[OutboxItem],
+        at: datetime | None = None,
+    ) -> int | None:
+        """Write one engine step in one transaction; returns the event seq.
+
+        Returns None, writing nothing, when `inbound` was already stored (same game, source
+        and forum id).  Any other failure (e.g. a reused outbox key) raises and writes
+        nothing.  `at` is the time of the event (default: the inbound's `sent_at`, else now);
+        it stamps the event and the phase boundary when `phase_label` changes.
+        """
+        if at is None:
+            at = inbound.sent_at if inbound is not None else utcnow()
+        try:
+            with self._tx() as s:
+                return self._step(
+                    s,
+                    game_id,
+                    inbound=inbound,
+                    event_kind=event_kind,
+                    event_payload=event_payload,
+                    phase_label=phase_label,
+                    state_json=state_json,
+                    status=status,
+                    deadline_at=deadline_at,
+                    winner=winner,
+                    players=players,
+                    outbox=outbox,
+                    at=at,
+                )
+        except IntegrityError:
+            if inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
+                return None
+            raise
+
+    def _step(
+        self,
+        s: Session,
+        game_id: int,
+        *,
+        inbound: InboundRecord | None,
+        event_kind: str,
+        event_payload: str,
+        phase_label: str,
+        state_json: str,
+        status: str,
+        deadline_at: datetime | None,
+        winner: str | None,
+        players: list[dict[str, Any]],
+        outbox: list[OutboxItem],
+        at: datetime,
+    ) -> int:
+        # Lock the game row (PostgreSQL) so that steps of one game are serialised.
+        game = s.scalars(select(Game).where(Game.id == game_id).with_for_update()).one_or_none()
+        if game is None:
+            raise KeyError(game_id)
+        previous_phase = game.phase_label
+        seq = (s.scalar(select(func.max(EventRow.seq)).where(EventRow.game_id == game_id)) or 0) + 1
+
+        if inbound is not None:
+            s.add(
+                InboundRow(
+                    game_id=game_id,
+                    source=inbound.source,
+                    forum_id=inbound.forum_id,
+                    thread_key=inbound.thread_key,
+                    sender=inbound.sender,
+                    sent_at=inbound.sent_at,
+                    text=inbound.text,
+                    edited=inbound.edited,
+                    phase_label=previous_phase,
+                    event_seq=seq,
+                )
+            )
+            s.flush()  # a duplicate fails here, before anything else is written
+
+        s.add(
+            EventRow(
+                game_id=game_id,
+                seq=seq,
+                phase_label=previous_phase,
+                kind=event_kind,
+                payload_json=event_payload,
+                created_at=at,
+            )
+        )
+
+        game.phase_label = phase_label
+        game.state_json = state_json
+        game.status = status
+        game.deadline_at = deadline_at
+        game.winner = winner
+        game.updated_at = utcnow()
+
+        s.execute(delete(PlayerRow).where(PlayerRow.game_id == game_id))
+        s.add_all(_player_rows(game_id, players))
+
+        if phase_label != previous_phase:
+            s.execute(
+                update(PhaseRow)
+                .where(PhaseRow.game_id == game_id, PhaseRow.ended_at.is_(None))
+                .values(ended_at=at)
+            )
+            known = s.scalar(
+                select(PhaseRow.id).where(PhaseRow.game_id == game_id, PhaseRow.label == phase_label)
+            )
+            if known is None:
+                s.add(PhaseRow(game_id=game_id, label=phase_label, started_at=at))
+            else:  # a label seen before (unusual): reopen it rather than duplicate it
+                s.execute(update(PhaseRow).where(PhaseRow.id == known).values(ended_at=None))
+
+        out_seq = s.scalar(select(func.max(OutboxRow.seq)).where(OutboxRow.game_id == game_id)) or 0
+        now = utcnow()
+        for i, item in enumerate(outbox):
+            out_seq += 1
+            s.add(
+                OutboxRow(
+                    game_id=game_id,
+                    seq=out_seq,
+                    kind=item.kind,
+                    target=item.target,
+                    title=item.title,
+                    subject=item.subject,
+                    body=item.body,
+                    key=item.key or f"{game.name}:{seq}:{i}",
+                    status="pending",
+                    created_at=now,
+                )
+            )
+        s.flush()
+        return seq
+
+    # ---- inbound and events -----------------------------------------------------------
+
+    def has_inbound(self, game_id: int, source: str, forum_id: str) -> bool:
+        with self._tx() as s:
+            found = s.scalar(
+                select(InboundRow.id).where(
+                    InboundRow.game_id == game_id,
+                    InboundRow.source == source,
+                    InboundRow.forum_id == forum_id,
+                )
+            )
+            return found is not None
+
+    def inbound(self, game_id: int, phase_label: str | None = None) -> list[InboundRecord]:
+        """Stored input in arrival order, optionally only what arrived during one phase."""
+        q = select(InboundRow).where(InboundRow.game_id == game_id)
+        if phase_label is not None:
+            q = q.where(InboundRow.phase_label == phase_label)
+        with self._tx() as s:
+            return [
+                InboundRecord(
+                    source=r.source,
+                    forum_id=r.forum_id,
+                    sender=r.sender,
+                    sent_at=r.sent_at,
+                    text=r.text,
+                    thread_key=r.thread_key,
+                    edited=r.edited,
+                )
+                for r in s.scalars(q.order_by(InboundRow.id))
+            ]
+
+    def events(self, game_id: int) -> list[EventRecord]:
+        """Every event of the game in seq order (phase_label = the phase it arrived in)."""
+        with self._tx() as s:
+            rows = s.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.seq))
+            return [
+                EventRecord(
+                    seq=r.seq,
+                    kind=r.kind,
+                    phase_label=r.phase_label,
+                    payload_json=r.payload_json,
+                    created_at=r.created_at,
+                )
+                for r in rows
+            ]
+
+    def phases(self, game_id: int) -> list[PhaseRecord]:
+        """The game's phases in the order they started (the open one has ended_at None)."""
+        with self._tx() as s:
+            rows = s.scalars(select(PhaseRow).where(PhaseRow.game_id == game_id).order_by(PhaseRow.id))
+            return [PhaseRecord(label=r.label, started_at=r.started_at, ended_at=r.ended_at) for r in rows]
+
+    # ---- outbox -----------------------------------------------------------------------
+
+    def pending_outbox(self, game_id: int) -> list[OutboxRecord]:
+        with self._tx() as s:
+            rows = s.scalars(
+                select(OutboxRow)
+                .where(OutboxRow.game_id == game_id, OutboxRow.status == "pending")
+                .order_by(OutboxRow.seq)
+            )
+            return [_outbox_record(r) for r in rows]
+
+    def outbox(self, game_id: int) -> list[OutboxRecord]:
+        with self._tx() as s:
+            rows = s.scalars(select(OutboxRow).where(OutboxRow.game_id == game_id).order_by(OutboxRow.seq))
+            return [_outbox_record(r) for r in rows]
+
+    def mark_sent(self, outbox_id: int, forum_ref: str | None) -> None:
+        """Record that an outbox row went out; KeyError if there is no such row."""
+        with self._tx() as s:
+            row = s.get(OutboxRow, outbox_id)
+            if row is None:
+                raise KeyError(outbox_id)
+            row.status = "sent"
+            row.forum_ref = forum_ref
+            row.sent_at = utcnow()
+
+    # ---- threads and marks ------------------------------------------------------------
+
+    def thread_id(self, game_id: int, key: str) -> str | None:
+        with self._tx() as s:
+            return s.scalar(
+                select(ThreadRow.forum_thread_id).where(ThreadRow.game_id == game_id, ThreadRow.key == key)
+            )
+
+    def set_thread_id(self, game_id: int, key: str, forum_thread_id: str) -> None:
+        with self._tx() as s:
+            row = s.scalar(select(ThreadRow).where(ThreadRow.game_id == game_id, ThreadRow.key == key))
+            if row is None:
+                s.add(ThreadRow(game_id=game_id, key=key, forum_thread_id=forum_thread_id))
+            else:
+                row.forum_thread_id = forum_thread_id
+
+    def mark(self, game_id: int, name: str) -> str | None:
+        with self._tx() as s:
+            return s.scalar(select(MarkRow.value).where(MarkRow.game_id == game_id, MarkRow.name == name))
+
+    def set_mark(self, game_id: int, name: str, value: str) -> None:
+        with self._tx() as s:
+            row = s.scalar(select(MarkRow).where(MarkRow.game_id == game_id, MarkRow.name == name))
+            if row is None:
+                s.add(MarkRow(game_id=game_id, name=name, value=value))
+            else:
+                row.value = value
