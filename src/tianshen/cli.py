@@ -1,0 +1,144 @@
+"""`tianshen`: demo, rehearse, replay, run, admin."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tianshen.core.model import GameState
+from tianshen.core.spec import available_variants
+
+app = typer.Typer(help="天神: an automatic game master for forum Mafia games.", no_args_is_help=True)
+admin = typer.Typer(help="The human GM's controls.", no_args_is_help=True)
+app.add_typer(admin, name="admin")
+console = Console()
+
+DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", help="SQLAlchemy database URL")]
+
+
+def _fail(message: str) -> None:
+    console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(2)
+
+
+@app.command()
+def demo(db: DB = "sqlite:///tianshen.db", seed: int = 2026, quiet: bool = False) -> None:
+    """A whole classic_10 game on the built-in board with simulated players."""
+    rehearse(ruleset="classic_10", seed=seed, db=db, quiet=quiet)
+
+
+@app.command()
+def rehearse(ruleset: Annotated[str, typer.Option(help="variant id, e.g. classic_13")] = "classic_10",
+             seed: int = 7, db: DB = "sqlite:///tianshen.db", quiet: bool = False) -> None:
+    """A whole game on the built-in board with simulated players and a virtual clock."""
+    from tianshen.sim.rehearsal import rehearse as run_rehearsal
+
+    try:
+        result = run_rehearsal(ruleset, seed, db, printer=None if quiet else lambda s: print(s, flush=True))
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    winner = result.state.winner
+    label = {"civilians": "平民方", "killers": "杀手方"}.get(winner or "", winner)
+    console.print(f"[bold]winner: {label} ({winner})[/bold] — game #{result.game_id} in {db}, "
+                  f"{len(result.transcript)} posts and PMs")
+
+
+@app.command()
+def replay(script: str, as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
+    """Play a scripted game (docs/replay.md) and print or dump everything."""
+    from tianshen.replay import ScriptError, load_script
+    from tianshen.replay import replay as run_replay
+
+    try:
+        result = run_replay(load_script(script))
+    except (ScriptError, ValueError) as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+        return
+    for phase in result["phases"]:
+        console.rule(phase["phase"])
+        for body in phase["public"]:
+            print(f"[公开帖子]\n{body}\n")
+        for pm in phase["private"]:
+            print(f"[短消息 → {pm['to']}]\n{pm['text']}\n")
+        for r in phase["refusals"]:
+            print(f"[拒绝] {r['from']}: {r['text']!r} — {r['reason']}\n")
+    print(f"winner: {result['winner']}")
+
+
+@app.command()
+def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "config.toml",
+        verbose: bool = False) -> None:
+    """The daemon: moderate the configured game in real time."""
+    from tianshen.config import load_config
+    from tianshen.service.daemon import Daemon
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        daemon = Daemon(load_config(config))
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    daemon.run()
+    state = daemon.driver.state()
+    console.print(f"game {daemon.config.game.name}: {state.phase.label}, winner {state.winner}")
+
+
+@app.command()
+def rulesets() -> None:
+    """List the ruleset variants found in rulesets/."""
+    for variant in available_variants():
+        print(variant)
+
+
+@admin.command()
+def status(game: Annotated[str | None, typer.Argument(help="game name (default: the latest)")] = None,
+           db: DB = "sqlite:///tianshen.db") -> None:
+    """Phase, deadline, players with their secret roles, inputs of this phase (GM only)."""
+    from tianshen.rules import load_ruleset
+    from tianshen.store import Store
+
+    store = Store(db)
+    store.upgrade()
+    games = store.list_games()
+    if not games:
+        _fail(f"no game in {db}")
+    record = next((g for g in games if g.name == game), None) if game else games[-1]
+    if record is None:
+        _fail(f"no game named '{game}'; games: {', '.join(g.name for g in games)}")
+        return
+    state = GameState.model_validate_json(record.state_json)
+    ruleset = load_ruleset(record.ruleset)
+    deadline = ruleset.next_deadline(state)
+    console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
+    console.print(f"phase: {state.phase.label} {state.phase.step}".rstrip()
+                  + (f" — next: {deadline.kind} at {deadline.at:%Y-%m-%d %H:%M %Z}" if deadline else ""))
+    if state.winner:
+        console.print(f"winner: {state.winner}")
+    table = Table("seat", "马甲", "forum name", "role", "faction", "alive", "notes")
+    for p in state.players:
+        view = ruleset.player_view(state, p.name)
+        notes = ", ".join(f"{k}={v}" for k, v in view.items()
+                          if k not in ("alive", "faction", "role", "role_name", "died_in", "death_cause")
+                          and v not in (None, True))
+        table.add_row(str(p.seat), p.name, p.forum_name, view.get("role_name", p.role), p.faction,
+                      "yes" if p.alive else f"no ({p.died_in}, {p.death_cause})", notes)
+    console.print(table)
+    inputs = store.inbound(record.id, state.phase.label)
+    console.print(f"inputs this phase: {len(inputs)}")
+    for i in inputs:
+        console.print(f"  {i.sent_at:%m-%d %H:%M} {i.source} {i.sender}: {' '.join(i.text.split())[:60]}",
+                      markup=False, highlight=False)
+    pending = store.pending_outbox(record.id)
+    if pending:
+        console.print(f"[yellow]{len(pending)} messages waiting in the outbox[/yellow]")

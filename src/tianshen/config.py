@@ -1,0 +1,70 @@
+"""The daemon's configuration file (see config.example.toml).
+
+Credentials come only from this file or the environment (`password_env`), and are never
+logged or echoed.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+
+
+class DatabaseConfig(BaseModel):
+    url: str = "sqlite:///tianshen.db"
+
+
+class ForumConfig(BaseModel):
+    kind: Literal["memory", "spirit", "discuz"] = "memory"
+    base_url: str = ""
+    username: str = "神的使者"
+    password: SecretStr | None = None
+    password_env: str | None = None
+
+    def secret(self) -> str | None:
+        if self.password_env:
+            return os.environ.get(self.password_env)
+        return self.password.get_secret_value() if self.password else None
+
+
+class PlayerConfig(BaseModel):
+    name: str  # the 马甲
+    forum_name: str = ""
+
+
+class GameConfig(BaseModel):
+    name: str
+    ruleset: str
+    seed: int | None = None
+    start: datetime
+    players: list[PlayerConfig] = Field(default_factory=list)
+    roles: dict[str, str] = Field(default_factory=dict)  # fixed roles, name -> role id or Chinese name
+
+
+class RunConfig(BaseModel):
+    poll_seconds: float = 60
+    time_scale: float = 1.0  # memory board only: game hours per real hour
+    simulate: bool = False  # memory board only: simulated players
+    stop_when_over: bool = True
+
+
+class Config(BaseModel):
+    database: DatabaseConfig = Field(default_factory=DatabaseConfig)
+    forum: ForumConfig = Field(default_factory=ForumConfig)
+    game: GameConfig
+    run: RunConfig = Field(default_factory=RunConfig)
+
+
+def load_config(path: str | Path) -> Config:
+    try:
+        with Path(path).open("rb") as fh:
+            return Config.model_validate(tomllib.load(fh))
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: {exc}") from exc

@@ -1,0 +1,130 @@
+"""`tianshen run`: the daemon.  APScheduler fires each deadline at its moment and polls the
+forum in between; every tick is one `GameDriver.advance`, so a tick that dies half-way can
+simply run again.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from apscheduler.schedulers.blocking import BlockingScheduler
+from apscheduler.triggers.date import DateTrigger
+
+from tianshen.config import Config
+from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.core.spec import load_spec
+from tianshen.forum.base import Forum
+from tianshen.forum.memory import MemoryBoard
+from tianshen.service.driver import GameDriver
+from tianshen.sim.classic import ClassicSims, act
+from tianshen.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class GameClock:
+    """Game time.  On a real forum it is the forum's clock; on the memory board it may run
+    faster than real time (`time_scale`) so a whole game can be watched in minutes."""
+
+    def __init__(self, game_start: datetime, scale: float, real_now: Callable[[], float] = time.time) -> None:
+        self.scale, self.real_now = scale, real_now
+        self.real_start = real_now()
+        self.game_start = game_start
+
+    def now(self) -> datetime:
+        return self.game_start + timedelta(hours=(self.real_now() - self.real_start) * self.scale / 3600)
+
+    def real_at(self, game_time: datetime) -> datetime:
+        hours = (game_time - self.game_start).total_seconds() / 3600
+        return datetime.fromtimestamp(self.real_start + hours * 3600 / self.scale, UTC)
+
+
+class Daemon:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.store = Store(config.database.url)
+        self.store.upgrade()
+        g = config.game
+        self.clock = GameClock(g.start, config.run.time_scale)
+        self.board: MemoryBoard | None = None
+        self.forum = self._forum()
+        self.forum.login()
+        self.driver = self._game()
+        self.sims = ClassicSims(self.board, self.forum.account, self.driver.state().seed) if (
+            self.board and config.run.simulate) else None
+        self._acted: str | None = None
+        self.scheduler = BlockingScheduler(timezone=UTC)
+        self._lock = threading.Lock()  # one step at a time per game (deadline and poll jobs)
+
+    def _forum(self) -> Forum:
+        kind = self.config.forum.kind
+        if kind != "memory":
+            raise ValueError(f"forum kind '{kind}' has no adapter yet; use kind = \"memory\"")
+        self.board = MemoryBoard(self.clock.now, gm_account=self.config.forum.username)
+        return self.board.gm()
+
+    def _game(self) -> GameDriver:
+        g = self.config.game
+        game_id = self.store.game_id(g.name)
+        if game_id is not None:
+            log.info("resuming game %s", g.name)
+            return GameDriver(self.store, self.forum, game_id)
+        spec = load_spec(g.ruleset)
+        seats = [Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players]
+        if not seats and self.config.run.simulate:
+            from tianshen.sim.rehearsal import default_seats
+
+            seats = default_seats(spec.players)
+        fixed = {}
+        for name, written in g.roles.items():
+            role = spec.role_by_name(written)
+            if role is None:
+                raise ValueError(f"unknown role '{written}' for {name}")
+            fixed[name] = role
+        seed = g.seed if g.seed is not None else secrets.randbits(48)
+        setup = GameSetup(seats=seats, seed=seed, start=g.start, fixed_roles=fixed)
+        return GameDriver.create(self.store, self.forum, g.name, spec.id, setup)
+
+    def tick(self) -> None:
+        with self._lock:
+            self._tick()
+
+    def _tick(self) -> None:
+        try:
+            if self.sims:
+                self._simulate()
+            self.driver.advance(self.clock.now())
+        except Exception:  # the daemon keeps going; the next tick retries
+            log.exception("tick failed")
+        self._schedule_deadline()
+
+    def _simulate(self) -> None:
+        assert self.sims is not None
+        state = self.driver.state()
+        point = f"{state.phase.label}:{state.phase.step}"
+        if point != self._acted and state.phase.kind != "over":
+            self._acted = point
+            act(self.sims, state, self.store.thread_id(self.driver.game_id, f"vote:{state.phase.number}"),
+                self.clock.now())
+
+    def _schedule_deadline(self) -> None:
+        state = self.driver.state()
+        if state.phase.kind == "over":
+            if self.config.run.stop_when_over and self.scheduler.running:
+                self.scheduler.shutdown(wait=False)
+            return
+        deadline = self.driver.ruleset.next_deadline(state)
+        if deadline is not None:
+            self.scheduler.add_job(self.tick, DateTrigger(run_date=self.clock.real_at(deadline.at)),
+                                   id="deadline", replace_existing=True, misfire_grace_time=None)
+
+    def run(self) -> None:
+        self.scheduler.add_job(self.tick, "interval", seconds=self.config.run.poll_seconds, id="poll",
+                               next_run_time=datetime.now(UTC), max_instances=1, coalesce=True)
+        self._schedule_deadline()
+        self.scheduler.start()
