@@ -45,7 +45,7 @@ class Game:
                  seats: list[Seat] | None = None) -> None:
         roles = roles if roles is not None else ROLES[players]
         self.ruleset = load_ruleset(f"classic_{players}")
-        seats = seats or [Seat(name=n) for n in roles]
+        seats = seats or [Seat(name=n) for n in ROLES[players]]
         self.setup_out = self.ruleset.setup(GameSetup(seats=seats, seed=seed, start=T0, fixed_roles=roles))
         self.state: GameState = self.setup_out.state
         self.now = T0  # the moment the current phase or step began

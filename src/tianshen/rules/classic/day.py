@@ -95,6 +95,9 @@ def delegate(state: GameState, p: Player, written: str, at: datetime) -> str:
     kind = "ld" if step == "ld" else "main" if step in ("discussion", "vote") else None
     if state.phase.kind != "day" or kind is None:
         raise Refused("现在不能委托投票：委托投票只能在白天投票或生死投票结束前寄出。")
+    if at > window_end(state):
+        # 001 §5.3 "委托投票只要在投票结束前寄出…都视为有效": judged by the PM's forum time
+        raise Refused("投票已经截止，这个委托投票无效。")
     if p.name not in {v.name for v in voters(state, kind)}:
         raise Refused("你今天不能参加投票，也不能委托投票。")
     if p.name in day(state)["ballots"][kind]:
@@ -137,6 +140,10 @@ def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], result:
     delegated = d["delegations"]
     lines = []
     for name in sorted(result.counts, key=lambda n: -result.counts[n]):
+        if with_modifiers and result.counts[name] == 0 and result.raw.get(name, 0) == 0:
+            # 002 庇佑: "如果被庇佑的人的得票本来就是0，也不再公布他被庇佑" — a line "X：0票" that
+            # only a bless can produce would reveal it, so a 0-vote candidate is not listed.
+            continue
         who = [v + ("（委托）" if any(v in dl for dl in delegated.values()) and v not in d["ballots"]["main"]
                     and v not in d["ballots"]["ld"] else "") for v, t in votes.items() if t == name]
         line = spec.text("tally_line", name=name, count=result.counts[name], voters="、".join(who) or "—")

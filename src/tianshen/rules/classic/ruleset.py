@@ -199,8 +199,14 @@ class Classic(Ruleset):
         top = result.top
         if len(top) > 1:
             days.remove_non_voters(spec, state, missing, lines)
-            self._start_ld(state, at, top, lines, out)
-            return
+            # A tied player removed for not voting (001 §5.3) is out of the game: he can be
+            # neither a 生死投票 candidate nor executed a second time.  (Gap in DECISIONS:
+            # if one tied player is left he is the unique top; if none, nobody is executed.)
+            top = [c for c in top if state.player(c).alive]
+            if len(top) > 1:
+                self._start_ld(state, at, top, lines, out)
+                return
+            missing = []
         self._finish_day(state, at, top[0] if top else None, missing, lines, out)
 
     def _start_ld(self, state: GameState, at: datetime, top: list[str], lines: list[str], out: Messages) -> None:
@@ -226,6 +232,12 @@ class Classic(Ruleset):
         result, _ = days.ld_tally(state)
         lines = [spec.text("ld_header")] + days.describe(spec, state, votes, result, with_modifiers=False)
         days.remove_non_voters(spec, state, missing, lines)
+        # A candidate removed for not voting in the 生死投票 is out of the game (see _close_main_vote).
+        d["candidates"] = [c for c in d["candidates"] if state.player(c).alive]
+        if len(d["candidates"]) <= 1:
+            self._finish_day(state, at, d["candidates"][0] if d["candidates"] else None, [], lines, out)
+            return
+        result, _ = days.ld_tally(state)
         if len(result.top) == 1:
             self._finish_day(state, at, result.top[0], [], lines, out)
             return
@@ -391,6 +403,10 @@ class Classic(Ruleset):
     def _require_night(self, state: GameState, at: datetime) -> None:
         """002 平民: privileges only from dusk (or the list) to the dawn post; else invalid."""
         if state.phase.kind != "night":
+            raise Refused(self.spec.text("not_night"))
+        if state.phase.started_at and at < state.phase.started_at:
+            # 002 平民: the window opens "天神公布当天被投票处决者…之时起"; a PM whose forum time
+            # is still in the day is invalid even if it is processed after dusk (DECISIONS §0.1).
             raise Refused(self.spec.text("not_night"))
         if state.phase.ends_at and at >= state.phase.ends_at:
             raise Refused(self.spec.text("night_over"))
