@@ -1033,15 +1033,18 @@ def test_refuse_unknown_name() -> None:
 
 
 def test_refuse_ambiguous_names() -> None:
-    """core.names: two players whose names fold to the same thing (full/half width, case),
-    or a partial name matching several, are refused with the candidates."""
-    names = ["Ａlice", "alice", "李雷", "李梅", "戊", "己", "庚", "辛", "壬", "癸"]
+    """core.names: a name that matches several players (a partial name, in any width or case)
+    is refused with the candidates; seats that fold to the same name are refused at setup."""
+    names = ["Alice", "alice2", "李雷", "李梅", "戊", "己", "庚", "辛", "壬", "癸"]
     roles = dict(zip(names, ROLES_10.values(), strict=True))
     g = Game(10, roles=roles, seats=[Seat(name=n) for n in names])
-    _refused(g, "庚", "祈祷 ALICE", reason_has="alice")
+    _refused(g, "庚", "祈祷 ＡＬＩ", reason_has="alice2")
     _refused(g, "庚", "祈祷 李", reason_has="李梅")
-    # a full name still works
+    # a full name still works, in any width or case
     assert not g.pm("庚", "祈祷 李雷").refusals
+    assert not g.pm("庚", "祈祷 ALICE").refusals
+    with pytest.raises(ValueError, match="told apart"):
+        Game(10, roles=roles, seats=[Seat(name=n) for n in ["Ａlice", "alice", *names[2:]]])
 
 
 def test_refuse_night_power_during_day() -> None:

@@ -10,9 +10,10 @@ from abc import ABC, abstractmethod
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn, Refusal
+from tianshen.core.names import fold
 from tianshen.core.spec import RulesetSpec
 
 
@@ -29,6 +30,19 @@ class GameSetup(BaseModel):
     start: datetime
     fixed_roles: dict[str, str] = Field(default_factory=dict)  # name -> role id
     setup: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific dealing options
+
+    @model_validator(mode="after")
+    def _names_distinct(self) -> GameSetup:
+        """Every 马甲 must be tellable apart when players write it (core.names.fold)."""
+        seen: dict[str, str] = {}
+        for seat in self.seats:
+            if not seat.name.strip():
+                raise ValueError("a seat has an empty name")
+            key = fold(seat.name)
+            if key in seen:
+                raise ValueError(f"names '{seen[key]}' and '{seat.name}' cannot be told apart in a PM")
+            seen[key] = seat.name
+        return self
 
 
 class Deadline(BaseModel):
