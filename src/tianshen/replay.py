@@ -8,6 +8,7 @@ player's state (secrets included).
 
 from __future__ import annotations
 
+import re
 import tempfile
 import tomllib
 from datetime import datetime, timedelta
@@ -57,10 +58,25 @@ def load_script(path: str | Path) -> Script:
     try:
         with Path(path).open("rb") as fh:
             return Script.model_validate(tomllib.load(fh))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except OSError as exc:
         raise ScriptError(f"{path}: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ScriptError(f"{path}: {exc}{_toml_hint(path, str(exc))}") from exc
     except ValueError as exc:
         raise ScriptError(f"{path}: {exc}") from exc
+
+
+def _toml_hint(path: str | Path, message: str) -> str:
+    """A bare non-ASCII key (`甲 = "杀手"`) is the usual mistake: say how to write it."""
+    m = re.search(r"at line (\d+)", message)
+    try:
+        line = Path(path).read_text(encoding="utf-8").splitlines()[int(m.group(1)) - 1] if m else ""
+    except (OSError, UnicodeDecodeError, IndexError):
+        return ""
+    key = line.split("=", 1)[0].strip()
+    if "=" in line and key and not key.isascii() and key[0] not in "\"'":
+        return f"; names must be quoted TOML keys: \"{key}\" = ..."
+    return ""
 
 
 class PhaseRecord:
@@ -77,7 +93,10 @@ class PhaseRecord:
 
 
 def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
-    spec = load_spec(script.ruleset)
+    try:
+        spec = load_spec(script.ruleset)
+    except ValueError as exc:
+        raise ScriptError(str(exc)) from exc
     seats, fixed = _seats(script, spec.players, spec.role_by_name)
     clock = VirtualClock(script.start)
     board = MemoryBoard(clock.now)
@@ -95,7 +114,11 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
             records[-1].add(outcome)
 
         setup = GameSetup(seats=seats, seed=script.seed, start=script.start, fixed_roles=fixed, setup=script.setup)
-        driver = GameDriver.create(store, forum, "replay", spec.id, setup, on_step=on_step)
+        try:
+            driver = GameDriver.create(store, forum, "replay", spec.id, setup, on_step=on_step)
+        except ValueError as exc:  # the ruleset refuses the setup (e.g. too many of a role)
+            store.close()
+            raise ScriptError(f"the game cannot start: {exc}") from exc
         states: dict[str, dict[str, Any]] = {}
         for entry in script.phase:
             state = driver.state()

@@ -102,7 +102,10 @@ class GameDriver:
         """
         steps = 0
         self.flush()
-        pending = self._collect()
+        # High-water marks move in memory while reading and are stored only once every input
+        # read has been committed: a crash in between re-reads them (the store dedupes).
+        marks: dict[str, str] = {}
+        pending = self._collect(marks)
         while True:
             dl = self.ruleset.next_deadline(self.state())
             due = dl is not None and dl.at <= now
@@ -111,25 +114,30 @@ class GameDriver:
                 dl = self.ruleset.next_deadline(self.state())
                 due = dl is not None and dl.at <= now
             if not due or dl is None:
+                for name, value in marks.items():
+                    self.store.set_mark(self.game_id, name, value)
                 return steps
             steps += self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
-            pending = sorted(pending + self._collect(), key=lambda e: e.at)
+            pending = sorted(pending + self._collect(marks), key=lambda e: e.at)
 
-    def _collect(self) -> list[PmIn | PostIn]:
-        """New PMs to the GM and new posts in the threads the ruleset watches."""
+    def _collect(self, marks: dict[str, str]) -> list[PmIn | PostIn]:
+        """New PMs to the GM and new posts in the threads the ruleset watches.
+
+        `marks` holds the high-water marks read so far in this round (ahead of the store's)."""
         found: list[PmIn | PostIn] = []
         try:
-            after = self.store.mark(self.game_id, "pm")
+            after = marks.get("pm") or self.store.mark(self.game_id, "pm")
             for pm in self.forum.fetch_pms(int(after) if after else None):
                 found.append(PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text))
-                self.store.set_mark(self.game_id, "pm", str(pm.id))
+                marks["pm"] = str(pm.id)
             for key in self._watched():
                 thread_id = self.store.thread_id(self.game_id, key)
                 if thread_id is None:
                     continue
-                after = self.store.mark(self.game_id, f"thread:{key}")
+                name = f"thread:{key}"
+                after = marks.get(name) or self.store.mark(self.game_id, name)
                 for post in self.forum.read_thread(thread_id, int(after) if after else None):
-                    self.store.set_mark(self.game_id, f"thread:{key}", str(post.id))
+                    marks[name] = str(post.id)
                     if post.author == self.forum.account:
                         continue  # the GM's own posts
                     found.append(PostIn(id=str(post.id), thread=key, author=post.author, at=post.posted_at,
@@ -139,9 +147,12 @@ class GameDriver:
         return sorted(found, key=lambda e: e.at)
 
     def _watched(self) -> list[str]:
+        """Today's vote thread; at night the last one, so a late vote still gets its refusal."""
         state = self.state()
         if state.phase.kind == "day":
             return [f"vote:{state.phase.number}"]
+        if state.phase.kind == "night" and state.phase.number > 1:
+            return [f"vote:{state.phase.number - 1}"]
         return []
 
     # ---- sending --------------------------------------------------------------------

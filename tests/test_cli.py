@@ -1,0 +1,111 @@
+"""The `tianshen` command line (typer)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tianshen.cli import app
+from tianshen.core.model import GameState
+from tianshen.replay import load_script, replay
+from tianshen.rules import load_ruleset
+from tianshen.store import Store
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+WIDE = {"COLUMNS": "240"}  # rich tables: no wrapping inside a row
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def test_rehearse_prints_the_winner(runner: CliRunner, tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    result = runner.invoke(app, ["rehearse", "--ruleset", "classic_13", "--seed", "7", "--db", db], env=WIDE)
+    assert result.exit_code == 0, result.output
+    m = re.search(r"winner: (平民方|杀手方) \((civilians|killers)\) — game #1", result.output)
+    assert m, result.output[-500:]
+    store = Store(db)
+    [game] = store.list_games()
+    store.close()
+    assert (game.ruleset, game.seed, game.status, game.winner) == ("classic_13", 7, "over", m.group(2))
+    assert "《游戏者名单》" in result.output  # the transcript is printed unless --quiet
+
+
+def test_rehearse_unknown_ruleset(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["rehearse", "--ruleset", "classic_99", "--db", f"sqlite:///{tmp_path / 'r.db'}"],
+                           env=WIDE)
+    assert result.exit_code == 2
+    assert "unknown ruleset 'classic_99'" in result.output
+
+
+def test_replay_json(runner: CliRunner) -> None:
+    script = SCRIPTS / "tie_ld.toml"
+    result = runner.invoke(app, ["replay", str(script), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data == replay(load_script(script))
+    assert data["ruleset"] == "classic_10" and data["winner"] is None
+
+
+def test_replay_text(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["replay", str(SCRIPTS / "bind_save.toml")], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "[拒绝] 庚: '投票 甲'" in result.output
+    assert result.output.rstrip().endswith("winner: None")
+
+
+def test_replay_missing_file(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["replay", "missing.toml"], env=WIDE)
+    assert result.exit_code == 2
+    assert "error:" in result.output and "missing.toml" in result.output
+
+
+def test_replay_bad_script(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["replay", str(SCRIPTS / "bad_role.toml"), "--json"], env=WIDE)
+    assert result.exit_code == 2
+    assert "unknown role '狼人' for player '乙'" in result.output
+
+
+def test_admin_status_after_a_rehearsal(runner: CliRunner, tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    assert runner.invoke(app, ["rehearse", "--ruleset", "classic_10", "--seed", "3", "--db", db, "--quiet"]).exit_code == 0
+    result = runner.invoke(app, ["admin", "status", "--db", db], env=WIDE)
+    assert result.exit_code == 0, result.output
+
+    store = Store(db)
+    [game] = store.list_games()
+    store.close()
+    state = GameState.model_validate_json(game.state_json)
+    ruleset = load_ruleset("classic_10")
+    out = result.output
+    assert f"{game.name} (classic_10, seed 3) — over" in out
+    assert "phase: over" in out
+    assert f"winner: {state.winner}" in out
+    for p in state.players:  # the secret view: every role, on the player's own row
+        [row] = [line for line in out.splitlines() if f" {p.forum_name} " in line]
+        assert f" {p.name} " in row
+        assert f" {ruleset.spec.role_name(p.role)} " in row
+        assert (" yes " in row) == p.alive
+    assert "messages waiting in the outbox" not in out
+
+
+def test_admin_status_unknown_game(runner: CliRunner, tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    result = runner.invoke(app, ["admin", "status", "--db", db], env=WIDE)
+    assert result.exit_code == 2 and "no game in" in result.output
+    assert runner.invoke(app, ["rehearse", "--ruleset", "classic_8", "--seed", "1", "--db", db, "--quiet"]).exit_code == 0
+    result = runner.invoke(app, ["admin", "status", "nope", "--db", db], env=WIDE)
+    assert result.exit_code == 2 and "no game named 'nope'" in result.output
+
+
+def test_rulesets(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["rulesets"])
+    assert result.exit_code == 0
+    assert {"classic_8", "classic_10", "classic_13"} <= set(result.output.split())
+    assert "_classic_common" not in result.output

@@ -1,0 +1,123 @@
+"""`tianshen run`: the APScheduler daemon on the memory board with simulated players."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tianshen.cli import app
+from tianshen.config import load_config
+from tianshen.core.model import GameState
+from tianshen.rules import load_ruleset
+from tianshen.service.daemon import Daemon
+from tianshen.store import Store
+
+TIMEOUT_S = 30
+
+
+def write_config(path: Path, db_url: str, kind: str = "memory", name: str = "daemon-test", seed: int = 5) -> Path:
+    path.write_text(f"""
+[database]
+url = "{db_url}"
+
+[forum]
+kind = "{kind}"
+
+[run]
+simulate = true
+time_scale = 720000
+poll_seconds = 0.05
+
+[game]
+name = "{name}"
+ruleset = "classic_8"
+seed = {seed}
+start = 2026-01-01T20:00:00Z
+""", encoding="utf-8")
+    return path
+
+
+def run_to_the_end(daemon: Daemon) -> float:
+    """`run()` in a thread; fails (and stops the scheduler) if it has not returned in time."""
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            daemon.run()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    t0 = time.monotonic()
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(TIMEOUT_S)
+    if thread.is_alive():
+        daemon.scheduler.shutdown(wait=False)
+        thread.join(5)
+        pytest.fail(f"the daemon did not stop within {TIMEOUT_S} s (at {daemon.driver.state().phase.label})")
+    assert errors == []
+    return time.monotonic() - t0
+
+
+def test_daemon_plays_a_whole_game_and_resumes_by_name(db_url: str, tmp_path: Path) -> None:
+    path = write_config(tmp_path / "config.toml", db_url)
+    daemon = Daemon(load_config(path))
+    assert daemon.sims is not None
+    run_to_the_end(daemon)
+    daemon.store.close()
+
+    store = Store(db_url)
+    [game] = store.list_games()
+    state = GameState.model_validate_json(game.state_json)
+    assert (game.name, game.ruleset, game.seed, game.status) == ("daemon-test", "classic_8", 5, "over")
+    assert state.phase.kind == "over"
+    assert game.winner in ("civilians", "killers")
+    assert load_ruleset("classic_8").check_victory(state) == game.winner == state.winner
+    events = store.events(game.id)
+    assert [e.kind for e in events].count("setup") == 1
+    assert any(e.kind == "pm" for e in events) and any(e.kind == "deadline" for e in events)
+    assert store.pending_outbox(game.id) == []
+    board = daemon.board
+    assert board is not None
+    main = store.thread_id(game.id, "main")
+    assert main is not None and "游戏结束" in board.thread_posts(main)[-1].text
+
+    # a second daemon on the same database picks the game up by name: no second setup
+    again = Daemon(load_config(path))
+    assert again.driver.game_id == game.id
+    run_to_the_end(again)
+    again.store.close()
+    assert [g.id for g in store.list_games()] == [game.id]
+    assert len(store.events(game.id)) == len(events)
+    assert store.load_game(game.id).state_json == game.state_json
+    store.close()
+
+
+def test_other_forum_kinds_are_refused(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'd.db'}"
+    path = write_config(tmp_path / "config.toml", db, kind="discuz")
+    with pytest.raises(ValueError, match="forum kind 'discuz' has no adapter yet; use kind = \"memory\""):
+        Daemon(load_config(path))
+    store = Store(db)
+    assert store.list_games() == []  # nothing was started
+    store.close()
+
+    result = CliRunner().invoke(app, ["run", "--config", str(path)], env={"COLUMNS": "240"})
+    assert result.exit_code == 2
+    assert "forum kind 'discuz' has no adapter yet" in result.output
+
+
+def test_bad_config_files(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="cannot read"):
+        load_config(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[forum\nkind = 'memory'\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="bad.toml"):
+        load_config(bad)
+    unknown = write_config(tmp_path / "unknown.toml", "sqlite://", kind="phpbb")
+    with pytest.raises(ValueError, match="kind"):
+        load_config(unknown)
