@@ -45,13 +45,9 @@ class GameDriver:
         dl = ruleset.next_deadline(state)
         game_id = store.create_game(
             name=name, ruleset=variant, seed=setup.seed, config={"setup": setup.model_dump(mode="json")},
-            state_json="{}", phase_label="setup", deadline_at=None, players=[], at=setup.start,
-        )
-        store.commit_step(
-            game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
-            phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
-            deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state),
-            outbox=_outbox(outcome), at=setup.start,
+            state_json=state.model_dump_json(), phase_label=state.phase.label, deadline_at=dl.at if dl else None,
+            players=_player_rows(state), at=setup.start, setup_payload=setup.model_dump_json(),
+            outbox=_outbox(outcome),
         )
         driver = cls(store, forum, game_id, on_step)
         if on_step:
