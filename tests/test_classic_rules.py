@@ -1254,3 +1254,17 @@ def test_ld_candidate_who_does_not_vote_is_not_executed_twice() -> None:
     assert not g.alive("甲") and g.state.player("甲").death_cause != "executed"
     assert not g.alive("乙") and g.state.player("乙").death_cause == "executed"
     assert g.alive("丙")
+
+
+def test_an_edited_vote_post_counts_as_first_written() -> None:
+    """001 §5.1 (DECISIONS C2): 投票一旦投出，就禁止修改 — the forum shows the first version of
+    an edited post; that one is counted and the voter is told."""
+    from tianshen.core.model import PostIn
+
+    g = Game(10)
+    g.dawn()
+    g.advance("vote_open")
+    out = g._apply(PostIn(id="e1", thread="vote:1", author="丙", at=g.at(1), text="投票 乙",
+                          edited=True, original_text="投票 甲"))
+    assert g.state.data["day"]["ballots"]["main"]["丙"]["target"] == "甲"
+    assert any("按原文计票" in m.body and "甲" in m.body for m in out.pms if m.to == "丙")

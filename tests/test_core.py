@@ -130,3 +130,16 @@ def test_variant_data_is_loaded_with_its_shared_file() -> None:
     assert "dawn_nobody" in spec.texts
     with pytest.raises(ValueError, match="unknown ruleset"):
         load_spec("no_such_variant")
+
+
+def test_phase_clock_from_the_ruleset_timing() -> None:
+    from tianshen.core.clock import PhaseClock
+
+    clock = PhaseClock(load_spec("classic_10").timing)
+    dawn = datetime(2026, 1, 2, 20, tzinfo=UTC)
+    day = clock.day(dawn)
+    assert (day.vote_opens - dawn).total_seconds() == 12 * 3600  # 002: the 13th hour
+    assert (day.vote_ends - dawn).total_seconds() == 36 * 3600
+    assert (clock.extended_day_ends(day.vote_ends) - day.vote_ends).total_seconds() == 24 * 3600
+    assert (clock.night_ends(dawn) - dawn).total_seconds() == 24 * 3600
+    assert clock.summon_rounds() == 2  # (24 − 12) ÷ 6

@@ -151,7 +151,9 @@ def test_edits_keep_original_and_history(board: MemoryBoard, gm: MemoryForum, cl
                               (T0 + timedelta(seconds=120), "投 erin")]
     seen = gm.read_thread(tid, None)[1]
     assert seen.edited and seen.text == "投 erin" and seen.posted_at == T0
+    assert seen.original_text == "投 carol"  # the first version, as a forum with edit history shows it
     assert not gm.read_thread(tid, None)[0].edited
+    assert gm.read_thread(tid, None)[0].original_text is None
 
 
 def test_only_the_author_may_edit(board: MemoryBoard) -> None:

@@ -99,6 +99,7 @@ class PostIn(BaseModel):
     at: datetime
     text: str
     edited: bool = False
+    original_text: str | None = None  # the first version of an edited post, when known
 
 
 class DeadlineIn(BaseModel):

@@ -31,6 +31,7 @@ class ForumPost:
     text: str
     edited: bool = False
     position: int = 0  # 1 = the opening post
+    original_text: str | None = None  # the first version of an edited post, when the forum shows it
 
 
 class ForumError(Exception):

@@ -39,7 +39,7 @@ class StoredPost:
 
     def view(self) -> ForumPost:
         return ForumPost(self.id, self.thread_id, self.author, self.posted_at, self.text,
-                         self.edited, self.position)
+                         self.edited, self.position, self.original_text if self.edited else None)
 
 
 @dataclass

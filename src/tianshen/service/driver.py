@@ -137,7 +137,7 @@ class GameDriver:
                     if post.author == self.forum.account:
                         continue  # the GM's own posts
                     found.append(PostIn(id=str(post.id), thread=key, author=post.author, at=post.posted_at,
-                                        text=post.text, edited=post.edited))
+                                        text=post.text, edited=post.edited, original_text=post.original_text))
         except ForumError as exc:
             log.warning("reading the forum failed, will retry: %s", exc)
         return sorted(found, key=lambda e: e.at)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from tianshen.core.clock import PhaseClock
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.votes import Tally, tally
 from tianshen.rules.classic.night import Refused, names_match
-from tianshen.rules.classic.roles import hours
 
 
 def day(state: GameState) -> dict:
@@ -27,12 +27,12 @@ def ts(value: str) -> datetime:
 
 def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: list[str], saved: list[str],
               net: dict[str, int]) -> None:
-    t = spec.timing
+    schedule = PhaseClock(spec.timing).day(at)
     state.phase.kind, state.phase.step = "day", "discussion"
-    state.phase.started_at, state.phase.ends_at = at, hours(at, t.day_hours)
+    state.phase.started_at, state.phase.ends_at = at, schedule.vote_ends
     state.data["day"] = {
-        "vote_opens_at": hours(at, t.vote_opens_hour).isoformat(),
-        "vote_ends_at": hours(at, t.day_hours).isoformat(),
+        "vote_opens_at": schedule.vote_opens.isoformat(),
+        "vote_ends_at": schedule.vote_ends.isoformat(),
         "cannot_vote": saved,  # 002 束魂: the saved player can't vote today (main and LD)
         "net": net,
         "night_dead": night_dead,
@@ -192,11 +192,6 @@ def summon_nights(state: GameState) -> list[list[str]]:
         if dead:
             nights.append(dead)
     return nights
-
-
-def summon_rounds(spec: RulesetSpec) -> int:
-    t = spec.timing
-    return int((t.ld_extension_hours - t.ld_hours) // t.summon_round_hours)
 
 
 def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], out_lines: list[str]) -> None:

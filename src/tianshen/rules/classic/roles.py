@@ -7,8 +7,6 @@ action is their common target, and a disagreement forfeits it (002 "无法…达
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-
 from tianshen.core.model import GameState, Player
 
 KILLERS = "killers"
@@ -86,7 +84,3 @@ def partners(state: GameState, p: Player) -> list[Player]:
     if group is None or group.startswith(("killer:", "commoner:")):
         return []
     return [q for q in state.players if q.name != p.name and group_of(state, q) == group]
-
-
-def hours(t: datetime, h: float) -> datetime:
-    return t + timedelta(hours=h)

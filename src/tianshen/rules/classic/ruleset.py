@@ -6,10 +6,12 @@ from datetime import datetime
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.clock import PhaseClock
 from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
 from tianshen.core.model import DeadlineIn, GameState, Outcome, Phase, Player, PmIn, PostIn
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
+from tianshen.core.spec import RulesetSpec
 from tianshen.core.votes import vote_target_text
 from tianshen.rules.classic import day as days
 from tianshen.rules.classic import night as nights
@@ -18,7 +20,6 @@ from tianshen.rules.classic.roles import (
     CIVILIANS,
     KILLERS,
     POWER,
-    hours,
     is_killer,
     living_civilians,
     living_commoners,
@@ -32,6 +33,10 @@ MAIN = "main"  # the thread of the player list and every dawn and dusk post
 
 
 class Classic(Ruleset):
+    def __init__(self, spec: RulesetSpec) -> None:
+        super().__init__(spec)
+        self.clock = PhaseClock(spec.timing)
+
     # ---- setup ----------------------------------------------------------------------
 
     def setup(self, game: GameSetup) -> Outcome:
@@ -136,7 +141,7 @@ class Classic(Ruleset):
 
     def _begin_night(self, state: GameState, number: int, at: datetime) -> None:
         state.phase = Phase(kind="night", number=number, started_at=at,
-                            ends_at=hours(at, self.spec.timing.night_hours))
+                            ends_at=self.clock.night_ends(at))
         state.data.update(subs={}, decl={}, done=[], day={})
         state.data.pop("early_at", None)
 
@@ -215,9 +220,9 @@ class Classic(Ruleset):
         spec, k = self.spec, state.phase.number
         d = state.data["day"]
         d["candidates"] = top
-        d["step_ends_at"] = hours(at, spec.timing.ld_hours).isoformat()
+        d["step_ends_at"] = self.clock.ld_ends(at).isoformat()
         state.phase.step = "ld"
-        state.phase.ends_at = hours(days.ts(d["vote_ends_at"]), spec.timing.ld_extension_hours)
+        state.phase.ends_at = self.clock.extended_day_ends(days.ts(d["vote_ends_at"]))
         lines.append(spec.text("ld_start", candidates="、".join(top), ends=_fmt(days.ts(d["step_ends_at"]))))
         out.post(MAIN, "\n".join(lines))
         out.post(f"vote:{k}", spec.text("ld_thread", candidates="、".join(top),
@@ -259,12 +264,12 @@ class Classic(Ruleset):
         d = state.data["day"]
         rounds = days.summon_nights(state)
         r = d["summon_round"]
-        if r >= min(len(rounds), days.summon_rounds(spec)):
+        if r >= min(len(rounds), self.clock.summon_rounds()):
             self._finish_day(state, at, None, [], lines, out)
             return
         d["summon_round"] = r + 1
         d["summoned"] = rounds[r]
-        d["step_ends_at"] = hours(at, spec.timing.summon_round_hours).isoformat()
+        d["step_ends_at"] = self.clock.summon_round_ends(at).isoformat()
         state.phase.step = "summon"
         summoned = "、".join(rounds[r])
         lines.append(spec.text("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
@@ -442,7 +447,9 @@ class Classic(Ruleset):
         """Votes are posts in today's vote thread, judged by the forum's post time."""
         out = Messages()
         names = [q.name for q in state.players]
-        written = vote_target_text(post.text, names)
+        # 001 §5.1 投票一旦投出，就禁止修改: an edited vote counts as first written, when the forum shows it
+        text = post.original_text if post.edited and post.original_text is not None else post.text
+        written = vote_target_text(text, names)
         p = state.find(post.author)
         if written is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
@@ -454,6 +461,11 @@ class Classic(Ruleset):
                 raise Refused(self.spec.text("dead_player"))
             line = days.cast_vote(state, p, written, post.at, "post")
             out.log.append(line)
+            if post.edited:
+                note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
+                out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
+                if note:
+                    out.pm(p.name, self.spec.text("receipt_subject"), note)
         except Refused as exc:
             out.refuse(p.name, post.text, f"你在投票帖的跟帖（{_short(post.text)}）无效：{exc}", reply_to=p.name)
         self._note_done(state, post.at)
