@@ -227,7 +227,7 @@ class Classic(Ruleset):
         out.post(MAIN, "\n".join(lines))
         out.post(f"vote:{k}", spec.text("ld_thread", candidates="、".join(top),
                                          ends=_fmt(days.ts(d["step_ends_at"]))))
-        if not [p for p in days.voters(state, "ld")]:
+        if not days.voters(state, "ld"):
             out.log.append("nobody can vote in the life-death vote")
 
     def _close_ld(self, state: GameState, at: datetime, out: Messages) -> None:
@@ -364,7 +364,7 @@ class Classic(Ruleset):
                 done.append(line)
             except Refused as exc:
                 refused.append(f"{cmd.line}：{exc}")
-                out.refusals.append(_refusal(p.name, cmd.line, str(exc)))
+                out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
         reply = []
         if done:
             reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + d for d in done)))
@@ -495,9 +495,3 @@ def _fmt(t: datetime | None) -> str:
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 20 else text[:20] + "…"
-
-
-def _refusal(sender: str, text: str, reason: str):
-    from tianshen.core.model import Refusal
-
-    return Refusal(sender=sender, text=text, reason=reason)
