@@ -8,7 +8,7 @@ from typing import Any
 from tianshen.core import rng
 from tianshen.core.clock import PhaseClock
 from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
-from tianshen.core.model import DeadlineIn, GameState, Outcome, Phase, Player, PmIn, PostIn
+from tianshen.core.model import DeadlineIn, GameState, Outcome, Phase, Player, PmIn, PostIn, Refusal
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
