@@ -406,3 +406,21 @@ def test_event_log_refolds_to_the_stored_state(db_url: str, variant: str) -> Non
         state = ruleset.apply(state, event).state
     assert json.loads(state.model_dump_json()) == json.loads(record.state_json)
     assert state.winner == result.winner
+
+
+def test_long_posts_are_split_under_the_forums_cap_and_resumed_after_a_failure(env: Env) -> None:
+    """A forum with a post cap (Spirit: 3,000 characters) gets a long announcement in parts;
+    a failure half-way resends only the parts not yet sent."""
+    env.forum.max_post_chars = 300
+    env.board.pm("甲", GM, f"杀 庚\n{DECL * 3}")  # a 450-character declaration, published at dawn
+    env.goto(env.due())
+    env.board.fail_next(1, "reply")  # the first part of the dawn post fails
+    env.driver.advance(env.clock.now())
+    assert env.store.pending_outbox(env.game_id)  # kept for the retry
+    env.driver.flush()
+    posts = env.gm_posts()[1:]  # after the player list
+    assert len(posts) >= 2 and all(len(p) <= 300 for p in posts)
+    assert "昨夜遇害" in posts[0] and "[quote]" in "".join(posts)
+    assert all(p.count("[quote]") == p.count("[/quote]") for p in posts)  # every part well formed
+    assert len(posts) == len(set(posts))  # nothing sent twice
+    assert not env.store.pending_outbox(env.game_id)

@@ -133,3 +133,20 @@ def test_text_without_markers_round_trips_its_words(markup: str) -> None:
     body = "第2夜：无人死亡\n投票截止 20:00"
     out = render_post(body, markup)
     assert _md_unescape(out.replace("  \n", "\n")) == body
+
+
+def test_render_parts_split_at_line_ends_under_the_cap() -> None:
+    from tianshen.forum.render import render_parts
+
+    body = "**第1夜结束**\n" + "\n".join(f"> 宣言第{i}行" + "字" * 40 for i in range(60)) + "\n现在是第1天。"
+    for markup in ("bbcode", "markdown"):
+        parts = render_parts(body, markup, 500)
+        assert len(parts) > 1
+        assert all(len(p) <= 500 for p in parts)
+        text = "".join(parts)
+        assert all(f"宣言第{i}行" in text for i in range(60)) and "现在是第1天" in text
+    bb = render_parts(body, "bbcode", 500)
+    assert all(p.count("[quote]") == p.count("[/quote]") for p in bb)
+    assert render_parts(body, "bbcode", None) == [render_post(body, "bbcode")]
+    long_line = render_parts("字" * 1200, "markdown", 500)
+    assert all(len(p) <= 500 for p in long_line) and "".join(long_line).count("字") == 1200

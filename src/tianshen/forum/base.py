@@ -41,6 +41,7 @@ class ForumError(Exception):
 class Forum(Protocol):
     markup: Literal["bbcode", "markdown", "plain"]
     account: str  # the GM account's forum name (神的使者)
+    max_post_chars: int | None  # the forum's cap on one post or PM (None: no cap)
 
     def login(self) -> None: ...
 
@@ -65,3 +66,27 @@ class Forum(Protocol):
         ...
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None: ...
+
+
+class PlayerSide(Protocol):
+    """What players do on a forum, for simulated players and adapter tests.
+
+    The memory board implements it in-process; a real forum's implementation logs in as
+    each player (one session per account) and does what a person does in a browser.
+    """
+
+    def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
+        """`sender` sends a PM to `to`; returns its id as the GM's `fetch_pms` will see it."""
+        ...
+
+    def post(self, author: str, thread_id: str, text: str) -> int:
+        """`author` replies in a thread; returns the post id."""
+        ...
+
+    def edit(self, post_id: int, author: str, new_text: str) -> None: ...
+
+    def inbox(self, user: str) -> list[ForumPm]:
+        """PMs `user` has received, oldest first."""
+        ...
+
+    def thread_posts(self, thread_id: str) -> list[ForumPost]: ...

@@ -217,6 +217,7 @@ class MemoryForum:
     """The GM account's adapter onto a `MemoryBoard` (implements `forum.base.Forum`)."""
 
     markup: Literal["bbcode", "markdown", "plain"] = "bbcode"
+    max_post_chars: int | None = None
 
     def __init__(self, board: MemoryBoard) -> None:
         self.board = board

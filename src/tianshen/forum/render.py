@@ -143,3 +143,38 @@ def render_post(body: str, markup: str) -> str:
         if i < len(lines):
             out += "\n"
     return out
+
+
+def render_parts(body: str, markup: str, max_chars: int | None) -> list[str]:
+    """`body` rendered for the forum, split at line ends into parts under `max_chars`.
+
+    The split is made on the core text, before rendering, so every part is well formed on
+    its own (a quote is never cut between its open and close tags); a single line too long
+    for one part is cut by characters.
+    """
+    if max_chars is None:
+        return [render_post(body, markup)]
+    parts: list[str] = []
+    current: list[str] = []
+    for line in _fitting_lines(body.split("\n"), markup, max_chars):
+        candidate = current + [line]
+        if current and len(render_post("\n".join(candidate), markup)) > max_chars:
+            parts.append(render_post("\n".join(current), markup))
+            current = [line]
+        else:
+            current = candidate
+    if current:
+        parts.append(render_post("\n".join(current), markup))
+    return parts
+
+
+def _fitting_lines(lines: list[str], markup: str, max_chars: int) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        while len(render_post(line, markup)) > max_chars:
+            cut = max_chars // 2  # escaping at most doubles a character
+            prefix = "> " if line.startswith("> ") else ""
+            out.append(line[:cut])
+            line = prefix + line[cut:]
+        out.append(line)
+    return out

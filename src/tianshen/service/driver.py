@@ -16,7 +16,7 @@ from datetime import datetime
 from tianshen.core.model import DeadlineIn, GameState, Input, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError
-from tianshen.forum.render import render_post
+from tianshen.forum.render import render_parts
 from tianshen.rules import load_ruleset
 from tianshen.store import InboundRecord, OutboxItem, Store
 
@@ -167,16 +167,28 @@ class GameDriver:
         return sent
 
     def _send(self, kind: str, target: str, title: str | None, subject: str | None, body: str, key: str) -> str:
-        text = render_post(body, self.forum.markup)
+        """Render for this forum and send, in several parts if the forum caps a post's size;
+        each part has its own key, so a retry after a partial send sends only the rest."""
+        parts = render_parts(body, self.forum.markup, self.forum.max_post_chars)
+        keys = [key] + [f"{key}#{i}" for i in range(2, len(parts) + 1)]
         if kind == "pm":
-            self.forum.send_pm(target, subject or "", text, key)
+            for i, (text, k) in enumerate(zip(parts, keys, strict=True)):
+                part_subject = subject or ""
+                if len(parts) > 1:
+                    part_subject += f"（{i + 1}/{len(parts)}）"
+                self.forum.send_pm(target, part_subject, text, k)
             return ""
         thread_id = self.store.thread_id(self.game_id, target)
+        first = ""
         if thread_id is None:
-            thread_id = self.forum.create_thread(title or target, text, key)
+            thread_id = self.forum.create_thread(title or target, parts[0], keys[0])
             self.store.set_thread_id(self.game_id, target, thread_id)
-            return thread_id
-        return str(self.forum.reply(thread_id, text, key))
+            first = thread_id
+            parts, keys = parts[1:], keys[1:]
+        for text, k in zip(parts, keys, strict=True):
+            ref = str(self.forum.reply(thread_id, text, k))
+            first = first or ref
+        return first
 
 
 def _inbound(event: Input) -> InboundRecord | None:
