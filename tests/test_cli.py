@@ -109,3 +109,21 @@ def test_rulesets(runner: CliRunner) -> None:
     assert result.exit_code == 0
     assert {"classic_8", "classic_10", "classic_13"} <= set(result.output.split())
     assert "_classic_common" not in result.output
+
+
+def test_forum_check_on_the_built_in_board(tmp_path) -> None:
+    """`tianshen forum check` logs in, reads the clock and the GM's PMs, and says so."""
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[forum]\nkind = "memory"\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["forum", "check", "--config", str(cfg)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "log in as 神的使者" in result.output and "server clock" in result.output
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[forum]\nkind = "spirit"\n', encoding="utf-8")
+    refused = CliRunner().invoke(app, ["forum", "check", "--config", str(bad)], env={"COLUMNS": "200"})
+    assert refused.exit_code == 2
+    assert "base_url" in refused.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from datetime import datetime
 from typing import Annotated
 
 import typer
@@ -17,6 +18,8 @@ from tianshen.core.spec import available_variants
 app = typer.Typer(help="天神: an automatic game master for forum Mafia games.", no_args_is_help=True)
 admin = typer.Typer(help="The human GM's controls.", no_args_is_help=True)
 app.add_typer(admin, name="admin")
+forum_app = typer.Typer(help="Checks against the configured forum.", no_args_is_help=True)
+app.add_typer(forum_app, name="forum")
 console = Console()
 
 DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", help="SQLAlchemy database URL")]
@@ -91,7 +94,7 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         return
     daemon.run()
     state = daemon.driver.state()
-    console.print(f"game {daemon.config.game.name}: {state.phase.label}, winner {state.winner}")
+    console.print(f"game {daemon.game.name}: {state.phase.label}, winner {state.winner}")
 
 
 @app.command()
@@ -142,3 +145,45 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     pending = store.pending_outbox(record.id)
     if pending:
         console.print(f"[yellow]{len(pending)} messages waiting in the outbox[/yellow]")
+
+
+@forum_app.command("check")
+def forum_check(config: Annotated[str, typer.Option("--config", help="config.toml")] = "config.toml") -> None:
+    """Log in as the GM, read the forum's clock and the GM's PMs, and say what works."""
+    from datetime import UTC
+
+    from tianshen.config import load_config
+    from tianshen.forum.base import ForumError
+    from tianshen.forum.factory import make_forum
+
+    try:
+        cfg = load_config(config)
+        forum, _ = make_forum(cfg.forum, lambda: datetime.now(UTC))
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    where = cfg.forum.base_url or "the built-in board"
+    steps = [
+        ("log in as " + cfg.forum.username, forum.login),
+        ("server clock", lambda: _clock_line(forum.now())),
+        ("read the GM's private messages", lambda: f"{len(forum.fetch_pms(None))} messages"),
+    ]
+    failed = False
+    console.print(f"forum check: {cfg.forum.kind} at {where}")
+    for label, step in steps:
+        try:
+            detail = step()
+        except ForumError as exc:
+            console.print(f"  [red]✘[/red] {label}: {exc}", markup=True, highlight=False)
+            failed = True
+            break
+        console.print(f"  [green]✔[/green] {label}" + (f": {detail}" if detail else ""), highlight=False)
+    console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
+    raise typer.Exit(1 if failed else 0)
+
+
+def _clock_line(server: datetime) -> str:
+    from datetime import UTC
+
+    skew = (server - datetime.now(UTC)).total_seconds()
+    return f"{server:%Y-%m-%d %H:%M:%S %Z} (local clock {skew:+.0f} s)"

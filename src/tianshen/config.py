@@ -25,6 +25,8 @@ class ForumConfig(BaseModel):
     username: str = "神的使者"
     password: SecretStr | None = None
     password_env: str | None = None
+    category: str | None = None  # the game board (Spirit category, Discuz fid)
+    min_write_interval_s: float = 10.0  # flood control: the bot's own posts at least this far apart
 
     def secret(self) -> str | None:
         if self.password_env:
@@ -56,7 +58,7 @@ class RunConfig(BaseModel):
 class Config(BaseModel):
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     forum: ForumConfig = Field(default_factory=ForumConfig)
-    game: GameConfig
+    game: GameConfig | None = None  # needed by `run`, not by `forum check`
     run: RunConfig = Field(default_factory=RunConfig)
 
 

@@ -19,7 +19,7 @@ from tianshen.config import Config
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.core.spec import load_spec
 from tianshen.forum.base import Forum
-from tianshen.forum.memory import MemoryBoard
+from tianshen.forum.factory import make_forum
 from tianshen.service.driver import GameDriver
 from tianshen.sim.classic import ClassicSims, act
 from tianshen.store import Store
@@ -44,16 +44,39 @@ class GameClock:
         return datetime.fromtimestamp(self.real_start + hours * 3600 / self.scale, UTC)
 
 
+class ForumClock:
+    """A real forum's clock: the server's `Date`, measured as an offset from the local clock
+    so APScheduler (which runs on the local clock) fires at the server's deadline."""
+
+    def __init__(self, forum: Forum, local_now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.local_now = local_now
+        self.offset = forum.now() - local_now()
+
+    def now(self) -> datetime:
+        return self.local_now() + self.offset
+
+    def real_at(self, game_time: datetime) -> datetime:
+        return game_time - self.offset
+
+
 class Daemon:
     def __init__(self, config: Config) -> None:
+        if config.game is None:
+            raise ValueError("the config has no [game] section: name, ruleset, start, players")
         self.config = config
+        self.game = config.game
         self.store = Store(config.database.url)
         self.store.upgrade()
         g = config.game
-        self.clock = GameClock(g.start, config.run.time_scale)
-        self.board: MemoryBoard | None = None
-        self.forum = self._forum()
-        self.forum.login()
+        self.clock: GameClock | ForumClock
+        if config.forum.kind == "memory":
+            self.clock = GameClock(g.start, config.run.time_scale)
+            self.forum, self.board = make_forum(config.forum, self.clock.now)
+            self.forum.login()
+        else:
+            self.forum, self.board = make_forum(config.forum, lambda: datetime.now(UTC))
+            self.forum.login()
+            self.clock = ForumClock(self.forum)
         self.driver = self._game()
         self.sims = ClassicSims(self.board, self.forum.account, self.driver.state().seed) if (
             self.board and config.run.simulate) else None
@@ -61,15 +84,8 @@ class Daemon:
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one step at a time per game (deadline and poll jobs)
 
-    def _forum(self) -> Forum:
-        kind = self.config.forum.kind
-        if kind != "memory":
-            raise ValueError(f"forum kind '{kind}' has no adapter yet; use kind = \"memory\"")
-        self.board = MemoryBoard(self.clock.now, gm_account=self.config.forum.username)
-        return self.board.gm()
-
     def _game(self) -> GameDriver:
-        g = self.config.game
+        g = self.game
         game_id = self.store.game_id(g.name)
         if game_id is not None:
             log.info("resuming game %s", g.name)

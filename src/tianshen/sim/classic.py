@@ -13,7 +13,7 @@ import random
 from datetime import datetime
 
 from tianshen.core.model import GameState, Player
-from tianshen.forum.memory import MemoryBoard
+from tianshen.forum.base import PlayerSide
 from tianshen.rules.classic.roles import group_of, is_killer, on_duty_killer
 
 KILL_FORMS = ("杀 {t}", "刺杀：{t}", "杀人 {t}")
@@ -35,7 +35,7 @@ STORY = (
 
 
 class ClassicSims:
-    def __init__(self, board: MemoryBoard, gm_account: str, seed: int) -> None:
+    def __init__(self, board: PlayerSide, gm_account: str, seed: int) -> None:
         self.board, self.gm, self.seed = board, gm_account, seed
         self.last_bind: str | None = None
 

@@ -1,0 +1,26 @@
+"""Building the configured forum adapter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from tianshen.config import ForumConfig
+from tianshen.forum.base import Forum
+from tianshen.forum.memory import MemoryBoard
+
+
+def make_forum(cfg: ForumConfig, clock: Callable[[], datetime]) -> tuple[Forum, MemoryBoard | None]:
+    """The GM's adapter, and the board itself when it is the in-process one."""
+    if cfg.kind == "memory":
+        board = MemoryBoard(clock, gm_account=cfg.username)
+        return board.gm(), board
+    if cfg.kind == "spirit":
+        password = cfg.secret()
+        if not cfg.base_url or not password:
+            raise ValueError("forum kind 'spirit' needs base_url, username and password (or password_env)")
+        from tianshen.forum.spirit import SpiritForum
+
+        return SpiritForum(cfg.base_url, cfg.username, password, category=cfg.category,
+                           min_write_interval_s=cfg.min_write_interval_s), None
+    raise ValueError(f"forum kind '{cfg.kind}' has no adapter yet; use \"memory\" or \"spirit\"")
