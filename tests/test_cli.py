@@ -127,3 +127,19 @@ def test_forum_check_on_the_built_in_board(tmp_path) -> None:
     refused = CliRunner().invoke(app, ["forum", "check", "--config", str(bad)], env={"COLUMNS": "200"})
     assert refused.exit_code == 2
     assert "base_url" in refused.output
+
+
+def test_forum_check_reads_a_thread_and_sends_a_test_pm(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[forum]\nkind = "memory"\n', encoding="utf-8")
+    sent = CliRunner().invoke(app, ["forum", "check", "--config", str(cfg), "--pm-to", "白狐"],
+                              env={"COLUMNS": "200"})
+    assert sent.exit_code == 0 and "✔ send a test PM to 白狐" in sent.output
+    missing = CliRunner().invoke(app, ["forum", "check", "--config", str(cfg), "--thread", "9"],
+                                 env={"COLUMNS": "200"})
+    assert "✘ read thread 9" in missing.output  # the built-in board starts empty: a clear failure
+    assert missing.exit_code == 1

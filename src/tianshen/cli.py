@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -148,10 +148,11 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
 
 
 @forum_app.command("check")
-def forum_check(config: Annotated[str, typer.Option("--config", help="config.toml")] = "config.toml") -> None:
-    """Log in as the GM, read the forum's clock and the GM's PMs, and say what works."""
-    from datetime import UTC
-
+def forum_check(config: Annotated[str, typer.Option("--config", help="config.toml")] = "config.toml",
+                thread: Annotated[str | None, typer.Option(help="also read this thread (id)")] = None,
+                pm_to: Annotated[str | None, typer.Option(help="also send one test PM to this user")] = None) -> None:
+    """Log in as the GM, read the forum's clock, the GM's PMs (and a thread, and send a test
+    PM), and say what works — to verify a setup before a game."""
     from tianshen.config import load_config
     from tianshen.forum.base import ForumError
     from tianshen.forum.factory import make_forum
@@ -168,6 +169,12 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
         ("server clock", lambda: _clock_line(forum.now())),
         ("read the GM's private messages", lambda: f"{len(forum.fetch_pms(None))} messages"),
     ]
+    if thread:
+        steps.append((f"read thread {thread}", lambda: _thread_line(forum.read_thread(thread, None))))
+    if pm_to:
+        key = f"forum-check:{datetime.now(UTC).isoformat()}"
+        steps.append((f"send a test PM to {pm_to}",
+                      lambda: forum.send_pm(pm_to, "tianshen forum check", "这是一条测试短消息，请忽略。", key)))
     failed = False
     console.print(f"forum check: {cfg.forum.kind} at {where}")
     for label, step in steps:
@@ -182,8 +189,13 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
     raise typer.Exit(1 if failed else 0)
 
 
-def _clock_line(server: datetime) -> str:
-    from datetime import UTC
+def _thread_line(posts: list) -> str:
+    if not posts:
+        return "no posts"
+    last = posts[-1]
+    return f"{len(posts)} posts, the last by {last.author} at {last.posted_at:%Y-%m-%d %H:%M %Z}"
 
+
+def _clock_line(server: datetime) -> str:
     skew = (server - datetime.now(UTC)).total_seconds()
     return f"{server:%Y-%m-%d %H:%M:%S %Z} (local clock {skew:+.0f} s)"

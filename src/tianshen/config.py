@@ -25,8 +25,12 @@ class ForumConfig(BaseModel):
     username: str = "神的使者"
     password: SecretStr | None = None
     password_env: str | None = None
-    category: str | None = None  # the game board (Spirit category, Discuz fid)
-    min_write_interval_s: float = 10.0  # flood control: the bot's own posts at least this far apart
+    category: str | None = None  # Spirit: the game category (title or id)
+    fid: int | None = None  # Discuz: the game board's forum id
+    api: Literal["auto", "mobile", "html"] = "auto"  # Discuz
+    charset: str = "auto"  # Discuz: utf-8 / gbk, or read from the board
+    timezone: str | None = None  # the board's time zone when it shows local times (read from it when it can)
+    flood_interval_s: float | None = None  # the bot's own posts at least this far apart (None: the adapter's default)
 
     def secret(self) -> str | None:
         if self.password_env:

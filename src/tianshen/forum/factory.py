@@ -21,6 +21,7 @@ def make_forum(cfg: ForumConfig, clock: Callable[[], datetime]) -> tuple[Forum, 
             raise ValueError("forum kind 'spirit' needs base_url, username and password (or password_env)")
         from tianshen.forum.spirit import SpiritForum
 
+        interval = 10.0 if cfg.flood_interval_s is None else cfg.flood_interval_s  # Spirit: 1 post / 10 s
         return SpiritForum(cfg.base_url, cfg.username, password, category=cfg.category,
-                           min_write_interval_s=cfg.min_write_interval_s), None
+                           min_write_interval_s=interval), None
     raise ValueError(f"forum kind '{cfg.kind}' has no adapter yet; use \"memory\" or \"spirit\"")
