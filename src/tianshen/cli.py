@@ -109,17 +109,8 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
            db: DB = "sqlite:///tianshen.db") -> None:
     """Phase, deadline, players with their secret roles, inputs of this phase (GM only)."""
     from tianshen.rules import load_ruleset
-    from tianshen.store import Store
 
-    store = Store(db)
-    store.upgrade()
-    games = store.list_games()
-    if not games:
-        _fail(f"no game in {db}")
-    record = next((g for g in games if g.name == game), None) if game else games[-1]
-    if record is None:
-        _fail(f"no game named '{game}'; games: {', '.join(g.name for g in games)}")
-        return
+    store, record = _open_game(db, game)
     state = GameState.model_validate_json(record.state_json)
     ruleset = load_ruleset(record.ruleset)
     deadline = ruleset.next_deadline(state)
@@ -145,6 +136,152 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     pending = store.pending_outbox(record.id)
     if pending:
         console.print(f"[yellow]{len(pending)} messages waiting in the outbox[/yellow]")
+    for entry in state.data.get("gm_log", []):
+        console.print(f"  GM {entry['at'][:16]} {entry['command']} {entry['args'] or ''} — {entry['reason']}",
+                      markup=False, highlight=False)
+
+
+def _open_game(db: str, game: str | None):  # -> tuple[Store, GameRecord]
+    from tianshen.store import Store
+
+    store = Store(db)
+    store.upgrade()
+    games = store.list_games()
+    if not games:
+        _fail(f"no game in {db}")
+    record = next((g for g in games if g.name == game), None) if game else games[-1]
+    if record is None:
+        _fail(f"no game named '{game}'; games: {', '.join(g.name for g in games)}")
+    return store, record
+
+
+GAME = Annotated[str | None, typer.Option("--game", help="game name (default: the latest)")]
+REASON = Annotated[str, typer.Option("--reason", help="why (recorded with the override)")]
+AT = Annotated[str | None, typer.Option("--at", help="when, ISO 8601 (default: now)")]
+
+
+def _override(db: str, game: str | None, command: str, reason: str, at: str | None, **args: object) -> None:
+    """Fold a GM override into the game; the running daemon sends what it says."""
+    from tianshen.service.driver import GameDriver, OfflineForum
+
+    store, record = _open_game(db, game)
+    when = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    if when.tzinfo is None:
+        _fail("--at needs a time zone, e.g. 2026-03-01T20:00+08:00")
+    driver = GameDriver(store, OfflineForum(), record.id)
+    outcome = driver.gm(command, reason, when, **{k: v for k, v in args.items() if v is not None})
+    if outcome.refusals:
+        _fail(f"{command} refused: {outcome.refusals[0].reason}")
+    for line in outcome.log:
+        print(line)
+    for post in outcome.posts:
+        print(f"[公开帖子 {post.thread}]\n{post.body}\n")
+    for pm in outcome.pms:
+        print(f"[短消息 → {pm.to}]\n{pm.body}\n")
+    console.print(f"{command}: done — {outcome.state.phase.label}; messages go out with the daemon's next tick")
+
+
+@admin.command()
+def advance(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+    """End the current phase or step now (resolve the night, close the vote…)."""
+    _override(db, game, "advance", reason, at)
+
+
+@admin.command()
+def extend(hours: Annotated[float, typer.Option(help="hours to add")], reason: REASON, game: GAME = None,
+           db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+    """Move the current phase's deadlines later."""
+    _override(db, game, "extend", reason, at, hours=hours)
+
+
+@admin.command()
+def pause(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+    """Stop the game clock (PMs are still taken)."""
+    _override(db, game, "pause", reason, at)
+
+
+@admin.command()
+def resume(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+    """Restart the clock; the phase is extended by the time paused."""
+    _override(db, game, "resume", reason, at)
+
+
+@admin.command("void-action")
+def void_action(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+                at: AT = None) -> None:
+    """Cancel a player's action of tonight."""
+    _override(db, game, "void-action", reason, at, player=player)
+
+
+@admin.command("enter-action")
+def enter_action(player: str, text: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+                 at: AT = None,
+                 sent_at: Annotated[str | None, typer.Option(help="when the player sent it (ISO)")] = None) -> None:
+    """Enter a player's PM (sent to the GM another way), as he wrote it."""
+    _override(db, game, "enter-action", reason, at, player=player, text=text, sent_at=sent_at)
+
+
+@admin.command("void-vote")
+def void_vote(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+              at: AT = None) -> None:
+    """Cancel a player's vote (or delegation) in the current count."""
+    _override(db, game, "void-vote", reason, at, player=player)
+
+
+@admin.command("enter-vote")
+def enter_vote(player: str, target: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+               at: AT = None,
+               sent_at: Annotated[str | None, typer.Option(help="when the player voted (ISO)")] = None) -> None:
+    """Cast a vote for a player (e.g. one the forum lost)."""
+    _override(db, game, "enter-vote", reason, at, player=player, target=target, sent_at=sent_at)
+
+
+@admin.command("reject-declaration")
+def reject_declaration(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+                       at: AT = None) -> None:
+    """Refuse a killer's declaration; the killers are asked by PM for a new one."""
+    _override(db, game, "reject-declaration", reason, at, player=player)
+
+
+@admin.command()
+def modkill(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+            at: AT = None) -> None:
+    """Remove a player from the game (判出局); his identity is shown."""
+    _override(db, game, "modkill", reason, at, player=player)
+
+
+@admin.command()
+def leave(player: str, hours: Annotated[float, typer.Option(help="hours of extension")], reason: REASON,
+          game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+    """A player's leave (请假): the phase is extended."""
+    _override(db, game, "leave", reason, at, player=player, hours=hours)
+
+
+@admin.command("end-game")
+def end_game(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None,
+             winner: Annotated[str | None, typer.Option(help="civilians / killers (default: none)")] = None) -> None:
+    """End the game now, revealing every role and the seed."""
+    _override(db, game, "end-game", reason, at, winner=winner)
+
+
+@admin.command()
+def preview(game: GAME = None, db: DB = "sqlite:///tianshen.db") -> None:
+    """What the next deadline would post, step by step, without committing anything."""
+    from tianshen.service.driver import GameDriver, OfflineForum
+
+    store, record = _open_game(db, game)
+    result = GameDriver(store, OfflineForum(), record.id).preview()
+    if result is None:
+        _fail("nothing is scheduled (the game is over or paused)")
+        return
+    due, outcome = result
+    console.print(f"[bold]preview of {due.kind} at {due.at:%Y-%m-%d %H:%M %Z}[/bold] (nothing committed)")
+    for line in outcome.log:
+        print(f"  · {line}")
+    for post in outcome.posts:
+        print(f"[公开帖子 {post.thread}]\n{post.body}\n")
+    for pm in outcome.pms:
+        print(f"[短消息 → {pm.to}]\n{pm.body}\n")
 
 
 @forum_app.command("check")

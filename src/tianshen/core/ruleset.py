@@ -12,7 +12,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn, Refusal
+from tianshen.core.model import (
+    DeadlineIn,
+    GameState,
+    GmIn,
+    Input,
+    Outcome,
+    PmIn,
+    PostIn,
+    PublicPost,
+    Refusal,
+)
 from tianshen.core.names import fold
 from tianshen.core.spec import RulesetSpec
 
@@ -68,16 +78,81 @@ class Ruleset(ABC):
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
         """A post in a game thread (votes)."""
 
-    @abstractmethod
     def next_deadline(self, state: GameState) -> Deadline | None:
-        """The next scheduled moment, or None when the game is over."""
+        """The next scheduled moment; None when the game is over or paused by the GM."""
+        if state.data.get("paused_at"):
+            return None
+        return self.schedule(state)
+
+    @abstractmethod
+    def schedule(self, state: GameState) -> Deadline | None:
+        """The ruleset's next deadline, or None when the game is over."""
+
+    @abstractmethod
+    def shift_schedule(self, state: GameState, hours: float) -> None:
+        """Move every remaining deadline of the current phase by `hours` (extensions)."""
 
     @abstractmethod
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         """Close or open what the deadline names: resolve the night, count the votes…"""
 
     def on_gm(self, state: GameState, gm: GmIn) -> Outcome:
-        return Outcome(state=state, refusals=[Refusal(sender="GM", text=gm.command, reason="unknown command")])
+        """A GM override: `gm_<command>` of the ruleset (or of this base class).  Each one
+        needs a reason, and is recorded in the state's `gm_log` (and the event log)."""
+        handler = getattr(self, "gm_" + gm.command.replace("-", "_"), None)
+        try:
+            if handler is None:
+                raise GmRefused(f"unknown command '{gm.command}'; commands: {', '.join(self.gm_commands())}")
+            if not gm.reason.strip():
+                raise GmRefused("every override needs a reason (--reason)")
+            if state.phase.kind == "over":
+                raise GmRefused("the game is over")
+            outcome: Outcome = handler(state, gm)
+        except GmRefused as exc:
+            return Outcome(state=state, refusals=[Refusal(sender="GM", text=gm.command, reason=str(exc))])
+        entry = {"at": gm.at.isoformat(), "command": gm.command, "args": gm.args, "reason": gm.reason}
+        outcome.state.data.setdefault("gm_log", []).append(entry)
+        outcome.log.insert(0, f"GM {gm.command} {gm.args or ''}: {gm.reason}".replace("  ", " "))
+        return outcome
+
+    def gm_commands(self) -> list[str]:
+        return sorted(n[3:].replace("_", "-") for n in dir(self) if n.startswith("gm_") and n != "gm_commands")
+
+    # ---- overrides every ruleset has --------------------------------------------------
+
+    def gm_advance(self, state: GameState, gm: GmIn) -> Outcome:
+        """End the current phase (or step) now: 002 "天神可以提前结束这个时段"."""
+        due = self.schedule(state)
+        if due is None:
+            raise GmRefused("nothing is scheduled")
+        return self.on_deadline(state, DeadlineIn(id=gm.id, at=gm.at, kind=due.kind))
+
+    def gm_extend(self, state: GameState, gm: GmIn) -> Outcome:
+        """Move the current phase's deadlines later by `hours` (002: 延长游戏时段)."""
+        hours = _hours(gm.args.get("hours"))
+        self.shift_schedule(state, hours)
+        return self._announce(state, "gm_extended", hours=_num(hours), reason=gm.reason)
+
+    def gm_pause(self, state: GameState, gm: GmIn) -> Outcome:
+        """Stop the clock (e.g. a forum outage); PMs are still taken."""
+        if state.data.get("paused_at"):
+            raise GmRefused("the game is already paused")
+        state.data["paused_at"] = gm.at.isoformat()
+        return self._announce(state, "gm_paused", reason=gm.reason)
+
+    def gm_resume(self, state: GameState, gm: GmIn) -> Outcome:
+        """Restart the clock; the current phase is extended by the time paused."""
+        paused = state.data.pop("paused_at", None)
+        if not paused:
+            raise GmRefused("the game is not paused")
+        self.shift_schedule(state, (gm.at - datetime.fromisoformat(paused)).total_seconds() / 3600)
+        return self._announce(state, "gm_resumed", reason=gm.reason)
+
+    def _announce(self, state: GameState, key: str, **values: Any) -> Outcome:
+        due = self.schedule(state)
+        ends = due.at.strftime("%Y-%m-%d %H:%M UTC") if due else "—"
+        body = self.spec.text(key, ends=ends, phase=state.phase.label, **values)
+        return Outcome(state=state, posts=[PublicPost(thread="main", body=body)])
 
     @abstractmethod
     def check_victory(self, state: GameState) -> str | None:
@@ -97,3 +172,21 @@ class Ruleset(ABC):
         if isinstance(event, DeadlineIn):
             return self.on_deadline(state, event)
         return self.on_gm(state, event)
+
+
+class GmRefused(Exception):
+    """A GM command that cannot be carried out; the message says why."""
+
+
+def _hours(value: Any) -> float:
+    try:
+        hours = float(value)
+    except (TypeError, ValueError):
+        raise GmRefused("give the number of hours (--hours)") from None
+    if hours <= 0:
+        raise GmRefused("the number of hours must be positive")
+    return hours
+
+
+def _num(hours: float) -> str:
+    return f"{hours:g}"

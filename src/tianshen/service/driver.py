@@ -10,11 +10,13 @@ the outbox; the next `flush` sends them, each with its idempotency key.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable
 from datetime import datetime
+from typing import NoReturn
 
-from tianshen.core.model import DeadlineIn, GameState, Input, Outcome, PmIn, PostIn
-from tianshen.core.ruleset import GameSetup, Ruleset
+from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
+from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError
 from tianshen.forum.render import render_parts
 from tianshen.rules import load_ruleset
@@ -67,6 +69,25 @@ class GameDriver:
 
     def handle(self, event: Input) -> bool:
         """Fold one input and commit it; False when it was a duplicate (nothing done)."""
+        return self.step(event) is not None
+
+    def gm(self, command: str, reason: str, at: datetime, **args: object) -> Outcome:
+        """A GM override, folded and logged like any input (the replay shows it)."""
+        event = GmIn(id=f"gm:{uuid.uuid4().hex}", at=at, command=command, args=dict(args), reason=reason)
+        outcome = self.step(event)
+        assert outcome is not None  # GM inputs are never duplicates
+        return outcome
+
+    def preview(self) -> tuple[Deadline, Outcome] | None:
+        """What the next deadline would do now, without committing anything."""
+        state = self.state()
+        due = self.ruleset.next_deadline(state)
+        if due is None:
+            return None
+        return due, self.ruleset.apply(state, DeadlineIn(id="preview", at=due.at, kind=due.kind))
+
+    def step(self, event: Input) -> Outcome | None:
+        """Fold one input, commit, send; the outcome, or None for a duplicate."""
         state = self.state()
         outcome = self.ruleset.apply(state, event)
         new = outcome.state
@@ -80,13 +101,13 @@ class GameDriver:
         )
         if seq is None:
             log.info("duplicate input %s ignored", getattr(event, "id", "?"))
-            return False
+            return None
         if self.on_step:
             self.on_step(state.phase.label, event, outcome)
         if self.after_commit:
             self.after_commit()
         self.flush()
-        return True
+        return outcome
 
     # ---- the loop body ----------------------------------------------------------------
 
@@ -209,3 +230,19 @@ def _outbox(outcome: Outcome) -> list[OutboxItem]:
 def _player_rows(state: GameState) -> list[dict]:
     return [dict(name=p.name, forum_name=p.forum_name, seat=p.seat, role=p.role, faction=p.faction, alive=p.alive)
             for p in state.players]
+
+
+class OfflineForum:
+    """For `tianshen admin` beside a running daemon: commits go to the store, and the
+    daemon's next tick sends what they put in the outbox."""
+
+    markup = "plain"
+    max_post_chars = None
+
+    def __init__(self, account: str = "神的使者") -> None:
+        self.account = account
+
+    def _offline(self, *_: object) -> NoReturn:
+        raise ForumError("no forum connection here: the running daemon sends it")
+
+    login = now = fetch_pms = read_thread = create_thread = reply = send_pm = _offline

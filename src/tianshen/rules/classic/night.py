@@ -194,6 +194,9 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     dawn = Dawn()
     kills = valid_kills(spec, state, log)
     prot = protected(state)
+    log.append(f"prayer threshold x = {prayer_threshold(state)} "
+               f"({len(living_commoners(state))} commoners / {len(living_killers(state))} killers); protected: "
+               f"{sorted(prot) or 'nobody'}")
     bound = group_target(state, "soulbind", "binder")
     asked = group_target(state, "divine", "diviner")  # before deaths: the dead still acted (0.2)
     dead: dict[str, str] = {}

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import rng
 from tianshen.core.clock import PhaseClock
 from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
-from tianshen.core.model import DeadlineIn, GameState, Outcome, Phase, Player, PmIn, PostIn, Refusal
+from tianshen.core.model import DeadlineIn, GameState, GmIn, Outcome, Phase, Player, PmIn, PostIn, Refusal
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.votes import vote_target_text
 from tianshen.rules.classic import day as days
@@ -20,6 +20,7 @@ from tianshen.rules.classic.roles import (
     CIVILIANS,
     KILLERS,
     POWER,
+    group_of,
     is_killer,
     living_civilians,
     living_commoners,
@@ -98,7 +99,7 @@ class Classic(Ruleset):
 
     # ---- the clock ------------------------------------------------------------------
 
-    def next_deadline(self, state: GameState) -> Deadline | None:
+    def schedule(self, state: GameState) -> Deadline | None:
         ph = state.phase
         if ph.kind == "night":
             return Deadline(at=self._early_or(state, ph.ends_at), kind="night_end")
@@ -120,7 +121,7 @@ class Classic(Ruleset):
 
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         out = Messages()
-        due = self.next_deadline(state)
+        due = self.schedule(state)
         if due is None or due.kind != deadline.kind:
             out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
             return out.outcome(state)
@@ -201,6 +202,8 @@ class Classic(Ruleset):
         spec, k = self.spec, state.phase.number
         votes, missing = days.close_ballot(state, "main")
         result = days.main_tally(state, votes)
+        out.log.append(f"main vote: raw {result.raw}, curse/bless {state.data['day']['net']}, "
+                       f"counted {result.counts}, top {result.top}, no vote {missing}")
         lines = [spec.text("tally_header", n=k)] + days.describe(spec, state, votes, result, with_modifiers=True)
         top = result.top
         if len(top) > 1:
@@ -236,6 +239,7 @@ class Classic(Ruleset):
         votes, missing = days.close_ballot(state, "ld")
         d["ld_votes"] = votes
         result, _ = days.ld_tally(state)
+        out.log.append(f"life-death vote: {result.counts}, no vote {missing}")
         lines = [spec.text("ld_header")] + days.describe(spec, state, votes, result, with_modifiers=False)
         days.remove_non_voters(spec, state, missing, lines)
         # A candidate removed for not voting in the 生死投票 is out of the game (see _close_main_vote).
@@ -296,6 +300,7 @@ class Classic(Ruleset):
                     lines: list[str], out: Messages) -> None:
         """Execution (or nobody), removals, the win check; then night k+1 starts."""
         spec, k = self.spec, state.phase.number
+        out.log.append(f"day {k}: executed {executed or 'nobody'}")
         if executed:
             p = state.player(executed)
             p.alive, p.died_in, p.death_cause = False, state.phase.label, "executed"
@@ -330,14 +335,23 @@ class Classic(Ruleset):
         winner = self.check_victory(state)
         if winner is None:
             return False
+        self._game_over(state, at, out, winner, prefix)
+        return True
+
+    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
+                   prefix: list[str] | None = None) -> None:
+        """The end: the winner (or none, when the GM ends the game), every role, the seed (§0.6)."""
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+        state.data.pop("paused_at", None)
         roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
                           f"{'' if p.alive else '，已死亡'}" for p in state.players)
-        body = spec.text("victory", winner=spec.factions[winner], roles=roles, seed=state.seed)
+        if winner:
+            body = spec.text("victory", winner=spec.factions[winner], roles=roles, seed=state.seed)
+        else:
+            body = spec.text("gm_end_game", roles=roles, seed=state.seed)
         out.post(MAIN, "\n".join((prefix or []) + [body]) if prefix else body)
-        return True
 
     # ---- PMs ------------------------------------------------------------------------
 
@@ -469,6 +483,117 @@ class Classic(Ruleset):
         except Refused as exc:
             out.refuse(p.name, post.text, f"你在投票帖的跟帖（{_short(post.text)}）无效：{exc}", reply_to=p.name)
         self._note_done(state, post.at)
+        return out.outcome(state)
+
+    # ---- the GM's overrides (tianshen admin) ----------------------------------------------
+
+    def shift_schedule(self, state: GameState, hours: float) -> None:
+        """Every remaining deadline of the phase moves by `hours` (extend, resume, leave)."""
+        def later(value: str) -> str:
+            return (datetime.fromisoformat(value) + timedelta(hours=hours)).isoformat()
+
+        ph = state.phase
+        if ph.ends_at:
+            ph.ends_at += timedelta(hours=hours)
+        state.data.pop("early_at", None)
+        if ph.kind == "day":
+            d = state.data["day"]
+            if ph.step == "discussion":
+                d["vote_opens_at"] = later(d["vote_opens_at"])
+            d["vote_ends_at"] = later(d["vote_ends_at"])
+            if "step_ends_at" in d:
+                d["step_ends_at"] = later(d["step_ends_at"])
+
+    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
+        written = str(gm.args.get(key) or "")
+        try:
+            return state.player(nights.names_match(written, [p.name for p in state.players]))
+        except Refused as exc:
+            raise GmRefused(str(exc)) from None
+
+    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Cancel a player's action of tonight (and, for a killer, nothing else)."""
+        p = self._player_arg(state, gm)
+        verb = POWER.get(p.role)
+        if state.phase.kind != "night" or not verb or p.name not in state.data["subs"].get(verb, {}):
+            raise GmRefused(f"{p.name} has no action tonight")
+        target = state.data["subs"][verb].pop(p.name)
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"),
+               self.spec.text("gm_voided_action", action=f"{VERB_NAMES[verb]} {target}", reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Enter a PM for a player (sent another way); `at` = when he sent it (default now)."""
+        p = self._player_arg(state, gm)
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
+
+    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        p = self._player_arg(state, gm)
+        kind = days.ballot_kind(state)
+        d = state.data.get("day", {})
+        if kind is None or p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
+            raise GmRefused(f"{p.name} has no vote in the current count")
+        d["ballots"][kind].pop(p.name, None)
+        d["delegations"].get(kind, {}).pop(p.name, None)
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        p = self._player_arg(state, gm)
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        try:
+            line = days.cast_vote(state, p, str(gm.args.get("target", "")), at, "gm")
+        except Refused as exc:
+            raise GmRefused(str(exc)) from None
+        out = Messages()
+        out.log.append(line)
+        return out.outcome(state)
+
+    def gm_reject_declaration(self, state: GameState, gm: GmIn) -> Outcome:
+        """002 杀人宣言: the GM may refuse a declaration and ask for one that meets the rules."""
+        p = self._player_arg(state, gm)
+        group = group_of(state, p) if is_killer(p) else None
+        if state.phase.kind != "night" or group is None or group not in state.data["decl"]:
+            raise GmRefused(f"no declaration of {p.name} to reject tonight")
+        del state.data["decl"][group]
+        out = Messages()
+        for q in [p, *partners(state, p)]:
+            if q.alive:
+                out.pm(q.name, self.spec.text("receipt_subject"),
+                       self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state.phase.ends_at)))
+        return out.outcome(state)
+
+    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+        """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""
+        p = self._player_arg(state, gm)
+        if not p.alive:
+            raise GmRefused(f"{p.name} is already dead")
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
+        out = Messages()
+        lines = [self.spec.text("gm_modkill", name=p.name, identity=days.identity(self.spec, p), reason=gm.reason)]
+        if not self._check_victory(state, gm.at, out, prefix=lines):
+            out.post(MAIN, "\n".join(lines))
+        return out.outcome(state)
+
+    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
+        """002 请假: the GM extends the phase for a player on leave."""
+        p = self._player_arg(state, gm)
+        hours = float(gm.args.get("hours") or 0)
+        if hours <= 0:
+            raise GmRefused("give the number of hours of the extension (--hours)")
+        self.shift_schedule(state, hours)
+        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
+
+    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+        """End the game now, with the winner the GM names (or none)."""
+        winner = gm.args.get("winner") or None
+        if winner is not None and winner not in self.spec.factions:
+            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}")
+        out = Messages()
+        self._game_over(state, gm.at, out, winner)
         return out.outcome(state)
 
     # ---- views ----------------------------------------------------------------------

@@ -1,0 +1,85 @@
+"""`tianshen admin` overrides on a stored game: committed with the reason, sent later by the
+process that holds the forum connection."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tianshen.cli import app
+from tianshen.core.model import InputEnvelope
+from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.forum.memory import MemoryBoard
+from tianshen.service.driver import GameDriver
+from tianshen.sim.rehearsal import VirtualClock
+from tianshen.store import Store
+
+START = datetime(2026, 1, 1, 20, tzinfo=UTC)
+ROLES = {"甲": "killer", "乙": "killer", "丙": "diviner", "丁": "binder", "戊": "curser",
+         "己": "blesser", "庚": "commoner", "辛": "commoner", "壬": "commoner", "癸": "commoner"}
+
+
+def make_game(tmp_path: Path) -> tuple[str, MemoryBoard, VirtualClock]:
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    clock = VirtualClock(START)
+    board = MemoryBoard(clock.now)
+    forum = board.gm()
+    forum.login()
+    store = Store(url)
+    store.upgrade()
+    setup = GameSetup(seats=[Seat(name=n) for n in ROLES], seed=3, start=START, fixed_roles=ROLES)
+    GameDriver.create(store, forum, "g", "classic_10", setup)
+    board.pm("甲", "神的使者", "杀 庚\n" + "夜色深沉杀手悄然潜入" * 12)
+    clock.set(START + timedelta(hours=1))
+    GameDriver(store, forum, store.game_id("g")).advance(clock.now())
+    store.close()
+    return url, board, clock
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def test_preview_then_advance_then_the_daemon_sends_it(tmp_path: Path) -> None:
+    url, board, clock = make_game(tmp_path)
+    at = (START + timedelta(hours=5)).isoformat()
+    preview = run("admin", "preview", "--db", url)
+    assert preview.exit_code == 0, preview.output
+    assert "nothing committed" in preview.output and "庚" in preview.output and "prayer threshold" in preview.output
+    done = run("admin", "advance", "--reason", "大家都行动完了", "--db", url, "--at", at)
+    assert done.exit_code == 0, done.output
+    assert "第1夜结束" in done.output
+    store = Store(url)
+    game = store.game_id("g")
+    assert store.load_game(game).phase_label == "day 1"
+    assert store.pending_outbox(game)  # not sent: the admin CLI has no forum connection
+    gm_events = [InputEnvelope.model_validate_json(f'{{"input": {e.payload_json}}}').input
+                 for e in store.events(game) if e.kind == "gm"]
+    assert [(e.command, e.reason) for e in gm_events] == [("advance", "大家都行动完了")]
+    forum = board.gm()
+    forum.login()
+    GameDriver(store, forum, game).advance(clock.now())  # the daemon's next tick
+    assert not store.pending_outbox(game)
+    assert any("第1夜结束" in p.text for t, _ in board.threads() for p in board.thread_posts(t))
+    status = run("admin", "status", "--db", url)
+    assert "GM" in status.output and "advance" in status.output and "大家都行动完了" in status.output
+    store.close()
+
+
+def test_refused_overrides_exit_2_with_the_reason(tmp_path: Path) -> None:
+    url, _, _ = make_game(tmp_path)
+    bad = run("admin", "modkill", "黑熊", "--reason", "x", "--db", url)
+    assert bad.exit_code == 2 and "没有叫" in bad.output
+    naive = run("admin", "pause", "--reason", "x", "--db", url, "--at", "2026-01-01T22:00")
+    assert naive.exit_code == 2 and "time zone" in naive.output
+    missing = run("admin", "advance", "--reason", "x", "--db", url, "--game", "nope")
+    assert missing.exit_code == 2 and "no game named" in missing.output
+
+
+def test_every_override_command_is_there() -> None:
+    result = run("admin", "--help")
+    for command in ("status", "preview", "advance", "extend", "pause", "resume", "void-action", "enter-action",
+                    "void-vote", "enter-vote", "reject-declaration", "modkill", "leave", "end-game"):
+        assert command in result.output
