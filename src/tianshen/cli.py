@@ -169,6 +169,8 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     if when.tzinfo is None:
         _fail("--at needs a time zone, e.g. 2026-03-01T20:00+08:00")
     driver = GameDriver(store, OfflineForum(), record.id)
+    if command == "substitute":
+        args["last_seen"] = driver.last_seen()
     outcome = driver.gm(command, reason, when, **{k: v for k, v in args.items() if v is not None})
     if outcome.refusals:
         _fail(f"{command} refused: {outcome.refusals[0].reason}")
@@ -255,6 +257,21 @@ def leave(player: str, hours: Annotated[float, typer.Option(help="hours of exten
           game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
     """A player's leave (请假): the phase is extended."""
     _override(db, game, "leave", reason, at, player=player, hours=hours)
+
+
+@admin.command()
+def substitute(players: Annotated[str, typer.Option(help="seats to replace, comma-separated")], reason: REASON,
+               game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+    """交替期: extend the phase, ask every substitute by PM; the first to answer takes the
+    longest-lurking seat."""
+    _override(db, game, "substitute", reason, at, players=players)
+
+
+@admin.command("cancel-substitution")
+def cancel_substitution(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+                        at: AT = None) -> None:
+    """The player is back before a substitute answered: he keeps his seat."""
+    _override(db, game, "cancel-substitution", reason, at, player=player)
 
 
 @admin.command("end-game")

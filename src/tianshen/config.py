@@ -50,6 +50,7 @@ class GameConfig(BaseModel):
     start: datetime
     players: list[PlayerConfig] = Field(default_factory=list)
     roles: dict[str, str] = Field(default_factory=dict)  # fixed roles, name -> role id or Chinese name
+    substitutes: list[str] = Field(default_factory=list)  # the substitutes' forum accounts (替补)
 
 
 class RunConfig(BaseModel):

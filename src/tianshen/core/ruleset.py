@@ -12,18 +12,22 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from tianshen.core import substitution
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
     GmIn,
     Input,
     Outcome,
+    Player,
     PmIn,
     PostIn,
+    PrivateMessage,
     PublicPost,
     Refusal,
 )
 from tianshen.core.names import fold
+from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 
 
@@ -39,6 +43,7 @@ class GameSetup(BaseModel):
     seed: int
     start: datetime
     fixed_roles: dict[str, str] = Field(default_factory=dict)  # name -> role id
+    substitutes: list[str] = Field(default_factory=list)  # forum accounts of the substitutes (替补)
     setup: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific dealing options
 
     @model_validator(mode="after")
@@ -82,7 +87,11 @@ class Ruleset(ABC):
         """The next scheduled moment; None when the game is over or paused by the GM."""
         if state.data.get("paused_at"):
             return None
-        return self.schedule(state)
+        due = self.schedule(state)
+        ends = substitution.deadline(state)
+        if ends is not None and (due is None or ends <= due.at):
+            return Deadline(at=ends, kind="substitution_end")
+        return due
 
     @abstractmethod
     def schedule(self, state: GameState) -> Deadline | None:
@@ -165,13 +174,68 @@ class Ruleset(ABC):
     def apply(self, state: GameState, event: Input) -> Outcome:
         """Fold one input.  The state passed in is never modified."""
         state = state.copy()
+        first = Messages()  # what the shared mechanics say before the ruleset speaks
+        if isinstance(event, PmIn | PostIn) and state.phase.kind != "over":
+            sender = event.sender if isinstance(event, PmIn) else event.author
+            if isinstance(event, PmIn) and state.find(sender) is None and state.data.get("substitution"):
+                seat = substitution.answer(self.spec, state, event, first)
+                if seat is not None:
+                    first.pms += self.seat_taken(state, state.player(seat))
+                return first.outcome(state)
+            substitution.player_returned(self.spec, state, sender, first)
+        if isinstance(event, DeadlineIn) and event.kind == "substitution_end":
+            for seat in substitution.expire(state):
+                self.seat_wasted(state, state.player(seat), event.at, first)
+            return first.outcome(state)
         if isinstance(event, PmIn):
-            return self.on_pm(state, event)
-        if isinstance(event, PostIn):
-            return self.on_post(state, event)
-        if isinstance(event, DeadlineIn):
-            return self.on_deadline(state, event)
-        return self.on_gm(state, event)
+            outcome = self.on_pm(state, event)
+        elif isinstance(event, PostIn):
+            outcome = self.on_post(state, event)
+        elif isinstance(event, DeadlineIn):
+            outcome = self.on_deadline(state, event)
+        else:
+            outcome = self.on_gm(state, event)
+        outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
+        return outcome
+
+    # ---- seats ----------------------------------------------------------------------
+
+    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
+        """What the substitute who took seat `p` is sent (his role, the seat's 马甲)."""
+        return []
+
+    @abstractmethod
+    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
+        """Nobody took the seat: it leaves the game (DECISIONS §0.5 wasted_seat_counts_as_death)."""
+
+    def gm_substitute(self, state: GameState, gm: GmIn) -> Outcome:
+        """交替期 for the named seats (comma-separated): the phase is extended and every
+        substitute is asked by PM (001 §6.3).  `last_seen` (seat -> ISO time, from the forum
+        input the shell has stored) orders the seats, longest lurker first."""
+        names = [n.strip() for n in str(gm.args.get("players", "")).replace("，", ",").split(",") if n.strip()]
+        out = Messages()
+        seats = []
+        for written in names:
+            p = state.find(written)
+            if p is None or not p.alive:
+                raise GmRefused(f"'{written}' is not a living player")
+            seats.append(p.name)
+        if not seats:
+            raise GmRefused("name the seats to replace (--players)")
+        try:
+            substitution.open_period(self.spec, state, seats, gm.at, out, dict(gm.args.get("last_seen") or {}))
+        except ValueError as exc:
+            raise GmRefused(str(exc)) from None
+        self.shift_schedule(state, self.spec.timing.substitution_hours)
+        return out.outcome(state)
+
+    def gm_cancel_substitution(self, state: GameState, gm: GmIn) -> Outcome:
+        """The player is back (or the GM changed his mind) before a substitute answered."""
+        out = Messages()
+        name = str(gm.args.get("player", ""))
+        if not substitution.player_returned(self.spec, state, name, out):
+            raise GmRefused(f"{name} is not being replaced")
+        return out.outcome(state)
 
 
 class GmRefused(Exception):

@@ -24,4 +24,12 @@ def make_forum(cfg: ForumConfig, clock: Callable[[], datetime]) -> tuple[Forum, 
         interval = 10.0 if cfg.flood_interval_s is None else cfg.flood_interval_s  # Spirit: 1 post / 10 s
         return SpiritForum(cfg.base_url, cfg.username, password, category=cfg.category,
                            min_write_interval_s=interval), None
+    if cfg.kind == "discuz":
+        password = cfg.secret()
+        if not cfg.base_url or not password or not cfg.fid:
+            raise ValueError("forum kind 'discuz' needs base_url, username, password (or password_env) and fid")
+        from tianshen.forum.discuz import DiscuzForum
+
+        return DiscuzForum(cfg.base_url, cfg.username, password, cfg.fid, api=cfg.api, charset=cfg.charset,
+                           timezone=cfg.timezone, flood_interval_s=cfg.flood_interval_s), None
     raise ValueError(f"forum kind '{cfg.kind}' has no adapter yet; use \"memory\" or \"spirit\"")

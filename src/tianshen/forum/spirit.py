@@ -789,10 +789,9 @@ class SpiritPlayers:
     def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
         acc = self.session(sender)
         topic_id = self._topic_with(sender, to)
-        if topic_id is not None:
-            body = text if not subject else f"**{escape_markdown(subject)}**\n\n{text}"
+        if topic_id is not None:  # a reply has no subject of its own: the topic's title is the subject
             location = acc.publish(f"/comment/{topic_id}/publish/",
-                                   {"comment": body, "comment_hash": uuid.uuid4().hex}, what=f"PM to {to}")
+                                   {"comment": text, "comment_hash": uuid.uuid4().hex}, what=f"PM to {to}")
             pk = acc.comment_location(location)
             if pk is None:
                 raise ForumError(f"PM by {sender} to {to}: unexpected answer {location!r}")

@@ -103,7 +103,7 @@ class Daemon:
                 raise ValueError(f"unknown role '{written}' for {name}")
             fixed[name] = role
         seed = g.seed if g.seed is not None else secrets.randbits(48)
-        setup = GameSetup(seats=seats, seed=seed, start=g.start, fixed_roles=fixed)
+        setup = GameSetup(seats=seats, seed=seed, start=g.start, fixed_roles=fixed, substitutes=g.substitutes)
         return GameDriver.create(self.store, self.forum, g.name, spec.id, setup)
 
     def tick(self) -> None:

@@ -78,6 +78,13 @@ class GameDriver:
         assert outcome is not None  # GM inputs are never duplicates
         return outcome
 
+    def last_seen(self) -> dict[str, str]:
+        """When each seat last sent a PM or a post, by forum time (for 交替期 ordering)."""
+        seen: dict[str, str] = {}
+        for record in self.store.inbound(self.game_id):
+            seen[record.sender] = max(seen.get(record.sender, ""), record.sent_at.isoformat())
+        return seen
+
     def preview(self) -> tuple[Deadline, Outcome] | None:
         """What the next deadline would do now, without committing anything."""
         state = self.state()

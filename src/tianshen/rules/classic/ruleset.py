@@ -8,7 +8,18 @@ from typing import Any
 from tianshen.core import rng
 from tianshen.core.clock import PhaseClock
 from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
-from tianshen.core.model import DeadlineIn, GameState, GmIn, Outcome, Phase, Player, PmIn, PostIn, Refusal
+from tianshen.core.model import (
+    DeadlineIn,
+    GameState,
+    GmIn,
+    Outcome,
+    Phase,
+    Player,
+    PmIn,
+    PostIn,
+    PrivateMessage,
+    Refusal,
+)
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
 from tianshen.core.spec import RulesetSpec
@@ -49,6 +60,7 @@ class Classic(Ruleset):
         self._deal(state, game.fixed_roles)
         state.data.update(
             options=dict(spec.options), subs={}, decl={}, questions={}, done=[], day={},
+            substitutes=list(game.substitutes),
             bind_streak={"target": None, "nights": 0},
         )
         if spec.options["killer_mode"] == "alternate":
@@ -503,6 +515,18 @@ class Classic(Ruleset):
             d["vote_ends_at"] = later(d["vote_ends_at"])
             if "step_ends_at" in d:
                 d["step_ends_at"] = later(d["step_ends_at"])
+
+    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
+        """The substitute gets the seat's role PM (002 更换替补: 接替被换下的游戏者)."""
+        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
+                               body=self._role_pm(state, p))]
+
+    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
+        """DECISIONS §0.5: a wasted seat leaves the game like a death, identity shown (B34)."""
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, "wasted"
+        lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
+        if not self._check_victory(state, at, out, prefix=lines):
+            out.post(MAIN, "\n".join(lines))
 
     def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
         written = str(gm.args.get(key) or "")

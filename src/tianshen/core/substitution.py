@@ -1,0 +1,88 @@
+"""Substitution (交替期), shared by every ruleset (000 §9, 001 §6.3, 002 更换替补, 003 §10;
+DECISIONS §0.5).
+
+The GM opens it for one or more seats; the phase is extended (12 h by the rules' data);
+every substitute is asked by PM; the first to answer takes the longest-lurking seat, the
+next one the next seat.  The seat keeps its 马甲 and everything it holds — only the person
+behind it changes, so the ruleset's state needs no copying.  A seat whose player comes back
+before it is taken stays his; a seat nobody takes by the end is wasted.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from tianshen.core.model import GameState, PmIn
+from tianshen.core.outbox import Messages
+from tianshen.core.spec import RulesetSpec
+
+DECLINES = ("不能", "不可以", "不行", "没空", "不了")
+
+
+def open_period(spec: RulesetSpec, state: GameState, seats: list[str], at: datetime, out: Messages,
+                last_seen: dict[str, str]) -> datetime:
+    """Start the 交替期 for `seats`; returns its end.  The caller extends the phase.  The seat
+    heard from least recently goes first (001 §6.3: 从距今潜水时间最长的游戏者开始换人)."""
+    if state.data.get("substitution"):
+        raise ValueError("a substitution is already under way")
+    if not state.data.get("substitutes"):
+        raise ValueError("the game has no substitutes left")
+    order = sorted(seats, key=lambda n: (last_seen.get(n, ""), state.player(n).seat))
+    ends = at + timedelta(hours=spec.timing.substitution_hours)
+    state.data["substitution"] = {"seats": order, "ends_at": ends.isoformat(), "asked": list(state.data["substitutes"])}
+    when = ends.strftime("%Y-%m-%d %H:%M UTC")
+    out.post("main", spec.text("substitution_start", seats="、".join(order), hours=f"{spec.timing.substitution_hours:g}",
+                               ends=when))
+    for substitute in state.data["substitutes"]:
+        out.pm(substitute, spec.text("substitution_subject"), spec.text("substitution_call", count=len(order), ends=when))
+    return ends
+
+
+def deadline(state: GameState) -> datetime | None:
+    sub = state.data.get("substitution")
+    return datetime.fromisoformat(sub["ends_at"]) if sub else None
+
+
+def answer(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) -> str | None:
+    """A substitute's answer: the seat he takes, or None (declined, too late, not asked)."""
+    sub = state.data.get("substitution")
+    if not sub or pm.sender not in sub["asked"]:
+        return None
+    sub["asked"].remove(pm.sender)
+    if any(word in pm.text for word in DECLINES) or pm.at > datetime.fromisoformat(sub["ends_at"]):
+        out.pm(pm.sender, spec.text("substitution_subject"), spec.text("substitution_noted"))
+        return None
+    seat = sub["seats"].pop(0)
+    p = state.player(seat)
+    p.extra.setdefault("replaced", []).append(p.forum_name)
+    p.forum_name = pm.sender
+    state.data["substitutes"].remove(pm.sender)
+    out.post("main", spec.text("substitution_done", seat=seat))
+    _close_if_done(spec, state, out)
+    return seat
+
+
+def player_returned(spec: RulesetSpec, state: GameState, name: str, out: Messages) -> bool:
+    """001 §6.3: the player came back before any substitute answered: the swap is off."""
+    sub = state.data.get("substitution")
+    if not sub or name not in sub["seats"]:
+        return False
+    sub["seats"].remove(name)
+    out.post("main", spec.text("substitution_cancelled", seat=name))
+    _close_if_done(spec, state, out)
+    return True
+
+
+def expire(state: GameState) -> list[str]:
+    """The period is over: the seats nobody took are wasted (DECISIONS §0.5)."""
+    sub = state.data.pop("substitution", None)
+    return list(sub["seats"]) if sub else []
+
+
+def _close_if_done(spec: RulesetSpec, state: GameState, out: Messages) -> None:
+    sub = state.data["substitution"]
+    if sub["seats"]:
+        return
+    for substitute in sub["asked"]:
+        out.pm(substitute, spec.text("substitution_subject"), spec.text("substitution_closed"))
+    del state.data["substitution"]
