@@ -97,10 +97,10 @@ def test_daemon_plays_a_whole_game_and_resumes_by_name(db_url: str, tmp_path: Pa
     store.close()
 
 
-def test_other_forum_kinds_are_refused(tmp_path: Path) -> None:
+def test_an_incomplete_forum_config_is_refused_before_anything_starts(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'd.db'}"
-    path = write_config(tmp_path / "config.toml", db, kind="discuz")
-    with pytest.raises(ValueError, match="forum kind 'discuz' has no adapter yet"):
+    path = write_config(tmp_path / "config.toml", db, kind="discuz")  # no base_url, account or board
+    with pytest.raises(ValueError, match="forum kind 'discuz' needs base_url"):
         Daemon(load_config(path))
     store = Store(db)
     assert store.list_games() == []  # nothing was started
@@ -108,7 +108,7 @@ def test_other_forum_kinds_are_refused(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(app, ["run", "--config", str(path)], env={"COLUMNS": "240"})
     assert result.exit_code == 2
-    assert "forum kind 'discuz' has no adapter yet" in result.output
+    assert "forum kind 'discuz' needs base_url" in result.output
 
 
 def test_bad_config_files(tmp_path: Path) -> None:
