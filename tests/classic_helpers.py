@@ -78,6 +78,9 @@ class Game:
 
     def advance(self, kind: str) -> Outcome:
         due = self.ruleset.next_deadline(self.state)
+        while due is not None and due.kind == "reminder" and kind != "reminder":  # reminders only PM
+            self._apply(DeadlineIn(id=self._id("dl"), at=due.at, kind=due.kind))
+            due = self.ruleset.next_deadline(self.state)
         assert due is not None and due.kind == kind, f"expected deadline {kind}, the game expects {due}"
         out = self._apply(DeadlineIn(id=self._id("dl"), at=due.at, kind=due.kind))
         self.now = due.at

@@ -162,3 +162,47 @@ def test_preview_is_what_the_deadline_then_posts(kind: str) -> None:
     real = g.advance(kind)
     assert [p.body for p in preview.posts] == [p.body for p in real.posts]
     assert preview.log == real.log and preview.log  # the step-by-step explanation
+
+
+def test_a_pm_asking_for_the_count_gets_it_privately() -> None:
+    """Issue 5: a PM 「票数」 gets the current count; the requester is not revealed, and
+    delegations stay secret until the count."""
+    g = Game(10)
+    g.dawn()
+    g.vote_all({"丙": "甲", "丁": "甲", "戊": "乙"})
+    g.pm("己", "委托投票 乙", hours=2)
+    out = g.pm("庚", "票数", hours=3)
+    body = "\n".join(m.body for m in out.pms if m.to == "庚")
+    assert "甲：2票" in body and "乙：1票" in body  # the delegation is not counted yet
+    assert not out.posts  # nothing public
+    early = Game(10)
+    assert "没有进行中的投票" in early.pm("庚", "票数").pms[-1].body
+
+
+def test_reminders_go_to_those_who_have_not_acted_or_voted() -> None:
+    """Issue 5: a configurable number of hours before the deadline, a PM to every player who
+    has not acted (night) or voted (day); once per phase; the off-duty 8p killer is left alone."""
+    g = Game(10)
+    g.state.data["options"]["reminder_hours"] = 3
+    end = g.state.phase.ends_at
+    g.kill("甲", "庚")
+    g.pm("丁", "束魂 丙")
+    due = g.ruleset.next_deadline(g.state)
+    assert (due.kind, due.at) == ("reminder", end - timedelta(hours=3))
+    out = g.advance("reminder")
+    reminded = {m.to for m in out.pms}
+    assert reminded == set(ROLES_10) - {"甲", "丁"} - {"乙"}  # 乙's group already has a kill in
+    assert all("提醒" in m.body for m in out.pms) and not out.posts
+    assert g.ruleset.next_deadline(g.state).kind == "night_end"  # once per phase
+    g.advance("night_end")
+    g.advance("vote_open")
+    g.vote_all({"丙": "甲"})
+    g.pm("丁", "委托投票 甲", hours=2)
+    out = g.advance("reminder")
+    assert {m.to for m in out.pms} == set(g.living()) - {"丙", "丁"}
+
+
+def test_a_phase_shorter_than_the_reminder_gets_none() -> None:
+    g = Game(10)
+    g.state.data["options"]["reminder_hours"] = 30  # longer than the 24-h night
+    assert g.ruleset.next_deadline(g.state).kind == "night_end"

@@ -28,11 +28,12 @@ VERBS: dict[str, tuple[str, ...]] = {
     "accuse": ("指控", "/accuse"),
     "cancel": ("取消", "撤销", "/cancel"),
     "done": ("/done", "完成"),
+    "count": ("票数", "计票", "/count"),
 }
 # verbs whose text runs to the end of the PM
 TEXT_VERBS = {"declaration", "story"}
 # verbs that take no argument
-BARE_VERBS = {"done"}
+BARE_VERBS = {"done", "count"}
 
 _ALIASES = sorted(((a, v) for v, al in VERBS.items() for a in al), key=lambda x: -len(x[0]))
 _SEPARATORS = " \t:：,，、.。;；-—=＝>"

@@ -30,6 +30,8 @@ from tianshen.core.names import fold
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 
+REMINDER = "reminder"  # a deadline kind that only sends reminders
+
 
 class Seat(BaseModel):
     name: str  # the 马甲 used in the game
@@ -131,10 +133,19 @@ class Ruleset(ABC):
 
     def gm_advance(self, state: GameState, gm: GmIn) -> Outcome:
         """End the current phase (or step) now: 002 "天神可以提前结束这个时段"."""
-        due = self.schedule(state)
+        due = self.phase_end(state)
         if due is None:
             raise GmRefused("nothing is scheduled")
         return self.on_deadline(state, DeadlineIn(id=gm.id, at=gm.at, kind=due.kind))
+
+    def phase_end(self, state: GameState) -> Deadline | None:
+        """The next deadline that ends something, passing over reminders (they only remind;
+        `state` is left past them)."""
+        due = self.schedule(state)
+        while due is not None and due.kind == REMINDER:
+            self.on_deadline(state, DeadlineIn(id="skip-reminder", at=due.at, kind=due.kind))
+            due = self.schedule(state)
+        return due
 
     def gm_extend(self, state: GameState, gm: GmIn) -> Outcome:
         """Move the current phase's deadlines later by `hours` (002: 延长游戏时段)."""

@@ -593,54 +593,68 @@ class SpiritForum:
     # -- PMs ----------------------------------------------------------------------------
 
     def fetch_pms(self, after_id: int | None) -> list[ForumPm]:
-        floor = after_id or 0
-        out: list[ForumPm] = []
-        for t in self._http.private_topics():
-            cache = self._pm_cache.get(t.id)
-            if cache is None or cache.floor > floor:
-                cache = self._pm_cache[t.id] = _PmTopic(floor=floor)
-            if cache.count != t.comments or cache.title != t.title:
-                rows = self._http.read_topic(t.id, max(cache.read_upto, cache.floor) or None, private=True)
-                for row in rows:
-                    cache.read_upto = max(cache.read_upto, row.pk)
-                    if row.author != self.account:
-                        cache.pms.append(ForumPm(row.pk, row.author, row.at, t.title, row.text))
-                cache.count, cache.title = t.comments, t.title
-            out.extend(pm for pm in cache.pms if pm.id > floor)
-        return sorted(out, key=lambda pm: pm.id)
+        return _received_pms(self._http, self._pm_cache, self.account, after_id)
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
         if key in self._done:
             return
         title = pm_topic_title(self.account, to)
-        text = body if not subject or subject == title else f"**{escape_markdown(subject)}**\n\n{body}"
-        topic_id = self._find_pm_topic(to)
-        h = content_hash(key)
-        if topic_id is None:
-            location = self._http.publish("/topic/private/publish/", {
-                "title": title, "users": to, "comment": text, "topic_hash": h, "comment_hash": h,
-            }, what=f"PM to {to}")
-            m = _TOPIC_PATH.match(httpx.URL(location).path)
-            if m and "/topic/private/" in location:
-                topic_id = int(m.group(1))
-            else:  # dropped as a repeat of the same intent: the topic exists already
-                topic_id = self._find_pm_topic(to)
-                if topic_id is None:
-                    raise ForumError(f"PM to {to}: the forum answered {location!r} and no private topic "
-                                     "with the player is to be found")
-            self._pm_topics[to.casefold()] = topic_id
-        else:
-            self._http.publish(f"/comment/{topic_id}/publish/", {"comment": text, "comment_hash": h},
-                               what=f"PM to {to}")
+        text = body
+        if subject and subject != title:
+            head = f"**{escape_markdown(subject)}**"
+            if self.max_post_chars is None or len(head) + 2 + len(body) <= self.max_post_chars:
+                text = f"{head}\n\n{body}"
+            else:  # no room under the cap: the subject goes first, on its own
+                self._pm(to, title, head, f"{key}#subject")
+        self._pm(to, title, text, key)
         self._done[key] = None
 
-    def _find_pm_topic(self, to: str) -> int | None:
+    def _pm(self, to: str, title: str, text: str, key: str) -> None:
+        if key in self._done:
+            return
+        h = content_hash(key)
+        topic_id = self._find_pm_topic(to)
+        if topic_id is not None:
+            try:
+                self._http.publish(f"/comment/{topic_id}/publish/", {"comment": text, "comment_hash": h},
+                                   what=f"PM to {to}")
+                self._done[key] = None
+                return
+            except ForumError as exc:
+                if "(404)" not in str(exc):
+                    raise
+                # The topic was deleted or closed since: forget it, find or open another one.
+                log.warning("the private topic %s with %s is gone; looking for another", topic_id, to)
+                self._pm_topics.pop(to.casefold(), None)
+                self._http.topics.pop(topic_id, None)
+                topic_id = self._find_pm_topic(to, exclude=topic_id)
+                if topic_id is not None:
+                    self._http.publish(f"/comment/{topic_id}/publish/", {"comment": text, "comment_hash": h},
+                                       what=f"PM to {to}")
+                    self._done[key] = None
+                    return
+        location = self._http.publish("/topic/private/publish/", {
+            "title": title, "users": to, "comment": text, "topic_hash": h, "comment_hash": h,
+        }, what=f"PM to {to}")
+        m = _TOPIC_PATH.match(httpx.URL(location).path)
+        if m and "/topic/private/" in location:
+            topic_id = int(m.group(1))
+        else:  # dropped as a repeat of the same intent: the topic exists already
+            topic_id = self._find_pm_topic(to)
+            if topic_id is None:
+                raise ForumError(f"PM to {to}: the forum answered {location!r} and no private topic "
+                                 "with the player is to be found")
+        self._pm_topics[to.casefold()] = topic_id
+        self._done[key] = None
+
+    def _find_pm_topic(self, to: str, exclude: int | None = None) -> int | None:
+        """The private topic the GM opened with `to` (only the two of them in it), if any."""
         known = self._pm_topics.get(to.casefold())
         if known is not None:
             return known
         title = pm_topic_title(self.account, to)
         for t in self._http.private_topics():
-            if t.title != title:
+            if t.title != title or t.id == exclude:
                 continue
             names, opener = self._http.participants(t.id)
             if {n.casefold() for n in names} == {self.account.casefold(), to.casefold()} and opener == self.account:
@@ -745,9 +759,32 @@ class SpiritForum:
 class _PmTopic:
     floor: int  # the cached PMs are complete for ids above this
     count: int = -1
-    title: str = ""
     read_upto: int = 0
     pms: list[ForumPm] = field(default_factory=list)
+
+
+def _received_pms(acc: _Account, cache: dict[int, _PmTopic], me: str, after_id: int | None) -> list[ForumPm]:
+    """Comments by others in `me`'s private topics with id > after_id, oldest first.
+
+    Every page of the private topic list is read; a topic is read again only when its
+    comment count changed, and then only from the last comment seen.
+    """
+    floor = after_id or 0
+    out: list[ForumPm] = []
+    for t in acc.private_topics():
+        c = cache.get(t.id)
+        if c is None or c.floor > floor:
+            c = cache[t.id] = _PmTopic(floor=floor)
+        if c.count != t.comments:
+            for row in acc.read_topic(t.id, max(c.read_upto, c.floor) or None, private=True):
+                if row.pk <= c.read_upto:
+                    continue
+                c.read_upto = row.pk
+                if row.author != me:
+                    c.pms.append(ForumPm(row.pk, row.author, row.at, t.title, row.text))
+            c.count = t.comments
+        out.extend(pm for pm in c.pms if pm.id > floor)
+    return sorted(out, key=lambda pm: pm.id)
 
 
 # ---- the players' side (simulated players, tests) -------------------------------------
@@ -767,6 +804,7 @@ class SpiritPlayers:
         self._sessions: dict[str, _Account] = {}
         self._gm_topic: dict[str, int] = {}
         self._reader: _Account | None = None
+        self._inbox_cache: dict[str, dict[int, _PmTopic]] = {}
 
     def __repr__(self) -> str:
         return f"<SpiritPlayers {len(self._passwords)} accounts at {self.base_url}>"
@@ -842,13 +880,7 @@ class SpiritPlayers:
             raise ForumError(f"{author} may not edit comment {post_id} (HTTP {r.status_code}) {errors}".strip())
 
     def inbox(self, user: str) -> list[ForumPm]:
-        acc = self.session(user)
-        out: list[ForumPm] = []
-        for t in acc.private_topics():
-            for row in acc.read_topic(t.id, None, private=True):
-                if row.author != user:
-                    out.append(ForumPm(row.pk, row.author, row.at, t.title, row.text))
-        return sorted(out, key=lambda pm: pm.id)
+        return _received_pms(self.session(user), self._inbox_cache.setdefault(user, {}), user, None)
 
     def thread_posts(self, thread_id: str) -> list[ForumPost]:
         if self._reader is None:

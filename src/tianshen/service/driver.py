@@ -88,9 +88,10 @@ class GameDriver:
     def preview(self) -> tuple[Deadline, Outcome] | None:
         """What the next deadline would do now, without committing anything."""
         state = self.state()
-        due = self.ruleset.next_deadline(state)
-        if due is None:
+        if self.ruleset.next_deadline(state) is None:
             return None
+        due = self.ruleset.phase_end(state)  # past any reminder: preview what ends the phase
+        assert due is not None
         return due, self.ruleset.apply(state, DeadlineIn(id="preview", at=due.at, kind=due.kind))
 
     def step(self, event: Input) -> Outcome | None:

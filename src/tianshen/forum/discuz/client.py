@@ -130,7 +130,7 @@ class DiscuzClient:
         content = self._encode(data, api) if data is not None else None
         headers = {"Content-Type": "application/x-www-form-urlencoded"} if content is not None else {}
         try:
-            resp = self.http.request(method, path, params=params, content=content, headers=headers)
+            resp = self.http.request(method, path, params=params or None, content=content, headers=headers)
         except httpx.TransportError as exc:
             if write:
                 raise LostAnswer(f"no answer from the board to {path}: {exc!r}") from exc
@@ -193,6 +193,8 @@ class DiscuzClient:
             return uid is not None and str(uid) == "0"
         if any(t in a.message for t in LOGGED_OUT_TEXT):
             return True
+        if a.message and not a.ok:
+            return False  # the page's own refusal says more than its guest header
         return parse.page_uid(reply.text) == 0
 
     # ---- login --------------------------------------------------------------------------------

@@ -267,6 +267,8 @@ class DiscuzForum:
                 self._ppp[tid] = tp.per_page
             elif tp.pages > page and tp.posts:
                 self._ppp[tid] = len(tp.posts)
+            elif page > 1 and tp.posts and tp.posts[0].position > 1:
+                self._ppp[tid] = (tp.posts[0].position - 1) // (page - 1)
             if page >= tp.pages or not tp.posts:
                 break
             page += 1
@@ -341,7 +343,7 @@ class DiscuzForum:
         if key in self._done:
             return self._done[key]
         since = self._uncertain.get(key)
-        if since is None and recheck:
+        if since is None and recheck and self.recheck_window > timedelta(0):
             since = self.now() - self.recheck_window
         if since is not None:
             found = find(since - timedelta(seconds=60))

@@ -244,7 +244,7 @@ def read_answer(text: str) -> Answer:
 
 
 def system_error_text(text: str) -> str:
-    soup = BeautifulSoup(text, "lxml")
+    soup = BeautifulSoup(re.sub(r"^\s*<\?xml[^>]*>", "", text), "lxml")
     for bad in soup(["style", "script"]):
         bad.decompose()
     flat = re.sub(r"\s+", " ", soup.get_text(" "))

@@ -209,3 +209,16 @@ def identity(spec: RulesetSpec, p: Player) -> str:
     """Deaths show only 杀手 or 平民 (001 §5.1, B20)."""
     return spec.factions[p.faction]
 
+
+
+def current_count(spec: RulesetSpec, state: GameState) -> str:
+    """A PM 「票数」 gets the count so far: the votes posted in the thread (public anyway);
+    delegations stay secret until the count, and nobody learns who asked."""
+    kind = ballot_kind(state)
+    if kind is None:
+        raise Refused("现在没有进行中的投票。")
+    counts: dict[str, int] = {}
+    for ballot in day(state)["ballots"][kind].values():
+        counts[ballot["target"]] = counts.get(ballot["target"], 0) + 1
+    lines = [f"{name}：{n}票" for name, n in sorted(counts.items(), key=lambda x: -x[1])] or ["还没有人投票。"]
+    return spec.text("current_count", lines="\n".join(lines), ends=window_end(state).strftime("%Y-%m-%d %H:%M UTC"))

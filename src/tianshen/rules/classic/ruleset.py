@@ -33,6 +33,7 @@ from tianshen.rules.classic.roles import (
     POWER,
     group_of,
     is_killer,
+    killer_mode,
     living_civilians,
     living_commoners,
     living_killers,
@@ -112,6 +113,13 @@ class Classic(Ruleset):
     # ---- the clock ------------------------------------------------------------------
 
     def schedule(self, state: GameState) -> Deadline | None:
+        due = self._phase_deadline(state)
+        if due is None or due.kind == "vote_open":
+            return due
+        reminder = self._reminder_at(state, due.at)
+        return Deadline(at=reminder, kind="reminder") if reminder else due
+
+    def _phase_deadline(self, state: GameState) -> Deadline | None:
         ph = state.phase
         if ph.kind == "night":
             return Deadline(at=self._early_or(state, ph.ends_at), kind="night_end")
@@ -123,6 +131,41 @@ class Classic(Ruleset):
         if ph.step == "vote":
             return Deadline(at=self._early_or(state, days.ts(d["vote_ends_at"])), kind="vote_end")
         return Deadline(at=days.ts(d["step_ends_at"]), kind=f"{ph.step}_end")
+
+    def _reminder_at(self, state: GameState, deadline: datetime) -> datetime | None:
+        """Issue 5: players who have not acted or voted are reminded `reminder_hours` before
+        the deadline, once per phase or step (only when that moment is still ahead)."""
+        hours = float(state.data["options"].get("reminder_hours", 0))
+        point = f"{state.phase.label}:{state.phase.step}"
+        if hours <= 0 or state.data.get("reminded") == point:
+            return None
+        at = deadline - timedelta(hours=hours)
+        start = state.phase.started_at if state.phase.kind == "night" else days.ts(state.data["day"]["vote_opens_at"])
+        return at if start is not None and at > start else None
+
+    def _remind(self, state: GameState, out: Messages) -> None:
+        state.data["reminded"] = f"{state.phase.label}:{state.phase.step}"
+        due = self._phase_deadline(state)
+        ends = _fmt(due.at if due else None)
+        if state.phase.kind == "night":
+            for p in state.players:
+                verb = POWER.get(p.role)
+                submitted = state.data["subs"].get(verb or "", {})
+                if not p.alive or verb is None or any(q.name in submitted for q in [p, *partners(state, p)]):
+                    continue  # a joint group with one submission stands (B1)
+                if verb == "kill" and killer_mode(state) == "alternate" and on_duty_killer(
+                        state, state.phase.number) != p.name:
+                    continue
+                out.pm(p.name, self.spec.text("reminder_subject"),
+                       self.spec.text("reminder_night", power=VERB_NAMES[verb], ends=ends))
+            return
+        kind = days.ballot_kind(state)
+        if kind is None:
+            return
+        d = state.data["day"]
+        for p in days.voters(state, kind):
+            if p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
+                out.pm(p.name, self.spec.text("reminder_subject"), self.spec.text("reminder_vote", ends=ends))
 
     def _early_or(self, state: GameState, at: datetime | None) -> datetime:
         """DECISIONS §0.5: a phase ends early once every living player has sent /done
@@ -138,7 +181,9 @@ class Classic(Ruleset):
             out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
             return out.outcome(state)
         at = deadline.at
-        if deadline.kind == "night_end":
+        if deadline.kind == "reminder":
+            self._remind(state, out)
+        elif deadline.kind == "night_end":
             self._dawn(state, at, out)
         elif deadline.kind == "vote_open":
             self._open_vote(state, at, out)
@@ -425,6 +470,8 @@ class Classic(Ruleset):
             return days.delegate(state, p, cmd.arg, at)
         if verb == "vote":
             raise Refused(self.spec.text("vote_in_thread"))
+        if verb == "count":
+            return days.current_count(self.spec, state)
         if verb == "done":
             state.data.setdefault("done", [])
             if p.name not in state.data["done"]:
