@@ -83,3 +83,22 @@ def test_every_override_command_is_there() -> None:
     for command in ("status", "preview", "advance", "extend", "pause", "resume", "void-action", "enter-action",
                     "void-vote", "enter-vote", "reject-declaration", "modkill", "leave", "end-game"):
         assert command in result.output
+
+
+def test_export_gives_the_whole_log_as_json_and_as_a_report(tmp_path: Path) -> None:
+    import json
+
+    url, _, _ = make_game(tmp_path)
+    run("admin", "extend", "--hours", "2", "--reason", "论坛维护", "--db", url,
+        "--at", (START + timedelta(hours=2)).isoformat())
+    out_json, out_report = tmp_path / "g.json", tmp_path / "g.md"
+    result = run("admin", "export", "--db", url, "--json", str(out_json), "--report", str(out_report))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    assert [e["kind"] for e in data["events"]][:2] == ["setup", "pm"]
+    assert data["events"][-1]["input"]["reason"] == "论坛维护"
+    assert data["gm_log"][0]["command"] == "extend"
+    assert {p["name"]: p["role"] for p in data["players"]}["甲"] == "killer"
+    assert all(o["event"] for o in data["outbox"])  # every message is tied to the input that caused it
+    text = out_report.read_text(encoding="utf-8")
+    assert "GM extend" in text and "论坛维护" in text and "PM from 甲" in text and "《游戏者名单》" in text

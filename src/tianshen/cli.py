@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -279,6 +280,26 @@ def end_game(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db"
              winner: Annotated[str | None, typer.Option(help="civilians / killers (default: none)")] = None) -> None:
     """End the game now, revealing every role and the seed."""
     _override(db, game, "end-game", reason, at, winner=winner)
+
+
+@admin.command()
+def export(game: GAME = None, db: DB = "sqlite:///tianshen.db",
+           json_out: Annotated[str | None, typer.Option("--json", help="write the JSON log to this file")] = None,
+           report_out: Annotated[str | None, typer.Option("--report", help="write the readable report here")] = None,
+           ) -> None:
+    """The whole game log: every input, every GM override with its reason, every message."""
+    from tianshen.service.export import export_game, report
+
+    store, record = _open_game(db, game)
+    data = export_game(store, record.id)
+    if json_out:
+        Path(json_out).write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    if report_out:
+        Path(report_out).write_text(report(data), encoding="utf-8")
+    if not json_out and not report_out:
+        sys.stdout.write(report(data))
+    else:
+        console.print(f"exported {record.name}: {len(data['events'])} events, {len(data['outbox'])} messages")
 
 
 @admin.command()
