@@ -87,7 +87,7 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
     from tianshen.service.daemon import Daemon
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+                        format="%(asctime)s level=%(levelname)s logger=%(name)s %(message)s")
     try:
         daemon = Daemon(load_config(config))
     except ValueError as exc:
@@ -360,6 +360,9 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
             failed = True
             break
         console.print(f"  [green]✔[/green] {label}" + (f": {detail}" if detail else ""), highlight=False)
+    if not failed:
+        for line in getattr(forum, "describe", lambda: [])():  # adapter-specific facts (charset, flood…)
+            console.print(f"  · {line}", highlight=False, markup=False)
     console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
     raise typer.Exit(1 if failed else 0)
 
@@ -374,3 +377,7 @@ def _thread_line(posts: list) -> str:
 def _clock_line(server: datetime) -> str:
     skew = (server - datetime.now(UTC)).total_seconds()
     return f"{server:%Y-%m-%d %H:%M:%S %Z} (local clock {skew:+.0f} s)"
+
+
+if __name__ == "__main__":
+    app()

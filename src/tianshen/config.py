@@ -58,6 +58,7 @@ class RunConfig(BaseModel):
     time_scale: float = 1.0  # memory board only: game hours per real hour
     simulate: bool = False  # memory board only: simulated players
     stop_when_over: bool = True
+    outage_minutes: float = 30  # 003 §12.4: an outage longer than this extends the phase by its length
 
 
 class Config(BaseModel):

@@ -172,6 +172,10 @@ class MemoryBoard:
         """
         self._faults.append(_Fault(operation, n, after_write))
 
+    def heal(self) -> None:
+        """End every simulated outage."""
+        self._faults.clear()
+
     def _take_fault(self, operation: str, after_write: bool) -> None:
         for fault in self._faults:
             if fault.remaining > 0 and fault.after_write == after_write \

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -78,6 +79,7 @@ class Daemon:
             self.forum.login()
             self.clock = ForumClock(self.forum)
         self.driver = self._game()
+        self.driver.outage_extension_after = timedelta(minutes=config.run.outage_minutes)
         self.sims = ClassicSims(self.board, self.forum.account, self.driver.state().seed) if (
             self.board and config.run.simulate) else None
         self._acted: str | None = None
@@ -140,7 +142,24 @@ class Daemon:
                                    id="deadline", replace_existing=True, misfire_grace_time=None)
 
     def run(self) -> None:
+        """Until the game is over (or SIGTERM/SIGINT): the first tick handles at once, in
+        order, every deadline missed while the daemon was down."""
         self.scheduler.add_job(self.tick, "interval", seconds=self.config.run.poll_seconds, id="poll",
                                next_run_time=datetime.now(UTC), max_instances=1, coalesce=True)
         self._schedule_deadline()
-        self.scheduler.start()
+        previous = {}
+        if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
+            previous = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        log.info("game=%s started phase=%s", self.game.name, self.driver.state().phase.label)
+        try:
+            self.scheduler.start()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        log.info("game=%s stopped phase=%s", self.game.name, self.driver.state().phase.label)
+
+    def _stop(self, signum: int, _frame: object) -> None:
+        """A clean stop: the step under way finishes (every step is one transaction)."""
+        log.info("game=%s signal %s: stopping", self.game.name, signal.Signals(signum).name)
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)

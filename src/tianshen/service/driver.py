@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import NoReturn
 
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
@@ -35,6 +35,7 @@ class GameDriver:
         self.ruleset: Ruleset = load_ruleset(record.ruleset)
         self.on_step = on_step
         self.after_commit: Callable[[], None] | None = None  # test hook: a crash right after commit
+        self.outage_extension_after = timedelta(minutes=30)
 
     # ---- creating a game ------------------------------------------------------------
 
@@ -110,6 +111,9 @@ class GameDriver:
         if seq is None:
             log.info("duplicate input %s ignored", getattr(event, "id", "?"))
             return None
+        log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
+                 event.type, getattr(event, "id", ""), state.phase.label, new.phase.label, len(outcome.posts),
+                 len(outcome.pms), len(outcome.refusals))
         if self.on_step:
             self.on_step(state.phase.label, event, outcome)
         if self.after_commit:
@@ -130,7 +134,9 @@ class GameDriver:
         # High-water marks move in memory while reading and are stored only once every input
         # read has been committed: a crash in between re-reads them (the store dedupes).
         marks: dict[str, str] = {}
-        pending = self._collect(marks)
+        pending, reachable = self._collect(marks)
+        if not self._forum_reachable(reachable, now):
+            return steps  # deadlines wait: nobody could post while the board was down
         while True:
             dl = self.ruleset.next_deadline(self.state())
             due = dl is not None and dl.at <= now
@@ -143,9 +149,29 @@ class GameDriver:
                     self.store.set_mark(self.game_id, name, value)
                 return steps
             steps += self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
-            pending = sorted(pending + self._collect(marks), key=lambda e: e.at)
+            more, _ = self._collect(marks)
+            pending = sorted(pending + more, key=lambda e: e.at)
 
-    def _collect(self, marks: dict[str, str]) -> list[PmIn | PostIn]:
+    def _forum_reachable(self, reachable: bool, now: datetime) -> bool:
+        """003 §12.4: when the board was unreachable longer than `outage_extension_after`,
+        the current phase is extended by the outage, as a logged GM override."""
+        down = self.store.mark(self.game_id, "forum_down_since")
+        if not reachable:
+            if not down:
+                self.store.set_mark(self.game_id, "forum_down_since", now.isoformat())
+            log.warning("game=%s forum unreachable since %s; deadlines held", self.name, down or now.isoformat())
+            return False
+        if down:
+            self.store.set_mark(self.game_id, "forum_down_since", "")
+            outage = now - datetime.fromisoformat(down)
+            if outage >= self.outage_extension_after and self.ruleset.next_deadline(self.state()) is not None:
+                hours = round(outage.total_seconds() / 3600, 2)
+                reason = f"论坛无法访问约{hours:g}小时（003 §12.4：时段顺延）"
+                log.warning("game=%s forum back after %s: phase extended by %s h", self.name, outage, hours)
+                self.gm("extend", reason, now, hours=hours)
+        return True
+
+    def _collect(self, marks: dict[str, str]) -> tuple[list[PmIn | PostIn], bool]:
         """New PMs to the GM and new posts in the threads the ruleset watches.
 
         `marks` holds the high-water marks read so far in this round (ahead of the store's)."""
@@ -168,8 +194,9 @@ class GameDriver:
                     found.append(PostIn(id=str(post.id), thread=key, author=post.author, at=post.posted_at,
                                         text=post.text, edited=post.edited, original_text=post.original_text))
         except ForumError as exc:
-            log.warning("reading the forum failed, will retry: %s", exc)
-        return sorted(found, key=lambda e: e.at)
+            log.warning("game=%s reading the forum failed, will retry: %s", self.name, exc)
+            return sorted(found, key=lambda e: e.at), False
+        return sorted(found, key=lambda e: e.at), True
 
     def _watched(self) -> list[str]:
         """Today's vote thread; at night the last one, so a late vote still gets its refusal."""

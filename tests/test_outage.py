@@ -1,0 +1,60 @@
+"""003 §12.4 (issue 5): while the board cannot be read no deadline fires — nobody could post —
+and an outage longer than the configured time extends the phase by its length, as a
+logged GM override."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.forum.memory import MemoryBoard
+from tianshen.service.driver import GameDriver
+from tianshen.sim.rehearsal import VirtualClock
+from tianshen.store import Store
+
+START = datetime(2026, 1, 1, 20, tzinfo=UTC)
+NAMES = ["甲", "乙", "丙", "丁", "戊", "己", "庚", "辛", "壬", "癸"]
+
+
+def setup(tmp_path):
+    clock = VirtualClock(START)
+    board = MemoryBoard(clock.now)
+    forum = board.gm()
+    forum.login()
+    store = Store(f"sqlite:///{tmp_path / 'o.db'}")
+    store.upgrade()
+    driver = GameDriver.create(store, forum, "o", "classic_10",
+                               GameSetup(seats=[Seat(name=n) for n in NAMES], seed=2, start=START))
+    return clock, board, driver
+
+
+def test_a_long_outage_holds_the_deadline_and_extends_the_phase(tmp_path) -> None:
+    clock, board, driver = setup(tmp_path)
+    night_end = START + timedelta(hours=24)
+    clock.set(START + timedelta(hours=22))
+    board.fail_next(1000, "fetch_pms")
+    driver.advance(clock.now())  # the board goes down at hour 22
+    clock.set(START + timedelta(hours=26))
+    driver.advance(clock.now())  # past the night's end: still down
+    assert driver.state().phase.label == "night 1"  # held
+    board.heal()  # back at hour 27
+    clock.set(START + timedelta(hours=27))
+    driver.advance(clock.now())
+    state = driver.state()
+    assert state.phase.label == "night 1"
+    assert driver.ruleset.next_deadline(state).at == night_end + timedelta(hours=5)
+    assert state.data["gm_log"][0]["command"] == "extend" and "12.4" in state.data["gm_log"][0]["reason"]
+    main = driver.store.thread_id(driver.game_id, "main")
+    assert any("延长5小时" in p.text for p in board.thread_posts(main))
+
+
+def test_a_short_outage_only_delays(tmp_path) -> None:
+    clock, board, driver = setup(tmp_path)
+    clock.set(START + timedelta(hours=23, minutes=50))
+    board.fail_next(1000, "fetch_pms")
+    driver.advance(clock.now())
+    board.heal()
+    clock.set(START + timedelta(hours=24, minutes=5))
+    driver.advance(clock.now())  # 15 minutes down: no extension, the night ends late
+    state = driver.state()
+    assert state.phase.label == "day 1" and "gm_log" not in state.data
