@@ -16,6 +16,10 @@ START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 NAMES = ["甲", "乙", "丙", "丁", "戊", "己", "庚", "辛", "壬", "癸"]
 
 
+ROLES = {"甲": "killer", "乙": "killer", "丙": "diviner", "丁": "binder", "戊": "curser",
+         "己": "blesser", "庚": "commoner", "辛": "commoner", "壬": "commoner", "癸": "commoner"}
+
+
 def setup(tmp_path):
     clock = VirtualClock(START)
     board = MemoryBoard(clock.now)
@@ -24,7 +28,8 @@ def setup(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'o.db'}")
     store.upgrade()
     driver = GameDriver.create(store, forum, "o", "classic_10",
-                               GameSetup(seats=[Seat(name=n) for n in NAMES], seed=2, start=START))
+                               GameSetup(seats=[Seat(name=n) for n in NAMES], seed=2, start=START,
+                                         fixed_roles=ROLES))
     return clock, board, driver
 
 
@@ -58,3 +63,29 @@ def test_a_short_outage_only_delays(tmp_path) -> None:
     driver.advance(clock.now())  # 15 minutes down: no extension, the night ends late
     state = driver.state()
     assert state.phase.label == "day 1" and "gm_log" not in state.data
+
+
+def test_a_pm_filed_late_with_a_lower_id_is_not_lost(tmp_path) -> None:
+    """A forum that files PMs per conversation (Discuz pmids, Spirit comment pks) can show a
+    lower id after a higher one was read; the PM high-water mark trails the newest PMs, so
+    the late one is still read, and what is read twice is folded once."""
+    clock, board, driver = setup(tmp_path)
+    hidden: set[int] = set()
+    real_fetch = driver.forum.fetch_pms
+
+    def racy_fetch(after_id):
+        return [pm for pm in real_fetch(after_id) if pm.id not in hidden]
+
+    driver.forum.fetch_pms = racy_fetch
+    clock.set(START + timedelta(hours=1))
+    late = board.pm("丙", "神的使者", "占卜 甲")  # filed, but not yet visible in its conversation
+    hidden.add(late)
+    board.pm("丁", "神的使者", "束魂 乙")
+    driver.advance(clock.now())
+    hidden.clear()  # now the forum shows it
+    clock.set(START + timedelta(hours=1, minutes=1))
+    driver.advance(clock.now())
+    state = driver.state()
+    assert state.data["subs"]["divine"] == {"丙": "甲"} and state.data["subs"]["soulbind"] == {"丁": "乙"}
+    receipts = [pm for pm in board.inbox("丁") if pm.subject == "天神回复"]
+    assert len(receipts) == 1  # 丁's PM was read twice but answered once

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import NoReturn
 
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
@@ -36,6 +36,8 @@ class GameDriver:
         self.on_step = on_step
         self.after_commit: Callable[[], None] | None = None  # test hook: a crash right after commit
         self.outage_extension_after = timedelta(minutes=30)
+        self.pm_settle_time = timedelta(minutes=10)
+        self._clock_hint: datetime | None = None  # `now` of the current advance
 
     # ---- creating a game ------------------------------------------------------------
 
@@ -97,12 +99,15 @@ class GameDriver:
 
     def step(self, event: Input) -> Outcome | None:
         """Fold one input, commit, send; the outcome, or None for a duplicate."""
+        inbound = _inbound(event)
+        if inbound and self.store.has_inbound(self.game_id, inbound.source, inbound.forum_id):
+            return None  # read again (the marks trail the newest input): already folded
         state = self.state()
         outcome = self.ruleset.apply(state, event)
         new = outcome.state
         dl = self.ruleset.next_deadline(new)
         seq = self.store.commit_step(
-            self.game_id, inbound=_inbound(event), event_kind=event.type,
+            self.game_id, inbound=inbound, event_kind=event.type,
             event_payload=event.model_dump_json(), phase_label=new.phase.label,
             state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
             deadline_at=dl.at if dl else None, winner=new.winner, players=_player_rows(new),
@@ -130,6 +135,7 @@ class GameDriver:
         before it fires.  Returns the number of steps taken.
         """
         steps = 0
+        self._clock_hint = now
         self.flush()
         # High-water marks move in memory while reading and are stored only once every input
         # read has been committed: a crash in between re-reads them (the store dedupes).
@@ -178,9 +184,13 @@ class GameDriver:
         found: list[PmIn | PostIn] = []
         try:
             after = marks.get("pm") or self.store.mark(self.game_id, "pm")
+            settled = self.forum_time_settled()
             for pm in self.forum.fetch_pms(int(after) if after else None):
                 found.append(PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text))
-                marks["pm"] = str(pm.id)
+                if pm.sent_at <= settled:
+                    # The mark trails the newest PMs: a forum that files PMs per conversation can
+                    # show a lower id after a higher one; what is read twice the store drops.
+                    marks["pm"] = str(max(pm.id, int(marks.get("pm") or after or 0)))
             for key in self._watched():
                 thread_id = self.store.thread_id(self.game_id, key)
                 if thread_id is None:
@@ -197,6 +207,11 @@ class GameDriver:
             log.warning("game=%s reading the forum failed, will retry: %s", self.name, exc)
             return sorted(found, key=lambda e: e.at), False
         return sorted(found, key=lambda e: e.at), True
+
+    def forum_time_settled(self) -> datetime:
+        """PMs older than this are assumed all visible (see `_collect`)."""
+        newest = self._clock_hint or datetime.max.replace(tzinfo=UTC)
+        return newest - self.pm_settle_time
 
     def _watched(self) -> list[str]:
         """Today's vote thread; at night the last one, so a late vote still gets its refusal."""
