@@ -368,7 +368,7 @@ def test_curse_adds_one_vote_and_is_announced() -> None:
     g, out = _curse_bless_day("辛", None, THREE_WAY)
     assert not g.alive("辛") and g.state.player("辛").death_cause == "executed"
     assert g.alive("甲") and g.alive("丙")
-    assert "诅咒" in line_of(main_posts(out), "辛：")
+    assert "诅咒" in line_of(main_posts(out), "| 辛 |")
 
 
 def test_bless_removes_one_vote_and_is_announced() -> None:
@@ -382,7 +382,7 @@ def test_bless_removes_one_vote_and_is_announced() -> None:
     out = g.day(THREE_WAY)
     assert not g.alive("丙")
     body = main_posts(out)
-    assert "庇佑" in line_of(body, "甲：")
+    assert "庇佑" in line_of(body, "| 甲 |")
 
 
 def test_curse_and_bless_cancel_silently() -> None:
@@ -897,9 +897,9 @@ def test_delegation_cast_after_the_others() -> None:
     out = g.day(votes)
     assert not g.alive("甲") and g.alive("癸")
     body = main_posts(out).replace("*", "")
-    line = next(ln for ln in body.split("\n") if ln.startswith("甲："))
-    voters = line[line.index("（") + 1:line.rindex("）")]
-    assert voters.rstrip("）").endswith("癸（委托")  # listed last, as delegated
+    line = next(ln for ln in body.split("\n") if ln.startswith("| 甲 |"))
+    voters = line.split("|")[3].strip()
+    assert voters.endswith("癸（委托）")  # listed last, as delegated
 
 
 def test_delegation_voided_by_own_vote() -> None:

@@ -321,7 +321,7 @@ def test_votes_are_judged_by_post_time(env: Env) -> None:
     assert not state.player("乙").alive and state.player("乙").death_cause == "executed"
     assert not state.player("癸").alive and state.player("癸").death_cause == "no_vote"
     tally = env.gm_posts()[-1]
-    assert "乙：8票" in tally and "癸" in tally
+    assert "[td]乙[/td][td]8票[/td]" in tally and "癸" in tally
     assert "投票 乙" not in "".join(gm_pms(env.board, "庚"))  # the timely voters got no refusal
     refusal = gm_pms(env.board, "癸")[-1]
     assert "投票 乙" in refusal and "截止" in refusal

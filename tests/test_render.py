@@ -150,3 +150,17 @@ def test_render_parts_split_at_line_ends_under_the_cap() -> None:
     assert render_parts(body, "bbcode", None) == [render_post(body, "bbcode")]
     long_line = render_parts("字" * 1200, "markdown", 500)
     assert all(len(p) <= 500 for p in long_line) and "".join(long_line).count("字") == 1200
+
+
+def test_vote_count_tables_in_each_markup() -> None:
+    """Issue 4: vote counts as a table — Discuz [table], a Markdown table, plain columns; a
+    player's name cannot inject markup from inside a cell."""
+    body = "**第1天投票结果**\n| 游戏者 | 得票 |\n| 甲[/td][url=x] | 6票 |\n| 乙 | 2票 |\n**甲**被投票处决。"
+    bb = render_post(body, "bbcode")
+    assert bb.count("[table]") == 1 and bb.count("[tr]") == 3 and bb.count("[td]") == 6
+    assert "甲［/td］［url=x］" in bb and "[url" not in bb
+    md = render_post(body, "markdown")
+    assert "\n\n| 游戏者 | 得票 |\n| --- | --- |\n| 甲\\[/td\\]\\[url=x\\] | 6票 |" in md
+    assert "| 乙 | 2票 |\n\n**甲**" in md  # a blank line ends the table
+    plain = render_post(body, "plain")
+    assert "乙  2票" in plain and "|" not in plain

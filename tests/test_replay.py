@@ -83,8 +83,8 @@ def test_bind_save_and_the_saved_player_cannot_vote() -> None:
     assert [m for m in day["private"] if m["to"] == "庚"] == [{"to": "庚", "text": day["refusals"][0]["reason"]}]
     assert "今天不能投票的人：庚" in day["public"][0]
     tally = day["public"][1]
-    assert "甲：6票（丙、丁、戊、己、辛、壬）" in tally  # 庚's vote is not among them
-    assert "丙：3票（甲、乙、癸）" in tally
+    assert "| 甲 | 6票 | 丙、丁、戊、己、辛、壬 |" in tally  # 庚's vote is not among them
+    assert "| 丙 | 3票 | 甲、乙、癸 |" in tally
     assert "**甲**被投票处决，身份：杀手。" in tally
     players = day["state"]["players"]
     assert (players["甲"]["alive"], players["甲"]["death_cause"]) == (False, "executed")
@@ -97,11 +97,11 @@ def test_tie_goes_to_the_life_death_vote_and_executes() -> None:
     day = phase(result, "day 1")
     assert day["refusals"] == []
     tally, ld_thread, ld_result = day["public"][1:4]
-    assert "丙：5票（甲、乙、己、辛、癸）" in tally and "甲：5票（丙、丁、戊、庚、壬）" in tally
+    assert "| 丙 | 5票 | 甲、乙、己、辛、癸 |" in tally and "| 甲 | 5票 | 丙、丁、戊、庚、壬 |" in tally
     assert "进入生死投票" in tally and "被投票处决" not in tally
     assert "**生死投票**" in ld_thread and "候选：丙、甲" in ld_thread
-    assert "甲：7票（丙、丁、戊、己、庚、辛、壬）" in ld_result
-    assert "丙：3票（甲、乙、癸）" in ld_result
+    assert "| 甲 | 7票 | 丙、丁、戊、己、庚、辛、壬 |" in ld_result
+    assert "| 丙 | 3票 | 甲、乙、癸 |" in ld_result
     assert "**甲**被投票处决，身份：杀手。" in ld_result and "第2夜" in ld_result
     players = day["state"]["players"]
     assert [n for n, v in players.items() if not v["alive"]] == ["甲"]

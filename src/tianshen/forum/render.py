@@ -1,7 +1,8 @@
 """Announcement markup per forum.
 
-The rules core writes plain text with exactly two markers: `**bold**` (within one line)
-and lines starting with `> ` (a quote; consecutive such lines form one quote block).  The
+The rules core writes plain text with three markers: `**bold**` (within one line), lines
+starting with `> ` (a quote; consecutive such lines form one quote block) and lines
+`| a | b |` (table rows; consecutive rows form one table, the first row its header).  The
 core escapes nothing, so `render_post` escapes the *whole* body for the target markup
 first — player text included — and only then turns the two markers into markup.  A player
 who writes `**x**` gets bold text, which is harmless; nothing a player writes can open a
@@ -118,28 +119,52 @@ def _is_quote(line: str) -> bool:
     return line.startswith("> ") or line == ">"
 
 
+def _is_row(line: str) -> bool:
+    return len(line) > 1 and line.startswith("|") and line.endswith("|")
+
+
+def _kind(line: str) -> str:
+    return "quote" if _is_quote(line) else "table" if _is_row(line) else "plain"
+
+
+def _table(rows: list[str], r: Renderer) -> str:
+    cells = [[_inline(c.strip(), r) for c in row[1:-1].split("|")] for row in rows]
+    if isinstance(r, BBCodeRenderer):
+        body = "".join("[tr]" + "".join(f"[td]{c}[/td]" for c in row) + "[/tr]" for row in cells)
+        return f"[table]{body}[/table]"
+    if isinstance(r, MarkdownRenderer):
+        lines = ["| " + " | ".join(row) + " |" for row in cells]
+        lines.insert(1, "|" + " --- |" * len(cells[0]))
+        return "\n".join(lines)
+    return "\n".join("  ".join(c for c in row if c) for row in cells)
+
+
 def render_post(body: str, markup: str) -> str:
-    """Convert the core's minimal markup (`**bold**`, `> ` quote lines) to `markup`."""
+    """Convert the core's minimal markup to `markup`: `**bold**`, `> ` quote lines, and
+    table rows (`| a | b |` lines; the first row of a table is its header)."""
     r = renderer_for(markup)
     lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     out = ""
     i = 0
+    previous = ""
     while i < len(lines):
-        if _is_quote(lines[i]):
-            quoted: list[str] = []
-            while i < len(lines) and _is_quote(lines[i]):
-                quoted.append(_inline(lines[i][2:], r))
-                i += 1
-            out += r.quote(_join(quoted, r))
+        kind = _kind(lines[i])
+        block: list[str] = []
+        while i < len(lines) and _kind(lines[i]) == kind:
+            block.append(lines[i])
+            i += 1
+        # Markdown would swallow a line right after a quote or a table into it.
+        if out and isinstance(r, MarkdownRenderer) and previous != "plain" and block[0].strip():
+            out += "\n"
+        if kind == "quote":
+            out += r.quote(_join([_inline(line[2:], r) for line in block], r))
+        elif kind == "table":
+            if out and isinstance(r, MarkdownRenderer) and previous == "plain" and not out.endswith("\n\n"):
+                out += "\n"  # a Markdown table needs a blank line before it
+            out += _table(block, r)
         else:
-            plain: list[str] = []
-            while i < len(lines) and not _is_quote(lines[i]):
-                plain.append(_inline(lines[i], r))
-                i += 1
-            # Markdown would swallow a line right after a quote into it (lazy continuation).
-            if out and isinstance(r, MarkdownRenderer) and plain[0].strip():
-                out += "\n"
-            out += _join(plain, r)
+            out += _join([_inline(line, r) for line in block], r)
+        previous = kind
         if i < len(lines):
             out += "\n"
     return out

@@ -135,10 +135,11 @@ def close_ballot(state: GameState, kind: str) -> tuple[dict[str, str], list[str]
 
 def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], result: Tally,
              with_modifiers: bool) -> list[str]:
-    """One line per candidate: count and voters; curse/bless only where visible (001 §2.5–2.6)."""
+    """A table, one row per candidate: count, voters, and curse/bless only where visible
+    (001 §2.5–2.6)."""
     d = day(state)
     delegated = d["delegations"]
-    lines = []
+    lines = [spec.text("tally_columns")]
     for name in sorted(result.counts, key=lambda n: -result.counts[n]):
         if with_modifiers and result.counts[name] == 0 and result.raw.get(name, 0) == 0:
             # 002 庇佑: "如果被庇佑的人的得票本来就是0，也不再公布他被庇佑" — a line "X：0票" that
@@ -146,11 +147,10 @@ def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], result:
             continue
         who = [v + ("（委托）" if any(v in dl for dl in delegated.values()) and v not in d["ballots"]["main"]
                     and v not in d["ballots"]["ld"] else "") for v, t in votes.items() if t == name]
-        line = spec.text("tally_line", name=name, count=result.counts[name], voters="、".join(who) or "—")
-        if with_modifiers:
-            line += modifier_note(spec, d["net"].get(name, 0), result.raw.get(name, 0))
-        lines.append(line)
-    return lines
+        note = modifier_note(spec, d["net"].get(name, 0), result.raw.get(name, 0)) if with_modifiers else ""
+        lines.append(spec.text("tally_line", name=name, count=result.counts[name], voters="、".join(who) or "—",
+                               note=note or " "))
+    return lines if len(lines) > 1 else []
 
 
 def modifier_note(spec: RulesetSpec, net: int, raw: int) -> str:
