@@ -160,7 +160,7 @@ def test_vote_count_tables_in_each_markup() -> None:
     assert bb.count("[table]") == 1 and bb.count("[tr]") == 3 and bb.count("[td]") == 6
     assert "甲［/td］［url=x］" in bb and "[url" not in bb
     md = render_post(body, "markdown")
-    assert "\n\n| 游戏者 | 得票 |\n| --- | --- |\n| 甲\\[/td\\]\\[url=x\\] | 6票 |" in md
+    assert "\n\n| 游戏者 | 得票 |\n| --- | --- |\n| 甲\\[/td\\]\\[url\\=x\\] | 6票 |" in md
     assert "| 乙 | 2票 |\n\n**甲**" in md  # a blank line ends the table
     plain = render_post(body, "plain")
     assert "乙  2票" in plain and "|" not in plain
