@@ -15,7 +15,10 @@ import re
 from typing import Protocol
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
-_MD_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~=&])")
+# Not `( ) < = &`: Spirit's renderer escapes HTML itself, shows `\<`, `\=`, `\&` with the
+# backslash and reads `\(…\)` as maths (checked on a live django-spirit 0.14.3); links
+# cannot open without `[`.
+_MD_SPECIALS = re.compile(r"([\\`*_{}\[\]#+\-.!|>~])")
 
 
 def escape_bbcode(text: str) -> str:
@@ -30,7 +33,7 @@ def escape_bbcode(text: str) -> str:
 
 def escape_markdown(text: str) -> str:
     r"""Backslash-escape the Markdown specials (every one is a legal CommonMark escape),
-    so `*`, `_`, `[`, `#`, `>`, `` ` ``, `<`, list and heading markers show literally."""
+    so `*`, `_`, `[`, `#`, `>`, `` ` ``, list and heading markers show literally."""
     return _MD_SPECIALS.sub(r"\\\1", text)
 
 

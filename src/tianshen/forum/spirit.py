@@ -109,8 +109,8 @@ def html_to_text(el: Tag) -> str:
     """The plain text of a rendered comment, as close as possible to what was typed.
 
     Line breaks (`<br>`) and paragraphs come back as newlines, quotes as `> ` lines,
-    list items as `- ` / `1. ` lines; inline markup (bold, code, mention links) keeps only
-    its text.
+    tables as `| a | b |` rows, list items as `- ` / `1. ` lines; inline markup (bold,
+    code, mention links) keeps only its text.
     """
     return "\n\n".join(b for b in _blocks(el) if b != "").strip("\n")
 
@@ -151,6 +151,12 @@ def _block(tag: Tag) -> list[str]:
         return [tag.get_text().rstrip("\n")]
     if name == "hr":
         return ["---"]
+    if name == "table":  # back to the `| a | b |` rows it was written as (no separator row)
+        lines = []
+        for tr in tag.find_all("tr"):
+            cells = [_inline(c).strip() for c in tr.find_all(["th", "td"], recursive=False)]
+            lines.append("| " + " | ".join(cells) + " |")
+        return ["\n".join(lines)]
     if name == "blockquote":
         inner = "\n\n".join(_blocks(tag))
         return ["\n".join(f"> {ln}" if ln else ">" for ln in inner.split("\n"))]
@@ -706,10 +712,10 @@ class SpiritForum:
 
     def _find_own_topic(self, category_location: str, title: str) -> str:
         soup = BeautifulSoup(self._http.get(httpx.URL(category_location).path or "/").text, "lxml")
-        for t in parse_topic_list(soup):
+        for t in parse_topic_list(soup):  # newest activity first
             if t.title == title[:255]:
-                rows = self._http.read_topic(t.id, None) if t.id not in self._http.topics else None
-                if rows is None or (rows and rows[0].author == self.account):
+                rows = parse_rows(self._http.topic_page(t.id, 1, private=False), self._tz)
+                if rows and rows[0].number == 1 and rows[0].author == self.account:
                     return str(t.id)
         raise ForumError(f"creating the thread {title!r}: the forum answered as for a repeat, "
                          "but the thread is not in the category")

@@ -55,10 +55,21 @@ class GameDriver:
             outbox=_outbox(outcome),
         )
         driver = cls(store, forum, game_id, on_step)
+        driver._skip_old_pms()
         if on_step:
             on_step("setup", setup, outcome)
         driver.flush()
         return driver
+
+    def _skip_old_pms(self) -> None:
+        """PMs the GM account had before the game are not the game's."""
+        try:
+            newest = max((pm.id for pm in self.forum.fetch_pms(None)), default=None)
+        except ForumError as exc:
+            log.warning("game=%s could not read the GM's old PMs: %s", self.name, exc)
+            return
+        if newest is not None:
+            self.store.set_mark(self.game_id, "pm", str(newest))
 
     # ---- reading ----------------------------------------------------------------------
 
