@@ -433,14 +433,10 @@ def test_threads_and_marks(store: Store) -> None:
     assert store.mark(g2, "last_pm") is None
 
 
-def test_create_game_with_its_setup_is_one_transaction(store: Store) -> None:
+def test_a_game_signed_up_but_not_started(store: Store) -> None:
     t = datetime(2026, 1, 1, tzinfo=UTC)
-    args: dict[str, Any] = dict(ruleset="classic_10", seed=1, config={}, state_json="{}", phase_label="night 1",
-                                deadline_at=None, players=[], at=t, setup_payload='{"seed": 1}')
-    game = store.create_game(name="ok", outbox=[OutboxItem(kind="pm", target="甲", body="身份")], **args)
-    assert [(e.seq, e.kind) for e in store.events(game)] == [(1, "setup")]
-    assert [o.target for o in store.pending_outbox(game)] == ["甲"]
-    clash = [OutboxItem(kind="pm", target="甲", body="a", key="k"), OutboxItem(kind="pm", target="乙", body="b", key="k")]
-    with pytest.raises(IntegrityError):
-        store.create_game(name="broken", outbox=clash, **args)
-    assert store.game_id("broken") is None  # no half-made game to resume
+    game = store.create_game(name="new", ruleset="classic_10", seed=1, config={"setup": {}}, state_json="{}",
+                             phase_label="setup", deadline_at=t, players=[], at=t, status="new")
+    record = store.load_game(game)
+    assert (record.status, record.phase_label, record.deadline_at) == ("new", "setup", t)
+    assert store.events(game) == [] and store.pending_outbox(game) == []

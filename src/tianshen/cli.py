@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,8 +95,11 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         _fail(str(exc))
         return
     daemon.run()
-    state = daemon.driver.state()
-    console.print(f"game {daemon.game.name}: {state.phase.label}, winner {state.winner}")
+    if daemon.driver.is_started():
+        state = daemon.driver.state()
+        console.print(f"game {daemon.game.name}: {state.phase.label}, winner {state.winner}")
+    else:
+        console.print(f"game {daemon.game.name}: not started yet (start {daemon.game.start:%Y-%m-%d %H:%M %Z})")
 
 
 @app.command()
@@ -182,6 +186,53 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     for pm in outcome.pms:
         print(f"[短消息 → {pm.to}]\n{pm.body}\n")
     console.print(f"{command}: done — {outcome.state.phase.label}; messages go out with the daemon's next tick")
+
+
+@admin.command("new-game")
+def new_game(config: Annotated[str, typer.Option("--config", help="config.toml with a [game] table")]) -> None:
+    """Sign a game up: ruleset, players and their 马甲, substitutes, start time.  It is dealt
+    at its start time by `tianshen run` (or now with `tianshen admin start`)."""
+    from tianshen.config import load_config
+    from tianshen.core.ruleset import GameSetup, Seat
+    from tianshen.core.spec import load_spec
+    from tianshen.service.driver import GameDriver
+    from tianshen.store import Store
+
+    try:
+        cfg = load_config(config)
+        g = cfg.game
+        if g is None:
+            raise ValueError(f"{config} has no [game] table")
+        spec = load_spec(g.ruleset)
+        fixed = {name: spec.role_by_name(role) or role for name, role in g.roles.items()}
+        setup = GameSetup(seats=[Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players],
+                          seed=g.seed if g.seed is not None else secrets.randbits(48), start=g.start,
+                          fixed_roles=fixed, substitutes=g.substitutes)
+        store = Store(cfg.database.url)
+        store.upgrade()
+        if store.game_id(g.name) is not None:
+            raise ValueError(f"a game named '{g.name}' exists already")
+        game_id = GameDriver.register(store, g.name, spec.id, setup)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    console.print(f"game {g.name} (#{game_id}, {spec.id}, {len(setup.seats)} players, "
+                  f"{len(setup.substitutes)} substitutes) signed up; starts {g.start:%Y-%m-%d %H:%M %Z}")
+
+
+@admin.command()
+def start(game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+    """Deal now: role PMs, 《游戏者名单》; night 1 begins (the daemon sends the messages)."""
+    from tianshen.service.driver import GameDriver, OfflineForum
+
+    store, record = _open_game(db, game)
+    when = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    try:
+        outcome = GameDriver(store, OfflineForum(), record.id).start(when)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    console.print(f"{record.name} started: {outcome.state.phase.label}, {len(outcome.pms)} role PMs queued")
 
 
 @admin.command()

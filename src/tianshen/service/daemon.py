@@ -80,8 +80,8 @@ class Daemon:
             self.clock = ForumClock(self.forum)
         self.driver = self._game()
         self.driver.outage_extension_after = timedelta(minutes=config.run.outage_minutes)
-        self.sims = ClassicSims(self.board, self.forum.account, self.driver.state().seed) if (
-            self.board and config.run.simulate) else None
+        seed = GameSetup.model_validate(self.store.load_game(self.driver.game_id).config["setup"]).seed
+        self.sims = ClassicSims(self.board, self.forum.account, seed) if (self.board and config.run.simulate) else None
         self._acted: str | None = None
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one step at a time per game (deadline and poll jobs)
@@ -106,7 +106,7 @@ class Daemon:
             fixed[name] = role
         seed = g.seed if g.seed is not None else secrets.randbits(48)
         setup = GameSetup(seats=seats, seed=seed, start=g.start, fixed_roles=fixed, substitutes=g.substitutes)
-        return GameDriver.create(self.store, self.forum, g.name, spec.id, setup)
+        return GameDriver(self.store, self.forum, GameDriver.register(self.store, g.name, spec.id, setup))
 
     def tick(self) -> None:
         with self._lock:
@@ -114,6 +114,10 @@ class Daemon:
 
     def _tick(self) -> None:
         try:
+            if not self.driver.is_started():
+                if self.clock.now() < self.game.start:
+                    return  # signed up; dealt at the start time
+                self.driver.start()
             if self.sims:
                 self._simulate()
             self.driver.advance(self.clock.now())
@@ -131,6 +135,10 @@ class Daemon:
                 self.clock.now())
 
     def _schedule_deadline(self) -> None:
+        if not self.driver.is_started():
+            self.scheduler.add_job(self.tick, DateTrigger(run_date=self.clock.real_at(self.game.start)),
+                                   id="deadline", replace_existing=True, misfire_grace_time=None)
+            return
         state = self.driver.state()
         if state.phase.kind == "over":
             if self.config.run.stop_when_over and self.scheduler.running:
@@ -150,13 +158,14 @@ class Daemon:
         previous = {}
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             previous = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-        log.info("game=%s started phase=%s", self.game.name, self.driver.state().phase.label)
+        log.info("game=%s daemon started", self.game.name)
         try:
             self.scheduler.start()
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-        log.info("game=%s stopped phase=%s", self.game.name, self.driver.state().phase.label)
+        phase = self.driver.state().phase.label if self.driver.is_started() else "not started"
+        log.info("game=%s stopped phase=%s", self.game.name, phase)
 
     def _stop(self, signum: int, _frame: object) -> None:
         """A clean stop: the step under way finishes (every step is one transaction)."""

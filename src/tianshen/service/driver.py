@@ -32,6 +32,10 @@ class GameDriver:
         self.store, self.forum, self.game_id = store, forum, game_id
         record = store.load_game(game_id)
         self.name = record.name
+        self._game_start = datetime.fromisoformat(record.config["setup"]["start"])
+        events = store.events(game_id)[:1]
+        if events and events[0].kind == "setup":  # started, perhaps earlier than planned
+            self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
         self.ruleset: Ruleset = load_ruleset(record.ruleset)
         self.on_step = on_step
         self.after_commit: Callable[[], None] | None = None  # test hook: a crash right after commit
@@ -44,22 +48,49 @@ class GameDriver:
     @classmethod
     def create(cls, store: Store, forum: Forum, name: str, variant: str, setup: GameSetup,
                on_step: StepHook | None = None) -> GameDriver:
-        ruleset = load_ruleset(variant)
-        outcome = ruleset.setup(setup)
-        state = outcome.state
-        dl = ruleset.next_deadline(state)
-        game_id = store.create_game(
-            name=name, ruleset=variant, seed=setup.seed, config={"setup": setup.model_dump(mode="json")},
-            state_json=state.model_dump_json(), phase_label=state.phase.label, deadline_at=dl.at if dl else None,
-            players=_player_rows(state), at=setup.start, setup_payload=setup.model_dump_json(),
-            outbox=_outbox(outcome),
-        )
-        driver = cls(store, forum, game_id, on_step)
-        driver._skip_old_pms()
-        if on_step:
-            on_step("setup", setup, outcome)
-        driver.flush()
+        """Sign the game up and start it at once."""
+        driver = cls(store, forum, cls.register(store, name, variant, setup), on_step)
+        driver.start()
         return driver
+
+    @staticmethod
+    def register(store: Store, name: str, variant: str, setup: GameSetup) -> int:
+        """A game signed up, to be dealt at `setup.start` (`tianshen admin new-game`).  The
+        setup is tried once here, so a bad role list is refused now, not at the start."""
+        load_ruleset(variant).setup(setup)
+        return store.create_game(
+            name=name, ruleset=variant, seed=setup.seed, config={"setup": setup.model_dump(mode="json")},
+            state_json="{}", phase_label="setup", deadline_at=setup.start, players=[], at=setup.start,
+            status="new",
+        )
+
+    def is_started(self) -> bool:
+        return self.store.load_game(self.game_id).status != "new"
+
+    def start(self, at: datetime | None = None) -> Outcome:
+        """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start)."""
+        record = self.store.load_game(self.game_id)
+        if record.status != "new":
+            raise ValueError(f"game {record.name} has already started")
+        setup = GameSetup.model_validate(record.config["setup"])
+        if at is not None:
+            setup = setup.model_copy(update={"start": at})
+        self._skip_old_pms()
+        outcome = self.ruleset.setup(setup)
+        state = outcome.state
+        dl = self.ruleset.next_deadline(state)
+        self.store.commit_step(
+            self.game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
+            phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
+            deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state), outbox=_outbox(outcome),
+            at=setup.start,
+        )
+        self._game_start = setup.start
+        log.info("game=%s started seed=%s players=%d", self.name, setup.seed, len(state.players))
+        if self.on_step:
+            self.on_step("setup", setup, outcome)
+        self.flush()
+        return outcome
 
     def _skip_old_pms(self) -> None:
         """PMs the GM account had before the game are not the game's."""
@@ -197,7 +228,8 @@ class GameDriver:
             after = marks.get("pm") or self.store.mark(self.game_id, "pm")
             settled = self.forum_time_settled()
             for pm in self.forum.fetch_pms(int(after) if after else None):
-                found.append(PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text))
+                if pm.sent_at >= self._game_start - timedelta(minutes=2):  # older ones are not the game's
+                    found.append(PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text))
                 if pm.sent_at <= settled:
                     # The mark trails the newest PMs: a forum that files PMs per conversation can
                     # show a lower id after a higher one; what is read twice the store drops.

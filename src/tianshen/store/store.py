@@ -220,14 +220,12 @@ class Store:
         deadline_at: datetime | None,
         players: list[dict[str, Any]],
         at: datetime | None = None,
-        setup_payload: str | None = None,
-        outbox: list[OutboxItem] | None = None,
+        status: str = "running",
     ) -> int:
-        """Insert a running game with its players and its first phase; returns the game id.
+        """Insert a game with its players and its first phase; returns the game id.
 
-        `at` is when the first phase started (default: now).  With `setup_payload` the
-        setup is event 1 and `outbox` its messages, in the same transaction: a crash
-        leaves either no game or a complete one.
+        `at` is when the first phase started (default: now).  A game signed up but not yet
+        dealt has status "new", no players and the phase "setup".
         """
         now = utcnow()
         with self._tx() as s:
@@ -235,7 +233,7 @@ class Store:
                 name=name,
                 ruleset=ruleset,
                 seed=seed,
-                status="running",
+                status=status,
                 phase_label=phase_label,
                 deadline_at=deadline_at,
                 winner=None,
@@ -248,13 +246,6 @@ class Store:
             s.flush()
             s.add_all(_player_rows(game.id, players))
             s.add(PhaseRow(game_id=game.id, label=phase_label, started_at=at or now))
-            if setup_payload is not None:
-                s.add(EventRow(game_id=game.id, seq=1, phase_label="setup", kind="setup",
-                               payload_json=setup_payload, created_at=at or now))
-            for i, item in enumerate(outbox or []):
-                s.add(OutboxRow(game_id=game.id, seq=i + 1, kind=item.kind, target=item.target, title=item.title,
-                                subject=item.subject, body=item.body, key=item.key or f"{name}:1:{i}",
-                                status="pending", created_at=now))
             return game.id
 
     def game_id(self, name: str) -> int | None:
