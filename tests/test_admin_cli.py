@@ -102,3 +102,15 @@ def test_export_gives_the_whole_log_as_json_and_as_a_report(tmp_path: Path) -> N
     assert all(o["event"] for o in data["outbox"])  # every message is tied to the input that caused it
     text = out_report.read_text(encoding="utf-8")
     assert "GM extend" in text and "论坛维护" in text and "PM from 甲" in text and "《游戏者名单》" in text
+
+
+def test_status_public_view_shows_no_secret(tmp_path: Path) -> None:
+    url, _, _ = make_game(tmp_path)
+    run("admin", "advance", "--reason", "测试", "--db", url, "--at", (START + timedelta(hours=2)).isoformat())
+    secret = run("admin", "status", "--db", url)
+    public = run("admin", "status", "--public", "--db", url)
+    assert public.exit_code == 0, public.output
+    assert "killer" in secret.output or "杀手" in secret.output
+    assert "杀手" not in public.output and "killer" not in public.output and "束魂" not in public.output
+    assert "庚" in public.output and "平民" in public.output  # the dead show their side
+    assert "PM" not in public.output and "GM" not in public.output

@@ -111,12 +111,21 @@ def rulesets() -> None:
 
 @admin.command()
 def status(game: Annotated[str | None, typer.Argument(help="game name (default: the latest)")] = None,
-           db: DB = "sqlite:///tianshen.db") -> None:
-    """Phase, deadline, players with their secret roles, inputs of this phase (GM only)."""
+           db: DB = "sqlite:///tianshen.db",
+           public: Annotated[bool, typer.Option("--public", help="only what the players know")] = False) -> None:
+    """Phase, deadline, players with their secret roles, inputs of this phase (GM only);
+    with --public, what the players know."""
     from tianshen.rules import load_ruleset
 
     store, record = _open_game(db, game)
+    if record.status == "new":
+        console.print(f"[bold]{record.name}[/bold] ({record.ruleset}) — signed up, not started; "
+                      f"starts {record.deadline_at:%Y-%m-%d %H:%M %Z}")
+        return
     state = GameState.model_validate_json(record.state_json)
+    if public:
+        _public_status(record.name, state, load_ruleset(record.ruleset))
+        return
     ruleset = load_ruleset(record.ruleset)
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
@@ -144,6 +153,18 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     for entry in state.data.get("gm_log", []):
         console.print(f"  GM {entry['at'][:16]} {entry['command']} {entry['args'] or ''} — {entry['reason']}",
                       markup=False, highlight=False)
+
+
+def _public_status(name: str, state: GameState, ruleset) -> None:
+    """The players' view: who is alive, who died when and as what side (never a role)."""
+    deadline = ruleset.next_deadline(state)
+    console.print(f"[bold]{name}[/bold] — {state.phase.label}"
+                  + (f", until {deadline.at:%Y-%m-%d %H:%M %Z}" if deadline and deadline.kind != "reminder" else ""))
+    table = Table("seat", "马甲", "alive")
+    for p in state.players:
+        side = ruleset.spec.factions.get(p.faction, p.faction)
+        table.add_row(str(p.seat), p.name, "yes" if p.alive else f"no ({p.died_in}, {side})")
+    console.print(table)
 
 
 def _open_game(db: str, game: str | None):  # -> tuple[Store, GameRecord]
