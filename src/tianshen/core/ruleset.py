@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from tianshen.core import substitution
+from tianshen.core import checkin, substitution
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -90,9 +90,9 @@ class Ruleset(ABC):
         if state.data.get("paused_at"):
             return None
         due = self.schedule(state)
-        ends = substitution.deadline(state)
-        if ends is not None and (due is None or ends <= due.at):
-            return Deadline(at=ends, kind="substitution_end")
+        for kind, ends in (("checkin_end", checkin.deadline(state)), ("substitution_end", substitution.deadline(state))):
+            if ends is not None and (due is None or ends <= due.at):
+                due = Deadline(at=ends, kind=kind)
         return due
 
     @abstractmethod
@@ -194,6 +194,11 @@ class Ruleset(ABC):
                     first.pms += self.seat_taken(state, state.player(seat))
                 return first.outcome(state)
             substitution.player_returned(self.spec, state, sender, first)
+        if isinstance(event, PostIn) and checkin.take(state, event):
+            return first.outcome(state)
+        if isinstance(event, DeadlineIn) and event.kind == "checkin_end":
+            self._close_checkin(state, event.at, first)
+            return first.outcome(state)
         if isinstance(event, DeadlineIn) and event.kind == "substitution_end":
             for seat in substitution.expire(state):
                 self.seat_wasted(state, state.player(seat), event.at, first)
@@ -210,6 +215,19 @@ class Ruleset(ABC):
         return outcome
 
     # ---- seats ----------------------------------------------------------------------
+
+    def _close_checkin(self, state: GameState, at: datetime, out: Messages) -> None:
+        """001 §3.2: 24小时之内未跟贴签到者，视为自动退出游戏。由天神通知替补入替."""
+        missing = checkin.close(state)
+        if not missing:
+            return
+        out.post("main", self.spec.text("checkin_missing", names="、".join(missing)))
+        if state.data.get("substitutes"):
+            substitution.open_period(self.spec, state, missing, at, out, {})
+            self.shift_schedule(state, self.spec.timing.substitution_hours)
+            return
+        for name in missing:
+            self.seat_wasted(state, state.player(name), at, out)
 
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         """What the substitute who took seat `p` is sent (his role, the seat's 马甲)."""

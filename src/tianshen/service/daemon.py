@@ -132,7 +132,7 @@ class Daemon:
         if point != self._acted and state.phase.kind != "over":
             self._acted = point
             act(self.sims, state, self.store.thread_id(self.driver.game_id, f"vote:{state.phase.number}"),
-                self.clock.now())
+                self.clock.now(), self.store.thread_id(self.driver.game_id, "main"))
 
     def _schedule_deadline(self) -> None:
         if not self.driver.is_started():

@@ -259,11 +259,12 @@ class GameDriver:
     def _watched(self) -> list[str]:
         """Today's vote thread; at night the last one, so a late vote still gets its refusal."""
         state = self.state()
+        watched = ["main"] if state.data.get("checkin") else []  # 签到: replies to the player list
         if state.phase.kind == "day":
-            return [f"vote:{state.phase.number}"]
+            return watched + [f"vote:{state.phase.number}"]
         if state.phase.kind == "night" and state.phase.number > 1:
-            return [f"vote:{state.phase.number - 1}"]
-        return []
+            return watched + [f"vote:{state.phase.number - 1}"]
+        return watched
 
     # ---- sending --------------------------------------------------------------------
 

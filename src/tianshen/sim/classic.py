@@ -38,6 +38,7 @@ class ClassicSims:
     def __init__(self, board: PlayerSide, gm_account: str, seed: int) -> None:
         self.board, self.gm, self.seed = board, gm_account, seed
         self.last_bind: str | None = None
+        self.checked_in: set[str] = set()
 
     def _rng(self, state: GameState, what: str) -> random.Random:
         return random.Random(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
@@ -83,6 +84,14 @@ class ClassicSims:
         if p.role == "binder":
             self.last_bind = target
         self.board.pm(p.name, self.gm, rng.choice(POWER_FORMS[p.role]).format(t=target), subject="行动")
+
+    def check_in(self, state: GameState, main_thread: str) -> None:
+        """签到: every living player replies to the player list once."""
+        done = set(state.data["checkin"]["done"])
+        for p in state.players:
+            if p.alive and p.name not in done and p.name not in self.checked_in:
+                self.checked_in.add(p.name)
+                self.board.post(p.name, main_thread, "签到")
 
     # ---- days -------------------------------------------------------------------------
 
@@ -136,9 +145,12 @@ def declaration(target: str, rng: random.Random) -> str:
     return "".join(line.format(t=target) for line in lines)
 
 
-def act(sims: ClassicSims, state: GameState, vote_thread: str | None, at: datetime) -> None:
+def act(sims: ClassicSims, state: GameState, vote_thread: str | None, at: datetime,
+        main_thread: str | None = None) -> None:
     """What the simulated players do at this point of the game."""
     ph = state.phase
+    if state.data.get("checkin") and main_thread:
+        sims.check_in(state, main_thread)
     if ph.kind == "night":
         sims.night(state)
     elif ph.kind == "day" and ph.step == "discussion":

@@ -33,7 +33,7 @@ def play_live(driver: GameDriver, players: PlayerSide, now: Callable[[], datetim
         if point != acted:
             acted = point
             vote_thread = driver.store.thread_id(driver.game_id, f"vote:{state.phase.number}")
-            act(sims, state, vote_thread, now())
+            act(sims, state, vote_thread, now(), driver.store.thread_id(driver.game_id, "main"))
         driver.advance(now())  # answers what came in, fires the deadline when it is due
         if driver.state().model_dump_json() == state.model_dump_json():
             sleep(min(poll_seconds, max(0.05, (deadline.at - now()).total_seconds())))

@@ -102,7 +102,8 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
             break
         act_at = min(clock.now() + timedelta(hours=1), deadline.at - timedelta(minutes=1))
         clock.set(act_at)
-        act(sims, state, store.thread_id(driver.game_id, f"vote:{state.phase.number}"), clock.now())
+        act(sims, state, store.thread_id(driver.game_id, f"vote:{state.phase.number}"), clock.now(),
+            store.thread_id(driver.game_id, "main"))
         clock.set(deadline.at)
         driver.advance(clock.now())
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core import rng
+from tianshen.core import checkin, rng
 from tianshen.core.clock import PhaseClock
 from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
 from tianshen.core.model import (
@@ -74,6 +74,7 @@ class Classic(Ruleset):
             state.data["duty_order"] = order
         out = Messages()
         self._begin_night(state, 1, game.start)
+        checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
         out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),
                                  seed_hash=rng.seed_digest(game.seed), ends=_fmt(state.phase.ends_at)),
                  title=spec.text("player_list_title", title=spec.title))

@@ -1,0 +1,42 @@
+"""Check-in (签到), shared by the rulesets that have it (000 §5, 001 §3.2, 003 §7):
+after the player list, each player replies to it with his 马甲 within 24 h; whoever has not
+is out of the game and a substitute is called (001 §6.1.4, §3.2 "由天神通知替补入替").
+Off unless the ruleset data sets `checkin_hours`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from tianshen.core.model import GameState, PostIn
+
+THREAD = "main"  # the thread of the player list
+
+
+def open_window(state: GameState, start: datetime, hours: float) -> None:
+    if hours > 0:
+        state.data["checkin"] = {"ends_at": (start + timedelta(hours=hours)).isoformat(), "done": []}
+
+
+def deadline(state: GameState) -> datetime | None:
+    window = state.data.get("checkin")
+    return datetime.fromisoformat(window["ends_at"]) if window else None
+
+
+def take(state: GameState, post: PostIn) -> bool:
+    """A reply to the player list by a player's 马甲, in time, checks him in."""
+    window = state.data.get("checkin")
+    p = state.find(post.author)
+    if not window or post.thread != THREAD or p is None or post.at > datetime.fromisoformat(window["ends_at"]):
+        return False
+    if p.name not in window["done"]:
+        window["done"].append(p.name)
+    return True
+
+
+def close(state: GameState) -> list[str]:
+    """The living players who did not check in, in seat order."""
+    window = state.data.pop("checkin", None)
+    if not window:
+        return []
+    return [p.name for p in state.players if p.alive and p.name not in window["done"]]
