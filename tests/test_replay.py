@@ -43,7 +43,7 @@ def test_json_shape() -> None:
     assert (result["ruleset"], result["seed"], result["winner"]) == ("classic_10", 7, None)
     assert [p["phase"] for p in result["phases"]] == ["night 1", "day 1"]
     for p in result["phases"]:
-        assert set(p) == {"phase", "public", "private", "refusals", "state"}
+        assert set(p) == {"phase", "public", "private", "refusals", "gm", "state"}
         assert all(isinstance(body, str) and body for body in p["public"])
         assert all(set(m) == {"to", "text"} for m in p["private"])
         assert all(set(r) == {"from", "text", "reason"} for r in p["refusals"])
@@ -146,3 +146,15 @@ def test_script_going_on_after_the_end(tmp_path: Path) -> None:
     script.write_text(text, encoding="utf-8")
     with pytest.raises(ScriptError, match="after the game ended"):
         replay(load_script(script))
+
+
+def test_gm_overrides_in_a_script_are_shown() -> None:
+    """Issue 5: every override leaves a trace that the replay shows."""
+    result = run("gm_overrides.toml")
+    night = phase(result, "night 1")
+    assert [(g["command"], g["reason"]) for g in night["gm"]] == [
+        ("reject-declaration", "抄书"), ("extend", "等杀手重写宣言")]
+    assert night["gm"][1]["args"] == {"hours": 6}
+    assert any("拒绝了你们的杀人宣言" in m["text"] for m in night["private"] if m["to"] == "甲")
+    assert any("延长6小时" in p for p in night["public"])
+    assert night["state"]["players"]["庚"]["alive"]  # no declaration left at dawn: the kill is forfeited

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tianshen.core.model import Input, Outcome
+from tianshen.core.model import GmIn, Input, Outcome
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.core.spec import load_spec
 from tianshen.forum.memory import MemoryBoard
@@ -39,10 +39,19 @@ class Item(BaseModel):
     thread: str | None = None  # posts: "vote" (default) or "main"
 
 
+class GmItem(BaseModel, extra="allow"):
+    """A GM override: `command` (as `tianshen admin`), `reason`, its arguments by name."""
+
+    command: str
+    reason: str
+    at: float | None = None
+
+
 class PhaseScript(BaseModel):
     phase: str | None = None
     pm: list[Item] = Field(default_factory=list)
     posts: list[Item] = Field(default_factory=list)
+    gm: list[GmItem] = Field(default_factory=list)
 
 
 class Script(BaseModel):
@@ -85,8 +94,11 @@ class PhaseRecord:
         self.public: list[str] = []
         self.private: list[dict[str, str]] = []
         self.refusals: list[dict[str, str]] = []
+        self.gm: list[dict[str, Any]] = []
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, event: Input | GameSetup, outcome: Outcome) -> None:
+        if isinstance(event, GmIn):
+            self.gm.append({"command": event.command, "args": event.args, "reason": event.reason})
         self.public += [p.body for p in outcome.posts]
         self.private += [{"to": m.to, "text": m.body} for m in outcome.pms]
         self.refusals += [{"from": r.sender, "text": r.text, "reason": r.reason} for r in outcome.refusals]
@@ -107,11 +119,11 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
         store.upgrade()
         records: list[PhaseRecord] = []
 
-        def on_step(label: str, _event: Input | GameSetup, outcome: Outcome) -> None:
+        def on_step(label: str, event: Input | GameSetup, outcome: Outcome) -> None:
             label = outcome.state.phase.label if label == "setup" else label
             if not records or records[-1].label != label:
                 records.append(PhaseRecord(label))
-            records[-1].add(outcome)
+            records[-1].add(event, outcome)
 
         setup = GameSetup(seats=seats, seed=script.seed, start=script.start, fixed_roles=fixed, setup=script.setup)
         try:
@@ -135,7 +147,7 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
         "ruleset": spec.id,
         "seed": script.seed,
         "phases": [
-            {"phase": r.label, "public": r.public, "private": r.private, "refusals": r.refusals,
+            {"phase": r.label, "public": r.public, "private": r.private, "refusals": r.refusals, "gm": r.gm,
              "state": states.get(r.label, {})}
             for r in records if r.label in states
         ],
@@ -166,11 +178,15 @@ def _play_phase(entry: PhaseScript, driver: GameDriver, board: MemoryBoard, stor
     items = [("pm", i, it.at if it.at is not None else 1 + 0.01 * i) for i, it in enumerate(entry.pm)]
     post_default = vote_hour + 1 if label.startswith("day") else 1
     items += [("post", i, it.at if it.at is not None else post_default + 0.01 * i) for i, it in enumerate(entry.posts)]
+    items += [("gm", i, it.at if it.at is not None else post_default + 1 + 0.01 * i) for i, it in enumerate(entry.gm)]
     for kind, i, at in sorted(items, key=lambda x: x[2]):
         t = start + timedelta(hours=at)
         clock.set(t)
         driver.advance(t)
-        if kind == "pm":
+        if kind == "gm":
+            order = entry.gm[i]
+            driver.gm(order.command, order.reason, t, **(order.model_extra or {}))
+        elif kind == "pm":
             item = entry.pm[i]
             board.pm(item.sender, driver.forum.account, item.text)
         else:
