@@ -228,7 +228,7 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         fixed = {name: spec.role_by_name(role) or role for name, role in g.roles.items()}
         setup = GameSetup(seats=[Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players],
                           seed=g.seed if g.seed is not None else secrets.randbits(48), start=g.start,
-                          fixed_roles=fixed, substitutes=g.substitutes)
+                          fixed_roles=fixed, substitutes=g.substitutes, gm_contact=g.gm_contact)
         store = Store(cfg.database.url)
         store.upgrade()
         if store.game_id(g.name) is not None:

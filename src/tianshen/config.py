@@ -51,6 +51,7 @@ class GameConfig(BaseModel):
     players: list[PlayerConfig] = Field(default_factory=list)
     roles: dict[str, str] = Field(default_factory=dict)  # fixed roles, name -> role id or Chinese name
     substitutes: list[str] = Field(default_factory=list)  # the substitutes' forum accounts (替补)
+    gm_contact: str | None = None  # the human GM's own forum account: tianshen PMs him what he should know
 
 
 class RunConfig(BaseModel):

@@ -164,3 +164,4 @@ class Outcome(BaseModel):
     pms: list[PrivateMessage] = Field(default_factory=list)
     refusals: list[Refusal] = Field(default_factory=list)
     log: list[str] = Field(default_factory=list)  # GM-only explanation lines
+    notes: list[str] = Field(default_factory=list)  # what the human GM should know (诈尸, removals…)

@@ -13,6 +13,7 @@ class Messages:
     pms: list[PrivateMessage] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # for the human GM (sent to his contact account)
 
     def post(self, thread: str, body: str, title: str | None = None) -> None:
         self.posts.append(PublicPost(thread=thread, body=body, title=title))
@@ -27,4 +28,6 @@ class Messages:
             self.pm(reply_to, subject or "天神回复：未能接受", reason)
 
     def outcome(self, state: GameState) -> Outcome:
-        return Outcome(state=state, posts=self.posts, pms=self.pms, refusals=self.refusals, log=self.log)
+        return Outcome(state=state, posts=self.posts, pms=self.pms, refusals=self.refusals, log=self.log,
+                       notes=self.notes)
+

@@ -46,6 +46,7 @@ class GameSetup(BaseModel):
     start: datetime
     fixed_roles: dict[str, str] = Field(default_factory=dict)  # name -> role id
     substitutes: list[str] = Field(default_factory=list)  # forum accounts of the substitutes (替补)
+    gm_contact: str | None = None  # the human GM's forum account: gets the notes by PM
     setup: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific dealing options
 
     @model_validator(mode="after")

@@ -105,7 +105,8 @@ class Daemon:
                 raise ValueError(f"unknown role '{written}' for {name}")
             fixed[name] = role
         seed = g.seed if g.seed is not None else secrets.randbits(48)
-        setup = GameSetup(seats=seats, seed=seed, start=g.start, fixed_roles=fixed, substitutes=g.substitutes)
+        setup = GameSetup(seats=seats, seed=seed, start=g.start, fixed_roles=fixed, substitutes=g.substitutes,
+                          gm_contact=g.gm_contact)
         return GameDriver(self.store, self.forum, GameDriver.register(self.store, g.name, spec.id, setup))
 
     def tick(self) -> None:

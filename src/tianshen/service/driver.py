@@ -33,6 +33,7 @@ class GameDriver:
         record = store.load_game(game_id)
         self.name = record.name
         self._game_start = datetime.fromisoformat(record.config["setup"]["start"])
+        self.gm_contact: str | None = record.config["setup"].get("gm_contact")
         events = store.events(game_id)[:1]
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
@@ -123,6 +124,14 @@ class GameDriver:
         assert outcome is not None  # GM inputs are never duplicates
         return outcome
 
+    def _notes(self, outcome: Outcome) -> list[OutboxItem]:
+        """What the human GM should know goes to his forum account by PM (and to the log)."""
+        for note in outcome.notes:
+            log.warning("game=%s note for the GM: %s", self.name, note)
+        if not self.gm_contact:
+            return []
+        return [OutboxItem(kind="pm", target=self.gm_contact, subject="天神通报", body=note) for note in outcome.notes]
+
     def last_seen(self) -> dict[str, str]:
         """When each seat last sent a PM or a post, by forum time (for 交替期 ordering)."""
         seen: dict[str, str] = {}
@@ -153,7 +162,7 @@ class GameDriver:
             event_payload=event.model_dump_json(), phase_label=new.phase.label,
             state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
             deadline_at=dl.at if dl else None, winner=new.winner, players=_player_rows(new),
-            outbox=_outbox(outcome), at=event.at,
+            outbox=_outbox(outcome) + self._notes(outcome), at=event.at,
         )
         if seq is None:
             log.info("duplicate input %s ignored", getattr(event, "id", "?"))

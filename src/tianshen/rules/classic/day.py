@@ -194,7 +194,8 @@ def summon_nights(state: GameState) -> list[list[str]]:
     return nights
 
 
-def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], out_lines: list[str]) -> None:
+def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], out_lines: list[str],
+                      notes: list[str]) -> None:
     """001 §5.3/§6.1.5: no vote and no delegation ⇒ out of the game; with no substitute the
     seat is wasted and counts as a death, identity shown (DECISIONS §0.5, B34)."""
     for name in missing:
@@ -203,6 +204,7 @@ def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], o
             continue
         p.alive, p.died_in, p.death_cause = False, state.phase.label, "no_vote"
         out_lines.append(spec.text("removed_no_vote", name=name, identity=identity(spec, p)))
+        notes.append(f"{name} 没有投票也没有委托投票，已按 001 §5.3 退出游戏")
 
 
 def identity(spec: RulesetSpec, p: Player) -> str:

@@ -265,7 +265,7 @@ class Classic(Ruleset):
         lines = [spec.text("tally_header", n=k)] + days.describe(spec, state, votes, result, with_modifiers=True)
         top = result.top
         if len(top) > 1:
-            days.remove_non_voters(spec, state, missing, lines)
+            days.remove_non_voters(spec, state, missing, lines, out.notes)
             # A tied player removed for not voting (001 §5.3) is out of the game: he can be
             # neither a 生死投票 candidate nor executed a second time.  (Gap in DECISIONS:
             # if one tied player is left he is the unique top; if none, nobody is executed.)
@@ -299,7 +299,7 @@ class Classic(Ruleset):
         result, _ = days.ld_tally(state)
         out.log.append(f"life-death vote: {result.counts}, no vote {missing}")
         lines = [spec.text("ld_header")] + days.describe(spec, state, votes, result, with_modifiers=False)
-        days.remove_non_voters(spec, state, missing, lines)
+        days.remove_non_voters(spec, state, missing, lines, out.notes)
         # A candidate removed for not voting in the 生死投票 is out of the game (see _close_main_vote).
         d["candidates"] = [c for c in d["candidates"] if state.player(c).alive]
         if len(d["candidates"]) <= 1:
@@ -365,7 +365,7 @@ class Classic(Ruleset):
             lines.append(spec.text("executed", name=executed, identity=days.identity(spec, p)))
         else:
             lines.append(spec.text("nobody_executed"))
-        days.remove_non_voters(spec, state, missing, lines)
+        days.remove_non_voters(spec, state, missing, lines, out.notes)
         if self._check_victory(state, at, out, prefix=lines):
             return
         self._begin_night(state, k + 1, at)
@@ -525,6 +525,10 @@ class Classic(Ruleset):
         text = post.original_text if post.edited and post.original_text is not None else post.text
         written = vote_target_text(text, names)
         p = state.find(post.author)
+        summoned = state.phase.kind == "day" and p is not None and p.name in state.data["day"].get("summoned", [])
+        if p is not None and not p.alive and not summoned:
+            # 诈尸 (001 §4.3, the boilerplate the classic texts share): the GM decides what to do
+            out.notes.append(f"{p.name}（已死亡）在 {post.thread} 发帖：{_short(post.text)}")
         if written is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
             return out.outcome(state)
@@ -572,6 +576,7 @@ class Classic(Ruleset):
     def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
         """DECISIONS §0.5: a wasted seat leaves the game like a death, identity shown (B34)."""
         p.alive, p.died_in, p.death_cause = False, state.phase.label, "wasted"
+        out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
         lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
         if not self._check_victory(state, at, out, prefix=lines):
             out.post(MAIN, "\n".join(lines))
