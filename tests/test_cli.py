@@ -143,3 +143,14 @@ def test_forum_check_reads_a_thread_and_sends_a_test_pm(tmp_path) -> None:
                                  env={"COLUMNS": "200"})
     assert "✘ read thread 9" in missing.output  # the built-in board starts empty: a clear failure
     assert missing.exit_code == 1
+
+
+def test_the_example_config_is_valid() -> None:
+    from pathlib import Path
+
+    from tianshen.config import load_config
+    from tianshen.core.spec import load_spec
+
+    cfg = load_config(Path(__file__).resolve().parents[1] / "config.example.toml")
+    assert cfg.game is not None and len(cfg.game.players) == load_spec(cfg.game.ruleset).players
+    assert cfg.forum.kind == "memory" and cfg.database.url.startswith("sqlite")
