@@ -75,7 +75,9 @@ class Classic(Ruleset):
         out = Messages()
         self._begin_night(state, 1, game.start)
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
-        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),
+        until = checkin.deadline(state)
+        request = spec.text("checkin_request", until=_fmt(until)) if until else ""
+        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state), checkin=request,
                                  seed_hash=rng.seed_digest(game.seed), ends=_fmt(state.phase.ends_at)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
