@@ -215,6 +215,76 @@ def derive_views(board: RecordedBoard, list_name: str, recorded_touid: int) -> N
                       subop="view", touid=e["touid"])
 
 
+def recorded_threads(version: str) -> list[dict[str, object]]:
+    """The entries of the recorded mobile-API board list (a copy to change).  Recorded early:
+    X3.5's lists only tid 1 (tid 2 and 3 came later), X3.4's tid 2 and 1 (tid 3 came later)."""
+    name = "api-forumdisplay-fid3.json" if version == "x3.5" else "api-forumdisplay-fid36.json"
+    return json.loads(load(version, name)[2])["Variables"]["forum_threadlist"]
+
+
+def thread_list(version: str, threads: list[dict[str, object]], *, total: int | None = None, tpp: int | None = None,
+                page: int = 1) -> Callable[[httpx.Request], httpx.Response]:
+    """The recorded mobile-API board list with other threads in it (a state the recording lacks):
+    `threads` in the order given (the board's: 置顶 first, then newest last post first), as
+    page `page` of a board of `total` threads (default: these), `tpp` a page."""
+    name = "api-forumdisplay-fid3.json" if version == "x3.5" else "api-forumdisplay-fid36.json"
+    forum = dict(json.loads(load(version, name)[2])["Variables"]["forum"])
+    forum["threads"] = forum["threadcount"] = str(len(threads) if total is None else total)
+    extra: dict[str, object] = {"forum_threadlist": threads, "page": str(page), "forum": forum}
+    if tpp is not None:
+        extra["tpp"] = str(tpp)
+    return json_page(version, name, **extra)
+
+
+def pc_thread_list(version: str, order: list[int], last_posts: dict[int, tuple[int, str, str]] | None = None,
+                   ) -> Callable[[httpx.Request], httpx.Response]:
+    """The recorded PC board list with its threads in `order` (tids) and, for some, another
+    last post: tid -> (replies, time as in the `title`, poster)."""
+    name = "html-forumdisplay-fid3.html" if version == "x3.5" else "html-forumdisplay-fid36.html"
+    status, headers, body = load(version, name)
+    charset = "gb18030" if version == "x3.4" else "utf-8"
+    page = body.decode(charset)
+    rows = {int(m.group(1)): m.group(0)
+            for m in re.finditer(r'<tbody id="normalthread_(\d+)">.*?</tbody>', page, re.S)}
+    for tid, (replies, when, poster) in (last_posts or {}).items():
+        row = re.sub(r'(class="xi2">)\d+(</a><em>)\d+', rf"\g<1>{replies}\g<2>{replies}", rows[tid])
+        row = re.sub(r'(<cite><a href="home.php\?mod=space&username=)[^"]*(" c="1">)[^<]*(</a></cite>\s*<em><a href="forum'
+                     r'.php\?mod=redirect&tid=\d+&goto=lastpost#lastpost"><span title=")[^"]*',
+                     rf"\g<1>{poster}\g<2>{poster}\g<3>{when}", row)
+        rows[tid] = row
+    spans = [m.span() for m in re.finditer(r'<tbody id="normalthread_\d+">.*?</tbody>', page, re.S)]
+    derived = (page[:spans[0][0]] + "\n".join(rows[tid] for tid in order) + page[spans[-1][1]:]).encode(charset)
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, headers=headers, content=derived)
+    return serve
+
+
+def thread_page_with_reply(version: str, name: str, pid: int, position: int, author: str, uid: int,
+                           text: str, when: str) -> Callable[[httpx.Request], httpx.Response]:
+    """A recorded PC thread page with one more post at its end (a reply made after the
+    recording): the page's last post copied with the pid, floor, author, time and text given."""
+    status, headers, body = load(version, name)
+    charset = "gb18030" if version == "x3.4" else "utf-8"
+    page = body.decode(charset)
+    starts = [m.start() for m in re.finditer(r'<div id="post_\d+"', page)]
+    end = page.index('<div id="postlistreply"', starts[-1])
+    last = page[starts[-1]:end]
+    old = re.match(r'<div id="post_(\d+)"', last).group(1)  # type: ignore[union-attr]
+    copy = re.sub(rf"(?<=[a-z_]){old}\b", str(pid), last)
+    copy = re.sub(r'(id="postnum\d+"[^>]*>\s*)(?:<em>\d+</em><sup>#</sup>|[^<]+)', rf"\g<1><em>{position}</em><sup>#</sup>",
+                  copy)
+    copy = re.sub(r'(<div class="authi"><a href="home.php\?mod=space&amp;uid=)\d+(" target="_blank" class="xw1">)[^<]*',
+                  rf"\g<1>{uid}\g<2>{author}", copy)
+    copy = re.sub(r'(id="authorposton\d+">发表于 <span title=")[^"]*', rf"\g<1>{when}", copy)
+    copy = re.sub(r'(id="postmessage_\d+">).*?(</td>)', rf"\g<1>\n{text}\g<2>", copy, flags=re.S)
+    derived = (page[:end] + copy + page[end:]).encode(charset)
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, headers=headers, content=derived)
+    return serve
+
+
 def not_recorded(request: httpx.Request) -> httpx.Response:
     return httpx.Response(404, text=f"not recorded: {request.url}")
 

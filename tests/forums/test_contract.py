@@ -132,3 +132,36 @@ def test_an_edited_post_shows_its_first_version(adapter: Adapter) -> None:
     assert seen.original_text == f"投票 白狐 {t}"
     untouched = adapter.forum.read_thread(thread, None)[0]
     assert not untouched.edited and untouched.original_text is None
+
+
+def test_board_posts_list_every_thread_from_a_point(adapter: Adapter) -> None:
+    t = tag()
+    start = max((p.id for p in adapter.forum.board_posts(None)), default=None)
+    older = adapter.forum.create_thread(f"第1天讨论帖 {t}", f"请发言 {t}", key=f"thread:{t}:a")
+    a1 = adapter.players.post(adapter.alice, older, f"分析一 {t}")
+    newer = adapter.forum.create_thread(f"第1天投票帖 {t}", f"请投票 {t}", key=f"thread:{t}:b")
+    b1 = adapter.players.post(adapter.bob, newer, f"投票 {adapter.alice} {t}")
+    a2 = adapter.players.post(adapter.bob, older, f"分析二 {t}")
+    b2 = adapter.players.post(adapter.alice, newer, f"投票 {adapter.bob} {t}")
+
+    everything = adapter.forum.board_posts(None)
+    ids = [p.id for p in everything]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    mine = [(p.thread_id, p.author, p.text) for p in everything if t in p.text]
+    assert mine == [(older, adapter.forum.account, f"请发言 {t}"), (older, adapter.alice, f"分析一 {t}"),
+                    (newer, adapter.forum.account, f"请投票 {t}"), (newer, adapter.bob, f"投票 {adapter.alice} {t}"),
+                    (older, adapter.bob, f"分析二 {t}"), (newer, adapter.alice, f"投票 {adapter.bob} {t}")]
+    assert {p.id for p in everything if t in p.text} >= {a1, b1, a2, b2}
+    assert all(p.posted_at.tzinfo is not None for p in everything)
+
+    since_start = adapter.forum.board_posts(start)
+    assert [p.id for p in since_start] == [p.id for p in everything if start is None or p.id > start]
+    opening = adapter.forum.read_thread(newer, None)[0].id  # the GM's, between a1 and b1
+    assert [(p.id, p.thread_id) for p in adapter.forum.board_posts(a1)] == \
+        [(opening, newer), (b1, newer), (a2, older), (b2, newer)]
+    assert adapter.forum.board_posts(b2) == []
+
+    a3 = adapter.players.post(adapter.alice, older, f"分析三 {t}")  # the older thread again
+    again = adapter.forum.board_posts(b2)
+    assert [(p.id, p.thread_id, p.author, p.text) for p in again] == [(a3, older, adapter.alice, f"分析三 {t}")]
+    assert adapter.forum.board_posts(a3) == []

@@ -15,6 +15,10 @@ from forums.discuz_fixtures import (
     json_page,
     make_forum,
     needs_recordings,
+    pc_thread_list,
+    recorded_threads,
+    thread_list,
+    thread_page_with_reply,
     x34_board,
     x35_board,
 )
@@ -320,6 +324,108 @@ def test_the_gbk_thread_with_mojibake_reads() -> None:
     forum.login()
     posts = {p.id: p for p in forum.read_thread("2", None)}
     assert posts[16].text == "这条回复用 GBK 字节提交：投票 狼人甲"
+
+
+# ---- the whole board ------------------------------------------------------------------------------
+
+
+def viewthread_pages(board: RecordedBoard, since: int = 0) -> list[tuple[str, str]]:
+    return [(r.url.params["tid"], r.url.params.get("page", "")) for r in board.requests[since:]
+            if r.url.params.get("mod") == "viewthread" or r.url.params.get("module") == "viewthread"]
+
+
+def board_lists(board: RecordedBoard, since: int = 0) -> list[str]:
+    """The pages of the board list asked for."""
+    return [r.url.params.get("page", "") for r in board.requests[since:]
+            if "forumdisplay" in (r.url.params.get("mod"), r.url.params.get("module"))]
+
+
+@pytest.mark.parametrize("version,last", [("x3.5", 17), ("x3.4", 13)])
+def test_board_posts_from_the_pc_board_list(version: str, last: int) -> None:
+    board = BOARDS[version](api=False)
+    forum = make_forum(board)
+    forum.login()
+    start = len(board.requests)
+    posts = forum.board_posts(None)
+    assert forum.client.mobile is False and board_lists(board, start) == ["1"]
+    assert [(p.id, p.thread_id) for p in posts] == \
+        sorted((p.id, tid) for tid in ("1", "2") for p in forum.read_thread(tid, None))
+    assert isinstance(posts[0], DiscuzPost) and posts[0].author == "mafiagm"
+    assert any(p.edited for p in posts)  # the PC pages show the edit marks
+
+    start = len(board.requests)
+    assert [p.id for p in forum.board_posts(last)] == [p.id for p in posts if p.id > last]
+    assert viewthread_pages(board, start) == []  # nothing changed: only the list was read
+
+    # a reply in tid 1 after the recording: the list shows another last post and puts tid 1 first
+    position = len(forum.read_thread("1", None)) + 1
+    uid = 4 if version == "x3.5" else 5
+    board.on("GET", "forum.php", pc_thread_list(version, [1, 2], {1: (position - 1, "2026-12-2 22:30", "player3")}),
+             mod="forumdisplay")
+    board.on("GET", "forum.php", thread_page_with_reply(version, "html-viewthread-tid1-page2.html", 40, position,
+                                                        "player3", uid, "投票 player1", "2026-12-2 22:30:00"),
+             mod="viewthread", tid="1", page="2")
+    start = len(board.requests)
+    newest = posts[-1].id
+    assert [(p.id, p.thread_id, p.author, p.text) for p in forum.board_posts(newest)] == \
+        [(40, "1", "player3", "投票 player1")]
+    assert viewthread_pages(board, start) == [("1", "2")]
+
+
+def test_board_posts_page_through_the_list_and_stop_at_the_first_unchanged_thread() -> None:
+    board = x34_board()
+    two, one = recorded_threads("x3.4")  # tid 2 (newest last post), tid 1
+    sticky = dict(one, tid="3", subject="置顶：规则", displayorder="1", replies="2", dblastpost="1795270000",
+                  lastposter="player1", reply=[])
+    board.api("GET", "forumdisplay", thread_list("x3.4", [sticky, two], total=3, tpp=2, page=1), page="1")
+    board.api("GET", "forumdisplay", thread_list("x3.4", [one], total=3, tpp=2, page=2), page="2")
+    forum = make_forum(board)
+    forum.login()
+    start = len(board.requests)
+    posts = forum.board_posts(None)
+    assert board_lists(board, start) == ["1", "2"]
+    assert [(p.id, p.thread_id) for p in posts] == \
+        [(i, "1") for i in range(1, 14)] + [(i, "2") for i in range(14, 19)] + [(i, "3") for i in range(20, 23)]
+
+    start = len(board.requests)
+    assert [p.id for p in forum.board_posts(17)] == [18, 20, 21, 22]  # kept from the first read
+    # the 置顶 thread heads the list whatever its age: past it, tid 2 is unchanged, so page 2 is not read
+    assert board_lists(board, start) == ["1"] and viewthread_pages(board, start) == []
+
+    start = len(board.requests)
+    assert forum.board_posts(22) == []
+    assert board_lists(board, start) == ["1"] and viewthread_pages(board, start) == []
+
+
+def test_a_fresh_adapter_reads_the_board_back_to_the_mark_only() -> None:
+    board = x34_board()
+    two, one = recorded_threads("x3.4")
+    old = dict(one, tid="3", dblastpost=str(int(str(one["dblastpost"])) - 86400 * 3), reply=[])
+    board.api("GET", "forumdisplay", thread_list("x3.4", [two, one], total=3, tpp=2, page=1), page="1")
+    board.api("GET", "forumdisplay", thread_list("x3.4", [old], total=3, tpp=2, page=2), page="2")
+    forum = make_forum(board)
+    forum.login()
+    start = len(board.requests)
+    assert [(p.id, p.thread_id) for p in forum.board_posts(13)] == [(i, "2") for i in range(14, 19)]
+    # tid 1 holds nothing after pid 13, so every thread listed after it is older still: no page 2
+    assert board_lists(board, start) == ["1"]
+    assert [t for t, _ in viewthread_pages(board, start)] == ["2", "1", "1"]
+
+    # a mark older than what the adapter kept: the board is read again
+    start = len(board.requests)
+    assert [p.id for p in forum.board_posts(None)] == list(range(1, 19)) + [20, 21, 22]
+    assert board_lists(board, start) == ["1", "2"]
+
+
+def test_board_posts_needs_the_board() -> None:
+    from tianshen.forum.discuz import DiscuzForum
+
+    board = x35_board()
+    board.api("GET", "forumindex", "api-forumindex.json")
+    forum = DiscuzForum(board.base_url, "mafiagm", "gm123456", None, transport=board.transport())
+    forum.login()
+    with pytest.raises(ForumError, match="fid"):
+        forum.board_posts(None)
 
 
 # ---- writing --------------------------------------------------------------------------------------

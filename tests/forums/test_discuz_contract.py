@@ -4,7 +4,9 @@ The recordings are fixed, so there is no player side: where the shared test make
 post or send a PM, these read what players posted and sent on the recording boards.  Test
 names are the shared ones.  Two differ by nature: Discuz keeps no first version of an edited
 post (`original_text` is None, the edit is flagged), and identical consecutive posts were not
-recorded (skipped).
+recorded (skipped).  `board_posts` serves the recorded board lists, with the threads opened
+after them put in (X3.5's list was recorded before tid 2 was opened), and a reply made after
+the recording added to the last thread page.
 """
 
 from __future__ import annotations
@@ -13,7 +15,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from forums.discuz_fixtures import RecordedBoard, make_forum, needs_recordings, x34_board, x35_board
+from forums.discuz_fixtures import (
+    RecordedBoard,
+    make_forum,
+    needs_recordings,
+    recorded_threads,
+    thread_list,
+    thread_page_with_reply,
+    x34_board,
+    x35_board,
+)
 from tianshen.forum.discuz import DiscuzForum
 
 pytestmark = needs_recordings
@@ -98,3 +109,46 @@ def test_an_edited_post_shows_its_first_version(forum: DiscuzForum) -> None:
     assert seen.original_text is None
     untouched = forum.read_thread("1", None)[0]
     assert not untouched.edited and untouched.original_text is None
+
+
+def board_threads(version: str) -> list[dict[str, object]]:
+    """The board list as the board would show it: X3.4's as recorded (tid 2, tid 1); X3.5's
+    was recorded before tid 2 (on the PC pages) was opened, so tid 2 goes in front."""
+    threads = recorded_threads(version)
+    if version == "x3.5":
+        first = threads[0]
+        threads.insert(0, dict(first, tid="2", subject="【杀人游戏】第1局 第一夜 结算 (API)", replies="1",
+                               dblastpost=str(int(str(first["dblastpost"])) + 60), lastposter="mafiagm", reply=[]))
+    return threads
+
+
+def test_board_posts_list_every_thread_from_a_point(board: RecordedBoard, forum: DiscuzForum) -> None:
+    threads = board_threads(board.version)
+    board.api("GET", "forumdisplay", thread_list(board.version, threads))
+    everything = forum.board_posts(None)
+    by_thread = {str(t["tid"]): forum.read_thread(str(t["tid"]), None) for t in threads}
+    assert [(p.id, p.thread_id) for p in everything] == \
+        sorted((p.id, tid) for tid, posts in by_thread.items() for p in posts)
+    assert {p.thread_id for p in everything} == {"1", "2"}
+    assert everything[0].author == forum.account  # the GM's opening post
+    assert all(p.posted_at.tzinfo is not None for p in everything)
+    assert forum.board_posts(everything[-4].id) == everything[-3:]
+    newest = everything[-1].id
+    assert forum.board_posts(newest) == []
+
+    # after the recording player3 replies in the older thread, tid 1: it tops the list
+    old = next(t for t in threads if t["tid"] == "1")
+    bumped = dict(old, replies=str(int(str(old["replies"])) + 1), lastposter="player3",
+                  dblastpost=str(max(int(str(t["dblastpost"])) for t in threads) + 120))
+    board.api("GET", "forumdisplay", thread_list(board.version, [bumped] + [t for t in threads if t is not old]))
+    uid = 4 if board.version == "x3.5" else 5
+    board.on("GET", "forum.php", thread_page_with_reply(board.version, "html-viewthread-tid1-page2.html", 40,
+                                                        len(by_thread["1"]) + 1, "player3", uid, "诈尸：我还有话说",
+                                                        "2026-12-2 22:30:00"), mod="viewthread", tid="1", page="2")
+    before = len(board.requests)
+    again = forum.board_posts(newest)
+    assert [(p.id, p.thread_id, p.author, p.text) for p in again] == [(40, "1", "player3", "诈尸：我还有话说")]
+    pages = [(r.url.params["tid"], r.url.params["page"]) for r in board.requests[before:]
+             if r.url.params.get("mod") == "viewthread"]
+    assert pages == [("1", "2")]  # only the thread that changed, from the page of its last post
+    assert forum.board_posts(40) == []

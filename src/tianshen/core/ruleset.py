@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from tianshen.core import checkin, substitution
+from tianshen.core import activity, checkin, substitution
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -197,6 +197,8 @@ class Ruleset(ABC):
             substitution.player_returned(self.spec, state, sender, first)
         if isinstance(event, PostIn) and checkin.take(state, event):
             return first.outcome(state)
+        if isinstance(event, PostIn):
+            self._watch_activity(state, event, first)
         if isinstance(event, DeadlineIn) and event.kind == "checkin_end":
             self._close_checkin(state, event.at, first)
             return first.outcome(state)
@@ -212,8 +214,33 @@ class Ruleset(ABC):
             outcome = self.on_deadline(state, event)
         else:
             outcome = self.on_gm(state, event)
+        if isinstance(event, DeadlineIn):
+            self._report_lurkers(outcome.state, event.at, first)
         outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
+        outcome.notes[:0] = first.notes
         return outcome
+
+    # ---- activity (000 §9.1.6, 001 §4.3/§6.1.6, 003 §10.1.6, 004 补充 二) ------------------
+
+    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+        p = state.find(post.author)
+        if p is None or state.phase.kind == "over":
+            return
+        if activity.is_zombie_post(state, p, post.thread):
+            text = " ".join(post.text.split())
+            out.notes.append(f"诈尸：{p.name}（已死亡）在 {post.thread} 发帖：{text[:40]}")
+        rule = activity.quota(self.spec.options)
+        if rule:
+            activity.record(state, post, rule[1])
+
+    def _report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
+        rule = activity.quota(self.spec.options)
+        start = next((p for p in [state.data.get("started_at")] if p), None)
+        if not rule or state.phase.kind == "over" or start is None:
+            return
+        posts, hours = rule
+        for name, count in activity.lurkers(state, at, posts, hours, datetime.fromisoformat(start)):
+            out.notes.append(f"潜水：{name} 最近{hours:g}小时只发了{count}贴（规则要求至少{posts}贴）")
 
     # ---- seats ----------------------------------------------------------------------
 

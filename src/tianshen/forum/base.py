@@ -57,6 +57,12 @@ class Forum(Protocol):
         """Posts of a thread with id > after_id, in thread order."""
         ...
 
+    def board_posts(self, after_id: int | None) -> list[ForumPost]:
+        """Every post on the game board — in every thread of the game's board/category, the
+        GM's own included — with id > after_id, oldest first (by id), each with its thread_id.
+        Used to count players' analysis posts and to notice dead players posting (诈尸)."""
+        ...
+
     def create_thread(self, title: str, body: str, key: str) -> str:
         """Open a thread on the game board; returns its id."""
         ...

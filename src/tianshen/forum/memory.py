@@ -20,7 +20,7 @@ from typing import Literal, TypeVar, cast
 
 from tianshen.forum.base import ForumError, ForumPm, ForumPost
 
-Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "any"]
+Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "board_posts", "any"]
 _WRITES = ("reply", "send_pm", "create_thread")
 T = TypeVar("T")
 
@@ -259,6 +259,15 @@ class MemoryForum:
             return [p for p in posts if after_id is None or p.id > after_id]
 
         return self.board._gm_call("read_thread", None, read)
+
+    def board_posts(self, after_id: int | None) -> list[ForumPost]:
+        """Every post of the board (it has one) with id > after_id, in id order."""
+        self._require_login()
+
+        def read() -> list[ForumPost]:
+            return [p.view() for i, p in sorted(self.board._posts.items()) if after_id is None or i > after_id]
+
+        return self.board._gm_call("board_posts", None, read)
 
     def create_thread(self, title: str, body: str, key: str) -> str:
         self._require_login()

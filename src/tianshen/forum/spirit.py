@@ -32,7 +32,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Literal
@@ -225,11 +225,27 @@ def parse_rows(soup: BeautifulSoup, tz: tzinfo = UTC) -> list[Row]:
 
 
 def parse_pages(soup: BeautifulSoup) -> tuple[int, int]:
-    """(this page, number of pages) from the paginator's "Page N of M"; (1, 1) without one."""
-    for ul in soup.select("ul.paginator"):
+    """(this page, number of pages); (1, 1) without a paginator.
+
+    Comment pages say "Page N of M".  Topic lists (categories, private topics) show page
+    buttons instead, once there are two pages: the current page unlinked, links to a window
+    of others, and a next arrow while pages follow; the count is then what they show, at
+    least one more than this page while the arrow is there.
+    """
+    uls = soup.select("ul.paginator")
+    for ul in uls:
         m = _PAGES.search(ul.get_text(" ", strip=True))
         if m:
             return int(m.group(1)), int(m.group(2))
+    for ul in uls:
+        current = ul.select_one("li.paginator__button > span")
+        if current is None or not current.get_text(strip=True).isdigit():
+            continue
+        page = int(current.get_text(strip=True))
+        shown = [int(a.get_text(strip=True)) for a in ul.select("li.paginator__button > a")
+                 if a.get_text(strip=True).isdigit()]
+        more = ul.select_one("li.paginator__button > a i.fa-chevron-right") is not None
+        return page, max([page, *shown] + ([page + 1] if more else []))
     return 1, 1
 
 
@@ -244,6 +260,8 @@ class TopicListing:
     slug: str
     title: str
     comments: int
+    last_active: str = ""  # the `title=` of the topic's date, as shown (only compared, never parsed)
+    pinned: bool = False  # pinned topics head a category's list whatever their last activity
 
 
 def parse_topic_list(soup: BeautifulSoup) -> list[TopicListing]:
@@ -257,7 +275,10 @@ def parse_topic_list(soup: BeautifulSoup) -> list[TopicListing]:
             continue
         count = div.select_one(".topic__comments")
         digits = re.sub(r"\D", "", count.get_text()) if count else ""
-        out.append(TopicListing(int(m.group(1)), m.group(2), link.get_text(strip=True), int(digits or 0)))
+        date = div.select_one(".topic__date[title]")
+        out.append(TopicListing(int(m.group(1)), m.group(2), link.get_text(strip=True), int(digits or 0),
+                                last_active=str(date["title"]) if date is not None else "",
+                                pinned=div.select_one(".topic__title i.fa-thumb-tack") is not None))
     return out
 
 
@@ -294,6 +315,7 @@ class _Account:
         self.logins = 0
         self._last_write: float | None = None
         self.topics: dict[int, _TopicState] = {}
+        self._list_paths: dict[str, str] = {}  # a list's address -> where it redirected (with the slug)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.username!r} at {self.base_url}>"
@@ -538,6 +560,23 @@ class _Account:
             self.topics.setdefault(t.id, _TopicState(path=f"/topic/private/{t.id}/{t.slug}/"))
         return out
 
+    def topic_list(self, path: str) -> Iterator[TopicListing]:
+        """The topics of a list (a category page), page after page as the caller goes on, in
+        the forum's order: pinned ones first, then by last activity, newest first."""
+        asked, path = path, self._list_paths.get(path, path)
+        page, pages = 1, 1
+        while page <= pages:
+            r = self.get(path, {"page": page} if page > 1 else None)
+            if page == 1:  # the address with the slug: a redirect to it would drop `?page=`
+                path = self._list_paths[asked] = r.url.path
+            soup = BeautifulSoup(r.text, "lxml")
+            listing = parse_topic_list(soup)
+            for t in listing:
+                self.topics.setdefault(t.id, _TopicState(path=f"/topic/{t.id}/{t.slug}/"))
+            _, pages = parse_pages(soup)
+            yield from listing
+            page += 1
+
     def participants(self, topic_id: int) -> tuple[set[str], str | None]:
         """(participants' nicknames, the first comment's author) of a private topic."""
         soup = self.topic_page(topic_id, 1, private=True)
@@ -574,6 +613,7 @@ class SpiritForum:
         self._done: dict[str, object] = {}  # idempotency key -> result, for this process
         self._pm_topics: dict[str, int] = {}  # player (casefolded) -> private topic id
         self._pm_cache: dict[int, _PmTopic] = {}
+        self._board: _BoardCache | None = None
 
     def __repr__(self) -> str:
         return f"<SpiritForum {self.account!r} at {self.base_url}>"
@@ -750,15 +790,67 @@ class SpiritForum:
         return pk
 
     def read_thread(self, thread_id: str, after_id: int | None) -> list[ForumPost]:
-        rows = self._http.read_topic(int(thread_id), after_id)
+        return self._posts(str(thread_id), self._http.read_topic(int(thread_id), after_id))
+
+    def _posts(self, thread_id: str, rows: list[Row]) -> list[ForumPost]:
         out = []
         for r in rows:
             original = self._http.history_first(r.pk) if r.edited else None
-            out.append(ForumPost(r.pk, str(thread_id), r.author, r.at, r.text, r.edited, r.number, original))
+            out.append(ForumPost(r.pk, thread_id, r.author, r.at, r.text, r.edited, r.number, original))
         return out
+
+    def board_posts(self, after_id: int | None) -> list[ForumPost]:
+        """Every comment in the game category's topics with id > after_id, in id order.
+
+        The category lists topics by last activity (pinned ones first), page by page; a topic
+        is read again only when its comment count or last activity changed, and then only
+        after the last comment seen in it.  Paging stops at the first unpinned topic that is
+        unchanged, or that holds nothing above `after_id`: every topic listed after it is
+        older still.  Comments already read are kept (those above the caller's mark only).
+        """
+        floor = after_id or 0
+        cache = self._board
+        if cache is None or cache.floor > floor:  # a mark older than the cache: start afresh
+            cache = self._board = _BoardCache(floor)
+        for t in self._http.topic_list(f"/category/{self._game_category()}/"):
+            entry = cache.topics.get(t.id)
+            sig = (t.comments, t.last_active)
+            if entry is not None and entry.sig == sig:
+                if t.pinned:
+                    continue
+                break
+            entry = entry or _BoardTopic()
+            start = max(entry.read_upto, cache.floor)
+            posts = self._posts(str(t.id), self._http.read_topic(t.id, start or None))
+            fresh = [p for p in posts if p.id > entry.read_upto]
+            entry.posts += [p for p in fresh if p.id > cache.floor]
+            entry.read_upto = max([entry.read_upto] + [p.id for p in fresh])
+            entry.sig = sig
+            cache.topics[t.id] = entry
+            if not t.pinned and entry.read_upto <= cache.floor:
+                break  # its newest comment is older than the mark, and so is every later topic's
+        cache.floor = floor
+        out: list[ForumPost] = []
+        for entry in cache.topics.values():
+            entry.posts = [p for p in entry.posts if p.id > floor]
+            out += entry.posts
+        return sorted(out, key=lambda p: p.id)
 
     def close(self) -> None:
         self._http.client.close()
+
+
+@dataclass
+class _BoardTopic:
+    sig: tuple[int, str] | None = None  # (comment count, last activity) as listed when last read
+    read_upto: int = 0  # the newest comment read in it
+    posts: list[ForumPost] = field(default_factory=list)
+
+
+@dataclass
+class _BoardCache:
+    floor: int  # complete above this: a topic not in `topics` has no comment above it
+    topics: dict[int, _BoardTopic] = field(default_factory=dict)
 
 
 @dataclass

@@ -38,6 +38,8 @@ class GameDriver:
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
         self.ruleset: Ruleset = load_ruleset(record.ruleset)
+        options = self.ruleset.spec.options
+        self.watch_board = bool(options.get("analysis_quota") or options.get("watch_board"))
         self.on_step = on_step
         self.after_commit: Callable[[], None] | None = None  # test hook: a crash right after commit
         self.outage_extension_after = timedelta(minutes=30)
@@ -94,11 +96,16 @@ class GameDriver:
         return outcome
 
     def _skip_old_pms(self) -> None:
-        """PMs the GM account had before the game are not the game's."""
+        """PMs the GM account had before the game are not the game's (nor, when the ruleset
+        reads the whole board, its older posts: read once here, so later reads stop early)."""
         try:
             newest = max((pm.id for pm in self.forum.fetch_pms(None)), default=None)
+            if self.watch_board:
+                last = max((post.id for post in self.forum.board_posts(None)), default=None)
+                if last is not None:
+                    self.store.set_mark(self.game_id, "board", str(last))
         except ForumError as exc:
-            log.warning("game=%s could not read the GM's old PMs: %s", self.name, exc)
+            log.warning("game=%s could not read the forum before the start: %s", self.name, exc)
             return
         if newest is not None:
             self.store.set_mark(self.game_id, "pm", str(newest))
@@ -255,6 +262,8 @@ class GameDriver:
                         continue  # the GM's own posts
                     found.append(PostIn(id=str(post.id), thread=key, author=post.author, at=post.posted_at,
                                         text=post.text, edited=post.edited, original_text=post.original_text))
+            if self.watch_board:
+                found += self._board_posts(marks)
         except ForumError as exc:
             log.warning("game=%s reading the forum failed, will retry: %s", self.name, exc)
             return sorted(found, key=lambda e: e.at), False
@@ -264,6 +273,22 @@ class GameDriver:
         """PMs older than this are assumed all visible (see `_collect`)."""
         newest = self._clock_hint or datetime.max.replace(tzinfo=UTC)
         return newest - self.pm_settle_time
+
+    def _board_posts(self, marks: dict[str, str]) -> list[PmIn | PostIn]:
+        """Every post on the game board (activity rules, 诈尸).  A post in one of the game's
+        own threads keeps that thread's key, so a vote read here is still a vote (and the
+        store folds it once, whichever way it came)."""
+        keys = self.store.threads(self.game_id)
+        after = marks.get("board") or self.store.mark(self.game_id, "board")
+        found: list[PmIn | PostIn] = []
+        for post in self.forum.board_posts(int(after) if after else None):
+            marks["board"] = str(post.id)
+            if post.author == self.forum.account or post.posted_at < self._game_start:
+                continue
+            found.append(PostIn(id=str(post.id), thread=keys.get(post.thread_id, f"board:{post.thread_id}"),
+                                author=post.author, at=post.posted_at, text=post.text, edited=post.edited,
+                                original_text=post.original_text))
+        return found
 
     def _watched(self) -> list[str]:
         """Today's vote thread; at night the last one, so a late vote still gets its refusal."""
@@ -348,4 +373,4 @@ class OfflineForum:
     def _offline(self, *_: object) -> NoReturn:
         raise ForumError("no forum connection here: the running daemon sends it")
 
-    login = now = fetch_pms = read_thread = create_thread = reply = send_pm = _offline
+    login = now = fetch_pms = read_thread = board_posts = create_thread = reply = send_pm = _offline

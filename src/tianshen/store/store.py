@@ -497,6 +497,12 @@ class Store:
                 select(ThreadRow.forum_thread_id).where(ThreadRow.game_id == game_id, ThreadRow.key == key)
             )
 
+    def threads(self, game_id: int) -> dict[str, str]:
+        """Every thread the game opened: forum thread id -> logical key."""
+        with self._tx() as s:
+            rows = s.execute(select(ThreadRow.forum_thread_id, ThreadRow.key).where(ThreadRow.game_id == game_id))
+            return {forum_id: key for forum_id, key in rows}
+
     def set_thread_id(self, game_id: int, key: str, forum_thread_id: str) -> None:
         with self._tx() as s:
             row = s.scalar(select(ThreadRow).where(ThreadRow.game_id == game_id, ThreadRow.key == key))

@@ -17,6 +17,9 @@ Reading
   marker taken out; `DiscuzPost.full_text` keeps quotes.  An edit marker 「本帖最后由 X 于 … 编辑」
   sets `edited=True` with `edited_by`/`edited_at` (minute precision).  Discuz keeps no earlier
   version of a post, so `original_text` is always None here.  The GM's own posts are included.
+- The whole board (`board_posts`) comes from the board list of `fid` (mobile API
+  `forumdisplay`, else the PC page), newest last post first: only threads whose last post
+  changed since the adapter last looked are read, each with the incremental `read_thread`.
 
 Writing
 - New thread, reply and PM (by username, or `uid:N`), through the mobile API when the board
@@ -39,8 +42,8 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
@@ -73,6 +76,19 @@ class DiscuzPm(ForumPm):
     conversation_uid: int = 0  # the other party's uid (Discuz's touid)
     seen_at: datetime | None = None  # when this adapter first saw it
     sent_between: tuple[datetime, datetime] | None = None  # what the board's time text allows
+
+
+@dataclass
+class _BoardThread:
+    sig: str | None = None  # what the board list showed of its last post when it was last read
+    read_upto: int = 0  # the newest pid read in it
+    posts: list[ForumPost] = field(default_factory=list)
+
+
+@dataclass
+class _Board:
+    floor: int  # complete above this: a thread not in `threads` has no post above it
+    threads: dict[int, _BoardThread] = field(default_factory=dict)
 
 
 @dataclass
@@ -125,6 +141,7 @@ class DiscuzForum:
         self._conv_max: dict[int, int] = {}
         self._positions: dict[int, dict[int, int]] = {}  # tid -> pid -> floor
         self._ppp: dict[int, int] = {}
+        self._board: _Board | None = None
 
     # ---- session ------------------------------------------------------------------------------
 
@@ -315,6 +332,81 @@ class DiscuzForum:
         if reply.answer.kind == "error":
             raise ForumError(f"thread {tid}: {reply.answer.message}")
         return parse.thread_page(reply.text, self.client.tz)
+
+    # ---- the whole board ------------------------------------------------------------------------
+
+    def board_posts(self, after_id: int | None) -> list[ForumPost]:
+        """Every post in the threads of the board `fid` with pid > after_id, in pid order.
+
+        The board list (newest last post first, 置顶 threads ahead) is read page by page; a
+        thread is read again only when what the list shows of its last post (replies, time,
+        poster) changed, and then with `read_thread` from the last post seen in it.  Paging
+        stops at the first thread not 置顶 that is unchanged, or that holds nothing above
+        `after_id`: every thread listed after it is older still.  Posts already read are kept
+        (those above the caller's mark only)."""
+        self._ensure()
+        if self.fid is None:
+            raise ForumError("no board to read: set `fid` (the game board's forum id) in the config")
+        floor = after_id or 0
+        cache = self._board
+        if cache is None or cache.floor > floor:  # a mark older than the cache: start afresh
+            cache = self._board = _Board(floor)
+        for row in self._board_rows():
+            entry = cache.threads.get(row.tid)
+            if entry is not None and entry.sig == row.last_post:
+                if row.sticky:
+                    continue
+                break
+            entry = entry or _BoardThread()
+            # from a pid of this thread only: `findpost` with another thread's pid finds a wrong page
+            posts = self.read_thread(str(row.tid), entry.read_upto or None)
+            fresh = [p for p in posts if p.id > entry.read_upto]
+            entry.posts += [p for p in fresh if p.id > cache.floor]
+            entry.read_upto = max([entry.read_upto, *(p.id for p in fresh)])
+            entry.sig = row.last_post
+            cache.threads[row.tid] = entry
+            if not row.sticky and entry.read_upto <= cache.floor:
+                break  # its last post is older than the mark, and so is every later thread's
+        cache.floor = floor
+        out: list[ForumPost] = []
+        for entry in cache.threads.values():
+            entry.posts = [p for p in entry.posts if p.id > floor]
+            out += entry.posts
+        return sorted(out, key=lambda p: p.id)
+
+    def _board_rows(self) -> Iterator[parse.ThreadRow]:
+        """The board's threads, page after page as the caller goes on, by last post."""
+        seen: set[int] = set()
+        page = 1
+        while page <= 200:
+            if self.client.mobile:
+                reply = self.client.api_get("forumdisplay", fid=self.fid, page=page, orderby="lastpost")
+                a = reply.answer
+                if a.kind != "json" or a.error:
+                    raise ForumError(f"the mobile API did not answer for the board list: "
+                                     f"{a.error or a.message or reply.text[:120]!r}")
+                if a.variables.get("forum_threadlist") is None and a.key and not a.key.endswith("succeed"):
+                    raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message or a.key}")
+                rows = parse.api_forum_threads(a.variables)
+                _, pages = parse.api_forum_pages(a.variables)
+            else:
+                reply = self.client.get("forum.php", {"mod": "forumdisplay", "fid": self.fid, "orderby": "lastpost",
+                                                      "page": page})
+                a = reply.answer
+                if a.kind == "error" or (a.kind == "page" and a.message and not a.ok
+                                         and not re.search(r'id="(?:normal|stick)thread_\d+"', reply.text)):
+                    raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message}")
+                rows = parse.forum_threads(reply.text, self.client.tz)
+                _, pages = parse.forum_pages(reply.text)
+            new = [r for r in rows if r.tid not in seen]
+            if not new:  # past the last page, some boards show the last one again
+                return
+            for row in new:
+                seen.add(row.tid)
+                yield row
+            if page >= pages:
+                return
+            page += 1
 
     # ---- writing ------------------------------------------------------------------------------
 

@@ -602,6 +602,9 @@ class ThreadRow:
     author: str
     author_uid: int
     created: Interval | None
+    replies: int = 0
+    last_post: str = ""  # what the list shows of the last post (replies, time, poster): changes with it
+    sticky: bool = False  # 置顶: heads the list whatever its last post
 
 
 def forum_threads(text: str, tz: timezone) -> list[ThreadRow]:
@@ -610,24 +613,53 @@ def forum_threads(text: str, tz: timezone) -> list[ThreadRow]:
     rows = []
     for tbody in soup.find_all("tbody", id=re.compile(r"^(?:normal|stick)thread_\d+$")):
         assert isinstance(tbody, Tag)
-        tid = int(str(tbody["id"]).split("_")[1])
+        kind, tid_text = str(tbody["id"]).split("_")
+        tid = int(tid_text)
         a = tbody.find("a", class_="xst")
+        by = tbody.select("td.by")
         cite = tbody.select_one("td.by cite a") or tbody.find("cite")
         author = cite.get_text().strip() if isinstance(cite, Tag) else ""
         uid = _uid_of(cite if isinstance(cite, Tag) and cite.name == "a" else None)
         span = tbody.select_one("td.by em span[title]")
         created = board_time(str(span["title"]), tz) if isinstance(span, Tag) else None
-        rows.append(ThreadRow(tid, a.get_text().strip() if isinstance(a, Tag) else "", author, uid, created))
+        count = tbody.select_one("td.num a")
+        replies = int(count.get_text().strip()) if count is not None and count.get_text().strip().isdigit() else 0
+        last_post = ""
+        if len(by) > 1:
+            poster = by[-1].find("cite")
+            em = by[-1].find("em")
+            when = em.find("span", title=True) if isinstance(em, Tag) else None
+            shown = str(when["title"]) if isinstance(when, Tag) else (em.get_text().strip() if isinstance(em, Tag)
+                                                                      else "")
+            last_post = f"{replies}|{shown}|{poster.get_text().strip() if isinstance(poster, Tag) else ''}"
+        rows.append(ThreadRow(tid, a.get_text().strip() if isinstance(a, Tag) else "", author, uid, created,
+                              replies, last_post, kind == "stickthread"))
     return rows
+
+
+def forum_pages(text: str) -> tuple[int, int]:
+    """(this page, number of pages) of a PC board list."""
+    return _page_numbers(BeautifulSoup(text, "lxml"), text)
 
 
 def api_forum_threads(variables: dict[str, Any]) -> list[ThreadRow]:
     rows = []
     for t in variables.get("forum_threadlist") or []:
         ts = datetime.fromtimestamp(int(t.get("dbdateline") or 0), UTC)
+        replies = int(t.get("replies") or 0)
+        last_post = f"{replies}|{t.get('dblastpost') or t.get('lastpost') or ''}|{t.get('lastposter') or ''}"
         rows.append(ThreadRow(int(t["tid"]), htmlmod.unescape(str(t.get("subject") or "")), str(t.get("author") or ""),
-                              int(t.get("authorid") or 0), (ts, ts)))
+                              int(t.get("authorid") or 0), (ts, ts), replies, last_post,
+                              int(t.get("displayorder") or 0) > 0))
     return rows
+
+
+def api_forum_pages(variables: dict[str, Any]) -> tuple[int, int]:
+    """(this page, number of pages) of the mobile API's board list."""
+    forum = variables.get("forum") or {}
+    count = int(forum.get("threadcount") or forum.get("threads") or 0)
+    tpp = int(variables.get("tpp") or 20) or 20
+    return int(variables.get("page") or 1), max(1, -(-count // tpp))
 
 
 def redirect_pid_page(location: str) -> int | None:

@@ -75,6 +75,7 @@ class Classic(Ruleset):
         out = Messages()
         self._begin_night(state, 1, game.start)
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
+        state.data["started_at"] = game.start.isoformat()
         until = checkin.deadline(state)
         request = spec.text("checkin_request", until=_fmt(until)) if until else ""
         out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state), checkin=request,
@@ -527,10 +528,6 @@ class Classic(Ruleset):
         text = post.original_text if post.edited and post.original_text is not None else post.text
         written = vote_target_text(text, names)
         p = state.find(post.author)
-        summoned = state.phase.kind == "day" and p is not None and p.name in state.data["day"].get("summoned", [])
-        if p is not None and not p.alive and not summoned:
-            # 诈尸 (001 §4.3, the boilerplate the classic texts share): the GM decides what to do
-            out.notes.append(f"{p.name}（已死亡）在 {post.thread} 发帖：{_short(post.text)}")
         if written is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
             return out.outcome(state)
