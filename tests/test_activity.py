@@ -3,19 +3,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from board_game import GM, KILL_庚, board_game
 from classic_helpers import ROLES_10, Game
 from tianshen.core.model import PostIn
-from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.forum.memory import MemoryBoard
 from tianshen.rules import load_ruleset
-from tianshen.service.driver import GameDriver
-from tianshen.sim.rehearsal import VirtualClock
-from tianshen.store import Store
 
 
 def post(g: Game, author: str, hours: float, thread: str = "board:9", text: str = "我的分析") -> list[str]:
@@ -72,32 +67,21 @@ def test_the_driver_reads_every_board_post_and_tells_the_gm(tmp_path: Path, monk
     (tmp_path / "classic_10_board.toml").write_text(f'include = ["{base.as_posix()}"]\n[options]\n{extra}\n',
                                                     encoding="utf-8")
     monkeypatch.setenv("TIANSHEN_RULESETS", str(tmp_path))
-    start = datetime(2026, 1, 1, 20, tzinfo=UTC)
-    clock = VirtualClock(start)
-    board = MemoryBoard(clock.now)
-    forum = board.gm()
-    forum.login()
-    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
-    store.upgrade()
-    setup = GameSetup(seats=[Seat(name=n) for n in ROLES_10], seed=7, start=start, fixed_roles=ROLES_10,
-                      gm_contact="真天神")
-    driver = GameDriver.create(store, forum, "a", "classic_10_board", setup)
-    board.pm("甲", "神的使者", "杀 庚\n" + "夜色深沉杀手悄然潜入" * 12)
-    clock.set(start + timedelta(hours=1))
-    analysis = board.new_thread("丙", "丙的分析", "我认为甲很可疑")
-    driver.advance(clock.now())
-    clock.set(start + timedelta(hours=24 + 13))
-    driver.advance(clock.now())  # dawn (庚 is dead), the vote thread opens
-    vote = store.thread_id(driver.game_id, "vote:1")
+    g = board_game(tmp_path, variant="classic_10_board", seed=7, gm_contact="真天神")
+    g.board.pm("甲", GM, KILL_庚)
+    g.clock.set(g.at(1))
+    analysis = g.board.new_thread("丙", "丙的分析", "我认为甲很可疑")
+    g.run_to(1)
+    g.run_to(24 + 13)  # dawn (庚 is dead), the vote thread opens
+    vote = g.thread("vote:1")
     for name in ROLES_10:
         if name != "庚":
-            board.post(name, vote, "投票 乙")
-    clock.set(start + timedelta(hours=24 + 36 + 1))
-    driver.advance(clock.now())  # night 2
-    board.post("庚", analysis, "我来说两句")  # no will-writer any more: 诈尸
-    clock.set(start + timedelta(hours=24 + 36 + 2))
-    driver.advance(clock.now())
-    notes = [pm.text for pm in board.inbox("真天神")]
+            g.board.post(name, vote, "投票 乙")
+    g.run_to(24 + 36 + 1)  # night 2
+    g.board.post("庚", analysis, "我来说两句")  # no will-writer any more: 诈尸
+    g.run_to(24 + 36 + 2)
+    store, driver = g.store, g.driver
+    notes = [pm.text for pm in g.board.inbox("真天神")]
     assert any(n.startswith("诈尸：庚") for n in notes)
     assert any((i.thread_key or "").startswith("board:") for i in store.inbound(driver.game_id) if i.source == "post")
     if "analysis_quota" in rule:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from board_game import GM, KILL_庚, board_game
 from tianshen.cli import app
 from tianshen.core.model import InputEnvelope
-from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.driver import GameDriver
 from tianshen.sim.rehearsal import VirtualClock
@@ -22,20 +22,11 @@ ROLES = {"甲": "killer", "乙": "killer", "丙": "diviner", "丁": "binder", "�
 
 
 def make_game(tmp_path: Path) -> tuple[str, MemoryBoard, VirtualClock]:
-    url = f"sqlite:///{tmp_path / 'g.db'}"
-    clock = VirtualClock(START)
-    board = MemoryBoard(clock.now)
-    forum = board.gm()
-    forum.login()
-    store = Store(url)
-    store.upgrade()
-    setup = GameSetup(seats=[Seat(name=n) for n in ROLES], seed=3, start=START, fixed_roles=ROLES)
-    GameDriver.create(store, forum, "g", "classic_10", setup)
-    board.pm("甲", "神的使者", "杀 庚\n" + "夜色深沉杀手悄然潜入" * 12)
-    clock.set(START + timedelta(hours=1))
-    GameDriver(store, forum, store.game_id("g")).advance(clock.now())
-    store.close()
-    return url, board, clock
+    g = board_game(tmp_path, seed=3, start=START)
+    g.board.pm("甲", GM, KILL_庚)
+    g.run_to(1)
+    g.store.close()
+    return g.store.url, g.board, g.clock
 
 
 def run(*args: str):

@@ -3,17 +3,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
+from board_game import board_game
 from classic_helpers import ROLES_10, T0, Game, main_posts
 from tianshen.core.model import PostIn
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.forum.memory import MemoryBoard
 from tianshen.rules import load_ruleset
-from tianshen.service.driver import GameDriver
-from tianshen.sim.rehearsal import VirtualClock
-from tianshen.store import Store
 
 
 def game(substitutes: list[str]) -> Game:
@@ -69,25 +66,15 @@ def test_the_driver_reads_replies_to_the_player_list(tmp_path, monkeypatch) -> N
     (tmp_path / "classic_10_checkin.toml").write_text(
         f'include = ["{base.as_posix()}"]\n[options]\ncheckin_hours = 24\n', encoding="utf-8")
     monkeypatch.setenv("TIANSHEN_RULESETS", str(tmp_path))
-    start = datetime(2026, 1, 1, 20, tzinfo=UTC)
-    clock = VirtualClock(start)
-    board = MemoryBoard(clock.now)
-    forum = board.gm()
-    forum.login()
-    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
-    store.upgrade()
-    setup = GameSetup(seats=[Seat(name=n) for n in ROLES_10], seed=7, start=start, fixed_roles=ROLES_10)
-    driver = GameDriver.create(store, forum, "c", "classic_10_checkin", setup)
-    main = store.thread_id(driver.game_id, "main")
-    clock.set(start + timedelta(hours=1))
+    g = board_game(tmp_path, variant="classic_10_checkin", seed=7)
+    g.clock.set(g.at(1))
     for name in ROLES_10:
         if name != "癸":
-            board.post(name, main, "签到")
-    clock.set(start + timedelta(hours=24))
-    driver.advance(clock.now())
-    state = driver.state()
+            g.board.post(name, g.thread("main"), "签到")
+    g.run_to(24)
+    state = g.driver.state()
     assert not state.player("癸").alive and all(state.player(n).alive for n in ROLES_10 if n != "癸")
-    store.close()
+    g.store.close()
 
 
 def test_simulated_players_check_in(tmp_path, monkeypatch) -> None:

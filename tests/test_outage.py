@@ -6,14 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.forum.memory import MemoryBoard
-from tianshen.service.driver import GameDriver
-from tianshen.sim.rehearsal import VirtualClock
-from tianshen.store import Store
+from board_game import board_game
 
 START = datetime(2026, 1, 1, 20, tzinfo=UTC)
-NAMES = ["甲", "乙", "丙", "丁", "戊", "己", "庚", "辛", "壬", "癸"]
 
 
 ROLES = {"甲": "killer", "乙": "killer", "丙": "diviner", "丁": "binder", "戊": "curser",
@@ -21,16 +16,8 @@ ROLES = {"甲": "killer", "乙": "killer", "丙": "diviner", "丁": "binder", "�
 
 
 def setup(tmp_path):
-    clock = VirtualClock(START)
-    board = MemoryBoard(clock.now)
-    forum = board.gm()
-    forum.login()
-    store = Store(f"sqlite:///{tmp_path / 'o.db'}")
-    store.upgrade()
-    driver = GameDriver.create(store, forum, "o", "classic_10",
-                               GameSetup(seats=[Seat(name=n) for n in NAMES], seed=2, start=START,
-                                         fixed_roles=ROLES))
-    return clock, board, driver
+    g = board_game(tmp_path, name="o", seed=2, start=START, roles=ROLES)
+    return g.clock, g.board, g.driver
 
 
 def test_a_long_outage_holds_the_deadline_and_extends_the_phase(tmp_path) -> None:

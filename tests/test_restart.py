@@ -13,6 +13,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from board_game import GM, KILL_庚, board_game
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.service.driver import GameDriver
@@ -98,26 +99,16 @@ poll_seconds = 0.2
 def test_the_human_gm_is_told_by_pm(tmp_path: Path) -> None:
     """Issue 5: what the GM should know (诈尸, a removal for not voting) reaches his own forum
     account by PM, through the outbox like every message."""
-    clock = VirtualClock(START)
-    board = MemoryBoard(clock.now)
-    forum = board.gm()
-    forum.login()
-    store = Store(f"sqlite:///{tmp_path / 'n.db'}")
-    store.upgrade()
-    setup = GameSetup(seats=[Seat(name=n) for n in ROLES], seed=5, start=START, fixed_roles=ROLES,
-                      gm_contact="真天神")
-    driver = GameDriver.create(store, forum, "n", "classic_10", setup)
-    board.pm("甲", "神的使者", "杀 庚\n" + "夜色深沉杀手悄然潜入" * 12)
-    clock.set(START + timedelta(hours=24 + 13))  # dawn, and the vote thread opens
-    driver.advance(clock.now())
-    vote = store.thread_id(driver.game_id, "vote:1")
-    board.post("庚", vote, "投票 甲")  # the dead man posts: 诈尸
+    g = board_game(tmp_path, gm_contact="真天神")
+    g.board.pm("甲", GM, KILL_庚)
+    g.run_to(24 + 13)  # dawn, and the vote thread opens
+    vote = g.thread("vote:1")
+    g.board.post("庚", vote, "投票 甲")  # the dead man posts in the vote thread: 诈尸
     for name in ROLES:
         if name not in ("庚", "癸"):
-            board.post(name, vote, "投票 乙")
-    clock.set(START + timedelta(hours=24 + 36))
-    driver.advance(clock.now())
-    notes = [pm.text for pm in board.inbox("真天神")]
+            g.board.post(name, vote, "投票 乙")
+    g.run_to(24 + 36)
+    notes = [pm.text for pm in g.board.inbox("真天神")]
     assert any("庚" in n and "已死亡" in n for n in notes)
     assert any("癸" in n and "没有投票" in n for n in notes)
-    store.close()
+    g.store.close()

@@ -4,16 +4,13 @@ holds; the player's return cancels it; an untaken seat is wasted."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
+from board_game import GM, KILL_庚, board_game
 from classic_helpers import ROLES_10, T0, Game, main_posts
 from tianshen.core.model import GmIn
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.forum.memory import MemoryBoard
 from tianshen.rules import load_ruleset
-from tianshen.service.driver import GameDriver
-from tianshen.sim.rehearsal import VirtualClock
-from tianshen.store import Store
 
 SUBS = ["替补甲", "替补乙", "替补丙"]
 
@@ -109,19 +106,10 @@ def test_refused_without_substitutes_or_for_the_dead() -> None:
 def test_end_to_end_on_the_built_in_board(tmp_path) -> None:
     """The GM opens it, the substitutes get the PM on the board, the first answer wins, and
     the new player gets the role PM in his own inbox."""
-    start = datetime(2026, 1, 1, 20, tzinfo=UTC)
-    clock = VirtualClock(start)
-    board = MemoryBoard(clock.now)
-    forum = board.gm()
-    forum.login()
-    store = Store(f"sqlite:///{tmp_path / 's.db'}")
-    store.upgrade()
-    setup = GameSetup(seats=[Seat(name=n, forum_name=f"{n}本人") for n in ROLES_10], seed=7, start=start,
-                      fixed_roles=ROLES_10, substitutes=SUBS)
-    driver = GameDriver.create(store, forum, "sub", "classic_10", setup)
-    board.pm("甲", "神的使者", "杀 庚\n" + "夜色深沉杀手悄然潜入" * 12)
-    clock.set(start + timedelta(hours=2))
-    driver.advance(clock.now())
+    g = board_game(tmp_path, seed=7, own_accounts=True, substitutes=SUBS)
+    clock, board, store, driver, start = g.clock, g.board, g.store, g.driver, g.start
+    board.pm("甲", GM, KILL_庚)
+    g.run_to(2)
     out = driver.gm("substitute", "潜水超过24小时", clock.now(), players="辛", last_seen=driver.last_seen())
     assert not out.refusals
     assert all(any("替补" in pm.subject or "替补" in pm.text for pm in board.inbox(s)) for s in SUBS)
