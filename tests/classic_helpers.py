@@ -42,11 +42,13 @@ def non_ws_len(text: str) -> int:
 
 class Game:
     def __init__(self, players: int = 10, roles: dict[str, str] | None = None, seed: int = 7,
-                 seats: list[Seat] | None = None) -> None:
+                 seats: list[Seat] | None = None, variant: str | None = None,
+                 setup: dict | None = None) -> None:
         roles = roles if roles is not None else ROLES[players]
-        self.ruleset = load_ruleset(f"classic_{players}")
-        seats = seats or [Seat(name=n) for n in ROLES[players]]
-        self.setup_out = self.ruleset.setup(GameSetup(seats=seats, seed=seed, start=T0, fixed_roles=roles))
+        self.ruleset = load_ruleset(variant or f"classic_{players}")
+        seats = seats or [Seat(name=n) for n in (ROLES.get(players) or roles)]
+        self.setup_out = self.ruleset.setup(GameSetup(seats=seats, seed=seed, start=T0, fixed_roles=roles,
+                                                      setup=setup or {}))
         self.state: GameState = self.setup_out.state
         self.now = T0  # the moment the current phase or step began
         self.history: list[Outcome] = [self.setup_out]

@@ -23,7 +23,7 @@ from tianshen.core.model import GameState, Player
 from tianshen.core.ruleset import Seat
 from tianshen.core.votes import tally
 from tianshen.rules.classic.night import prayer_threshold
-from tianshen.rules.classic.roles import CIVILIANS, KILLERS
+from tianshen.rules.common.roles import CIVILIANS, KILLERS
 
 NOBODY = "无人死亡"
 

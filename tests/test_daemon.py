@@ -19,7 +19,8 @@ from tianshen.store import Store
 TIMEOUT_S = 30
 
 
-def write_config(path: Path, db_url: str, kind: str = "memory", name: str = "daemon-test", seed: int = 5) -> Path:
+def write_config(path: Path, db_url: str, kind: str = "memory", name: str = "daemon-test", seed: int = 5,
+                 ruleset: str = "classic_8") -> Path:
     path.write_text(f"""
 [database]
 url = "{db_url}"
@@ -34,7 +35,7 @@ poll_seconds = 0.05
 
 [game]
 name = "{name}"
-ruleset = "classic_8"
+ruleset = "{ruleset}"
 seed = {seed}
 start = 2026-01-01T20:00:00Z
 """, encoding="utf-8")
@@ -121,3 +122,14 @@ def test_bad_config_files(tmp_path: Path) -> None:
     unknown = write_config(tmp_path / "unknown.toml", "sqlite://", kind="phpbb")
     with pytest.raises(ValueError, match="kind"):
         load_config(unknown)
+
+
+def test_the_daemon_simulates_a_game_ten_game(tmp_path: Path) -> None:
+    """The simulated players of the game's own ruleset family play (here game_ten, 14 players)."""
+    db = f"sqlite:///{tmp_path / 'g10.db'}"
+    daemon = Daemon(load_config(write_config(tmp_path / "c.toml", db, ruleset="game_ten", seed=2)))
+    assert type(daemon.sims).__name__ == "GameTenSims"
+    run_to_the_end(daemon)
+    state = daemon.driver.state()
+    assert state.winner in ("civilians", "killers") and len(state.players) == 14
+    daemon.store.close()

@@ -39,7 +39,9 @@ def is_zombie_post(state: GameState, p: Player, thread: str) -> bool:
     ph = state.phase
     if ph.kind == "day" and p.died_in == f"night {ph.number}" and not thread.startswith("vote:"):
         return False
-    return p.name not in state.data.get("day", {}).get("summoned", [])
+    d = state.data.get("day") or {}
+    # 001 §4.3 "被招魂者不受诈尸规定的制约": revived by 招魂 (§2.7) or summoned to vote (§5.5)
+    return p.name not in d.get("summoned", []) and p.name not in d.get("revived", [])
 
 
 def lurkers(state: GameState, at: datetime, posts: int, hours: float, start: datetime) -> list[tuple[str, int]]:

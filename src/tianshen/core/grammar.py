@@ -21,6 +21,9 @@ VERBS: dict[str, tuple[str, ...]] = {
     "curse": ("诅咒",),
     "bless": ("庇佑",),
     "pray": ("祈祷", "祷告"),
+    "dance": ("共舞", "跳舞", "舞伴"),  # 001 §2.8 蝴蝶夫人
+    "summon": ("招魂",),  # 001 §2.7
+    "choose": ("转职", "选择职业"),  # 001 §2.10: a converted commoner's choice of profession
     "vote": ("投票", "投", "vote"),
     "delegate": ("委托投票", "委托", "代投"),
     "declaration": ("宣言", "杀人宣言"),
@@ -46,6 +49,8 @@ VERB_NAMES = {
     "curse": "诅咒",
     "bless": "庇佑",
     "pray": "祈祷",
+    "dance": "共舞",
+    "summon": "招魂",
     "vote": "投票",
     "delegate": "委托投票",
     "accuse": "指控",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from tianshen.core.ruleset import Ruleset
 from tianshen.core.spec import RulesetSpec, load_spec
 from tianshen.rules.classic.ruleset import Classic
+from tianshen.rules.game_ten.ruleset import GameTen
 
-FAMILIES: dict[str, type[Ruleset]] = {"classic": Classic}
+FAMILIES: dict[str, type[Ruleset]] = {"classic": Classic, "game_ten": GameTen}
 
 
 def load_ruleset(variant: str) -> Ruleset:

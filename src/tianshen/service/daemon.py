@@ -22,7 +22,8 @@ from tianshen.core.spec import load_spec
 from tianshen.forum.base import Forum
 from tianshen.forum.factory import make_forum
 from tianshen.service.driver import GameDriver
-from tianshen.sim.classic import ClassicSims, act
+from tianshen.sim import sims_for
+from tianshen.sim.classic import act
 from tianshen.store import Store
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,9 @@ class Daemon:
         self.driver = self._game()
         self.driver.outage_extension_after = timedelta(minutes=config.run.outage_minutes)
         seed = GameSetup.model_validate(self.store.load_game(self.driver.game_id).config["setup"]).seed
-        self.sims = ClassicSims(self.board, self.forum.account, seed) if (self.board and config.run.simulate) else None
+        family = self.driver.ruleset.spec.ruleset
+        self.sims = sims_for(family, self.board, self.forum.account, seed) if (
+            self.board and config.run.simulate) else None
         self._acted: str | None = None
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one step at a time per game (deadline and poll jobs)

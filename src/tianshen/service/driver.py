@@ -134,7 +134,7 @@ class GameDriver:
     def _notes(self, outcome: Outcome) -> list[OutboxItem]:
         """What the human GM should know goes to his forum account by PM (and to the log)."""
         for note in outcome.notes:
-            log.warning("game=%s note for the GM: %s", self.name, note)
+            log.info("game=%s note for the GM: %s", self.name, note)
         if not self.gm_contact:
             return []
         return [OutboxItem(kind="pm", target=self.gm_contact, subject="天神通报", body=note) for note in outcome.notes]

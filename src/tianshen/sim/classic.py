@@ -14,7 +14,7 @@ from datetime import datetime
 
 from tianshen.core.model import GameState, Player
 from tianshen.forum.base import PlayerSide
-from tianshen.rules.classic.roles import group_of, is_killer, on_duty_killer
+from tianshen.rules.common.roles import group_of, is_killer, on_duty_killer
 
 KILL_FORMS = ("杀 {t}", "刺杀：{t}", "杀人 {t}")
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")

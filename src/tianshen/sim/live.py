@@ -12,14 +12,16 @@ from datetime import datetime
 from tianshen.core.model import GameState
 from tianshen.forum.base import PlayerSide
 from tianshen.service.driver import GameDriver
-from tianshen.sim.classic import ClassicSims, act
+from tianshen.sim import sims_for
+from tianshen.sim.classic import act
 
 
 def play_live(driver: GameDriver, players: PlayerSide, now: Callable[[], datetime], *,
               poll_seconds: float = 1.0, max_seconds: float = 900, sleep: Callable[[float], None] = time.sleep,
               monotonic: Callable[[], float] = time.monotonic) -> GameState:
     """Play until the game is over; the sims act once at each new phase or step."""
-    sims = ClassicSims(players, driver.forum.account, driver.state().seed)
+    state0 = driver.state()
+    sims = sims_for(state0.ruleset, players, driver.forum.account, state0.seed)
     give_up = monotonic() + max_seconds
     acted = ""
     while True:

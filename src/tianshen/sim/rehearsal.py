@@ -13,7 +13,8 @@ from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.service.driver import GameDriver
-from tianshen.sim.classic import ClassicSims, act
+from tianshen.sim import sims_for
+from tianshen.sim.classic import act
 from tianshen.store import Store
 
 VESTS = ("白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕", "老槐", "山雀", "灯笼", "雨伞",
@@ -93,7 +94,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     name = name or _free_name(store, f"{spec.id}-seed{seed}")
     setup = GameSetup(seats=default_seats(spec.players), seed=seed, start=start)
     driver = GameDriver.create(store, forum, name, spec.id, setup)
-    sims = ClassicSims(board, forum.account, seed)
+    sims = sims_for(spec.ruleset, board, forum.account, seed)
     for _ in range(MAX_STEPS):
         transcript.catch_up()
         state = driver.state()

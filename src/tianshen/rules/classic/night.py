@@ -1,112 +1,28 @@
-"""The night: taking powers by PM, and resolving them at dawn (seed 002, DECISIONS §3.1.5)."""
+"""The classic night resolution at dawn (seed 002, DECISIONS §3.1.5).  PM intake is shared
+(`rules.common.actions`)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from tianshen.core.grammar import VERB_NAMES, Command, count_declaration_chars
-from tianshen.core.model import GameState, Player
-from tianshen.core.names import NameMatchError, match_name
-from tianshen.core.outbox import Messages
+from tianshen.core.model import GameState
 from tianshen.core.spec import RulesetSpec
-from tianshen.rules.classic.roles import (
-    POWER,
-    group_of,
+from tianshen.rules.common.actions import (
+    declaration_ok,
+    group_target,
+    prayer_threshold,
+    protected,
+)
+from tianshen.rules.common.roles import (
     is_killer,
     killer_mode,
     living_commoners,
     living_killers,
     members,
     on_duty_killer,
-    partners,
 )
 
-# ---- intake -------------------------------------------------------------------------
-
-
-def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: list[str]) -> str:
-    """Record one night power; returns the receipt line, raises Refused with the reason."""
-    verb = cmd.verb
-    if POWER.get(p.role) != verb:
-        mine = VERB_NAMES.get(POWER.get(p.role, ""), "")
-        hint = f"你的特权是“{mine}”。" if mine else ""
-        raise Refused(f"你的身份不能“{VERB_NAMES.get(verb, verb)}”。{hint}")
-    if not cmd.arg:
-        raise Refused(f"没有写要{VERB_NAMES[verb]}的游戏者。格式：{VERB_NAMES[verb]} 名字")
-    target = state.player(names_match(cmd.arg, names))
-    if not target.alive:
-        raise Refused(f"{target.name}已经死亡，不能作为目标。")
-    if verb == "kill":
-        check_kill(state, p, target)
-    state.data["subs"].setdefault(verb, {})[p.name] = target.name
-    line = f"{VERB_NAMES[verb]} {target.name}"
-    if verb == "kill" and cmd.text:
-        line += "\n" + take_declaration(spec, state, p, cmd.text, story=False)
-    elif verb == "kill":
-        line += "\n" + declaration_status(spec, state, p)
-    return line
-
-
-def check_kill(state: GameState, p: Player, target: Player) -> None:
-    """Per-variant killer limits (002 杀手)."""
-    mode = killer_mode(state)
-    night = state.phase.number
-    if mode == "alternate" and on_duty_killer(state, night) != p.name:
-        raise Refused(f"今夜（第{night}夜）不是你的杀人夜。8人玩法两名杀手每夜轮流杀人。")
-    if mode == "joint" and is_killer(target) and len(living_killers(state)) == 1:
-        # 002 10人玩法: 杀手仅剩一人时禁止自杀
-        raise Refused("杀手仅剩一人时禁止自杀（10人玩法）。")
-
-
-def take_declaration(spec: RulesetSpec, state: GameState, p: Player, text: str, story: bool) -> str:
-    """Store a 杀人宣言 (≥ min chars) or a 杀人剧情 (any length) for the killer's group."""
-    if not is_killer(p):
-        raise Refused("只有杀手需要提交杀人宣言。")
-    if not text.strip():
-        raise Refused("宣言是空的。格式：第一行写“宣言”，下面写不少于100字的杀人宣言。")
-    group = group_of(state, p)
-    state.data["decl"][group] = {"text": text.strip(), "story": story, "by": p.name}
-    return declaration_status(spec, state, p)
-
-
-def declaration_ok(spec: RulesetSpec, decl: dict | None) -> bool:
-    """002 杀人宣言: ≥ 100 characters, or a story of any length (DECISIONS §0.4)."""
-    if not decl:
-        return False
-    return decl["story"] or count_declaration_chars(decl["text"]) >= spec.options.get("decl_min_chars", 100)
-
-
-def declaration_status(spec: RulesetSpec, state: GameState, p: Player) -> str:
-    decl = state.data["decl"].get(group_of(state, p) or "")
-    need = spec.options.get("decl_min_chars", 100)
-    if decl is None:
-        return f"尚未收到杀人宣言：天亮前须寄来不少于{need}字的宣言（以“宣言”开头），否则视为放弃当夜杀人。"
-    n = count_declaration_chars(decl["text"])
-    if decl["story"]:
-        return f"已收到杀人剧情（{n}字）。"
-    if n >= need:
-        return f"已收到杀人宣言（{n}字，合格）。"
-    return f"杀人宣言只有{n}字，不足{need}字：请在天亮前重寄，否则视为放弃当夜杀人。"
-
-
-def tell_partners(state: GameState, p: Player, line: str, out: Messages) -> None:
-    """Joint groups agree by themselves; each member sees what the other submitted."""
-    for q in partners(state, p):
-        if q.alive:
-            out.pm(q.name, "同伴的行动", f"你的同伴{p.name}提交了：{line}\n（双方目标不一致则视为放弃当夜权力。）")
-
-
-class Refused(Exception):
-    """An input that is refused with a reason for the player."""
-
-
-def names_match(written: str, names: list[str]) -> str:
-    try:
-        return match_name(written, names)
-    except NameMatchError as exc:
-        raise Refused(exc.message) from exc
-
+__all__ = ["prayer_threshold", "resolve"]
 
 # ---- resolution ---------------------------------------------------------------------
 
@@ -126,13 +42,6 @@ class Dawn:
     saved_by_bind: list[str] = field(default_factory=list)
     published: dict[str, list[dict]] = field(default_factory=dict)  # victim -> declarations
     answers: list[tuple[str, str, bool]] = field(default_factory=list)  # (diviner, target, is killer)
-
-
-def group_target(state: GameState, verb: str, group: str) -> str | None:
-    """The group's common target; members who disagree forfeit it (002, DECISIONS B1)."""
-    subs = state.data["subs"].get(verb, {})
-    targets = {subs[m.name] for m in members(state, group) if m.name in subs}
-    return targets.pop() if len(targets) == 1 else None
 
 
 def kill_groups(state: GameState) -> list[str]:
@@ -161,32 +70,6 @@ def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kil
             continue
         kills.append(Kill(group, target, decl or {}))
     return kills
-
-
-def prayer_threshold(state: GameState) -> int | None:
-    """002 祈祷: x = 2 (8p); else ⌈living commoners ÷ living killers⌉, void when x ≤ 1.
-    Counted at the start of the night (B8): nobody dies before the dawn post."""
-    opts = state.data["options"]
-    if opts.get("prayer_fixed"):
-        return int(opts["prayer_fixed"])
-    c, k = len(living_commoners(state)), len(living_killers(state))
-    if k == 0:
-        return None
-    x = math.ceil(c / k)
-    return x if x > 1 else None
-
-
-def protected(state: GameState) -> set[str]:
-    """Players who got at least x prayers of distinct living commoners (C11)."""
-    x = prayer_threshold(state)
-    if x is None:
-        return set()
-    counts: dict[str, int] = {}
-    for commoner in living_commoners(state):
-        target = state.data["subs"].get("pray", {}).get(commoner.name)
-        if target:
-            counts[target] = counts.get(target, 0) + 1
-    return {t for t, n in counts.items() if n >= x}
 
 
 def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:

@@ -4,6 +4,11 @@ Seed 002 has no vote rules; DECISIONS C2 fills them from 001 §5.1–§5.5 (DECI
 §3.1.7): one vote each, no change, no abstention (a non-voter is out), delegation by PM cast
 after everyone else, curse/bless on the main vote only, ties → 生死投票 → 遗言计票 → 天神招魂
 → nobody executed.
+
+Shared by `classic` and `game_ten` (001 itself).  001 §2.7 adds players revived for the day by
+the 招魂 role (`day["revived"]`, empty in classic): they vote in the main and the life-death
+vote and may abstain, can't be voted for (DECISIONS B15), and are not summoned again by the
+GM that day (001 §5.5).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from tianshen.core.clock import PhaseClock
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.votes import Tally, tally
-from tianshen.rules.classic.night import Refused, names_match
+from tianshen.rules.common.actions import Refused, names_match
 
 
 def day(state: GameState) -> dict:
@@ -42,6 +47,7 @@ def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: lis
         "candidates": [],
         "summoned": [],
         "summon_round": 0,
+        "revived": [],  # 001 §2.7: dead players summoned by the 招魂 role for this day
     }
 
 
@@ -55,7 +61,14 @@ def voters(state: GameState, kind: str) -> list[Player]:
     if kind == "summon":
         return [state.player(n) for n in day(state)["summoned"]]
     barred = set(day(state)["cannot_vote"])
-    return [p for p in state.players if p.alive and p.name not in barred]
+    revived = set(day(state).get("revived", []))  # 001 §2.7: 被招魂者…参加投票
+    return [p for p in state.players if (p.alive or p.name in revived) and p.name not in barred]
+
+
+def may_vote_dead(state: GameState, name: str) -> bool:
+    """A dead player who votes today: summoned by the GM (001 §5.5) or by 招魂 (001 §2.7)."""
+    d = state.data.get("day") or {}
+    return name in d.get("summoned", []) or name in d.get("revived", [])
 
 
 def candidates(state: GameState, kind: str) -> list[str]:
@@ -129,7 +142,10 @@ def close_ballot(state: GameState, kind: str) -> tuple[dict[str, str], list[str]
     for voter, target in d["delegations"].get(kind, {}).items():
         if voter not in votes and target in candidates(state, kind):
             votes[voter] = target
-    missing = [] if kind == "summon" else [p.name for p in voters(state, kind) if p.name not in votes]
+    # 001 §5.3: "被招魂来投票的游戏者可以弃权" — the summoned and the revived may abstain
+    revived = set(d.get("revived", []))
+    missing = [] if kind == "summon" else [p.name for p in voters(state, kind)
+                                           if p.name not in votes and p.name not in revived]
     return votes, missing
 
 
@@ -186,9 +202,10 @@ def ld_tally(state: GameState) -> tuple[Tally, dict[str, int]]:
 def summon_nights(state: GameState) -> list[list[str]]:
     """001 §5.5 / B17: the dead of each night, newest first, skipping nights without deaths."""
     k = state.phase.number
+    revived = set(day(state).get("revived", []))  # 001 §5.5: not both summoned by 招魂 and by the GM
     nights = []
     for n in range(k, 0, -1):
-        dead = [p.name for p in state.players if p.died_in == f"night {n}"]
+        dead = [p.name for p in state.players if p.died_in == f"night {n}" and p.name not in revived]
         if dead:
             nights.append(dead)
     return nights
@@ -210,7 +227,6 @@ def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], o
 def identity(spec: RulesetSpec, p: Player) -> str:
     """Deaths show only 杀手 or 平民 (001 §5.1, B20)."""
     return spec.factions[p.faction]
-
 
 
 def current_count(spec: RulesetSpec, state: GameState) -> str:

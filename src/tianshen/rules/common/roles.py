@@ -1,4 +1,5 @@
-"""Roles, powers and groups of the classic rules (seed 002, DECISIONS §3.1.1 and §3.1.3).
+"""Roles, powers and groups of the 001/002 family (seed 002 and DECISIONS §3.1.1/§3.1.3;
+seed 001 §2 and DECISIONS §2.1.1/§2.1.3 for 蝴蝶夫人 and 招魂).
 
 A *group* is the entity that acts: two killers who kill jointly, the 13-player pair of
 diviners or binders, or a single player.  Members of a group each submit; the group's
@@ -21,6 +22,8 @@ POWER = {
     "curser": "curse",
     "blesser": "bless",
     "commoner": "pray",
+    "butterfly": "dance",  # 001 §2.8 蝴蝶夫人
+    "summoner": "summon",  # 001 §2.7 招魂
 }
 KILLER_ROLES = ("killer", "independent_killer")
 
@@ -43,7 +46,7 @@ def living_commoners(state: GameState) -> list[Player]:
 
 def killer_mode(state: GameState) -> str:
     """'alternate' (8p), 'joint' (10p) or 'allied_independent' (13p) — 002 杀手."""
-    return state.data["options"]["killer_mode"]
+    return str(state.data["options"].get("killer_mode", "joint"))
 
 
 def on_duty_killer(state: GameState, night: int) -> str | None:
@@ -72,7 +75,9 @@ def group_of(state: GameState, p: Player) -> str | None:
         return "killers"
     if verb == "pray":
         return f"commoner:{p.name}"
-    return p.role  # diviner / binder / curser / blesser: one entity per role
+    # diviner / binder / curser / blesser / butterfly / summoner: one entity per role, so two
+    # holders of a role (002 13p, 001 §2.10 after a conversion, DECISIONS B11) act jointly
+    return p.role
 
 
 def members(state: GameState, group: str) -> list[Player]:

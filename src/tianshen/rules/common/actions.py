@@ -1,0 +1,158 @@
+"""Taking night powers by PM, shared by the 001/002 family: receipts, declarations, joint
+groups (002 "无法…达成一致，视为放弃", DECISIONS B1) and the commoners' prayer threshold
+(001 §2.9 = 002 祈祷)."""
+
+from __future__ import annotations
+
+import math
+
+from tianshen.core.grammar import VERB_NAMES, Command, count_declaration_chars
+from tianshen.core.model import GameState, Player
+from tianshen.core.names import NameMatchError, match_name
+from tianshen.core.outbox import Messages
+from tianshen.core.spec import RulesetSpec
+from tianshen.rules.common.roles import (
+    POWER,
+    group_of,
+    is_killer,
+    killer_mode,
+    living_commoners,
+    living_killers,
+    members,
+    on_duty_killer,
+    partners,
+)
+
+# ---- intake -------------------------------------------------------------------------
+
+
+def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: list[str]) -> str:
+    """Record one night power; returns the receipt line, raises Refused with the reason."""
+    verb = cmd.verb
+    if POWER.get(p.role) != verb:
+        mine = VERB_NAMES.get(POWER.get(p.role, ""), "")
+        hint = f"你的特权是“{mine}”。" if mine else ""
+        raise Refused(f"你的身份不能“{VERB_NAMES.get(verb, verb)}”。{hint}")
+    if not cmd.arg:
+        raise Refused(f"没有写要{VERB_NAMES[verb]}的游戏者。格式：{VERB_NAMES[verb]} 名字")
+    target = state.player(names_match(cmd.arg, names))
+    if verb == "summon":
+        # 001 §2.7: 招魂 brings back a dead player (B15: dead at the start of the night)
+        if target.alive:
+            raise Refused(f"{target.name}还活着，招魂只能召唤死者。")
+        if state.data.get("summon_uses", 0) <= 0:
+            raise Refused("你的两次招魂权力已经用完。")
+    elif not target.alive:
+        raise Refused(f"{target.name}已经死亡，不能作为目标。")
+    if verb == "dance" and group_of(state, target) == group_of(state, p):
+        raise Refused("蝴蝶夫人的特权不能对自己行使（001 §2.8）。")
+    if verb == "kill":
+        check_kill(state, p, target)
+    state.data["subs"].setdefault(verb, {})[p.name] = target.name
+    line = f"{VERB_NAMES[verb]} {target.name}"
+    if verb == "kill" and cmd.text:
+        line += "\n" + take_declaration(spec, state, p, cmd.text, story=False)
+    elif verb == "kill":
+        line += "\n" + declaration_status(spec, state, p)
+    return line
+
+
+def check_kill(state: GameState, p: Player, target: Player) -> None:
+    """Per-variant killer limits (002 杀手).  001 §2.1 lets every killer kill himself (B24:
+    option `last_killer_may_self_kill`)."""
+    mode = killer_mode(state)
+    night = state.phase.number
+    if mode == "alternate" and on_duty_killer(state, night) != p.name:
+        raise Refused(f"今夜（第{night}夜）不是你的杀人夜。8人玩法两名杀手每夜轮流杀人。")
+    if (mode == "joint" and is_killer(target) and len(living_killers(state)) == 1
+            and not state.data["options"].get("last_killer_may_self_kill", False)):
+        # 002 10人玩法: 杀手仅剩一人时禁止自杀
+        raise Refused("杀手仅剩一人时禁止自杀（10人玩法）。")
+
+
+def take_declaration(spec: RulesetSpec, state: GameState, p: Player, text: str, story: bool) -> str:
+    """Store a 杀人宣言 (≥ min chars) or a 杀人剧情 (any length) for the killer's group."""
+    if not is_killer(p):
+        raise Refused("只有杀手需要提交杀人宣言。")
+    if not text.strip():
+        raise Refused("宣言是空的。格式：第一行写“宣言”，下面写不少于100字的杀人宣言。")
+    group = group_of(state, p)
+    state.data["decl"][group] = {"text": text.strip(), "story": story, "by": p.name}
+    return declaration_status(spec, state, p)
+
+
+def declaration_ok(spec: RulesetSpec, decl: dict | None) -> bool:
+    """002 杀人宣言: ≥ 100 characters, or a story of any length (DECISIONS §0.4)."""
+    if not decl:
+        return False
+    return decl["story"] or count_declaration_chars(decl["text"]) >= spec.options.get("decl_min_chars", 100)
+
+
+def declaration_status(spec: RulesetSpec, state: GameState, p: Player) -> str:
+    decl = state.data["decl"].get(group_of(state, p) or "")
+    need = spec.options.get("decl_min_chars", 100)
+    if decl is None:
+        return f"尚未收到杀人宣言：天亮前须寄来不少于{need}字的宣言（以“宣言”开头），否则视为放弃当夜杀人。"
+    n = count_declaration_chars(decl["text"])
+    if decl["story"]:
+        return f"已收到杀人剧情（{n}字）。"
+    if n >= need:
+        return f"已收到杀人宣言（{n}字，合格）。"
+    return f"杀人宣言只有{n}字，不足{need}字：请在天亮前重寄，否则视为放弃当夜杀人。"
+
+
+def tell_partners(state: GameState, p: Player, line: str, out: Messages) -> None:
+    """Joint groups agree by themselves; each member sees what the other submitted."""
+    for q in partners(state, p):
+        if q.alive:
+            out.pm(q.name, "同伴的行动", f"你的同伴{p.name}提交了：{line}\n（双方目标不一致则视为放弃当夜权力。）")
+
+
+class Refused(Exception):
+    """An input that is refused with a reason for the player."""
+
+
+def names_match(written: str, names: list[str]) -> str:
+    try:
+        return match_name(written, names)
+    except NameMatchError as exc:
+        raise Refused(exc.message) from exc
+
+
+
+# ---- groups and prayers ----------------------------------------------------------------
+
+
+def group_target(state: GameState, verb: str, group: str) -> str | None:
+    """The group's common target; members who disagree forfeit it (002, DECISIONS B1)."""
+    subs = state.data["subs"].get(verb, {})
+    targets = {subs[m.name] for m in members(state, group) if m.name in subs}
+    return targets.pop() if len(targets) == 1 else None
+
+
+def prayer_threshold(state: GameState) -> int | None:
+    """002 祈祷: x = 2 (8p); else ⌈living commoners ÷ living killers⌉, void when x ≤ 1.
+    Counted at the start of the night (B8): nobody dies before the dawn post."""
+    opts = state.data["options"]
+    if opts.get("prayer_fixed"):
+        return int(opts["prayer_fixed"])
+    c, k = len(living_commoners(state)), len(living_killers(state))
+    if k == 0:
+        return None
+    x = math.ceil(c / k)
+    return x if x > 1 else None
+
+
+def protected(state: GameState) -> set[str]:
+    """Players who got at least x prayers of distinct living commoners (C11)."""
+    x = prayer_threshold(state)
+    if x is None:
+        return set()
+    counts: dict[str, int] = {}
+    for commoner in living_commoners(state):
+        target = state.data["subs"].get("pray", {}).get(commoner.name)
+        if target:
+            counts[target] = counts.get(target, 0) + 1
+    return {t for t, n in counts.items() if n >= x}
+
+

@@ -1,0 +1,687 @@
+"""The game loop shared by the 001/002 family (`classic`, `game_ten`): setup, the clock and
+reminders, PM intake, the whole day vote chain of 001 §5 (main vote, 生死投票, 遗言计票,
+天神招魂, nobody), removals, substitutes, the GM's overrides, the end of the game.
+
+A family subclasses `ForumGame` and supplies what differs (DECISIONS §6's table): its night
+resolution (`_dawn`), its PM window (`_check_pm_window`: 002 nights only; 001 any time, lock
+at dawn − 10 min), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
+`_before_victory_check`, `_on_day_end`, `_victory_extra`).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from datetime import datetime, timedelta
+from typing import Any
+
+from tianshen.core import checkin, rng
+from tianshen.core.clock import PhaseClock
+from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
+from tianshen.core.model import (
+    DeadlineIn,
+    GameState,
+    GmIn,
+    Outcome,
+    Phase,
+    Player,
+    PmIn,
+    PostIn,
+    PrivateMessage,
+    Refusal,
+)
+from tianshen.core.outbox import Messages
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
+from tianshen.core.spec import RulesetSpec
+from tianshen.core.votes import vote_target_text
+from tianshen.rules.common import actions as nights
+from tianshen.rules.common import day as days
+from tianshen.rules.common.actions import Refused
+from tianshen.rules.common.roles import (
+    CIVILIANS,
+    KILLERS,
+    POWER,
+    group_of,
+    is_killer,
+    killer_mode,
+    living_civilians,
+    living_commoners,
+    living_killers,
+    on_duty_killer,
+    partners,
+)
+
+MAIN = "main"  # the thread of the player list and every dawn and dusk post
+
+
+class ForumGame(Ruleset):
+    FAMILY = ""  # the family id stored in GameState.ruleset
+    NIGHT_VERBS: frozenset[str] = frozenset()  # the PM verbs that are night powers
+    # 001 §2.11: privilege PMs sent in the day wait for the next night's end, so they are
+    # kept at dusk and cleared at dawn; 002 clears them at dusk (night-only window).
+    QUEUE_DAY_PMS = False
+
+    def __init__(self, spec: RulesetSpec) -> None:
+        super().__init__(spec)
+        self.clock = PhaseClock(spec.timing)
+
+    # ---- setup ----------------------------------------------------------------------
+
+    def setup(self, game: GameSetup) -> Outcome:
+        spec = self.spec
+        if len(game.seats) != spec.players:
+            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
+        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
+        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, players=players)
+        self._deal(state, game.fixed_roles)
+        state.data.update(
+            options=dict(spec.options), subs={}, decl={}, questions={}, done=[], day={},
+            substitutes=list(game.substitutes),
+            bind_streak={"target": None, "nights": 0},
+        )
+        self._init_data(state, game)
+        out = Messages()
+        self._begin_night(state, 1, game.start)
+        checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
+        state.data["started_at"] = game.start.isoformat()
+        until = checkin.deadline(state)
+        request = spec.text("checkin_request", until=_fmt(until)) if until else ""
+        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state), checkin=request,
+                                 seed_hash=rng.seed_digest(game.seed), ends=_fmt(state.phase.ends_at)),
+                 title=spec.text("player_list_title", title=spec.title))
+        for p in state.players:
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+        return out.outcome(state)
+
+    def _deal(self, state: GameState, fixed: dict[str, str]) -> None:
+        pool: list[str] = []
+        for role, info in self.spec.roles.items():
+            pool += [role] * info.count
+        for name, role in fixed.items():
+            if state.find(name) is None:
+                raise ValueError(f"fixed role for unknown player '{name}'")
+            if role not in pool:
+                raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
+            pool.remove(role)
+        free = rng.shuffled(state, pool)
+        for p in state.players:
+            p.role = fixed.get(p.name) or free.pop(0)
+            p.faction = self.spec.roles[p.role].faction
+
+    def _init_data(self, state: GameState, game: GameSetup) -> None:
+        """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
+
+    def _roster(self, state: GameState) -> str:
+        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
+
+    def _role_pm(self, state: GameState, p: Player) -> str:
+        spec = self.spec
+        extra = ""
+        if mates := partners(state, p):
+            extra = spec.text("role_partners", partners="、".join(q.name for q in mates))
+        extra = self._role_extra(state, p, extra)
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+                         role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
+
+    def _role_extra(self, state: GameState, p: Player, extra: str) -> str:
+        """The family's extra line of the role PM."""
+        return extra
+
+    # ---- the clock ------------------------------------------------------------------
+
+    def schedule(self, state: GameState) -> Deadline | None:
+        due = self._phase_deadline(state)
+        if due is None or due.kind == "vote_open":
+            return due
+        reminder = self._reminder_at(state, due.at)
+        return Deadline(at=reminder, kind="reminder") if reminder else due
+
+    def _phase_deadline(self, state: GameState) -> Deadline | None:
+        ph = state.phase
+        if ph.kind == "night":
+            return Deadline(at=self._early_or(state, ph.ends_at), kind="night_end")
+        if ph.kind != "day":
+            return None
+        d = state.data["day"]
+        if ph.step == "discussion":
+            return Deadline(at=days.ts(d["vote_opens_at"]), kind="vote_open")
+        if ph.step == "vote":
+            return Deadline(at=self._early_or(state, days.ts(d["vote_ends_at"])), kind="vote_end")
+        return Deadline(at=days.ts(d["step_ends_at"]), kind=f"{ph.step}_end")
+
+    def _reminder_at(self, state: GameState, deadline: datetime) -> datetime | None:
+        """Issue 5: players who have not acted or voted are reminded `reminder_hours` before
+        the deadline, once per phase or step (only when that moment is still ahead)."""
+        hours = float(state.data["options"].get("reminder_hours", 0))
+        point = f"{state.phase.label}:{state.phase.step}"
+        if hours <= 0 or state.data.get("reminded") == point:
+            return None
+        at = deadline - timedelta(hours=hours)
+        start = state.phase.started_at if state.phase.kind == "night" else days.ts(state.data["day"]["vote_opens_at"])
+        return at if start is not None and at > start else None
+
+    def _remind(self, state: GameState, out: Messages) -> None:
+        state.data["reminded"] = f"{state.phase.label}:{state.phase.step}"
+        due = self._phase_deadline(state)
+        ends = _fmt(due.at if due else None)
+        if state.phase.kind == "night":
+            for p in state.players:
+                verb = POWER.get(p.role)
+                submitted = state.data["subs"].get(verb or "", {})
+                if not p.alive or verb is None or any(q.name in submitted for q in [p, *partners(state, p)]):
+                    continue  # a joint group with one submission stands (B1)
+                if verb == "kill" and killer_mode(state) == "alternate" and on_duty_killer(
+                        state, state.phase.number) != p.name:
+                    continue
+                out.pm(p.name, self.spec.text("reminder_subject"),
+                       self.spec.text("reminder_night", power=VERB_NAMES[verb], ends=ends))
+            return
+        kind = days.ballot_kind(state)
+        if kind is None:
+            return
+        d = state.data["day"]
+        for p in days.voters(state, kind):
+            if p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
+                out.pm(p.name, self.spec.text("reminder_subject"), self.spec.text("reminder_vote", ends=ends))
+
+    def _early_or(self, state: GameState, at: datetime | None) -> datetime:
+        """DECISIONS §0.5: a phase ends early once every living player has sent /done
+        (and, in the vote, every voter has voted)."""
+        early = state.data.get("early_at")
+        assert at is not None
+        return min(at, datetime.fromisoformat(early)) if early else at
+
+    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
+        out = Messages()
+        due = self.schedule(state)
+        if due is None or due.kind != deadline.kind:
+            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
+            return out.outcome(state)
+        at = deadline.at
+        if deadline.kind == "reminder":
+            self._remind(state, out)
+        elif deadline.kind == "night_end":
+            self._dawn(state, at, out)
+        elif deadline.kind == "vote_open":
+            self._open_vote(state, at, out)
+        elif deadline.kind == "vote_end":
+            self._close_main_vote(state, at, out)
+        elif deadline.kind == "ld_end":
+            self._close_ld(state, at, out)
+        elif deadline.kind == "summon_end":
+            self._close_summon_round(state, at, out)
+        return out.outcome(state)
+
+    # ---- night ----------------------------------------------------------------------
+
+    def _begin_night(self, state: GameState, number: int, at: datetime) -> None:
+        state.phase = Phase(kind="night", number=number, started_at=at,
+                            ends_at=self.clock.night_ends(at))
+        state.data.update(done=[], day={})
+        if not self.QUEUE_DAY_PMS:
+            state.data.update(subs={}, decl={})
+        state.data.pop("early_at", None)
+
+    @abstractmethod
+    def _dawn(self, state: GameState, at: datetime, out: Messages) -> None:
+        """Resolve the night, post the dawn, start the day (days.begin_day), check the win."""
+
+    # ---- day ------------------------------------------------------------------------
+
+    def _open_vote(self, state: GameState, at: datetime, out: Messages) -> None:
+        """002: the vote thread at the 13th hour of the day, open until the day ends."""
+        k = state.phase.number
+        state.phase.step = "vote"
+        d = state.data["day"]
+        barred = "、".join(d["cannot_vote"]) or "无"
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(days.ts(d["vote_ends_at"])),
+                                              barred=barred, candidates=self._roster_alive(state)),
+                 title=self.spec.text("vote_thread_title", n=k))
+
+    def _roster_alive(self, state: GameState) -> str:
+        return "、".join(p.name for p in state.players if p.alive)
+
+    def _close_main_vote(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec, k = self.spec, state.phase.number
+        votes, missing = days.close_ballot(state, "main")
+        state.data["day"]["main_votes"] = votes  # the deciding votes when there is no LD (001 §7.1)
+        result = days.main_tally(state, votes)
+        out.log.append(f"main vote: raw {result.raw}, curse/bless {state.data['day']['net']}, "
+                       f"counted {result.counts}, top {result.top}, no vote {missing}")
+        lines = [spec.text("tally_header", n=k)] + days.describe(spec, state, votes, result, with_modifiers=True)
+        top = result.top
+        if len(top) > 1:
+            days.remove_non_voters(spec, state, missing, lines, out.notes)
+            # A tied player removed for not voting (001 §5.3) is out of the game: he can be
+            # neither a 生死投票 candidate nor executed a second time.  (Gap in DECISIONS:
+            # if one tied player is left he is the unique top; if none, nobody is executed.)
+            top = [c for c in top if state.player(c).alive]
+            if len(top) > 1:
+                self._start_ld(state, at, top, lines, out)
+                return
+            missing = []
+        self._finish_day(state, at, top[0] if top else None, missing, lines, out)
+
+    def _start_ld(self, state: GameState, at: datetime, top: list[str], lines: list[str], out: Messages) -> None:
+        """001 §5.2 生死投票 among all tied; the day gets +24 h (LD 12 h, B19)."""
+        spec, k = self.spec, state.phase.number
+        d = state.data["day"]
+        d["candidates"] = top
+        d["step_ends_at"] = self.clock.ld_ends(at).isoformat()
+        state.phase.step = "ld"
+        state.phase.ends_at = self.clock.extended_day_ends(days.ts(d["vote_ends_at"]))
+        lines.append(spec.text("ld_start", candidates="、".join(top), ends=_fmt(days.ts(d["step_ends_at"]))))
+        out.post(MAIN, "\n".join(lines))
+        out.post(f"vote:{k}", spec.text("ld_thread", candidates="、".join(top),
+                                         ends=_fmt(days.ts(d["step_ends_at"]))))
+        if not days.voters(state, "ld"):
+            out.log.append("nobody can vote in the life-death vote")
+
+    def _close_ld(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec = self.spec
+        d = state.data["day"]
+        votes, missing = days.close_ballot(state, "ld")
+        d["ld_votes"] = votes
+        result, _ = days.ld_tally(state)
+        out.log.append(f"life-death vote: {result.counts}, no vote {missing}")
+        lines = [spec.text("ld_header")] + days.describe(spec, state, votes, result, with_modifiers=False)
+        days.remove_non_voters(spec, state, missing, lines, out.notes)
+        # A candidate removed for not voting in the 生死投票 is out of the game (see _close_main_vote).
+        d["candidates"] = [c for c in d["candidates"] if state.player(c).alive]
+        if len(d["candidates"]) <= 1:
+            self._finish_day(state, at, d["candidates"][0] if d["candidates"] else None, [], lines, out)
+            return
+        result, _ = days.ld_tally(state)
+        if len(result.top) == 1:
+            self._finish_day(state, at, result.top[0], [], lines, out)
+            return
+        # 001 §5.4 遗言计票: each will adds +1 to every candidate it accuses
+        d["wills_counted"] = True
+        result, extra = days.ld_tally(state)
+        lines.append(spec.text("wills_header"))
+        for c in d["candidates"]:
+            lines.append(spec.text("wills_line", name=c, added=extra[c], count=result.counts[c]))
+        if len(result.top) == 1:
+            self._finish_day(state, at, result.top[0], [], lines, out)
+            return
+        self._next_summon_round(state, at, lines, out)
+
+    def _next_summon_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
+        """001 §5.5 天神招魂: the dead of N_k, then N_{k-1}…, one 6-h round each (B17)."""
+        spec, k = self.spec, state.phase.number
+        d = state.data["day"]
+        rounds = days.summon_nights(state)
+        r = d["summon_round"]
+        if r >= min(len(rounds), self.clock.summon_rounds()):
+            self._finish_day(state, at, None, [], lines, out)
+            return
+        d["summon_round"] = r + 1
+        d["summoned"] = rounds[r]
+        d["step_ends_at"] = self.clock.summon_round_ends(at).isoformat()
+        state.phase.step = "summon"
+        summoned = "、".join(rounds[r])
+        lines.append(spec.text("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
+                               ends=_fmt(days.ts(d["step_ends_at"]))))
+        out.post(MAIN, "\n".join(lines))
+        out.post(f"vote:{k}", spec.text("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
+                                         ends=_fmt(days.ts(d["step_ends_at"]))))
+        for name in rounds[r]:
+            out.pm(name, spec.text("summon_subject"),
+                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=_fmt(days.ts(d["step_ends_at"]))))
+
+    def _close_summon_round(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec = self.spec
+        d = state.data["day"]
+        result, _ = days.ld_tally(state)
+        lines = [spec.text("summon_header", round=d["summon_round"])]
+        lines += [spec.text("summon_line", name=c, count=result.counts[c]) for c in d["candidates"]]
+        if len(result.top) == 1:
+            self._finish_day(state, at, result.top[0], [], lines, out)
+            return
+        self._next_summon_round(state, at, lines, out)
+
+    def _finish_day(self, state: GameState, at: datetime, executed: str | None, missing: list[str],
+                    lines: list[str], out: Messages) -> None:
+        """Execution (or nobody), removals, the win check; then night k+1 starts."""
+        spec, k = self.spec, state.phase.number
+        out.log.append(f"day {k}: executed {executed or 'nobody'}")
+        if executed:
+            p = state.player(executed)
+            p.alive, p.died_in, p.death_cause = False, state.phase.label, "executed"
+            lines.append(spec.text("executed", name=executed, identity=days.identity(spec, p)))
+        else:
+            lines.append(spec.text("nobody_executed"))
+        self._on_day_end(state, executed, lines, out)
+        days.remove_non_voters(spec, state, missing, lines, out.notes)
+        if self._check_victory(state, at, out, prefix=lines):
+            return
+        self._begin_night(state, k + 1, at)
+        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state.phase.ends_at)))
+        out.post(MAIN, "\n".join(lines))
+
+    # ---- victory --------------------------------------------------------------------
+
+    def _on_day_end(self, state: GameState, executed: str | None, lines: list[str], out: Messages) -> None:
+        """The family's bookkeeping at the moment the execution is decided (before removals)."""
+
+    def _before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
+        """Runs at every announcement, before the win check (game_ten: conversion, B12)."""
+
+    def _victory_extra(self, state: GameState, winner: str) -> str:
+        """Extra lines of the victory post (game_ten: who shares the prize, 001 §7.1)."""
+        return ""
+
+    def _check_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
+        self._before_victory_check(state, at, out)
+        winner = self.check_victory(state)
+        if winner is None:
+            return False
+        self._game_over(state, at, out, winner, prefix)
+        return True
+
+    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
+                   prefix: list[str] | None = None) -> None:
+        """The end: the winner (or none, when the GM ends the game), every role, the seed (§0.6)."""
+        spec = self.spec
+        state.winner = winner
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+        state.data.pop("paused_at", None)
+        roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
+                          f"{'' if p.alive else '，已死亡'}" for p in state.players)
+        if winner:
+            body = spec.text("victory", winner=spec.factions[winner], roles=roles, seed=state.seed)
+            if extra := self._victory_extra(state, winner):
+                body += "\n" + extra
+        else:
+            body = spec.text("gm_end_game", roles=roles, seed=state.seed)
+        out.post(MAIN, "\n".join((prefix or []) + [body]) if prefix else body)
+
+    # ---- PMs ------------------------------------------------------------------------
+
+    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
+        out = Messages()
+        spec = self.spec
+        p = state.find(pm.sender)
+        if p is None:
+            owner = state.by_forum_name(pm.sender)
+            reason = (spec.text("use_vest", name=owner.name) if owner else spec.text("not_a_player"))
+            out.refuse(pm.sender, pm.text, reason, reply_to=pm.sender)
+            return out.outcome(state)
+        if state.phase.kind == "over":
+            out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
+            return out.outcome(state)
+        parsed = parse_pm(pm.text)
+        if not parsed.commands:
+            out.refuse(p.name, pm.text, spec.text("not_understood", help=self._help(state, p)), reply_to=p.name)
+            return out.outcome(state)
+        done, refused = [], []
+        for cmd in parsed.commands:
+            try:
+                line = self._command(state, p, cmd, pm.at, out)
+                done.append(line)
+            except Refused as exc:
+                refused.append(f"{cmd.line}：{exc}")
+                out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
+        reply = []
+        if done:
+            reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + d for d in done)))
+        if refused:
+            reply.append(spec.text("receipt_refused", lines="\n".join("✘ " + r for r in refused),
+                                   help=self._help(state, p)))
+        if parsed.unknown:
+            reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
+        out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
+        self._note_done(state, pm.at)
+        return out.outcome(state)
+
+    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+        verb, names = cmd.verb, [q.name for q in state.players]
+        if verb == "accuse":
+            return days.accuse(state, p, cmd.arg)
+        revived = state.phase.kind == "day" and p.name in state.data["day"].get("revived", [])
+        if not p.alive and not (revived and verb in ("delegate", "vote", "count", "done")):
+            summoned = state.phase.kind == "day" and p.name in state.data["day"].get("summoned", [])
+            if verb == "vote" and summoned and state.phase.step == "summon":
+                return days.cast_vote(state, p, cmd.arg, at, "pm")
+            raise Refused(self.spec.text("dead_player"))
+        if verb in self.NIGHT_VERBS or verb in ("declaration", "story", "cancel"):
+            self._check_pm_window(state, at)
+            if verb == "cancel":
+                return self._cancel(state, p, cmd.arg)
+            if verb in ("declaration", "story"):
+                return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
+            line = nights.take_power(self.spec, state, p, cmd, names)
+            nights.tell_partners(state, p, line.split("\n")[0], out)
+            return line
+        if verb == "delegate":
+            return days.delegate(state, p, cmd.arg, at)
+        if verb == "vote":
+            raise Refused(self.spec.text("vote_in_thread"))
+        if verb == "count":
+            return days.current_count(self.spec, state)
+        if verb == "done":
+            state.data.setdefault("done", [])
+            if p.name not in state.data["done"]:
+                state.data["done"].append(p.name)
+            return "本时段的行动已完成（所有人都完成后天神可以提前结束本时段）"
+        raise Refused("这个指令现在用不上。")
+
+    @abstractmethod
+    def _check_pm_window(self, state: GameState, at: datetime) -> None:
+        """Refuse a privilege PM sent outside the family's window (DECISIONS §6)."""
+
+    def _cancel(self, state: GameState, p: Player, what: str) -> str:
+        verb = POWER.get(p.role)
+        if verb and state.data["subs"].get(verb, {}).pop(p.name, None):
+            return f"已取消今夜的“{VERB_NAMES[verb]}”"
+        raise Refused("你今夜还没有提交可以取消的行动。")
+
+    def _note_done(self, state: GameState, at: datetime) -> None:
+        alive = {p.name for p in state.players if p.alive}
+        if not alive or not alive <= set(state.data.get("done", [])):
+            return
+        if state.phase.kind == "day":
+            if state.phase.step != "vote":
+                return
+            votes, missing = days.close_ballot(state, "main")
+            if missing:
+                return
+        if state.phase.kind in ("night", "day"):
+            state.data["early_at"] = at.isoformat()
+
+    def _help(self, state: GameState, p: Player) -> str:
+        verb = POWER.get(p.role)
+        return self.spec.text("help", verb=VERB_NAMES.get(verb or "", "祈祷"),
+                              example=next(q.name for q in state.players if q.name != p.name))
+
+    # ---- posts ----------------------------------------------------------------------
+
+    def on_post(self, state: GameState, post: PostIn) -> Outcome:
+        """Votes are posts in today's vote thread, judged by the forum's post time."""
+        out = Messages()
+        names = [q.name for q in state.players]
+        # 001 §5.1 投票一旦投出，就禁止修改: an edited vote counts as first written, when the forum shows it
+        text = post.original_text if post.edited and post.original_text is not None else post.text
+        written = vote_target_text(text, names)
+        p = state.find(post.author)
+        if written is None or p is None or not post.thread.startswith("vote:"):
+            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
+            return out.outcome(state)
+        try:
+            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
+                raise Refused("这个投票帖已经截止。")
+            if not p.alive and not days.may_vote_dead(state, p.name):
+                raise Refused(self.spec.text("dead_player"))
+            line = days.cast_vote(state, p, written, post.at, "post")
+            out.log.append(line)
+            if post.edited:
+                note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
+                out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
+                if note:
+                    out.pm(p.name, self.spec.text("receipt_subject"), note)
+        except Refused as exc:
+            out.refuse(p.name, post.text, f"你在投票帖的跟帖（{_short(post.text)}）无效：{exc}", reply_to=p.name)
+        self._note_done(state, post.at)
+        return out.outcome(state)
+
+    # ---- the GM's overrides (tianshen admin) ----------------------------------------------
+
+    def shift_schedule(self, state: GameState, hours: float) -> None:
+        """Every remaining deadline of the phase moves by `hours` (extend, resume, leave)."""
+        def later(value: str) -> str:
+            return (datetime.fromisoformat(value) + timedelta(hours=hours)).isoformat()
+
+        ph = state.phase
+        if ph.ends_at:
+            ph.ends_at += timedelta(hours=hours)
+        state.data.pop("early_at", None)
+        if ph.kind == "day":
+            d = state.data["day"]
+            if ph.step == "discussion":
+                d["vote_opens_at"] = later(d["vote_opens_at"])
+            d["vote_ends_at"] = later(d["vote_ends_at"])
+            if "step_ends_at" in d:
+                d["step_ends_at"] = later(d["step_ends_at"])
+
+    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
+        """The substitute gets the seat's role PM (002 更换替补: 接替被换下的游戏者)."""
+        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
+                               body=self._role_pm(state, p))]
+
+    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
+        """DECISIONS §0.5: a wasted seat leaves the game like a death, identity shown (B34)."""
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, "wasted"
+        out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
+        lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
+        if not self._check_victory(state, at, out, prefix=lines):
+            out.post(MAIN, "\n".join(lines))
+
+    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
+        written = str(gm.args.get(key) or "")
+        try:
+            return state.player(nights.names_match(written, [p.name for p in state.players]))
+        except Refused as exc:
+            raise GmRefused(str(exc)) from None
+
+    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Cancel a player's action of tonight (and, for a killer, nothing else)."""
+        p = self._player_arg(state, gm)
+        verb = POWER.get(p.role)
+        if state.phase.kind != "night" or not verb or p.name not in state.data["subs"].get(verb, {}):
+            raise GmRefused(f"{p.name} has no action tonight")
+        target = state.data["subs"][verb].pop(p.name)
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"),
+               self.spec.text("gm_voided_action", action=f"{VERB_NAMES[verb]} {target}", reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Enter a PM for a player (sent another way); `at` = when he sent it (default now)."""
+        p = self._player_arg(state, gm)
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
+
+    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        p = self._player_arg(state, gm)
+        kind = days.ballot_kind(state)
+        d = state.data.get("day", {})
+        if kind is None or p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
+            raise GmRefused(f"{p.name} has no vote in the current count")
+        d["ballots"][kind].pop(p.name, None)
+        d["delegations"].get(kind, {}).pop(p.name, None)
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        p = self._player_arg(state, gm)
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        try:
+            line = days.cast_vote(state, p, str(gm.args.get("target", "")), at, "gm")
+        except Refused as exc:
+            raise GmRefused(str(exc)) from None
+        out = Messages()
+        out.log.append(line)
+        return out.outcome(state)
+
+    def gm_reject_declaration(self, state: GameState, gm: GmIn) -> Outcome:
+        """002 杀人宣言: the GM may refuse a declaration and ask for one that meets the rules."""
+        p = self._player_arg(state, gm)
+        group = group_of(state, p) if is_killer(p) else None
+        if state.phase.kind != "night" or group is None or group not in state.data["decl"]:
+            raise GmRefused(f"no declaration of {p.name} to reject tonight")
+        del state.data["decl"][group]
+        out = Messages()
+        for q in [p, *partners(state, p)]:
+            if q.alive:
+                out.pm(q.name, self.spec.text("receipt_subject"),
+                       self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state.phase.ends_at)))
+        return out.outcome(state)
+
+    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+        """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""
+        p = self._player_arg(state, gm)
+        if not p.alive:
+            raise GmRefused(f"{p.name} is already dead")
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
+        out = Messages()
+        lines = [self.spec.text("gm_modkill", name=p.name, identity=days.identity(self.spec, p), reason=gm.reason)]
+        if not self._check_victory(state, gm.at, out, prefix=lines):
+            out.post(MAIN, "\n".join(lines))
+        return out.outcome(state)
+
+    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
+        """002 请假: the GM extends the phase for a player on leave."""
+        p = self._player_arg(state, gm)
+        hours = float(gm.args.get("hours") or 0)
+        if hours <= 0:
+            raise GmRefused("give the number of hours of the extension (--hours)")
+        self.shift_schedule(state, hours)
+        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
+
+    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+        """End the game now, with the winner the GM names (or none)."""
+        winner = gm.args.get("winner") or None
+        if winner is not None and winner not in self.spec.factions:
+            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}")
+        out = Messages()
+        self._game_over(state, gm.at, out, winner)
+        return out.outcome(state)
+
+    # ---- victory and views ----------------------------------------------------------
+
+    # 001 §7.2.2: the holders who must all be dead for a tie in numbers to go to the killers
+    TIE_HOLDERS: tuple[str, ...] = ("curser", "blesser", "summoner")
+
+    def check_victory(self, state: GameState) -> str | None:
+        """001 §7 (DECISIONS §2.1.10; 002 borrows it, §3.1.7).  Civilians first (B36)."""
+        killers, civilians = living_killers(state), living_civilians(state)
+        if not killers:
+            return CIVILIANS  # 001 §7.1 杀手全灭 (converted killers included)
+        if len(killers) > len(civilians):
+            return KILLERS  # 001 §7.2.1
+        if len(killers) == len(civilians) and not any(
+            p.alive for p in state.players if p.role in self.TIE_HOLDERS
+        ):
+            return KILLERS  # 001 §7.2.2 (B14: every current holder, converted ones included)
+        if not living_commoners(state):
+            return KILLERS  # 001 §7.2.3 (converted commoners are no longer commoners)
+        return None
+
+    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
+        p = state.player(name)
+        view: dict[str, Any] = {
+            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
+            "died_in": p.died_in, "death_cause": p.death_cause,
+        }
+        if state.phase.kind == "day":
+            view["can_vote"] = p.alive and p.name not in state.data["day"].get("cannot_vote", [])
+        return view
+
+
+def _fmt(t: datetime | None) -> str:
+    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 20 else text[:20] + "…"
