@@ -504,3 +504,50 @@ def test_whole_rehearsal_ends_with_a_winner(tmp_path) -> None:
     assert result.winner in (CIVILIANS, KILLERS)
     assert result.state.phase.kind == "over"
     assert len(result.state.players) == 14
+
+
+# ---- DECISIONS §7: the 001 settings a GM may change ----------------------------------------
+
+
+def test_bind_vs_prayer_setting() -> None:
+    """B5 `bind_vs_prayer`: bind_first (default) announces the bind success and bars the vote;
+    prayer_first lets the prayed-for victim survive silently."""
+    def night(order: str) -> tuple[Game, str]:
+        g = ten()
+        g.state.data["options"]["bind_vs_prayer"] = order
+        g.kill("甲", "丁")
+        g.pm("丙", "束魂 丁")
+        for c in COMMONERS[:4]:
+            g.pm(c, "祈祷 丁")
+        return g, main_posts(g.dawn())
+
+    g, body = night("bind_first")
+    assert g.alive("丁") and "丁" in g.state.data["day"]["cannot_vote"] and "束魂" in body
+    g, body = night("prayer_first")
+    assert g.alive("丁") and g.state.data["day"]["cannot_vote"] == [] and NOBODY in body
+
+
+def test_ohk_pierces_partner_setting() -> None:
+    """B32 `ohk_pierces_partner`: true (default) — the one-hit kill on the butterfly's partner
+    goes through; false — the partner rule voids it even on a one-hit night."""
+    for pierces, dies in ((True, True), (False, False)):
+        g = ten()
+        g.state.data["options"]["ohk_pierces_partner"] = pierces
+        _skip_night_one(g)
+        g.kill("甲", "丁")
+        g.pm("己", "共舞 丁")
+        g.dawn()
+        assert g.alive("丁") is not dies
+
+
+def test_simultaneous_win_setting() -> None:
+    """B36 `simultaneous_win`: when the last killer and the last commoner go at one
+    announcement, civilians win by default; killers or a draw when the GM sets so."""
+    for setting, winner in (("civilians", CIVILIANS), ("killers", KILLERS), ("draw", "draw")):
+        g = ten()
+        g.state.data["options"]["simultaneous_win"] = setting
+        for p in g.state.players:
+            if p.role == "commoner" or (p.role == "killer" and p.name != "甲"):
+                p.alive = False
+        g.state.player("甲").alive = False
+        assert g.ruleset.check_victory(g.state) == winner

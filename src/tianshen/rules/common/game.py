@@ -387,7 +387,9 @@ class ForumGame(Ruleset):
         state.data.pop("paused_at", None)
         roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
                           f"{'' if p.alive else '，已死亡'}" for p in state.players)
-        if winner:
+        if winner == "draw":
+            body = spec.text("victory_draw", roles=roles, seed=state.seed)
+        elif winner:
             body = spec.text("victory", winner=spec.factions[winner], roles=roles, seed=state.seed)
             if extra := self._victory_extra(state, winner):
                 body += "\n" + extra
@@ -653,9 +655,13 @@ class ForumGame(Ruleset):
     TIE_HOLDERS: tuple[str, ...] = ("curser", "blesser", "summoner")
 
     def check_victory(self, state: GameState) -> str | None:
-        """001 §7 (DECISIONS §2.1.10; 002 borrows it, §3.1.7).  Civilians first (B36)."""
+        """001 §7 (DECISIONS §2.1.10; 002 borrows it, §3.1.7).  When both sides' conditions
+        hold at one announcement, `simultaneous_win` decides: civilians (B36, default),
+        killers, or a draw."""
         killers, civilians = living_killers(state), living_civilians(state)
         if not killers:
+            if not living_commoners(state):  # 001 §7.1 and §7.2.3 at once (B36)
+                return str(state.data["options"].get("simultaneous_win", CIVILIANS))
             return CIVILIANS  # 001 §7.1 杀手全灭 (converted killers included)
         if len(killers) > len(civilians):
             return KILLERS  # 001 §7.2.1

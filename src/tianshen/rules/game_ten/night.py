@@ -95,9 +95,12 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
         return names | {partner} if partner is not None and butterfly in names else names
 
     kill = target
-    if kill is not None and partner is not None and not ohk:
-        # 001 §2.2: on a one-hit night the butterfly can't stop the kill (B30, B32)
-        if kill == partner or ({k.name for k in killers} == {partner}):
+    if kill is not None and partner is not None:
+        # 001 §2.2: on a one-hit night the butterfly can't stop the kill (B30); whether the
+        # one-hit kill on her partner goes through is `ohk_pierces_partner` (B32, default yes)
+        on_partner = kill == partner and not (ohk and opts.get("ohk_pierces_partner", True))
+        lone_dancer = {k.name for k in killers} == {partner} and not ohk
+        if on_partner or lone_dancer:
             log.append(f"kill on {kill}: void by the butterfly")
             kill = None
     bound = acted_on("soulbind", "binder")
@@ -125,8 +128,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
                 survives, why = True, "a killer on a one-hit night (001 §2.2, B3)"
             elif ohk:
                 survives, why = v in prot, "prayer against the one-hit kill (001 §2.2)"
-            elif v in bound_set:
-                survives, why = True, "bound (001 §2.4 束魂成功, B5)"
+            elif v in bound_set and (opts.get("bind_vs_prayer", "bind_first") == "bind_first" or v not in prot):
+                survives, why = True, "bound (001 §2.4 束魂成功; B5 `bind_vs_prayer`)"
                 dawn.saved_by_bind.append(v)
             else:
                 survives, why = v in prot, "prayer (001 §2.9)"
