@@ -551,3 +551,51 @@ def test_simultaneous_win_setting() -> None:
                 p.alive = False
         g.state.player("甲").alive = False
         assert g.ruleset.check_victory(g.state) == winner
+
+
+# ---- conversion edge cases and the prize (001 §2.10, §7.1) ----------------------------------------
+
+
+def _death(name: str, role: str, killer: bool, when: str = "night 1", cause: str = "killed") -> dict:
+    return {"name": name, "when": when, "cause": cause, "role": role, "killer": killer}
+
+
+def test_a_killer_as_the_seventh_death_triggers_nothing() -> None:
+    """001 §2.10 "游戏的前6位死者中出现1位杀手": the trigger looks at the first six deaths only."""
+    g = ten()
+    six = [_death(n, "commoner", False, when=f"night {i + 1}") for i, n in enumerate(COMMONERS[:6])]
+    g.state.data["deaths"] = six + [_death("甲", "killer", True, when="day 6", cause="executed")]
+    assert not conversion.triggered(g.state)
+    g.state.data["deaths"] = six[:5] + [_death("甲", "killer", True, when="day 5", cause="executed")]
+    assert conversion.triggered(g.state)
+    g.state.data["converted"] = True
+    assert not conversion.triggered(g.state)  # at most once
+
+
+def test_several_vacancies_take_the_first_deads_profession() -> None:
+    """001 §2.10 "2个以上职业空缺则转为先死者的职业" (DECISIONS §2.1.8)."""
+    g = ten()
+    for name in ("戊", "丁"):  # the blesser died first, then the curser
+        g.state.player(name).alive = False
+    g.state.data["deaths"] = [_death("戊", "blesser", False, "night 1"), _death("丁", "curser", False, "night 2")]
+    assert conversion.vacant_profession(g.state) == "blesser"
+    # the same announcement and cause: a seeded draw between them (B13), repeatable
+    g.state.data["deaths"] = [_death("戊", "blesser", False), _death("丁", "curser", False)]
+    first = conversion.vacant_profession(g.state.copy())
+    assert first in ("blesser", "curser") and conversion.vacant_profession(g.state.copy()) == first
+
+
+def test_the_binder_who_kills_a_killer_shares_the_prize() -> None:
+    """001 §7.1 "束魂和蝴蝶夫人还可以用自己的特权处决杀手": a killer dead of a failed binding
+    credits the binder in the civilians' prize list."""
+    g = ten()
+    g.pm("丙", "束魂 乙")
+    g.kill("甲", "丑")
+    g.dawn()
+    quiet_day(g, "午")
+    g.pm("丙", "束魂 乙")
+    g.kill("甲", "寅")
+    g.dawn()
+    assert not g.alive("乙") and g.state.player("乙").death_cause == "bound"
+    assert g.state.data["privilege_kills"]["乙"] == ["丙"]
+    assert "丙" in g.ruleset._victory_extra(g.state, CIVILIANS)
