@@ -154,3 +154,15 @@ def test_the_example_config_is_valid() -> None:
     cfg = load_config(Path(__file__).resolve().parents[1] / "config.example.toml")
     assert cfg.game is not None and len(cfg.game.players) == load_spec(cfg.game.ruleset).players
     assert cfg.forum.kind == "memory" and cfg.database.url.startswith("sqlite")
+
+
+def test_a_config_with_a_bare_chinese_key_says_how_to_write_it(tmp_path) -> None:
+    import pytest
+
+    from tianshen.config import load_config
+
+    bad = tmp_path / "c.toml"
+    bad.write_text('[game]\nname = "g"\nruleset = "classic_10"\nstart = 2026-01-01T00:00:00Z\n'
+                   '[game.roles]\n白狐 = "杀手"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match='quoted TOML keys: "白狐"'):
+        load_config(bad)

@@ -7,12 +7,13 @@ logged or echoed.
 from __future__ import annotations
 
 import os
-import tomllib
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
+
+from tianshen.tomlfile import read_toml
 
 
 class DatabaseConfig(BaseModel):
@@ -70,10 +71,4 @@ class Config(BaseModel):
 
 
 def load_config(path: str | Path) -> Config:
-    try:
-        with Path(path).open("rb") as fh:
-            return Config.model_validate(tomllib.load(fh))
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: {exc}") from exc
+    return Config.model_validate(read_toml(path))

@@ -8,9 +8,7 @@ player's state (secrets included).
 
 from __future__ import annotations
 
-import re
 import tempfile
-import tomllib
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from tianshen.forum.memory import MemoryBoard
 from tianshen.service.driver import GameDriver
 from tianshen.sim.rehearsal import DEFAULT_START, VESTS, VirtualClock
 from tianshen.store import Store
+from tianshen.tomlfile import read_toml
 
 MAX_DEADLINES_PER_PHASE = 20
 
@@ -65,27 +64,12 @@ class Script(BaseModel):
 
 def load_script(path: str | Path) -> Script:
     try:
-        with Path(path).open("rb") as fh:
-            return Script.model_validate(tomllib.load(fh))
-    except OSError as exc:
-        raise ScriptError(f"{path}: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ScriptError(f"{path}: {exc}{_toml_hint(path, str(exc))}") from exc
+        return Script.model_validate(read_toml(path))
     except ValueError as exc:
-        raise ScriptError(f"{path}: {exc}") from exc
+        message = str(exc)
+        raise ScriptError(message if message.startswith(str(path)) else f"{path}: {message}") from exc
 
 
-def _toml_hint(path: str | Path, message: str) -> str:
-    """A bare non-ASCII key (`甲 = "杀手"`) is the usual mistake: say how to write it."""
-    m = re.search(r"at line (\d+)", message)
-    try:
-        line = Path(path).read_text(encoding="utf-8").splitlines()[int(m.group(1)) - 1] if m else ""
-    except (OSError, UnicodeDecodeError, IndexError):
-        return ""
-    key = line.split("=", 1)[0].strip()
-    if "=" in line and key and not key.isascii() and key[0] not in "\"'":
-        return f"; names must be quoted TOML keys: \"{key}\" = ..."
-    return ""
 
 
 class PhaseRecord:
