@@ -38,7 +38,14 @@ TEXT_VERBS = {"declaration", "story"}
 # verbs that take no argument
 BARE_VERBS = {"done", "count"}
 
-_ALIASES = sorted(((a, v) for v, al in VERBS.items() for a in al), key=lambda x: -len(x[0]))
+Verbs = dict[str, tuple[str, ...]]
+
+
+def _aliases(verbs: Verbs) -> list[tuple[str, str]]:
+    return sorted(((a, v) for v, al in verbs.items() for a in al), key=lambda x: -len(x[0]))
+
+
+_ALIASES = _aliases(VERBS)
 _SEPARATORS = " \t:：,，、.。;；-—=＝>"
 _SPLIT = re.compile(r"[;；]")
 
@@ -84,16 +91,19 @@ def normalize(text: str) -> str:
     return "".join(out).replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _verb_at(line: str) -> tuple[str, str] | None:
+def _verb_at(line: str, aliases: list[tuple[str, str]] = _ALIASES) -> tuple[str, str] | None:
     """(verb, rest) if the line starts with a verb alias."""
     low = line.lower()
-    for alias, verb in _ALIASES:
+    for alias, verb in aliases:
         if low.startswith(alias.lower()):
             return verb, line[len(alias):]
     return None
 
 
-def parse_pm(text: str) -> ParsedPm:
+def parse_pm(text: str, verbs: Verbs | None = None) -> ParsedPm:
+    """The commands of a PM.  `verbs` replaces the shared table for a ruleset with its own
+    words (e.g. `VERBS | {"hug": ("抱",)}`); TEXT_VERBS and BARE_VERBS keep their meaning."""
+    aliases = _ALIASES if verbs is None else _aliases(verbs)
     lines = normalize(text).split("\n")
     result = ParsedPm()
     i = 0
@@ -102,14 +112,14 @@ def parse_pm(text: str) -> ParsedPm:
         i += 1
         if not raw:
             continue
-        hit = _verb_at(raw)
+        hit = _verb_at(raw, aliases)
         if hit and hit[0] in TEXT_VERBS:
             body = "\n".join([hit[1].lstrip(_SEPARATORS)] + lines[i:]).strip()
             result.commands.append(Command(hit[0], "", body, raw))
             break
         parts = [p.strip() for p in _SPLIT.split(raw)] if hit and hit[0] != "kill" else [raw]
         for part in parts:
-            cmd = _command(part)
+            cmd = _command(part, aliases)
             if cmd is None:
                 result.unknown.append(part)
                 continue
@@ -121,8 +131,8 @@ def parse_pm(text: str) -> ParsedPm:
     return result
 
 
-def _command(part: str) -> Command | None:
-    hit = _verb_at(part)
+def _command(part: str, aliases: list[tuple[str, str]]) -> Command | None:
+    hit = _verb_at(part, aliases)
     if not hit:
         return None
     verb, rest = hit

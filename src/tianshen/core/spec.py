@@ -11,11 +11,14 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Timing(BaseModel):
-    """Phase lengths in hours (002 Part II: 60-hour game day)."""
+    """Phase lengths in hours (002 Part II: 60-hour game day).  A family may add its own
+    keys (read them with `hours(key)`)."""
+
+    model_config = ConfigDict(extra="allow")
 
     night_hours: float = 24
     day_hours: float = 36
@@ -24,6 +27,14 @@ class Timing(BaseModel):
     ld_hours: float = 12
     summon_round_hours: float = 6
     substitution_hours: float = 12
+
+    def hours(self, key: str, default: float | None = None) -> float:
+        value = getattr(self, key, None)
+        if value is None:
+            if default is None:
+                raise KeyError(f"no timing '{key}'")
+            return default
+        return float(value)
 
 
 class RoleInfo(BaseModel):

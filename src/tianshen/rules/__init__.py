@@ -1,19 +1,39 @@
-"""The rulesets.  `load_ruleset("classic_10")` binds a family to one variant's data."""
+"""The rulesets.  `load_ruleset("classic_10")` binds a family to one variant's data.
+
+Each family lives in `rules/<family>/ruleset.py`; it is imported when first used.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from tianshen.core.ruleset import Ruleset
 from tianshen.core.spec import RulesetSpec, load_spec
-from tianshen.rules.classic.ruleset import Classic
-from tianshen.rules.game_ten.ruleset import GameTen
 
-FAMILIES: dict[str, type[Ruleset]] = {"classic": Classic, "game_ten": GameTen}
+# family id -> "module:class"
+FAMILIES: dict[str, str] = {
+    "classic": "tianshen.rules.classic.ruleset:Classic",
+    "game_ten": "tianshen.rules.game_ten.ruleset:GameTen",
+    "n_lives": "tianshen.rules.n_lives.ruleset:NLives",
+    "hex_survival": "tianshen.rules.hex_survival.ruleset:HexSurvival",
+    "butterfly_elder": "tianshen.rules.butterfly_elder.ruleset:ButterflyElder",
+}
+
+
+def family_class(family: str) -> type[Ruleset]:
+    try:
+        module, cls = FAMILIES[family].split(":")
+    except KeyError as exc:
+        raise ValueError(f"ruleset family '{family}' is unknown; families: {', '.join(FAMILIES)}") from exc
+    try:
+        found: type[Ruleset] = getattr(import_module(module), cls)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            raise ValueError(f"ruleset family '{family}' is not implemented yet") from exc
+        raise
+    return found
 
 
 def load_ruleset(variant: str) -> Ruleset:
     spec: RulesetSpec = load_spec(variant)
-    try:
-        family = FAMILIES[spec.ruleset]
-    except KeyError as exc:
-        raise ValueError(f"ruleset family '{spec.ruleset}' is not implemented yet") from exc
-    return family(spec)
+    return family_class(spec.ruleset)(spec)

@@ -23,7 +23,6 @@ from tianshen.forum.base import Forum
 from tianshen.forum.factory import make_forum
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
-from tianshen.sim.classic import act
 from tianshen.store import Store
 
 log = logging.getLogger(__name__)
@@ -135,8 +134,7 @@ class Daemon:
         point = f"{state.phase.label}:{state.phase.step}"
         if point != self._acted and state.phase.kind != "over":
             self._acted = point
-            act(self.sims, state, self.store.thread_id(self.driver.game_id, f"vote:{state.phase.number}"),
-                self.clock.now(), self.store.thread_id(self.driver.game_id, "main"))
+            self.sims.act(state, self.clock.now(), lambda key: self.store.thread_id(self.driver.game_id, key))
 
     def _schedule_deadline(self) -> None:
         if not self.driver.is_started():

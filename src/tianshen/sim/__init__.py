@@ -1,15 +1,41 @@
-"""Simulated players.  `sims_for(family, …)` picks the right ones for a ruleset family."""
+"""Simulated players.  `sims_for(family, …)` picks the right ones for a ruleset family.
+
+Every family's sims implement `Sims`: `act(state, at, thread)` writes what the players
+would write at this point of the game; `thread(key)` is the forum id of a game thread
+(`"main"`, `"vote:2"`…) or None when it is not open yet.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+from importlib import import_module
+from typing import Protocol
+
+from tianshen.core.model import GameState
 from tianshen.forum.base import PlayerSide
-from tianshen.sim.classic import ClassicSims
+
+ThreadLookup = Callable[[str], str | None]
+
+# family id -> "module:class"
+SIMS: dict[str, str] = {
+    "classic": "tianshen.sim.classic:ClassicSims",
+    "game_ten": "tianshen.sim.game_ten:GameTenSims",
+    "n_lives": "tianshen.sim.n_lives:NLivesSims",
+    "hex_survival": "tianshen.sim.hex_survival:HexSims",
+    "butterfly_elder": "tianshen.sim.butterfly_elder:ButterflySims",
+}
 
 
-def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int) -> ClassicSims:
-    """The simulated players of a ruleset family (`classic`, `game_ten`)."""
-    if family == "game_ten":
-        from tianshen.sim.game_ten import GameTenSims
+class Sims(Protocol):
+    def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None: ...
 
-        return GameTenSims(board, gm_account, seed)
-    return ClassicSims(board, gm_account, seed)
+
+def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int) -> Sims:
+    """The simulated players of a ruleset family."""
+    try:
+        module, cls = SIMS[family].split(":")
+    except KeyError as exc:
+        raise ValueError(f"no simulated players for ruleset family '{family}'") from exc
+    sims: Sims = getattr(import_module(module), cls)(board, gm_account, seed)
+    return sims

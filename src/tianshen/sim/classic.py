@@ -15,6 +15,7 @@ from datetime import datetime
 from tianshen.core.model import GameState, Player
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.common.roles import group_of, is_killer, on_duty_killer
+from tianshen.sim import ThreadLookup
 
 KILL_FORMS = ("杀 {t}", "刺杀：{t}", "杀人 {t}")
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
@@ -39,6 +40,19 @@ class ClassicSims:
         self.board, self.gm, self.seed = board, gm_account, seed
         self.last_bind: str | None = None
         self.checked_in: set[str] = set()
+
+    def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
+        """What the simulated players do at this point of the game."""
+        ph = state.phase
+        main = thread("main")
+        if state.data.get("checkin") and main:
+            self.check_in(state, main)
+        if ph.kind == "night":
+            self.night(state)
+        elif ph.kind == "day" and ph.step == "discussion":
+            self.wills(state)
+        elif ph.kind == "day" and (vote := thread(f"vote:{ph.number}")) is not None:
+            self.vote(state, vote)
 
     def _rng(self, state: GameState, what: str) -> random.Random:
         return random.Random(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
@@ -143,17 +157,3 @@ def declaration(target: str, rng: random.Random) -> str:
     lines = list(STORY)
     rng.shuffle(lines[1:4])
     return "".join(line.format(t=target) for line in lines)
-
-
-def act(sims: ClassicSims, state: GameState, vote_thread: str | None, at: datetime,
-        main_thread: str | None = None) -> None:
-    """What the simulated players do at this point of the game."""
-    ph = state.phase
-    if state.data.get("checkin") and main_thread:
-        sims.check_in(state, main_thread)
-    if ph.kind == "night":
-        sims.night(state)
-    elif ph.kind == "day" and ph.step == "discussion":
-        sims.wills(state)
-    elif ph.kind == "day" and vote_thread is not None:
-        sims.vote(state, vote_thread)

@@ -13,7 +13,6 @@ from tianshen.core.model import GameState
 from tianshen.forum.base import PlayerSide
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
-from tianshen.sim.classic import act
 
 
 def play_live(driver: GameDriver, players: PlayerSide, now: Callable[[], datetime], *,
@@ -34,8 +33,7 @@ def play_live(driver: GameDriver, players: PlayerSide, now: Callable[[], datetim
         point = f"{state.phase.label}:{state.phase.step}"
         if point != acted:
             acted = point
-            vote_thread = driver.store.thread_id(driver.game_id, f"vote:{state.phase.number}")
-            act(sims, state, vote_thread, now(), driver.store.thread_id(driver.game_id, "main"))
+            sims.act(state, now(), lambda key: driver.store.thread_id(driver.game_id, key))
         driver.advance(now())  # answers what came in, fires the deadline when it is due
         if driver.state().model_dump_json() == state.model_dump_json():
             sleep(min(poll_seconds, max(0.05, (deadline.at - now()).total_seconds())))

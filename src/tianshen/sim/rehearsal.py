@@ -14,7 +14,6 @@ from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
-from tianshen.sim.classic import act
 from tianshen.store import Store
 
 VESTS = ("白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕", "老槐", "山雀", "灯笼", "雨伞",
@@ -103,8 +102,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
             break
         act_at = min(clock.now() + timedelta(hours=1), deadline.at - timedelta(minutes=1))
         clock.set(act_at)
-        act(sims, state, store.thread_id(driver.game_id, f"vote:{state.phase.number}"), clock.now(),
-            store.thread_id(driver.game_id, "main"))
+        sims.act(state, clock.now(), lambda key: store.thread_id(driver.game_id, key))
         clock.set(deadline.at)
         driver.advance(clock.now())
     else:
