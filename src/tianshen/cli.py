@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tianshen.core.model import GameState
-from tianshen.core.spec import available_variants
+from tianshen.core.spec import available_variants, load_spec
 
 app = typer.Typer(help="天神: an automatic game master for forum Mafia games.", no_args_is_help=True)
 admin = typer.Typer(help="The human GM's controls.", no_args_is_help=True)
@@ -40,17 +40,22 @@ def demo(db: DB = "sqlite:///tianshen.db", seed: int = 2026, quiet: bool = False
 
 @app.command()
 def rehearse(ruleset: Annotated[str, typer.Option(help="variant id, e.g. classic_13")] = "classic_10",
-             seed: int = 7, db: DB = "sqlite:///tianshen.db", quiet: bool = False) -> None:
+             seed: int = 7, db: DB = "sqlite:///tianshen.db", quiet: bool = False,
+             players: Annotated[int | None, typer.Option(help="number of players (n_lives: 5, 6 or 7)")] = None,
+             ) -> None:
     """A whole game on the built-in board with simulated players and a virtual clock."""
     from tianshen.sim.rehearsal import rehearse as run_rehearsal
 
     try:
-        result = run_rehearsal(ruleset, seed, db, printer=None if quiet else lambda s: print(s, flush=True))
+        result = run_rehearsal(ruleset, seed, db, printer=None if quiet else lambda s: print(s, flush=True),
+                               players=players)
     except ValueError as exc:
         _fail(str(exc))
         return
     winner = result.state.winner
-    label = {"civilians": "平民方", "killers": "杀手方"}.get(winner or "", winner)
+    factions = load_spec(ruleset).factions
+    label = ({"civilians": "平民方", "killers": "杀手方", "draw": "平局"}.get(winner or "")
+             or factions.get(winner or "", winner))
     console.print(f"[bold]winner: {label} ({winner})[/bold] — game #{result.game_id} in {db}, "
                   f"{len(result.transcript)} posts and PMs")
 

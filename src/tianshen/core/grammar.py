@@ -37,6 +37,8 @@ VERBS: dict[str, tuple[str, ...]] = {
 TEXT_VERBS = {"declaration", "story"}
 # verbs that take no argument
 BARE_VERBS = {"done", "count"}
+# attacks whose declaration (杀人宣言) may follow on the next lines of the PM; 000's attacks too
+DECLARING_VERBS = {"kill", "attack", "ohk", "snipe", "aimed"}
 
 Verbs = dict[str, tuple[str, ...]]
 
@@ -117,14 +119,14 @@ def parse_pm(text: str, verbs: Verbs | None = None) -> ParsedPm:
             body = "\n".join([hit[1].lstrip(_SEPARATORS)] + lines[i:]).strip()
             result.commands.append(Command(hit[0], "", body, raw))
             break
-        parts = [p.strip() for p in _SPLIT.split(raw)] if hit and hit[0] != "kill" else [raw]
+        parts = [p.strip() for p in _SPLIT.split(raw)] if hit and hit[0] not in DECLARING_VERBS else [raw]
         for part in parts:
             cmd = _command(part, aliases)
             if cmd is None:
                 result.unknown.append(part)
                 continue
             result.commands.append(cmd)
-        if result.commands and result.commands[-1].verb == "kill" and i < len(lines):
+        if result.commands and result.commands[-1].verb in DECLARING_VERBS and i < len(lines):
             # 002 杀人宣言: the declaration may follow the kill on the next lines
             result.commands[-1].text = "\n".join(lines[i:]).strip()
             break

@@ -45,10 +45,16 @@ class RoleInfo(BaseModel):
 
 
 class RulesetSpec(BaseModel):
+    """A variant.  A family may keep tables of its own at the top level (n_lives: `cards`,
+    `abilities`, `deal`); read them with `section(name)`."""
+
+    model_config = ConfigDict(extra="allow")
+
     id: str  # the variant id, e.g. "classic_10"
     ruleset: str  # the family, e.g. "classic"
     title: str
-    players: int
+    players: int  # the default number of seats
+    player_counts: list[int] = Field(default_factory=list)  # when several are allowed (n_lives: 5–7)
     roles: dict[str, RoleInfo]
     timing: Timing = Field(default_factory=Timing)
     options: dict[str, Any] = Field(default_factory=dict)
@@ -62,6 +68,16 @@ class RulesetSpec(BaseModel):
         except KeyError as exc:
             raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
         return template.format(**values).strip("\n")
+
+    def section(self, name: str) -> dict[str, Any]:
+        """A family's own top-level table of the variant file."""
+        value = (self.model_extra or {}).get(name)
+        if not isinstance(value, dict):
+            raise KeyError(f"ruleset {self.id} has no [{name}] table")
+        return value
+
+    def allows(self, players: int) -> bool:
+        return players in (self.player_counts or [self.players])
 
     def role_name(self, role: str) -> str:
         return self.roles[role].name

@@ -79,7 +79,9 @@ class RehearsalResult:
 
 
 def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
-             printer: Callable[[str], None] | None = None, start: datetime = DEFAULT_START) -> RehearsalResult:
+             printer: Callable[[str], None] | None = None, start: datetime = DEFAULT_START,
+             players: int | None = None) -> RehearsalResult:
+    """A whole game; `players` for a ruleset played by several numbers (n_lives: 5–7)."""
     clock = VirtualClock(start)
     board = MemoryBoard(clock.now)
     forum = board.gm()
@@ -91,7 +93,11 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     spec = load_spec(variant)
     transcript = Transcript(board, printer)
     name = name or _free_name(store, f"{spec.id}-seed{seed}")
-    setup = GameSetup(seats=default_seats(spec.players), seed=seed, start=start)
+    players = players or spec.players
+    if not spec.allows(players):
+        raise ValueError(f"{spec.id} is played by {', '.join(map(str, spec.player_counts or [spec.players]))} "
+                         f"players, not {players}")
+    setup = GameSetup(seats=default_seats(players), seed=seed, start=start)
     driver = GameDriver.create(store, forum, name, spec.id, setup)
     sims = sims_for(spec.ruleset, board, forum.account, seed)
     for _ in range(MAX_STEPS):

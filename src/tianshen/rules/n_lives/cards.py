@@ -1,0 +1,269 @@
+"""The cards of 猫有n条命: the deck, the deal, hidden attributes, hands and discard orders.
+
+A card is an instance id (`sniper-2`, `commoner-5`); `state.data["cards"][id]` holds its type
+and its hidden attribute.  A player's `extra["hand"]` lists his active cards in discard order
+(first lost first, the last one is the 底牌); `extra["escrow"]` is the card taken by an
+execution that may still be pardoned (DECISIONS A15).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from tianshen.core import rng
+from tianshen.core.grammar import normalize
+from tianshen.core.model import GameState, Player
+from tianshen.core.names import fold
+from tianshen.core.spec import RulesetSpec
+
+COMMONER = "commoner"
+MAX_DEAL_TRIES = 10_000
+
+
+@dataclass(frozen=True)
+class CardType:
+    id: str
+    name: str
+    count: int
+    owner: str | None
+    abilities: tuple[str, ...]
+    aliases: tuple[str, ...]
+
+    @property
+    def is_commoner(self) -> bool:
+        return self.id == COMMONER
+
+
+def card_types(spec: RulesetSpec) -> dict[str, CardType]:
+    out = {}
+    for cid, info in spec.section("cards").items():
+        out[cid] = CardType(cid, info["name"], int(info.get("count", 0)), info.get("owner"),
+                            tuple(info.get("abilities", [])), tuple(info.get("aliases", [])))
+    return out
+
+
+def card_type(state: GameState, card: str) -> str:
+    return str(state.data["cards"][card]["type"])
+
+
+def is_privilege(state: GameState, card: str) -> bool:
+    return card_type(state, card) != COMMONER
+
+
+def hand(p: Player) -> list[str]:
+    return list(p.extra.get("hand", []))
+
+
+def holds(state: GameState, p: Player, ctype: str) -> str | None:
+    """The active card of type `ctype` the player holds (escrow excluded), or None."""
+    return next((c for c in p.extra.get("hand", []) if card_type(state, c) == ctype), None)
+
+
+def count_commoners(state: GameState, p: Player) -> int:
+    return sum(1 for c in p.extra.get("hand", []) if card_type(state, c) == COMMONER)
+
+
+# ---- dealing (§2, §4, §3.4.1) --------------------------------------------------------
+
+
+def deck(spec: RulesetSpec, players: int) -> list[tuple[str, str]]:
+    """(card id, type) for every card of a game of `players` (§2: 24–28 cards)."""
+    table = deal_table(spec, players)
+    cards: list[tuple[str, str]] = []
+    for ctype in card_types(spec).values():
+        n = int(table["commoners"]) if ctype.is_commoner else ctype.count
+        cards += [(f"{ctype.id}-{i + 1}", ctype.id) for i in range(n)]
+    return cards
+
+
+def deal_table(spec: RulesetSpec, players: int) -> dict[str, Any]:
+    table = spec.section("deal").get(str(players))
+    if table is None:
+        raise ValueError(f"{spec.id} is played by {', '.join(map(str, spec.player_counts))} players, not {players}")
+    return dict(table)
+
+
+def factions_for(spec: RulesetSpec, players: int) -> list[str]:
+    """§2: one killer, one werewolf, 3–4 civilians, and one self-chooser (none at 5)."""
+    table = deal_table(spec, players)
+    return ["killer", "werewolf"] + ["civilian"] * int(table["civilians"]) + ["chooser"] * int(table["chooser"])
+
+
+def deal(spec: RulesetSpec, state: GameState) -> None:
+    """§4: the 杀手 card to the killer, the 狼人 card to the werewolf, no two cards of one type
+    in a hand, at most two 庶民 per hand, everything else by lot.  DECISIONS 1.1.1: rejection
+    sampling over uniform deals, with the state's seeded RNG."""
+    types = card_types(spec)
+    cards = deck(spec, len(state.players))
+    each = int(deal_table(spec, len(state.players))["cards_each"])
+    limit = int(spec.options.get("max_commoners_per_hand", 2))
+    owned = {c: types[t].owner for c, t in cards if types[t].owner}
+    for _ in range(MAX_DEAL_TRIES):
+        order = rng.shuffled(state, [c for c, _ in cards if c not in owned])
+        hands: dict[str, list[str]] = {p.name: [] for p in state.players}
+        for card, owner in owned.items():
+            hands[next(p.name for p in state.players if p.faction == owner)].append(card)
+        for p in state.players:
+            while len(hands[p.name]) < each:
+                hands[p.name].append(order.pop())
+        if all(_legal(hands[n], limit) for n in hands):
+            for p in state.players:
+                p.extra["hand"] = rng.shuffled(state, hands[p.name])
+            state.data["cards"] = {c: {"type": t, "attr": None} for c, t in cards}
+            return
+    raise RuntimeError("no legal deal found")  # pragma: no cover - the constraints are loose
+
+
+def _legal(cards: list[str], commoner_limit: int) -> bool:
+    types = [c.rsplit("-", 1)[0] for c in cards]
+    privileges = [t for t in types if t != COMMONER]
+    return len(set(privileges)) == len(privileges) and types.count(COMMONER) <= commoner_limit
+
+
+def draw_attributes(spec: RulesetSpec, state: GameState) -> None:
+    """§3.4.1, DECISIONS A1: 3 killer, 3 werewolf, 1 diviner, 1 prophet attribute on 8 distinct
+    privilege cards other than 杀手 and 狼人; never 占卜 on 占卜/束魂 nor 先知 on 先知/巫医."""
+    counts = {k: int(v) for k, v in spec.section("attributes").items()}
+    pool = [c for c, info in state.data["cards"].items() if info["type"] not in ("killer", "werewolf", COMMONER)]
+    own = {"diviner": "diviner", "prophet": "prophet"}
+    for _ in range(MAX_DEAL_TRIES):
+        picked = rng.shuffled(state, pool)
+        labels = [a for a, n in counts.items() for _ in range(n)]
+        chosen = dict(zip(picked, labels, strict=False))
+        if all(state.data["cards"][c]["type"] != own.get(a) for c, a in chosen.items()):
+            for c, a in chosen.items():
+                state.data["cards"][c]["attr"] = a
+            return
+    raise RuntimeError("no legal attribute draw")  # pragma: no cover
+
+
+# ---- what a hand answers to an investigation (§3.1.4a, §3.1.5a, §3.1.6c/d, §3.4.1) -------
+
+
+def shows(state: GameState, p: Player, asked: str) -> bool:
+    """Does the player hold the card asked about, or a card with that attribute?  Escrow is
+    not held (A15)."""
+    for c in p.extra.get("hand", []):
+        info = state.data["cards"][c]
+        if info["type"] == asked or info["attr"] == asked:
+            return True
+    return False
+
+
+# ---- discard orders (§6) ------------------------------------------------------------------
+
+_ORDER_SPLIT = re.compile(r"[、,，;；\s→>\-]+")
+
+
+class OrderError(ValueError):
+    """A discard order that cannot be taken; the message says why, in Chinese."""
+
+
+def name_of(spec: RulesetSpec, state: GameState, card: str) -> str:
+    return card_types(spec)[card_type(state, card)].name
+
+
+def parse_order(spec: RulesetSpec, state: GameState, p: Player, text: str) -> list[str]:
+    """§6.1: the player's cards by name, first lost first, the 底牌 last.  Names may be written
+    whole (诅咒/庇佑) or by one of their halves (诅咒), with or without 牌; 庶民 once per 庶民牌."""
+    body = normalize(text)
+    for mark in ("：", ":"):
+        if mark in body:
+            body = body.rsplit(mark, 1)[1]
+    body = re.sub(r"[（(][^）)]*[）)]", "", body)
+    words = [w for w in _ORDER_SPLIT.split(body.strip()) if w]
+    if not words:
+        raise OrderError("没有写牌名。")
+    lookup = _name_lookup(spec)
+    remaining = hand(p)
+    order: list[str] = []
+    for word in words:
+        ctype = lookup.get(fold(word.removesuffix("牌")))
+        if ctype is None:
+            raise OrderError(f"没有叫“{word}”的牌。你的手牌：{describe_hand(spec, state, remaining + order)}")
+        card = next((c for c in remaining if card_type(state, c) == ctype), None)
+        if card is None:
+            raise OrderError(f"你手中没有（更多的）“{word}”。你的手牌：{describe_hand(spec, state, hand(p))}")
+        remaining.remove(card)
+        order.append(card)
+    if remaining:
+        missing = "、".join(name_of(spec, state, c) for c in remaining)
+        raise OrderError(f"丢牌顺序要写全你手中的{len(hand(p))}张牌，还缺：{missing}。")
+    return order
+
+
+def _name_lookup(spec: RulesetSpec) -> dict[str, str]:
+    lookup: dict[str, str] = {}
+    for ctype in card_types(spec).values():
+        for alias in (ctype.name, *ctype.aliases, *ctype.name.split("/")):
+            lookup.setdefault(fold(alias.removesuffix("牌")), ctype.id)
+    return lookup
+
+
+def check_bottom(state: GameState, p: Player, order: list[str]) -> None:
+    """§6.2: the 底牌 is a privilege card, and once fixed it never changes."""
+    bottom = p.extra.get("bottom")
+    if bottom and order[-1] != bottom:
+        raise OrderError("底牌一经确定，在整局游戏中都不能再更换。")
+    if not is_privilege(state, order[-1]):
+        raise OrderError("庶民牌不能作底牌，请把一张特权牌放在最后。")
+
+
+def set_order(p: Player, order: list[str]) -> None:
+    p.extra["hand"] = order
+    p.extra["bottom"] = order[-1]
+    p.extra["order_set"] = True
+
+
+def random_order(state: GameState, p: Player) -> list[str]:
+    """DECISIONS 1.1.3: a random order with a random privilege card at the bottom (a fixed
+    bottom stays)."""
+    cards = hand(p)
+    bottom = p.extra.get("bottom") or rng.choice(state, [c for c in cards if is_privilege(state, c)])
+    rest = rng.shuffled(state, [c for c in cards if c != bottom])
+    return rest + [bottom]
+
+
+def describe_hand(spec: RulesetSpec, state: GameState, cards: list[str]) -> str:
+    return "、".join(name_of(spec, state, c) for c in cards) or "（无）"
+
+
+# ---- losing cards (§5.8, §6) ---------------------------------------------------------------
+
+
+def lose_front(p: Player) -> str | None:
+    """Every hit takes the first card of the order (§1, §6)."""
+    cards = p.extra.get("hand", [])
+    return cards.pop(0) if cards else None
+
+
+def lose_card(p: Player, card: str) -> bool:
+    cards = p.extra.get("hand", [])
+    if card in cards:
+        cards.remove(card)
+        return True
+    return False
+
+
+def position_card(p: Player, position: int) -> str:
+    """The card at `position`: k > 0 = 第k (from the front), k < 0 = 倒数第|k|."""
+    cards = p.extra["hand"]
+    return str(cards[position - 1] if position > 0 else cards[position])
+
+
+_POSITION = re.compile(r"(倒数)?\s*第?\s*([0-9一二三四五六七八九]+)\s*(张|位|个)?\s*(牌)?$")
+_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
+
+
+def split_position(arg: str) -> tuple[str, int | None]:
+    """`丙 倒数第2` → ("丙", -2); `丙 第1张` → ("丙", 1); `丙` → ("丙", None)."""
+    text = normalize(arg).strip()
+    m = _POSITION.search(text)
+    if not m or not (m.group(1) or "第" in m.group(0)):
+        return text, None
+    raw = m.group(2)
+    n = int(raw) if raw.isdigit() else _DIGITS.get(raw, 0)
+    name = text[: m.start()].strip().rstrip("的").strip()
+    return name, (-n if m.group(1) else n)

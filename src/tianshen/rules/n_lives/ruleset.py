@@ -1,0 +1,914 @@
+"""`n_lives` (猫有n条命): seed 000, 5–7 players who each hold 4–5 cards.
+
+Here: the deal and the role PMs (§2, §4), PM intake with action points (§3.3, intake.py),
+discard orders and the reorder windows (§6), the night (night.py, DECISIONS 1.1.7) and the
+day (day.py, 1.1.8), the announcements of 1.1.9 (never an identity, §5.8), the self-chooser
+(§2, §3.4.3), victory and the draw (§10, 1.1.10).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tianshen.core import checkin, rng
+from tianshen.core.grammar import VERBS, Command, parse_pm
+from tianshen.core.model import DeadlineIn, GameState, GmIn, Outcome, Phase, Player, PmIn, PostIn, PrivateMessage, Refusal
+from tianshen.core.names import NameMatchError, match_name
+from tianshen.core.outbox import Messages
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
+from tianshen.core.spec import RulesetSpec
+from tianshen.core.votes import vote_target_text
+from tianshen.rules.n_lives import cards, intake, victory
+from tianshen.rules.n_lives import day as days
+from tianshen.rules.n_lives import night as nights
+from tianshen.rules.n_lives.abilities import abilities, verbs
+from tianshen.rules.n_lives.intake import Refused
+
+MAIN = "main"
+SHARED_VERBS = ("vote", "delegate", "declaration", "story", "cancel", "done", "count")
+SIDES = {"平民": "civilians", "杀手": "killers", "狼人": "werewolves"}
+MODES = {"共赢": "cowin", "并肩": "cowin", "并肩作战": "cowin", "一山不容二虎": "solo", "独赢": "solo", "单干": "solo"}
+
+
+class NLives(Ruleset):
+    def __init__(self, spec: RulesetSpec) -> None:
+        super().__init__(spec)
+        self.verbs = {v: VERBS[v] for v in SHARED_VERBS} | verbs(spec) | {
+            "order": ("丢牌顺序", "弃牌顺序", "我按下列先后顺序丢牌", "我按下列顺序丢牌", "顺序"),
+            "side": ("立场", "选择立场", "我选择"),
+            "help": ("帮助", "help", "格式"),
+        }
+
+    # ---- setup (§2, §4, §5.2, §5.3) ---------------------------------------------------
+
+    def setup(self, game: GameSetup) -> Outcome:
+        spec = self.spec
+        if not spec.allows(len(game.seats)):
+            raise ValueError(f"{spec.id} is played by {', '.join(map(str, spec.player_counts))} players, "
+                             f"not {len(game.seats)}")
+        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
+        state = GameState(ruleset="n_lives", variant=spec.id, seed=game.seed, players=players)
+        self._assign_factions(state, game.fixed_roles)
+        state.data.update(
+            seq=0, actions=[], queued=[], mods=[], day_bisha=[], saint={}, saint_used=[], bisha_used=[],
+            streaks={"bind": [], "heal": []}, discarded=0, windows=0, reorder_until=None, done=[], day={},
+            quiet=0, substitutes=list(game.substitutes), started_at=game.start.isoformat(),
+            order_until=(game.start + timedelta(hours=spec.timing.hours("order_hours", 24))).isoformat(),
+        )
+        if game.setup.get("hands"):
+            self._fixed_hands(state, game.setup)
+        else:
+            cards.deal(spec, state)
+            cards.draw_attributes(spec, state)
+        for p in state.players:
+            p.extra.update(escrow=None, pardoned=False, ap=0, mode=None)
+        state.data["total"] = len(state.data["cards"])
+        self._begin_night(state, 1, game.start, Messages())
+        checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
+        out = Messages()
+        out.post(MAIN, spec.text("player_list", players=self._roster(state), ends=_fmt(state.phase.ends_at),
+                                 checkin_until=_fmt(checkin.deadline(state)),
+                                 order_until=_fmt(_ts(state.data["order_until"])), seed_hash=rng.seed_digest(game.seed)),
+                 title=spec.text("player_list_title", title=spec.title))
+        for p in state.players:
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+        return out.outcome(state)
+
+    def _assign_factions(self, state: GameState, fixed: dict[str, str]) -> None:
+        pool = cards.factions_for(self.spec, len(state.players))
+        for name, role in fixed.items():
+            if state.find(name) is None:
+                raise ValueError(f"fixed faction for unknown player '{name}'")
+            if role not in pool:
+                raise ValueError(f"'{role}' is not available (or too many) with {len(state.players)} players")
+            pool.remove(role)
+        free = rng.shuffled(state, pool)
+        for p in state.players:
+            p.role = fixed.get(p.name) or free.pop(0)
+            p.faction = self.spec.roles[p.role].faction
+
+    def _fixed_hands(self, state: GameState, setup: dict[str, Any]) -> None:
+        """A replay's `[setup]`: hands by card name in discard order (the last is the 底牌),
+        optional `attributes` (player -> card name -> 杀手/狼人/占卜/先知)."""
+        types = cards.card_types(self.spec)
+        by_name = {t.name: t.id for t in types.values()} | {a: t.id for t in types.values() for a in t.aliases}
+        counters: dict[str, int] = {}
+        state.data["cards"] = {}
+        for name, written in setup["hands"].items():
+            p = state.find(name)
+            if p is None:
+                raise ValueError(f"hand for unknown player '{name}'")
+            hand = []
+            for card_name in written:
+                ctype = by_name.get(card_name)
+                if ctype is None:
+                    raise ValueError(f"unknown card '{card_name}' in {name}'s hand; cards: {', '.join(by_name)}")
+                counters[ctype] = counters.get(ctype, 0) + 1
+                cid = f"{ctype}-{counters[ctype]}"
+                state.data["cards"][cid] = {"type": ctype, "attr": None}
+                hand.append(cid)
+            p.extra["hand"] = hand
+            if not cards.is_privilege(state, hand[-1]):
+                raise ValueError(f"{name}'s last card (the 底牌) must be a privilege card (§6.2)")
+            cards.set_order(p, hand)
+        attr_names = {"杀手": "killer", "狼人": "werewolf", "占卜": "diviner", "先知": "prophet"}
+        for name, table in (setup.get("attributes") or {}).items():
+            p = state.player(name)
+            for card_name, attr in table.items():
+                card = next(c for c in p.extra["hand"] if cards.name_of(self.spec, state, c) == card_name)
+                state.data["cards"][card]["attr"] = attr_names.get(attr, attr)
+        missing = [p.name for p in state.players if "hand" not in p.extra]
+        if missing:
+            raise ValueError(f"[setup.hands] must give every player's hand; missing: {', '.join(missing)}")
+
+    def _roster(self, state: GameState) -> str:
+        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
+
+    def _role_pm(self, state: GameState, p: Player) -> str:
+        spec = self.spec
+        chooser = ""
+        if p.role == "chooser":
+            restriction = spec.text("chooser_no_civilian" if len(state.players) == 7 else "chooser_default_civilian")
+            chooser = "\n" + spec.text("chooser_menu", restriction=restriction)
+        lines = [spec.text("card_line", n=i + 1, card=cards.name_of(spec, state, c), abilities=self._powers(state, c))
+                 for i, c in enumerate(cards.hand(p))]
+        example = "、".join(cards.name_of(spec, state, c) for c in cards.hand(p))
+        other = next(q.name for q in state.players if q.name != p.name)
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+                         faction=spec.factions[p.faction], chooser=chooser, count=len(cards.hand(p)),
+                         hand="\n".join(lines), ap=p.extra["ap"], order_until=_fmt(_ts(state.data["order_until"])),
+                         example=example, example_action=f"占卜 {other}",
+                         min_chars=int(spec.options.get("decl_min_chars", 100)))
+
+    def _powers(self, state: GameState, card: str) -> str:
+        table = abilities(self.spec)
+        ctype = cards.card_types(self.spec)[cards.card_type(state, card)]
+        if ctype.is_commoner:
+            return "每夜多得1点行动点数"
+        return "、".join(f"{table[a].name}（{table[a].cost}点）" for a in ctype.abilities)
+
+    # ---- the clock ----------------------------------------------------------------------
+
+    def schedule(self, state: GameState) -> Deadline | None:
+        ph = state.phase
+        if ph.kind not in ("night", "day") or ph.ends_at is None:
+            return None
+        at = ph.ends_at
+        if early := state.data.get("early_at"):
+            at = min(at, _ts(early))
+        return Deadline(at=at, kind="dawn" if ph.kind == "night" else "dusk")
+
+    def shift_schedule(self, state: GameState, hours: float) -> None:
+        if state.phase.ends_at:
+            state.phase.ends_at += timedelta(hours=hours)
+        state.data.pop("early_at", None)
+        if state.phase.number == 1 and state.phase.kind == "night":
+            state.data["order_until"] = (_ts(state.data["order_until"]) + timedelta(hours=hours)).isoformat()
+
+    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
+        out = Messages()
+        due = self.schedule(state)
+        if due is None or due.kind != deadline.kind:
+            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
+            return out.outcome(state)
+        if deadline.kind == "dawn":
+            self._dawn(state, deadline.at, out)
+        else:
+            self._dusk(state, deadline.at, out)
+        return out.outcome(state)
+
+    # ---- night ------------------------------------------------------------------------
+
+    def _begin_night(self, state: GameState, k: int, at: datetime, out: Messages) -> None:
+        """§3.3.1, §3.2, A44: every living player gets 2 AP plus 1 per 庶民 he holds (escrow
+        not held); night privileges sent by day are charged now (1.1.5)."""
+        state.phase = Phase(kind="night", number=k, started_at=at,
+                            ends_at=at + timedelta(hours=self.spec.timing.night_hours))
+        state.data.update(done=[], actions=[], day={})
+        state.data.pop("early_at", None)
+        for p in state.players:
+            if p.alive:
+                income = 2 + cards.count_commoners(state, p)
+                p.extra["ap"] += income
+                if k > 1:
+                    out.pm(p.name, self.spec.text("ap_subject", n=k),
+                           self.spec.text("ap_pm", n=k, income=income, ap=p.extra["ap"]))
+        state.data["night_hands"] = {p.name: cards.hand(p) for p in state.players if p.alive}
+        queued, state.data["queued"] = state.data["queued"], []
+        for action in queued:
+            self._take_queued(state, action, out)
+
+    def _take_queued(self, state: GameState, action: dict[str, Any], out: Messages) -> None:
+        spec, k = self.spec, state.phase.number
+        p = state.player(action["actor"])
+        what = intake.describe(spec, action)
+        try:
+            if not p.alive:
+                return
+            if action["card"] not in cards.hand(p):
+                raise Refused("那张牌已经丢了")  # A42
+            if action.get("target") and not state.player(action["target"]).alive:
+                raise Refused(f"{action['target']}已经出局")
+            intake.check_repeat(state, action, state.data["actions"])
+            if action["cost"] > p.extra["ap"]:
+                raise Refused(f"行动点数不足（需要{action['cost']}点，你有{p.extra['ap']}点）")
+        except Refused as exc:
+            out.pm(p.name, spec.text("receipt_subject"), spec.text("queue_dropped", action=what, n=k, reason=exc))
+            if action["ability"] == "bisha":
+                state.data["bisha_used"].remove(action["card"])
+            return
+        p.extra["ap"] -= action["cost"]
+        state.data["actions"].append(action)
+        out.pm(p.name, spec.text("receipt_subject"),
+               spec.text("queue_charged", action=what, n=k, cost=action["cost"], ap=p.extra["ap"]))
+
+    def _dawn(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec, k = self.spec, state.phase.number
+        if k == 1:
+            self._close_first_night(state, out)
+        self._drop_undeclared(state, out)
+        dawn = nights.resolve(spec, state, out.log)
+        lines = [spec.text("dawn_header", n=k)]
+        for name in dawn.pardoned:
+            lines.append(spec.text("dawn_pardoned", name=name))
+        for name, card in dawn.escrow_final:
+            lines.append(spec.text("dawn_escrow_final", name=name, kind=self._kind(state, card)))
+        if dawn.declarations:
+            lines.append(spec.text("dawn_declaration"))
+            lines += ["\n".join("> " + ln for ln in d.split("\n")) for d in dawn.declarations]
+        lost_any = False
+        for p in state.players:
+            if lost := dawn.lost.get(p.name, []):
+                lost_any = True
+                lines.append(spec.text("dawn_lost", name=p.name, cards=self._kinds(state, lost)))
+        finals = len([c for cs in dawn.lost.values() for c in cs]) + len(dawn.escrow_final)
+        if dawn.saved:
+            lines.append(spec.text("dawn_saved", names="、".join(dawn.saved)))
+        if not lost_any and not dawn.escrow_final:
+            lines.append(spec.text("dawn_nothing"))
+        dead = self._deaths(state, "night")
+        lines += [spec.text("dawn_dead", name=n) for n in dead]
+        self._private_dawn(state, dawn, out)
+        self._count_losses(state, finals)
+        if self._victory(state, at, out, lines):
+            return
+        self._reorder_check(state, at, lines)
+        self._begin_day(state, at, dawn.saved)
+        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state.phase.ends_at)))
+        out.post(MAIN, "\n\n".join(lines))
+        self._open_vote(state, out)
+
+    def _close_first_night(self, state: GameState, out: Messages) -> None:
+        """§2, A9: the self-chooser's default side; §5.3, 1.1.3: a random discard order for whoever
+        sent none (PM'd to him)."""
+        spec = self.spec
+        for p in state.players:
+            if p.role == "chooser" and p.faction == "chooser":
+                if len(state.players) == 7:  # A9: random side, co-win
+                    side = rng.choice(state, ["killers", "werewolves"])
+                    self._set_side(state, p, side, "cowin")
+                else:
+                    self._set_side(state, p, "civilians", None)
+                out.pm(p.name, spec.text("choice_subject"), spec.text("choice_default", side=self._side_text(p)))
+            if p.alive and not p.extra.get("order_set"):
+                cards.set_order(p, cards.random_order(state, p))
+                out.pm(p.name, spec.text("order_random_subject"),
+                       spec.text("order_random", order=cards.describe_hand(spec, state, cards.hand(p)),
+                                 bottom=cards.name_of(spec, state, p.extra["bottom"])))
+        state.data["night_hands"] = {p.name: cards.hand(p) for p in state.players if p.alive}
+
+    def _drop_undeclared(self, state: GameState, out: Messages) -> None:
+        """A25 (borrowed from 001/002): an attack without a valid declaration at the lock is not
+        made and not charged."""
+        keep = []
+        for a in state.data["actions"]:
+            if intake.needs_declaration(a):
+                p = state.player(a["actor"])
+                p.extra["ap"] += a["cost"]
+                out.pm(p.name, self.spec.text("receipt_subject"),
+                       self.spec.text("void_no_declaration", n=state.phase.number, action=intake.describe(self.spec, a)))
+            else:
+                if a["ability"] == "aimed":
+                    hand = state.data["night_hands"].get(a["target"], [])
+                    pos = a["position"]
+                    index = pos - 1 if pos > 0 else len(hand) + pos
+                    a["aimed_card"] = hand[index] if 0 <= index < len(hand) else None
+                keep.append(a)
+        state.data["actions"] = keep
+
+    def _private_dawn(self, state: GameState, dawn: nights.Dawn, out: Messages) -> None:
+        """1.1.9: investigation answers, and every living player's hand and AP, by PM."""
+        spec, k = self.spec, state.phase.number
+        table = abilities(spec)
+        asked = {"divine": "killer", "foresee": "werewolf", "probe_diviner": "diviner", "probe_prophet": "prophet"}
+        answers: dict[str, list[str]] = {}
+        for actor, ability, target, yes in dawn.answers:
+            key = "answer_yes" if yes else "answer_no"
+            answers.setdefault(actor, []).append(spec.text(
+                key, ability=table[ability].name, target=target, card=spec.text(f"answer_card_{asked[ability]}")))
+        for actor, lines in answers.items():
+            out.pm(actor, spec.text("answer_subject", n=k), "\n".join(lines))
+        for p in state.players:
+            if p.alive and (cards.hand(p) or p.extra.get("escrow")):
+                out.pm(p.name, spec.text("hand_subject", n=k), self._hand_text(state, p))
+
+    def _hand_text(self, state: GameState, p: Player) -> str:
+        escrow = p.extra.get("escrow")
+        extra = self.spec.text("hand_escrow", card=cards.name_of(self.spec, state, escrow)) if escrow else ""
+        return self.spec.text("hand_pm", hand=cards.describe_hand(self.spec, state, cards.hand(p)), escrow=extra,
+                              ap=p.extra["ap"])
+
+    # ---- day ----------------------------------------------------------------------------
+
+    def _begin_day(self, state: GameState, at: datetime, saved: list[str]) -> None:
+        k = state.phase.number
+        state.phase = Phase(kind="day", number=k, started_at=at, ends_at=at + timedelta(hours=self.spec.timing.day_hours),
+                            step="vote")
+        state.data.update(done=[], actions=[])
+        state.data["day"] = {"votes": {}, "delegations": {}, "cannot_vote": list(saved)}
+        state.data.pop("early_at", None)
+
+    def _open_vote(self, state: GameState, out: Messages) -> None:
+        """§5.6: the vote thread within an hour of dawn (DECISIONS: at dawn), open to day end."""
+        k = state.phase.number
+        barred = "、".join(state.data["day"]["cannot_vote"]) or "无"
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state.phase.ends_at), barred=barred),
+                 title=self.spec.text("vote_thread_title", n=k))
+
+    def _dusk(self, state: GameState, at: datetime, out: Messages) -> None:
+        spec, k = self.spec, state.phase.number
+        dusk = days.resolve(state, spec.options, out.log)
+        lines = [spec.text("dusk_header", n=k)]
+        lines += [spec.text("dusk_bisha", name=n, kind=self._kind(state, c)) for n, c in dusk.bisha]
+        lines += self._tally_lines(dusk.rows)
+        if not dusk.executed:
+            lines.append(spec.text("executed_none"))
+        for name in dusk.executed:
+            now = next((c for n, c in dusk.lost_now if n == name), None)
+            if name in dusk.escrowed:
+                lines.append(spec.text("executed_escrow", name=name))
+            elif now:
+                lines.append(spec.text("executed_now", name=name, kind=self._kind(state, now)))
+        for saint, losses in dusk.revenge.items():
+            if losses:
+                lines.append(spec.text("saint_revenge", name=saint, names="、".join(v for v, _ in losses),
+                                       losses="，".join(spec.text("saint_loss", name=v, kind=self._kind(state, c))
+                                                       for v, c in losses)))
+        for name in dusk.missing:
+            self._remove(state, state.player(name), "no_vote")
+            lines.append(spec.text("removed_no_vote", name=name))
+            out.notes.append(f"{name} 没有投票也没有委托投票，已按 000 §8.5 退出游戏")
+        lines += [spec.text("dusk_dead", name=n) for n in self._deaths(state, "day")]
+        finals = len(dusk.bisha) + len(dusk.lost_now) + sum(len(v) for v in dusk.revenge.values())
+        self._count_losses(state, finals)
+        state.data["mods"] = []
+        if self._victory(state, at, out, lines):
+            return
+        self._reorder_check(state, at, lines)
+        self._begin_night(state, k + 1, at, out)
+        self._cancel_lost_card_actions(state, out)
+        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state.phase.ends_at)))
+        out.post(MAIN, "\n\n".join(lines))
+
+    def _cancel_lost_card_actions(self, state: GameState, out: Messages) -> None:
+        """A42: queued night actions whose card was lost at day end are dropped (refunded)."""
+        keep = []
+        for a in state.data["actions"]:
+            p = state.player(a["actor"])
+            if a["card"] in cards.hand(p):
+                keep.append(a)
+                continue
+            p.extra["ap"] += a["cost"]
+            out.pm(p.name, self.spec.text("receipt_subject"),
+                   self.spec.text("cancelled_loss", action=intake.describe(self.spec, a)))
+        state.data["actions"] = keep
+
+    def _tally_lines(self, rows: list[days.Row]) -> list[str]:
+        spec = self.spec
+        if not rows:
+            return []
+        table = [spec.text("tally_header"), spec.text("tally_columns"), "| --- | --- | --- |"]
+        for r in rows:
+            voters = "、".join(f"{v}（{w}）" + (spec.text("delegated_mark") if d else "") for v, w, d in r.voters)
+            count = str(r.count) if r.count == r.raw else spec.text("tally_modified", raw=r.raw, count=r.count)
+            table.append(spec.text("tally_line", name=r.name, count=count, voters=voters or "—"))
+        return ["\n".join(table)]
+
+    # ---- deaths, losses, reorder windows, victory ----------------------------------------------
+
+    def _deaths(self, state: GameState, when: str) -> list[str]:
+        """§5.8: a player is out when it is announced that he holds no card (escrow is held)."""
+        dead = []
+        for p in state.players:
+            if p.alive and not cards.hand(p) and not p.extra.get("escrow"):
+                p.alive, p.died_in, p.death_cause = False, state.phase.label, "cards"
+                dead.append(p.name)
+        return dead
+
+    def _remove(self, state: GameState, p: Player, cause: str) -> None:
+        """Out of the game with his cards (A33: not counted for the reorder thresholds)."""
+        p.extra["hand"], p.extra["escrow"] = [], None
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+
+    def _count_losses(self, state: GameState, finals: int) -> None:
+        state.data["discarded"] += finals
+        state.data["quiet"] = 0 if finals else state.data["quiet"] + 1
+
+    def _reorder_check(self, state: GameState, at: datetime, lines: list[str]) -> None:
+        """§6.3, A32: at ⌊T/3⌋ and ⌊2T/3⌋ final losses a 24-hour window to send a new order;
+        both crossed at once → one window, both chances used."""
+        total, done = state.data["total"], state.data["discarded"]
+        thresholds = [total // 3, 2 * total // 3]
+        reached = sum(1 for t in thresholds if done >= t)
+        if reached <= state.data["windows"]:
+            return
+        state.data["windows"] = reached
+        until = at + timedelta(hours=self.spec.timing.hours("reorder_hours", 24))
+        state.data["reorder_until"] = until.isoformat()
+        lines.append(self.spec.text("reorder_window", count=done, total=total,
+                                    fraction="1/3" if reached == 1 else "2/3", until=_fmt(until)))
+
+    def check_victory(self, state: GameState) -> str | None:
+        return victory.winner(state, self.spec.options)
+
+    def _victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+        winner = self.check_victory(state)
+        if winner is None:
+            return False
+        spec = self.spec
+        state.winner = winner
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+        roles = "\n".join(self._reveal(state, p) for p in state.players)
+        if winner == "draw":
+            members = spec.text("draw_members", factions="、".join(
+                spec.factions[f] if f in spec.factions else f for f in victory.draw_factions(state)))
+            lines.append(spec.text("victory_draw", members=members, roles=roles, seed=state.seed))
+        else:
+            names = "、".join(victory.members(state, winner))
+            lines.append(spec.text("victory", winner=spec.factions[winner], members=spec.text("win_members", names=names),
+                                   roles=roles, seed=state.seed))
+        out.post(MAIN, "\n\n".join(lines))
+        return True
+
+    def _reveal(self, state: GameState, p: Player) -> str:
+        """§10, 1.1.9 "Game end: everything": faction, hand, attributes."""
+        spec = self.spec
+        owned = [c for c, _ in _all_cards_of(state, p)]
+        attrs = {"killer": "杀手", "werewolf": "狼人", "diviner": "占卜", "prophet": "先知"}
+        shown = "、".join(cards.name_of(spec, state, c) + (f"（{attrs[a]}属性）" if (a := state.data["cards"][c]["attr"])
+                                                          else "") for c in owned) or "无"
+        return f"{p.name}（{p.forum_name}）：{self._side_text(p)}；剩余手牌：{shown}"
+
+    # ---- PMs ----------------------------------------------------------------------------
+
+    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
+        out = Messages()
+        spec = self.spec
+        p = state.find(pm.sender)
+        if p is None:
+            owner = state.by_forum_name(pm.sender)
+            out.refuse(pm.sender, pm.text, spec.text("use_vest", name=owner.name) if owner else spec.text("not_a_player"),
+                       reply_to=pm.sender)
+            return out.outcome(state)
+        if state.phase.kind == "over":
+            out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
+            return out.outcome(state)
+        parsed = parse_pm(pm.text, self.verbs)
+        if not parsed.commands:
+            out.refuse(p.name, pm.text, spec.text("not_understood", help=self._help(state, p)), reply_to=p.name)
+            return out.outcome(state)
+        done, refused = [], []
+        for cmd in parsed.commands:
+            try:
+                done.append(self._command(state, p, cmd, pm.at))
+            except Refused as exc:
+                refused.append(f"{cmd.line}：{exc}")
+                out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
+        reply = []
+        if done:
+            reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + d for d in done)))
+        if refused:
+            reply.append(spec.text("receipt_refused", lines="\n".join("✘ " + r for r in refused),
+                                   help=self._help(state, p)))
+        if parsed.unknown:
+            reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
+        out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
+        self._note_done(state, pm.at)
+        return out.outcome(state)
+
+    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
+        verb = cmd.verb
+        if verb == "help":
+            return self._help(state, p)
+        if not p.alive:
+            raise Refused(self.spec.text("dead_player"))
+        if verb == "order":
+            return self._order(state, p, cmd, at)
+        if verb == "side":
+            return self._side(state, p, cmd.arg)
+        if verb in ("declaration", "story"):
+            return self._declaration(state, p, cmd, at)
+        if verb == "cancel":
+            return self._cancel(state, p, cmd.arg, at)
+        if verb == "delegate":
+            return self._delegate(state, p, cmd.arg)
+        if verb == "vote":
+            raise Refused(self.spec.text("vote_in_thread"))
+        if verb == "count":
+            return self._count(state)
+        if verb == "done":
+            if p.name not in state.data["done"]:
+                state.data["done"].append(p.name)
+            return "本时段的行动已完成（所有人都完成后天神可以提前结束本时段）"
+        return self._privilege(state, p, cmd, at)
+
+    def _privilege(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
+        spec = self.spec
+        action = intake.build_action(spec, state, p, cmd, at)
+        ability = abilities(spec)[action["ability"]]
+        night = state.phase.kind == "night"
+        if night:
+            intake.check_lock(spec, state, at)
+        queued = not night and not ability.any_time
+        if queued and not spec.options.get("queue_day_submissions", True):
+            raise Refused("这项特权只能在夜里行使。")
+        pending = state.data["queued"] if queued else state.data["actions"]
+        intake.check_repeat(state, action, pending)
+        if not queued and action["cost"] > p.extra["ap"]:
+            raise Refused(f"行动点数不足：“{ability.name}”需要{action['cost']}点，你只有{p.extra['ap']}点。")
+        state.data["seq"] += 1
+        action["seq"] = state.data["seq"]
+        line = intake.describe(spec, action)
+        if ability.id == "bisha":
+            state.data["bisha_used"].append(action["card"])
+        if queued:
+            pending.append(action)
+            line += spec.text("queued", n=state.phase.number + 1, cost=action["cost"])
+        else:
+            p.extra["ap"] -= action["cost"]
+            line += spec.text("balance", cost=action["cost"], ap=p.extra["ap"])
+            if night:
+                pending.append(action)
+            elif ability.id == "bisha":
+                state.data["day_bisha"].append(action)  # §3.1.8a: resolved at the end of the day
+            else:
+                state.data["mods"].append({"by": p.name, "kind": ability.id, "target": action["target"]})
+        return line + self._take_declaration(action, cmd.text)
+
+    def _take_declaration(self, action: dict[str, Any], text: str) -> str:
+        spec = self.spec
+        if not intake.needs_declaration(action):
+            return ""
+        if text:
+            try:
+                return "\n" + intake.attach_declaration(spec, action, text)
+            except Refused as exc:
+                return f"\n{exc}"
+        return "\n" + spec.text("needs_declaration", min_chars=int(spec.options.get("decl_min_chars", 100)))
+
+    def _declaration(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
+        """§3.4.2: a PM starting with 宣言 (or 剧情) goes with his earliest attack still without one."""
+        pending = [a for a in state.data["actions"] + state.data["queued"]
+                   if a["actor"] == p.name and intake.needs_declaration(a)]
+        if not pending:
+            raise Refused("你没有等待杀人宣言的攻击。攻击的格式：攻击 名字（下一行写宣言）。")
+        if state.phase.kind == "night":
+            intake.check_lock(self.spec, state, at)
+        return intake.attach_declaration(self.spec, pending[0], cmd.text, story=cmd.verb == "story")
+
+    def _cancel(self, state: GameState, p: Player, what: str, at: datetime) -> str:
+        """§3.4.4: a night action can be withdrawn until the lock, and its AP comes back; a day
+        action is final (1.1.4)."""
+        if state.phase.kind == "night":
+            intake.check_lock(self.spec, state, at)
+        table = abilities(self.spec)
+        wanted = {a.id for a in table.values() if what.strip() in a.words or what.strip() == a.name}
+        mine = [a for a in state.data["actions"] + state.data["queued"]
+                if a["actor"] == p.name and (not what.strip() or a["ability"] in wanted)]
+        if not mine:
+            raise Refused("没有可以取消的夜间特权（白天行使的必杀、诅咒、庇佑一经寄出不能取消）。")
+        for a in mine:
+            if a in state.data["actions"]:
+                state.data["actions"].remove(a)
+                p.extra["ap"] += a["cost"]
+            else:
+                state.data["queued"].remove(a)
+            if a["ability"] == "bisha":
+                state.data["bisha_used"].remove(a["card"])
+        names = "、".join(intake.describe(self.spec, a) for a in mine)
+        return f"已取消：{names}（现在有{p.extra['ap']}点行动点数）"
+
+    def _order(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
+        """§6.1–6.3: within 24 h of the player list, and in the reorder windows; the bottom card
+        is fixed once chosen."""
+        first = at <= _ts(state.data["order_until"]) and state.phase.number == 1 and state.phase.kind == "night"
+        window = state.data.get("reorder_until") and at <= _ts(state.data["reorder_until"])
+        if not first and not window:
+            raise Refused("现在不能改变丢牌顺序：只能在游戏开始后24小时内，以及天神宣布的改牌期内寄来（§6）。")
+        try:
+            order = cards.parse_order(self.spec, state, p, cmd.arg or cmd.line)
+            cards.check_bottom(state, p, order)
+        except cards.OrderError as exc:
+            raise Refused(str(exc)) from None
+        cards.set_order(p, order)
+        return self.spec.text("order_ok", order=cards.describe_hand(self.spec, state, order),
+                              bottom=cards.name_of(self.spec, state, order[-1]))
+
+    def _side(self, state: GameState, p: Player, arg: str) -> str:
+        """§2, §3.4.3: the self-chooser picks a side on night 1; for the killers' or werewolves'
+        side also co-win (no killing privilege, A8) or 一山不容二虎 (A9: co-win by default)."""
+        if p.role != "chooser":
+            raise Refused("只有自选立场者可以选择立场。")
+        if not (state.phase.kind == "night" and state.phase.number == 1):
+            raise Refused("立场只能在第1夜选择。")
+        side = next((v for k, v in SIDES.items() if k in arg), None)
+        if side is None:
+            raise Refused("请写“立场 平民”、“立场 杀手 共赢”或“立场 狼人 一山不容二虎”等。")
+        if side == "civilians" and len(state.players) == 7:
+            raise Refused("7人游戏时，自选立场者不能选择平民立场（§3.4.3）。")
+        mode = None if side == "civilians" else next((v for k, v in MODES.items() if k in arg), "cowin")
+        self._set_side(state, p, side, mode)
+        line = self.spec.text("choice_ok", side=self._side_text(p))
+        if mode == "cowin":
+            dropped = [a for a in state.data["actions"] if a["actor"] == p.name
+                       and a["ability"] in list(self.spec.options.get("cowin_forbidden", []))]
+            for a in dropped:
+                state.data["actions"].remove(a)
+                p.extra["ap"] += a["cost"]
+                if a["ability"] == "bisha":
+                    state.data["bisha_used"].remove(a["card"])
+            if dropped:
+                line += "；已取消（并退还点数）：" + "、".join(intake.describe(self.spec, a) for a in dropped)
+        return line
+
+    def _set_side(self, state: GameState, p: Player, side: str, mode: str | None) -> None:
+        p.faction = side
+        p.extra["mode"] = mode
+
+    def _side_text(self, p: Player) -> str:
+        spec = self.spec
+        side = spec.factions.get(p.faction, p.faction)
+        if p.role == "chooser":
+            mode = {"cowin": "（共赢）", "solo": "（一山不容二虎）"}.get(p.extra.get("mode") or "", "")
+            return f"{spec.role_name('chooser')}，{side}{mode}"
+        return side
+
+    def _help(self, state: GameState, p: Player) -> str:
+        other = next(q.name for q in state.players if q.name != p.name)
+        return self.spec.text("help", example=other, min_chars=int(self.spec.options.get("decl_min_chars", 100)),
+                              hand=cards.describe_hand(self.spec, state, cards.hand(p)), ap=p.extra.get("ap", 0))
+
+    def _note_done(self, state: GameState, at: datetime) -> None:
+        """DECISIONS §0.5: the phase ends early when every living player sent /done (and, by
+        day, every voter has voted or delegated)."""
+        alive = {p.name for p in state.players if p.alive}
+        if not alive or not alive <= set(state.data["done"]):
+            return
+        if state.phase.kind == "day":
+            d = state.data["day"]
+            if any(n not in d["votes"] and n not in d["delegations"] and n not in d["cannot_vote"] for n in alive):
+                return
+        state.data["early_at"] = at.isoformat()
+
+    # ---- the vote (§8) --------------------------------------------------------------------
+
+    def on_post(self, state: GameState, post: PostIn) -> Outcome:
+        """§8.1, §8.3, A43: one vote a day, by a post in the vote thread; the first valid one
+        counts and cannot be changed (an edited post counts as first written)."""
+        out = Messages()
+        text = post.original_text if post.edited and post.original_text is not None else post.text
+        written = vote_target_text(text, [q.name for q in state.players])
+        p = state.find(post.author)
+        if written is None or p is None or not post.thread.startswith("vote:"):
+            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
+            return out.outcome(state)
+        try:
+            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
+                raise Refused("这个投票帖已经截止。")
+            line = self._cast(state, p, written, post.at, "post")
+            out.log.append(line)
+        except Refused as exc:
+            out.refuse(p.name, post.text, f"你在投票帖的跟帖无效：{exc}", reply_to=p.name)
+        self._note_done(state, post.at)
+        return out.outcome(state)
+
+    def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
+        d = state.data["day"]
+        if not p.alive:
+            raise Refused(self.spec.text("dead_player"))
+        if p.name in d["cannot_vote"]:
+            raise Refused(self.spec.text("vote_barred"))
+        if p.name in d["votes"]:
+            raise Refused(self.spec.text("vote_twice", target=d["votes"][p.name]["target"]))
+        target = self._living(state, written)
+        d["votes"][p.name] = {"target": target, "at": at.isoformat(), "source": source}
+        d["delegations"].pop(p.name, None)  # §8.4: his own vote makes the delegation void
+        return self.spec.text("vote_ok", target=target)
+
+    def _delegate(self, state: GameState, p: Player, written: str) -> str:
+        """§8.4: a definite name by PM before the end; it can change until it is published."""
+        if state.phase.kind != "day":
+            raise Refused("委托投票请在白天投票帖贴出后寄来。")
+        d = state.data["day"]
+        if p.name in d["cannot_vote"]:
+            raise Refused(self.spec.text("vote_barred"))
+        if p.name in d["votes"]:
+            raise Refused(self.spec.text("vote_twice", target=d["votes"][p.name]["target"]))
+        target = self._living(state, written)
+        d["delegations"][p.name] = target
+        return self.spec.text("delegate_ok", target=target)
+
+    def _living(self, state: GameState, written: str) -> str:
+        try:
+            name = match_name(written, [q.name for q in state.players])
+        except NameMatchError as exc:
+            raise Refused(exc.message) from None
+        if not state.player(name).alive:
+            raise Refused(f"{name}已经出局。")
+        return name
+
+    def _count(self, state: GameState) -> str:
+        if state.phase.kind != "day":
+            raise Refused("现在没有进行中的投票。")
+        ballots = {v: (b["target"], False) for v, b in state.data["day"]["votes"].items()}
+        rows = days.tally(state, ballots, [])
+        lines = "\n".join(f"{r.name}：{r.raw}票" for r in rows) or "还没有人投票。"
+        return self.spec.text("count_reply", lines=lines)
+
+    # ---- seats and the GM's overrides ---------------------------------------------------
+
+    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
+        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
+                               body=self._role_pm(state, p) + "\n\n" + self._hand_text(state, p))]
+
+    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
+        self._remove(state, p, "wasted")
+        out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
+        lines = [self.spec.text("seat_wasted", name=p.name)]
+        if not self._victory(state, at, out, lines):
+            out.post(MAIN, "\n".join(lines))
+
+    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
+        try:
+            return state.player(match_name(str(gm.args.get(key) or ""), [p.name for p in state.players]))
+        except NameMatchError as exc:
+            raise GmRefused(exc.message) from None
+
+    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Cancel a player's pending night actions (all, or those of `ability`), refunded."""
+        p = self._player_arg(state, gm)
+        what = str(gm.args.get("ability") or "")
+        table = abilities(self.spec)
+        mine = [a for a in state.data["actions"] + state.data["queued"] if a["actor"] == p.name
+                and (not what or what in (a["ability"], table[a["ability"]].name))]
+        if not mine:
+            raise GmRefused(f"{p.name} has no pending action" + (f" '{what}'" if what else ""))
+        out = Messages()
+        for a in mine:
+            if a in state.data["actions"]:
+                state.data["actions"].remove(a)
+                p.extra["ap"] += a["cost"]
+            else:
+                state.data["queued"].remove(a)
+            if a["ability"] == "bisha":
+                state.data["bisha_used"].remove(a["card"])
+            out.pm(p.name, self.spec.text("receipt_subject"),
+                   self.spec.text("gm_voided_action", action=intake.describe(self.spec, a), reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """A PM the player sent another way; `sent_at` = when he sent it (default now)."""
+        p = self._player_arg(state, gm)
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
+
+    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        p = self._player_arg(state, gm)
+        d = state.data.get("day") or {}
+        if state.phase.kind != "day" or (p.name not in d["votes"] and p.name not in d["delegations"]):
+            raise GmRefused(f"{p.name} has no vote today")
+        d["votes"].pop(p.name, None)
+        d["delegations"].pop(p.name, None)
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        p = self._player_arg(state, gm)
+        if state.phase.kind != "day":
+            raise GmRefused("there is no vote now")
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        try:
+            line = self._cast(state, p, str(gm.args.get("target", "")), at, "gm")
+        except Refused as exc:
+            raise GmRefused(str(exc)) from None
+        out = Messages()
+        out.log.append(line)
+        return out.outcome(state)
+
+    def gm_reject_declaration(self, state: GameState, gm: GmIn) -> Outcome:
+        """§3.4.2 "天神…可以拒绝使用…并要求…继续提交符合要求的杀人宣言": the player's
+        declarations of tonight are dropped; his attacks wait for new ones."""
+        p = self._player_arg(state, gm)
+        mine = [a for a in state.data["actions"] if a["actor"] == p.name and a.get("decl")]
+        if state.phase.kind != "night" or not mine:
+            raise GmRefused(f"no declaration of {p.name} to reject tonight")
+        for a in mine:
+            a["decl"] = None
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"),
+               self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(intake.lock_time(self.spec, state)),
+                              min_chars=int(self.spec.options.get("decl_min_chars", 100))))
+        return out.outcome(state)
+
+    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+        """§9.1: 判出局 — out at once with his cards; his identity stays secret (§5.8)."""
+        p = self._player_arg(state, gm)
+        if not p.alive:
+            raise GmRefused(f"{p.name} is already out")
+        self._remove(state, p, "modkill")
+        out = Messages()
+        lines = [self.spec.text("gm_modkill", name=p.name, reason=gm.reason)]
+        if not self._victory(state, gm.at, out, lines):
+            out.post(MAIN, "\n".join(lines))
+        return out.outcome(state)
+
+    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
+        """§9.2 请假: the GM extends the phase."""
+        p = self._player_arg(state, gm)
+        try:
+            hours = float(gm.args.get("hours") or 0)
+        except ValueError:
+            hours = 0
+        if hours <= 0:
+            raise GmRefused("give the number of hours of the extension (--hours)")
+        self.shift_schedule(state, hours)
+        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
+
+    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+        """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
+        winner = gm.args.get("winner") or None
+        if winner is not None and winner not in [*self.spec.factions, "draw"]:
+            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)} or draw")
+        out = Messages()
+        state.winner = winner
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=gm.at)
+        roles = "\n".join(self._reveal(state, p) for p in state.players)
+        out.post(MAIN, self.spec.text("gm_end_game", roles=roles, seed=state.seed))
+        return out.outcome(state)
+
+    # ---- views --------------------------------------------------------------------------
+
+    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """The GM's view (replay `state`, `admin status`): faction, cards in order, escrow, AP."""
+        p = state.player(name)
+        spec = self.spec
+        escrow = p.extra.get("escrow")
+        view: dict[str, Any] = {
+            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self._side_text(p),
+            "died_in": p.died_in, "death_cause": p.death_cause,
+            "cards": [cards.name_of(spec, state, c) for c in cards.hand(p)],
+            "escrow": cards.name_of(spec, state, escrow) if escrow else None,
+            "ap": p.extra.get("ap", 0),
+            "pardoned": p.extra.get("pardoned", False),
+        }
+        if p.role == "chooser":
+            view["mode"] = p.extra.get("mode")
+        attrs = {cards.name_of(spec, state, c): a for c in cards.hand(p) if (a := state.data["cards"][c]["attr"])}
+        if attrs:
+            view["attributes"] = attrs
+        if state.phase.kind == "day":
+            view["can_vote"] = p.alive and p.name not in state.data["day"]["cannot_vote"]
+        return view
+
+    def public_identity(self, state: GameState, p: Player) -> str:
+        """§5.8 所有死者的游戏身份都不公布."""
+        return ""
+
+    def _kind(self, state: GameState, card: str) -> str:
+        return self.spec.text("kind_privilege" if cards.is_privilege(state, card) else "kind_commoner")
+
+    def _kinds(self, state: GameState, lost: list[str]) -> str:
+        """§5.8: how many 特权牌 and 庶民牌, never which card."""
+        privileges = sum(1 for c in lost if cards.is_privilege(state, c))
+        commoners = len(lost) - privileges
+        parts = []
+        if privileges:
+            parts.append(self.spec.text("lost_privilege", n=privileges))
+        if commoners:
+            parts.append(self.spec.text("lost_commoner", n=commoners))
+        return self.spec.text("and").join(parts)
+
+
+def _all_cards_of(state: GameState, p: Player) -> list[tuple[str, str]]:
+    held = cards.hand(p) + ([p.extra["escrow"]] if p.extra.get("escrow") else [])
+    return [(c, cards.card_type(state, c)) for c in held]
+
+
+def _ts(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def _fmt(t: datetime | None) -> str:
+    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
