@@ -13,7 +13,18 @@ from typing import Any
 
 from tianshen.core import checkin, rng
 from tianshen.core.grammar import VERBS, Command, parse_pm
-from tianshen.core.model import DeadlineIn, GameState, GmIn, Outcome, Phase, Player, PmIn, PostIn, PrivateMessage, Refusal
+from tianshen.core.model import (
+    DeadlineIn,
+    GameState,
+    GmIn,
+    Outcome,
+    Phase,
+    Player,
+    PmIn,
+    PostIn,
+    PrivateMessage,
+    Refusal,
+)
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
