@@ -93,7 +93,8 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
         spec = load_spec(script.ruleset)
     except ValueError as exc:
         raise ScriptError(str(exc)) from exc
-    seats, fixed = _seats(script, spec.players, spec.role_by_name)
+    named = len(script.players)
+    seats, fixed = _seats(script, named if named and spec.allows(named) else spec.players, spec.role_by_name)
     clock = VirtualClock(script.start)
     board = MemoryBoard(clock.now)
     forum = board.gm()

@@ -127,10 +127,22 @@ def parse_pm(text: str, verbs: Verbs | None = None) -> ParsedPm:
                 continue
             result.commands.append(cmd)
         if result.commands and result.commands[-1].verb in DECLARING_VERBS and i < len(lines):
-            # 002 杀人宣言: the declaration may follow the kill on the next lines
-            result.commands[-1].text = "\n".join(lines[i:]).strip()
-            break
+            # 002 杀人宣言: the declaration follows the kill on the next lines, up to the next
+            # attack (000: several attacks in one PM, each with its own declaration)
+            end = next((j for j in range(i, len(lines)) if _starts_attack(lines[j], aliases)), len(lines))
+            result.commands[-1].text = "\n".join(lines[i:end]).strip()
+            i = end
     return result
+
+
+def _starts_attack(line: str, aliases: list[tuple[str, str]]) -> bool:
+    """A line that is itself an attack command (a short argument: a name, maybe a position),
+    not a line of prose that happens to begin with 杀."""
+    cmd = _command(line.strip(), aliases)
+    return cmd is not None and cmd.verb in DECLARING_VERBS and 0 < len(cmd.arg) <= MAX_ATTACK_ARG
+
+
+MAX_ATTACK_ARG = 16
 
 
 def _command(part: str, aliases: list[tuple[str, str]]) -> Command | None:

@@ -256,7 +256,7 @@ class NLives(Ruleset):
         finals = len([c for cs in dawn.lost.values() for c in cs]) + len(dawn.escrow_final)
         if dawn.saved:
             lines.append(spec.text("dawn_saved", names="、".join(dawn.saved)))
-        if not lost_any and not dawn.escrow_final:
+        if not lost_any:
             lines.append(spec.text("dawn_nothing"))
         dead = self._deaths(state, "night")
         lines += [spec.text("dawn_dead", name=n) for n in dead]
