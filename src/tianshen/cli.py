@@ -167,8 +167,8 @@ def _public_status(name: str, state: GameState, ruleset) -> None:
                   + (f", until {deadline.at:%Y-%m-%d %H:%M %Z}" if deadline and deadline.kind != "reminder" else ""))
     table = Table("seat", "马甲", "alive")
     for p in state.players:
-        side = ruleset.spec.factions.get(p.faction, p.faction)
-        table.add_row(str(p.seat), p.name, "yes" if p.alive else f"no ({p.died_in}, {side})")
+        side = ruleset.public_identity(state, p)
+        table.add_row(str(p.seat), p.name, "yes" if p.alive else f"no ({p.died_in}{', ' + side if side else ''})")
     console.print(table)
 
 

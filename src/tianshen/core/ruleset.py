@@ -183,6 +183,11 @@ class Ruleset(ABC):
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """The GM's per-player view for replay JSON and `admin status` (secrets included)."""
 
+    def public_identity(self, state: GameState, p: Player) -> str:
+        """What the players were told of a dead player's side ("" when the rules reveal
+        nothing, 000 §5.8)."""
+        return self.spec.factions.get(p.faction, p.faction)
+
     def apply(self, state: GameState, event: Input) -> Outcome:
         """Fold one input.  The state passed in is never modified."""
         state = state.copy()
