@@ -8,6 +8,7 @@ day (day.py, 1.1.8), the announcements of 1.1.9 (never an identity, §5.8), the 
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -132,6 +133,30 @@ class NLives(Ruleset):
         missing = [p.name for p in state.players if "hand" not in p.extra]
         if missing:
             raise ValueError(f"[setup.hands] must give every player's hand; missing: {', '.join(missing)}")
+        self._check_deal(state)
+
+    def _check_deal(self, state: GameState) -> None:
+        """§4 holds for a dealt-by-hand game too: the 杀手 and 狼人 cards with their owners, no two
+        cards of one type in a hand, at most two 庶民, and the deck of §2 (A1: 16 + 8–12)."""
+        types = cards.card_types(self.spec)
+        limit = int(self.spec.options.get("max_commoners_per_hand", 2))
+        expected = Counter(t for _, t in cards.deck(self.spec, len(state.players)))
+        dealt: Counter[str] = Counter()
+        for p in state.players:
+            kinds = [cards.card_type(state, c) for c in cards.hand(p)]
+            dealt.update(kinds)
+            privileges = [t for t in kinds if t != cards.COMMONER]
+            if len(set(privileges)) != len(privileges) or kinds.count(cards.COMMONER) > limit:
+                raise ValueError(f"{p.name}'s hand breaks §4.3/§4.4 (two cards of one type, or more than "
+                                 f"{limit} 庶民)")
+            for t in privileges:
+                owner = types[t].owner
+                if owner and p.faction != owner:
+                    raise ValueError(f"the {types[t].name} card goes to the {self.spec.factions[owner]} (§4.1–4.2)")
+        if dealt != expected:
+            raise ValueError("the hands do not make the deck of §2: "
+                             + ", ".join(f"{types[t].name} {dealt[t]}/{n}" for t, n in expected.items()
+                                         if dealt[t] != n))
 
     def _roster(self, state: GameState) -> str:
         return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
@@ -378,22 +403,8 @@ class NLives(Ruleset):
             return
         self._reorder_check(state, at, lines)
         self._begin_night(state, k + 1, at, out)
-        self._cancel_lost_card_actions(state, out)
         lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
-
-    def _cancel_lost_card_actions(self, state: GameState, out: Messages) -> None:
-        """A42: queued night actions whose card was lost at day end are dropped (refunded)."""
-        keep = []
-        for a in state.data["actions"]:
-            p = state.player(a["actor"])
-            if a["card"] in cards.hand(p):
-                keep.append(a)
-                continue
-            p.extra["ap"] += a["cost"]
-            out.pm(p.name, self.spec.text("receipt_subject"),
-                   self.spec.text("cancelled_loss", action=intake.describe(self.spec, a)))
-        state.data["actions"] = keep
 
     def _tally_lines(self, rows: list[days.Row]) -> list[str]:
         spec = self.spec
