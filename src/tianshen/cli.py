@@ -288,9 +288,13 @@ def resume(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", 
 
 @admin.command("void-action")
 def void_action(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
-                at: AT = None) -> None:
-    """Cancel a player's action of tonight."""
-    _override(db, game, "void-action", reason, at, player=player)
+                at: AT = None,
+                ability: Annotated[str | None, typer.Option(help="n_lives: only this privilege, e.g. 占卜")] = None,
+                ) -> None:
+    """Cancel a player's action of tonight (n_lives: all his pending privileges, refunded,
+    or only --ability)."""
+    extra = {"ability": ability} if ability else {}
+    _override(db, game, "void-action", reason, at, player=player, **extra)
 
 
 @admin.command("enter-action")
