@@ -401,6 +401,9 @@ class ButterflyElder(Ruleset):
             if post.edited:
                 out.notes.append(f"遗言帖被修改（补充 二 3：犯规）：{p.name}：{_short(post.text)}")
             return
+        if post.thread.startswith("vote:"):
+            out.refuse(p.name, post.text, self.spec.text("vote_refused", text=_short(post.text),
+                                                         reason=self.spec.text("dead_player")), reply_to=p.name)
         flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": _short(post.text)}
         state.data["zombie_flags"].append(flag)
         out.notes.append(f"诈尸：{p.name}（已出局，{self.identity(p)}）在 {post.thread} 发帖：{_short(post.text)}。"
