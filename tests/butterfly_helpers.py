@@ -55,8 +55,9 @@ class Game:
         return self._apply(PostIn(id=self._id("post"), thread=thread, author=author, at=at or self.at(hours),
                                   text=text, edited=edited, original_text=original))
 
-    def gm(self, command: str, hours: float = 1.0, reason: str = "测试", **args) -> Outcome:
-        return self._apply(GmIn(id=self._id("gm"), at=self.at(hours), command=command, args=args, reason=reason))
+    def gm(self, command: str, after: float = 1.0, reason: str = "测试", **args) -> Outcome:
+        """A GM override `after` hours into the phase (its own `hours` argument is an arg)."""
+        return self._apply(GmIn(id=self._id("gm"), at=self.at(after), command=command, args=args, reason=reason))
 
     def advance(self, kind: str) -> Outcome:
         due = self.ruleset.next_deadline(self.state)

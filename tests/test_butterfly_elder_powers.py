@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 
 from butterfly_helpers import BUTTERFLY, DOCTOR, ELDER, KILLER, POLICE, SNIPER, Game, main_posts, pms_to
-
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.rules import load_ruleset
 
