@@ -18,6 +18,7 @@ from typing import Any
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
+from tianshen.core.spec import RulesetSpec
 from tianshen.rules.butterfly_elder.roles import ROLE_VERBS, SLOT, VERB_WORD, holder, is_killer
 
 
@@ -40,70 +41,76 @@ def penalized(state: GameState, kind: str, k: int) -> bool:
 # ---- intake (DECISIONS §0.3: an invalid action is refused at once and costs nothing) -----------
 
 
-def take(state: GameState, options: dict[str, Any], p: Player, cmd: Command) -> str:
+def refuse(spec: RulesetSpec, key: str, **values: Any) -> Refused:
+    return Refused(spec.text(key, **values))
+
+
+def take(spec: RulesetSpec, state: GameState, p: Player, cmd: Command) -> str:
     """Record one action of round k; returns the receipt line or raises Refused."""
     k = state.phase.number
     verb = cmd.verb
     if verb not in ROLE_VERBS.get(p.role, ()):
         mine = "、".join(VERB_WORD[v] for v in ROLE_VERBS.get(p.role, ()))
-        raise Refused(f"你的身份不能“{VERB_WORD[verb]}”。" + (f"你的权力是“{mine}”。" if mine else "你没有特殊权力。"))
+        if not mine:
+            raise refuse(spec, "refuse_role_none")
+        raise refuse(spec, "refuse_role", verb=VERB_WORD[verb], powers=mine)
     if not cmd.arg:
-        raise Refused(f"没有写目标。格式：{VERB_WORD[verb]} 名字")
+        raise refuse(spec, "refuse_no_target", verb=VERB_WORD[verb])
     target = state.player(match(cmd.arg, [q.name for q in state.players]))
     if not target.alive:
-        raise Refused(f"{target.name}已经出局。")
-    _check_role_rules(state, options, p, verb, target, k)
+        raise refuse(spec, "refuse_target_dead", name=target.name)
+    _check_role_rules(spec, state, p, verb, target, k)
     slot = SLOT[verb]
     old = state.data["actions"].get(slot)
     state.data["actions"][slot] = {"by": p.name, "verb": verb, "target": target.name}
-    line = f"第{k}轮 {VERB_WORD[verb]} {target.name}"
+    line = spec.text("receipt_action", n=k, verb=VERB_WORD[verb], target=target.name)
     if old and (old["target"] != target.name or old["verb"] != verb):
-        line += f"（取代之前的“{VERB_WORD[old['verb']]} {old['target']}”）"
+        line += spec.text("receipt_replaces", verb=VERB_WORD[old["verb"]], target=old["target"])
     return line
 
 
-def _check_role_rules(state: GameState, options: dict[str, Any], p: Player, verb: str, target: Player,
-                      k: int) -> None:
+def _check_role_rules(spec: RulesetSpec, state: GameState, p: Player, verb: str, target: Player, k: int) -> None:
     last = state.data["last"]
     if verb == "slay" and penalized(state, "no_kill", k):
-        raise Refused(f"杀手方第{k}轮的杀人权利因诈尸处罚暂停（五）。")
+        raise refuse(spec, "refuse_no_kill", n=k)  # 五
     if verb == "slay2" and not penalized(state, "extra_kill", k):
-        raise Refused("本轮你们没有额外的杀人权利（只有好人方诈尸被处罚时才有，五）。")
+        raise refuse(spec, "refuse_no_extra_kill")
     if verb in ("check", "shoot") and target.name == p.name:
-        raise Refused("不能以自己为目标。")  # E13 (sniper), 5.1.3 (police)
-    if verb == "save" and target.name == p.name and not options.get("doctor_self", True):
-        raise Refused("医生不能救自己。")
+        raise refuse(spec, "refuse_self")  # E13 (sniper), 5.1.3 (police)
+    if verb == "save" and target.name == p.name and not spec.options.get("doctor_self", True):
+        raise refuse(spec, "refuse_doctor_self")  # E3 `doctor_self`
     if p.role in ("butterfly", "elder") and penalized(state, "no_indep", k):
-        raise Refused(f"独立方第{k}轮的所有权利因诈尸处罚取消（五）。")
+        raise refuse(spec, "refuse_no_indep", n=k)  # 五
     if verb == "hug":
-        _check_hug(state, options, p, target, k)
+        _check_hug(spec, state, p, target, k)
     if verb in ("mute", "zero"):
         if state.data["elder"]["skills_lost"]:
-            raise Refused("你已经复活过，失去了禁言和归零（一，技能三）。")
+            raise refuse(spec, "refuse_skills_lost")  # 一 技能三
         if verb == "zero" and target.name == p.name:
-            raise Refused("归零不能指定自己（一，技能二）。")
-        if last.get(verb) == target.name:
-            raise Refused(f"上一轮你已经对{target.name}用过{VERB_WORD[verb]}，不能连续两轮作用于一人（一）。")
+            raise refuse(spec, "refuse_zero_self")  # 一 技能二 (不可指定自己)
+        if last.get(verb) == target.name:  # 一 此权利不可连续两轮作用于一人
+            raise refuse(spec, "refuse_twice", verb=VERB_WORD[verb], target=target.name)
 
 
-def _check_hug(state: GameState, options: dict[str, Any], p: Player, target: Player, k: int) -> None:
+def _check_hug(spec: RulesetSpec, state: GameState, p: Player, target: Player, k: int) -> None:
+    """一 花蝴蝶: not herself, 4 uses, not the same player two rounds running, 隔轮 (E2)."""
     last = state.data["last"]
     if target.name == p.name:
-        raise Refused("不能抱自己。")
+        raise refuse(spec, "refuse_hug_self")
     if state.data["butterfly_uses"] <= 0:
-        raise Refused("你的4次行权机会已经用完（一）。")
+        raise refuse(spec, "refuse_hug_used", uses=spec.options.get("butterfly_uses", 4))
     if last.get("hug") == target.name and last.get("hug_round") == k - 1:
-        raise Refused(f"上一轮你抱了{target.name}，不能连续两轮作用于一人（一）。")
-    if options.get("butterfly_gehun") == "every_other_round" and last.get("hug_round") == k - 1:
-        raise Refused("上一轮你已经行权，隔轮才能再行权（一“隔轮无效”，DECISIONS E2）。")
+        raise refuse(spec, "refuse_twice", verb=VERB_WORD["hug"], target=target.name)
+    if spec.options.get("butterfly_gehun") == "every_other_round" and last.get("hug_round") == k - 1:
+        raise refuse(spec, "refuse_hug_gehun")
 
 
-def cancel(state: GameState, p: Player) -> str:
+def cancel(spec: RulesetSpec, state: GameState, p: Player) -> str:
     slots = {SLOT[v] for v in ROLE_VERBS.get(p.role, ())}
     gone = [state.data["actions"].pop(s) for s in sorted(slots) if s in state.data["actions"]]
     if not gone:
-        raise Refused("你本轮还没有提交可以取消的行动。")
-    return "已取消：" + "、".join(f"{VERB_WORD[a['verb']]} {a['target']}" for a in gone)
+        raise refuse(spec, "refuse_nothing_to_cancel")
+    return spec.text("receipt_cancelled", actions="、".join(f"{VERB_WORD[a['verb']]} {a['target']}" for a in gone))
 
 
 def match(written: str, names: list[str]) -> str:

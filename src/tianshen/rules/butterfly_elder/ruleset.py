@@ -303,11 +303,11 @@ class ButterflyElder(Ruleset):
             raise Refused(self.spec.text("dead_player"))
         self._check_window(state, p, at)
         if cmd.verb == "cancel":
-            line = powers.cancel(state, p)
+            line = powers.cancel(self.spec, state, p)
         elif cmd.verb in POWER_VERBS:
-            line = powers.take(state, self.spec.options, p, cmd)
+            line = powers.take(self.spec, state, p, cmd)
         else:
-            raise Refused("这个指令在本局用不上。")
+            raise Refused(self.spec.text("refuse_unused_verb"))
         if is_killer(p):  # 一 注: the killers share one group — each of the others is told
             for q in state.players:
                 if is_killer(q) and q.name != p.name:
@@ -351,11 +351,11 @@ class ButterflyElder(Ruleset):
         if p.name not in posted:
             posted.append(p.name)
         if state.phase.kind == "night" and state.phase.step == "silence":
-            out.notes.append(f"看表帖后禁言期间发言：{p.name} 在 {post.thread}：{_short(post.text)}（补充 一 4）")
+            out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=_short(post.text)))
         if post.thread.startswith("vote:"):
             self._vote_post(state, p, post, out)
         elif self.is_muted(state, p.name):
-            out.notes.append(f"被禁言者发言：{p.name} 在 {post.thread}：{_short(post.text)}（一 技能一）")
+            out.notes.append(self.spec.text("note_muted_post", name=p.name, thread=post.thread, text=_short(post.text)))
         return out.outcome(state)
 
     def _vote_post(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
@@ -365,19 +365,19 @@ class ButterflyElder(Ruleset):
         if post.edited:  # 补充 一 6 (2): 不得在原帖中进行修改 — the edit does not count
             if post.original_text is None:
                 out.refuse(p.name, post.text, spec.text("vote_edited_unknown"), reply_to=p.name)
-                out.notes.append(f"投票帖被编辑且原文不明，不计票：{p.name}：{_short(post.text)}")
+                out.notes.append(spec.text("note_vote_edited_unknown", name=p.name, text=_short(post.text)))
                 return
             text = post.original_text
         parsed = vote.read(text, [q.name for q in state.players])
         try:
             if parsed is None:
-                out.notes.append(f"投票帖中的非投票发言：{p.name}：{_short(post.text)}（补充 二 5）")
-                raise Refused("投票帖中只能发正式投票（格式：投票 名字，或“弃权”）。")
+                out.notes.append(spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
+                raise Refused(spec.text("vote_not_a_vote"))
             ends = state.phase.ends_at
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day" or (
                     ends is not None and post.at >= ends):
                 raise Refused(spec.text("vote_closed"))
-            line = vote.cast(state, p.name, parsed[0], parsed[1], post.at, post.id)
+            line = vote.cast(spec, state, p.name, parsed[0], parsed[1], post.at, post.id)
         except Refused as exc:
             out.refuse(p.name, post.text, spec.text("vote_refused", text=_short(post.text), reason=str(exc)),
                        reply_to=p.name)
@@ -385,10 +385,10 @@ class ButterflyElder(Ruleset):
         out.log.append(f"vote by {p.name}: {line}")
         if post.edited:
             out.pm(p.name, spec.text("receipt_subject"), spec.text("vote_edited", counted=line))
-            out.notes.append(f"投票帖被编辑（按原文计票）：{p.name}：{_short(post.text)}")
+            out.notes.append(spec.text("note_vote_edited", name=p.name, text=_short(post.text)))
         if self.is_muted(state, p.name) and not vote.name_only(text, state.data["ballots"][p.name]["target"]):
             # 一 技能一: only the name — the vote counts, the GM judges the rest (DECISIONS 5.1.5)
-            out.notes.append(f"被禁言者的投票帖写了名字以外的内容（票照计）：{p.name}：{_short(post.text)}")
+            out.notes.append(spec.text("note_muted_vote", name=p.name, text=_short(post.text)))
 
     def _dead_post(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """五: one will within 24 h of the death (not in the vote thread, not edited); any
@@ -399,15 +399,15 @@ class ButterflyElder(Ruleset):
             w["used"] = True
             out.log.append(f"will of {p.name} in {post.thread}")
             if post.edited:
-                out.notes.append(f"遗言帖被修改（补充 二 3：犯规）：{p.name}：{_short(post.text)}")
+                out.notes.append(self.spec.text("note_will_edited", name=p.name, text=_short(post.text)))
             return
         if post.thread.startswith("vote:"):
             out.refuse(p.name, post.text, self.spec.text("vote_refused", text=_short(post.text),
                                                          reason=self.spec.text("dead_player")), reply_to=p.name)
         flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": _short(post.text)}
         state.data["zombie_flags"].append(flag)
-        out.notes.append(f"诈尸：{p.name}（已出局，{self.identity(p)}）在 {post.thread} 发帖：{_short(post.text)}。"
-                         f"确认处罚请用 confirm-zombie --player {p.name}（五）")
+        out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.identity(p), thread=post.thread,
+                                        text=_short(post.text)))
 
     # ---- lurking (补充 二 2) -------------------------------------------------------------------
 
@@ -417,14 +417,14 @@ class ButterflyElder(Ruleset):
         lurk = state.data["lurk"]
         since = datetime.fromisoformat(lurk["since"])
         limit = int(self.spec.options.get("lurk_warnings_out", 2))
-        for p in living(state):
+        for p in living(state) if limit > 0 else []:
             leave = state.data["leave"].get(p.name)
             if p.name in lurk["posted"] or (leave and datetime.fromisoformat(leave) > since):
                 continue
             n = lurk["warnings"][p.name] = lurk["warnings"].get(p.name, 0) + 1
             out.pm(p.name, self.spec.text("lurk_warning_subject"),
                    self.spec.text("lurk_warning", since=_fmt(since), until=_fmt(at), n=n, limit=limit))
-            out.notes.append(f"潜水：{p.name} 在 {_fmt(since)} 至 {_fmt(at)} 没有发言，第{n}次警告")
+            out.notes.append(self.spec.text("note_lurk", name=p.name, since=_fmt(since), until=_fmt(at), n=n))
             if n >= limit:
                 self._die(state, p, "lurking", at)
                 lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.identity(p)))
@@ -528,7 +528,7 @@ class ButterflyElder(Ruleset):
         written = str(gm.args.get("target", ""))
         kind = "abstain" if written.strip() in vote.ABSTAIN else "vote"
         try:
-            line = vote.cast(state, p.name, kind, written, at, gm.id)
+            line = vote.cast(self.spec, state, p.name, kind, written, at, gm.id)
         except Refused as exc:
             raise GmRefused(str(exc)) from None
         out = Messages()

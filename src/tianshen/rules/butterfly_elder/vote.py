@@ -14,6 +14,7 @@ from datetime import datetime
 from tianshen.core import rng
 from tianshen.core.grammar import normalize
 from tianshen.core.model import GameState
+from tianshen.core.spec import RulesetSpec
 from tianshen.core.votes import vote_target_text
 from tianshen.rules.butterfly_elder.powers import Refused, match
 
@@ -41,19 +42,19 @@ def name_only(text: str, target: str) -> bool:
     return body in (target, "弃权", "")
 
 
-def cast(state: GameState, voter: str, kind: str, written: str, at: datetime, post_id: str) -> str:
+def cast(spec: RulesetSpec, state: GameState, voter: str, kind: str, written: str, at: datetime, post_id: str) -> str:
     """Record the voter's latest post (补充 一 6 (2)(3): a change or an abstention is a new post)."""
     target = ""
     if kind == "vote":
         target = match(written, [p.name for p in state.players])
         if not state.player(target).alive:
-            raise Refused(f"{target}已经出局，不能被投票。")
+            raise Refused(spec.text("vote_target_dead", name=target))
     ballots = state.data.setdefault("ballots", {})
     old = ballots.get(voter)
     if old and datetime.fromisoformat(old["at"]) > at:
-        return "（较早的帖子，不改变你最后一帖的投票）"
+        return spec.text("vote_older")
     ballots[voter] = {"target": target, "at": at.isoformat(), "post": post_id}
-    return f"投票 {target}" if target else "弃权"
+    return spec.text("vote_line", target=target) if target else spec.text("vote_line_abstain")
 
 
 @dataclass
