@@ -309,3 +309,15 @@ def test_rehearsal_ends_with_a_winner(tmp_path) -> None:
     assert result.state.phase.kind == "over"
     assert len(result.state.players) == 16
     assert any("投票结果" in line for line in result.transcript)
+
+
+def test_posts_anywhere_on_the_board_count() -> None:
+    """With `watch_board`, posts outside the game's threads (thread "board:<id>") are a will,
+    诈尸, or a day's post against lurking."""
+    g = Game()
+    assert g.ruleset.spec.options["watch_board"] is True
+    g.powers({KILLER: "杀 壬"})
+    assert not g.post("壬", "遗言", thread="board:77").notes
+    assert any("诈尸" in n for n in g.post("壬", "灌水", thread="board:78", hours=2).notes)
+    g.post("癸", "闲聊", thread="board:79")
+    assert "癸" in g.state.data["lurk"]["posted"]

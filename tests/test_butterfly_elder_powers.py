@@ -450,3 +450,20 @@ def test_elder_hugged_does_not_revive() -> None:
     out = g.powers({BUTTERFLY: "抱 辛", KILLER: "杀 庚"})
     assert not g.alive(ELDER) and not g.alive(BUTTERFLY)
     assert "复活" not in main_posts(out)
+
+
+def test_zero_on_the_butterfly_does_not_reach_her_partner() -> None:
+    """六 归零技能可发动，被归零的为森林老人指定的玩家，蝴蝶不受影响 — the zero is on the
+    player named; nothing of it passes between the butterfly and her partner."""
+    g = Game()
+    g.powers({BUTTERFLY: "抱 乙", ELDER: "归零 庚"})
+    g.day({"壬": "庚", "癸": "庚", "子": "庚", "丑": "乙", "寅": "乙"})
+    assert g.alive(BUTTERFLY) and not g.alive("乙")
+
+
+def test_the_elder_hugs_nobody() -> None:
+    """六 抱走概念仅限于花蝴蝶，森林老人没有抱走的概念: a muted sniper still shoots."""
+    g = Game()
+    out = g.powers({ELDER: "禁言 戊", SNIPER: "狙 乙"})
+    assert "**戊**本轮被森林老人禁言" in main_posts(out)
+    assert not g.alive("乙")
