@@ -195,3 +195,14 @@ def test_muted_player_may_vote() -> None:
     assert not out.notes and not out.refusals
     out = g.day({VILLAGERS[1]: "弃权"})
     assert not g.alive("乙") and "乙：1票（壬）" in main_posts(out)
+
+
+def test_votes_for_a_player_removed_during_the_day_fall() -> None:
+    g = Game()
+    g.powers()
+    g.post("壬", "投票 乙")
+    g.post("癸", "投票 乙")
+    g.post("子", "投票 丙")
+    g.gm("modkill", player="乙", after=2)
+    g.day()
+    assert not g.alive("丙") and g.state.player("乙").death_cause == "modkill"

@@ -81,6 +81,8 @@ def count(state: GameState, zero: str | None) -> Count:
         if not b["target"]:
             c.abstained.append(name)
             continue
+        if not state.player(b["target"]).alive:
+            continue  # removed by the GM since the vote: the vote falls
         c.voters.setdefault(b["target"], []).append(name)
     c.counts = {n: len(c.voters[n]) for n in order if n in c.voters}
     scores = dict(c.counts)
