@@ -321,3 +321,58 @@ def test_posts_anywhere_on_the_board_count() -> None:
     assert any("诈尸" in n for n in g.post("壬", "灌水", thread="board:78", hours=2).notes)
     g.post("癸", "闲聊", thread="board:79")
     assert "癸" in g.state.data["lurk"]["posted"]
+
+
+SCRIPT = """
+ruleset = "butterfly_elder"
+seed = 3
+[players]
+"甲" = "杀手"
+"乙" = "杀手"
+"丙" = "杀手"
+"丁" = "警察"
+"戊" = "狙击"
+"己" = "医生"
+"庚" = "花蝴蝶"
+"辛" = "森林老人"
+"壬" = "水民"
+
+[[phase]]
+phase = "night 1"
+pm = [
+  { from = "甲", text = "杀 辛" },
+  { from = "庚", text = "抱 戊" },
+  { from = "戊", text = "狙 乙" },
+  { from = "己", text = "救 壬" },
+  { from = "辛", text = "禁言 丙" },
+]
+
+[[phase]]
+phase = "day 1"
+posts = [
+  { from = "丁", text = "投票 乙" },
+  { from = "丙", text = "乙" },
+]
+"""
+
+
+def test_replay_script_state(tmp_path) -> None:
+    """docs/replay.md: the scripted game's `state` shows needle marks with their rounds, the
+    butterfly's uses, the elder's revival and the mute."""
+    from tianshen.replay import load_script, replay
+
+    path = tmp_path / "s.toml"
+    path.write_text(SCRIPT, encoding="utf-8")
+    result = replay(load_script(path))
+    night = [p for p in result["phases"] if p["phase"] == "night 1"][0]
+    players = night["state"]["players"]
+    assert players["壬"]["needle_marks"] == [1]
+    assert players["庚"]["butterfly_uses_left"] == 3
+    assert players["辛"]["revive_used"] is True and players["辛"]["alive"] is True
+    assert players["丙"]["muted"] is True
+    assert players["乙"]["alive"] is True  # the hugged sniper's shot is void
+    [results] = [x for x in night["public"] if x.startswith("**第1轮权力结果**")]
+    assert "**辛**出局后自动复活，身份：森林老人" in results
+    assert "戊" not in results and "庚" not in results  # 5.1.6: who hugged or was hugged is never told
+    day = [p for p in result["phases"] if p["phase"] == "day 1"][0]
+    assert "**乙**得票最高，出局，身份：杀手。" in "\n".join(day["public"])
