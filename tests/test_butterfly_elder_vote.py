@@ -206,3 +206,11 @@ def test_votes_for_a_player_removed_during_the_day_fall() -> None:
     g.gm("modkill", player="乙", after=2)
     g.day()
     assert not g.alive("丙") and g.state.player("乙").death_cause == "modkill"
+
+
+def test_outsider_post_in_the_vote_thread_is_reported() -> None:
+    """补充 二 5: 非…游戏玩家在投票帖内发言，斑竹一律直接删除 — the bot tells the GM."""
+    g = Game()
+    g.powers()
+    out = g.post("路人", "投票 乙")
+    assert any("非游戏者" in n for n in out.notes) and voted(g) == {}

@@ -343,6 +343,9 @@ class ButterflyElder(Ruleset):
         p = state.find(post.author)
         if p is None or state.phase.kind == "over":
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a player's, ignored")
+            if p is None and post.thread.startswith("vote:") and state.phase.kind != "over":
+                # 补充 二 5: only players with a vote (and the judges) post in the vote thread
+                out.notes.append(self.spec.text("note_outsider_vote", name=post.author, text=_short(post.text)))
             return out.outcome(state)
         if not p.alive:
             self._dead_post(state, p, post, out)
