@@ -1,0 +1,616 @@
+"""`butterfly_elder`: the 16-player game of seed 004 (DECISIONS §5).
+
+A round k (轮, 一 "从夜晚行权开始至第二天投票完结束") is the phase `night k` (the power
+window, then the silence after the 看表帖: step "power", then "silence") and `day k`
+(discussion and the vote, in thread "vote:k", opened with the results post).  Deadlines:
+`powers_end` (the 看表帖), `results` (the power results, the vote thread), `vote_end`.
+Powers are in `powers.py`, the vote in `vote.py`; here are the clock, the PM and post
+intake, deaths and wills, 诈尸 and lurking, the GM's overrides and the win.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tianshen.core import rng
+from tianshen.core.grammar import parse_pm
+from tianshen.core.model import (
+    DeadlineIn,
+    GameState,
+    GmIn,
+    Outcome,
+    Phase,
+    Player,
+    PmIn,
+    PostIn,
+    PrivateMessage,
+    Refusal,
+)
+from tianshen.core.outbox import Messages
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
+from tianshen.rules.butterfly_elder import powers, vote
+from tianshen.rules.butterfly_elder.powers import Refused
+from tianshen.rules.butterfly_elder.roles import (
+    DRAW,
+    GOOD,
+    INDEPENDENTS,
+    KILLERS,
+    ROLE_VERBS,
+    SLOT,
+    VERB_WORD,
+    VERBS,
+    is_killer,
+    living,
+)
+
+MAIN = "main"
+POWER_VERBS = frozenset(SLOT)
+
+
+class ButterflyElder(Ruleset):
+    FAMILY = "butterfly_elder"
+
+    # ---- setup (补充 一 1: the GM tells every player his role; the player confirms) -------------
+
+    def setup(self, game: GameSetup) -> Outcome:
+        spec = self.spec
+        if len(game.seats) != spec.players:
+            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
+        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
+        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, players=players)
+        self._deal(state, game.fixed_roles)
+        powers.init(state, spec.options)
+        state.data.update(substitutes=list(game.substitutes), started_at=game.start.isoformat(), ballots={},
+                          wills={}, zombie_flags=[], confirmed=[], leave={},
+                          lurk={"since": game.start.isoformat(), "posted": [], "warnings": {}})
+        first = spec.timing.hours("warmup_hours", 24) + spec.timing.hours("power_hours", 2)
+        state.phase = Phase(kind="night", number=1, started_at=game.start,
+                            ends_at=game.start + timedelta(hours=first), step="power")
+        out = Messages()
+        roster = "\n".join(f"{p.seat}. {p.name}" for p in state.players)
+        out.post(MAIN, spec.text("player_list", title=spec.title, players=roster, ends=_fmt(state.phase.ends_at),
+                                 seed_hash=rng.seed_digest(game.seed)),
+                 title=spec.text("player_list_title", title=spec.title))
+        for p in state.players:
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+        return out.outcome(state)
+
+    def _deal(self, state: GameState, fixed: dict[str, str]) -> None:
+        pool: list[str] = []
+        for role, info in self.spec.roles.items():
+            pool += [role] * info.count
+        for name, role in fixed.items():
+            if state.find(name) is None:
+                raise ValueError(f"fixed role for unknown player '{name}'")
+            if role not in pool:
+                raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
+            pool.remove(role)
+        free = rng.shuffled(state, pool)
+        for p in state.players:
+            p.role = fixed.get(p.name) or free.pop(0)
+            p.faction = self.spec.roles[p.role].faction
+
+    def _role_pm(self, state: GameState, p: Player) -> str:
+        spec = self.spec
+        extra = ""
+        if is_killer(p):  # 一 注: 杀手方共群共同行权
+            extra = spec.text("role_partners", partners="、".join(q.name for q in state.players
+                                                                 if is_killer(q) and q.name != p.name))
+        if p.role == "butterfly":  # 六 / E19: her earlier deadline is told to her only
+            extra = spec.text("role_butterfly_deadline", minutes=self._early_minutes())
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+                         role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
+
+    def _early_minutes(self) -> int:
+        return int(self.spec.options.get("butterfly_early_minutes", 15))
+
+    # ---- the clock (DECISIONS 5.1.2, E1 `004.schedule`) ------------------------------------------
+
+    def schedule(self, state: GameState) -> Deadline | None:
+        ph = state.phase
+        if ph.kind == "over" or ph.ends_at is None:
+            return None
+        if ph.kind == "night":
+            return Deadline(at=ph.ends_at, kind="powers_end" if ph.step == "power" else "results")
+        return Deadline(at=ph.ends_at, kind="vote_end")
+
+    def shift_schedule(self, state: GameState, hours: float) -> None:
+        if state.phase.ends_at is not None:
+            state.phase.ends_at += timedelta(hours=hours)
+
+    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
+        out = Messages()
+        due = self.schedule(state)
+        if due is None or due.kind != deadline.kind:
+            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
+            return out.outcome(state)
+        if deadline.kind == "powers_end":
+            self._clock_post(state, deadline.at, out)
+        elif deadline.kind == "results":
+            self._results(state, deadline.at, out)
+        else:
+            self._vote_end(state, deadline.at, out)
+        return out.outcome(state)
+
+    def _clock_post(self, state: GameState, at: datetime, out: Messages) -> None:
+        """补充 一 4: 权利行使轮截止，法官发“看表帖”，从看表帖开始，所有玩家禁言."""
+        k = state.phase.number
+        state.phase.step = "silence"
+        state.phase.ends_at = at + timedelta(hours=self.spec.timing.hours("silence_hours", 0.5))
+        out.post(MAIN, self.spec.text("clock_post", n=k, results=_fmt(state.phase.ends_at)))
+
+    def _results(self, state: GameState, at: datetime, out: Messages) -> None:
+        """补充 一 5: the power results end the silence; the vote thread opens (DECISIONS 5.1.4)."""
+        spec, k = self.spec, state.phase.number
+        res = powers.resolve(state, spec.options)
+        out.log += res.log
+        out.log.append(f"round {k}: deaths {res.deaths}, revived {res.revived}, marks {res.marks}, "
+                       f"muted {res.muted}, zero {res.zero}, check {res.check}")
+        lines = [spec.text("results_header", n=k)]
+        for name, cause in res.deaths:
+            p = state.player(name)
+            if name == res.revived:
+                lines.append(spec.text("results_revived", name=name))
+                continue
+            self._die(state, p, cause, at)
+            lines.append(spec.text("results_dead", name=name, identity=self.identity(p)))
+        if not [n for n, _ in res.deaths if n != res.revived]:
+            lines.append(spec.text("results_nobody"))
+        if res.muted and spec.options.get("announce_mute", True):  # E22
+            lines.append(spec.text("results_muted", name=res.muted))
+        if res.check:  # 一 警察: 法官回答是或否 (no answer when hugged, 六)
+            police, target, answer = res.check
+            key = "check_none" if answer is None else ("check_yes" if answer else "check_no")
+            out.pm(police, spec.text("check_subject"), spec.text(key, n=k, target=target))
+        dead = [n for n, _ in res.deaths if n != res.revived]
+        if dead:
+            lines.append(self._will_line(state, dead, at))
+        if self._check_victory(state, at, out, lines):
+            return
+        state.phase = Phase(kind="day", number=k, started_at=at,
+                            ends_at=at + timedelta(hours=spec.timing.hours("day_hours", 21.5)))
+        state.data["ballots"] = {}
+        lines.append(spec.text("results_footer", ends=_fmt(state.phase.ends_at)))
+        out.post(MAIN, "\n".join(lines))
+        out.post(f"vote:{k}", spec.text("vote_thread", n=k, ends=_fmt(state.phase.ends_at),
+                                         candidates="、".join(p.name for p in living(state))),
+                 title=spec.text("vote_thread_title", n=k))
+
+    def _vote_end(self, state: GameState, at: datetime, out: Messages) -> None:
+        """四 and 一 技能二: count, zero, lot, the one who goes out (or nobody); then lurkers
+        (补充 二 2), the win, and round k+1's power window."""
+        spec, k = self.spec, state.phase.number
+        info = state.data.get("round_info", {})
+        zero = info.get("zero") if info.get("round") == k else None
+        c = vote.count(state, zero)
+        out.log.append(f"day {k}: counts {c.counts}, abstained {c.abstained}, zero {zero}, "
+                       f"zeroed {c.zeroed}, lottery {c.lottery}, out {c.out}")
+        lines = [spec.text("tally_header", n=k)]
+        for name, n in c.counts.items():
+            lines.append(spec.text("tally_line", name=name, count=n, voters="、".join(c.voters[name])))
+        if c.abstained:
+            lines.append(spec.text("tally_abstain", voters="、".join(c.abstained)))
+        if not c.counts and not c.abstained:
+            lines.append(spec.text("tally_none"))
+        if c.zeroed:
+            lines.append(spec.text("zero_applied", name=c.zeroed))
+        if c.lottery:
+            lot = c.lottery
+            lines.append(spec.text("lottery", candidates="、".join(lot["candidates"]), count=lot["count"],
+                                   size=len(lot["candidates"]), draw=lot["draw"], index=lot["index"], name=lot["name"]))
+        if c.out is None:
+            lines.append(spec.text("vote_peaceful"))
+        else:
+            p = state.player(c.out)
+            if p.role == "elder" and powers.may_revive(state, k):  # 一 技能三, E23
+                powers.revive(state)
+                lines.append(spec.text("vote_revived", name=p.name))
+            else:
+                self._die(state, p, "executed", at)
+                lines.append(spec.text("vote_executed", name=p.name, identity=self.identity(p)))
+                lines.append(self._will_line(state, [p.name], at))
+        self._lurkers(state, at, lines, out)
+        if self._check_victory(state, at, out, lines):
+            return
+        self._next_round(state, at, lines, out)
+
+    def _next_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
+        k = state.phase.number + 1
+        state.phase = Phase(kind="night", number=k, started_at=at, step="power",
+                            ends_at=at + timedelta(hours=self.spec.timing.hours("power_hours", 2)))
+        state.data["actions"] = {}
+        lines.append(self.spec.text("power_round", n=k, ends=_fmt(state.phase.ends_at)))
+        out.post(MAIN, "\n".join(lines))
+        if powers.penalized(state, "extra_kill", k):
+            for q in state.players:
+                if is_killer(q) and q.alive:
+                    out.pm(q.name, self.spec.text("receipt_subject"), self.spec.text("penalty_pm_killers", round=k))
+
+    # ---- deaths, identity, wills (五) ----------------------------------------------------------
+
+    def identity(self, p: Player) -> str:
+        """五: killers as 杀手, good as 好人, independents by their role."""
+        if p.faction == INDEPENDENTS:
+            return self.spec.role_name(p.role)
+        return self.spec.factions[p.faction]
+
+    def _die(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
+        """A death announced at `at`: one will within 24 h (五, E26) unless muted this round
+        (一 技能一 "连遗言也不能说", E21) or removed for lurking."""
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        hours = self.spec.timing.hours("will_hours", 24)
+        allowed = cause not in ("lurking", "wasted", "modkill") and not self.is_muted(state, p.name)
+        state.data["wills"][p.name] = {"until": (at + timedelta(hours=hours)).isoformat(), "allowed": allowed,
+                                       "used": False}
+
+    def _will_line(self, state: GameState, names: list[str], at: datetime) -> str:
+        wills = state.data["wills"]
+        lines = [self.spec.text("will_note_muted", name=n) for n in names if not wills[n]["allowed"]]
+        if any(wills[n]["allowed"] for n in names):
+            lines.insert(0, self.spec.text("will_note", until=_fmt(at + timedelta(
+                hours=self.spec.timing.hours("will_hours", 24)))))
+        return "\n".join(lines)
+
+    def is_muted(self, state: GameState, name: str) -> bool:
+        """一 技能一: muted for round k, from the results post to the end of the vote."""
+        info = state.data.get("round_info", {})
+        k = state.phase.number
+        in_round = state.phase.kind == "day" or (state.phase.kind == "night" and state.phase.step == "silence")
+        return bool(info.get("muted") == name and info.get("round") == k and in_round)
+
+    # ---- PMs ---------------------------------------------------------------------------------
+
+    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
+        out = Messages()
+        spec = self.spec
+        p = state.find(pm.sender)
+        if p is None:
+            owner = state.by_forum_name(pm.sender)
+            reason = spec.text("use_vest", name=owner.name) if owner else spec.text("not_a_player")
+            out.refuse(pm.sender, pm.text, reason, reply_to=pm.sender)
+            return out.outcome(state)
+        if state.phase.kind == "over":
+            out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
+            return out.outcome(state)
+        parsed = parse_pm(pm.text, verbs=VERBS)
+        if not parsed.commands:
+            out.refuse(p.name, pm.text, spec.text("not_understood", help=self._help(p)), reply_to=p.name)
+            return out.outcome(state)
+        done, refused = [], []
+        for cmd in parsed.commands:
+            try:
+                done.append(self._command(state, p, cmd, pm.at, out))
+            except Refused as exc:
+                refused.append(f"{cmd.line}：{exc}")
+                out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
+        reply = []
+        if done:
+            reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + d for d in done)))
+        if refused:
+            reply.append(spec.text("receipt_refused", lines="\n".join("✘ " + r for r in refused), help=self._help(p)))
+        if parsed.unknown:
+            reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
+        out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
+        return out.outcome(state)
+
+    def _command(self, state: GameState, p: Player, cmd: Any, at: datetime, out: Messages) -> str:
+        if cmd.verb == "confirm":
+            return self.spec.text("confirmed")
+        if cmd.verb == "vote":
+            raise Refused(self.spec.text("vote_in_thread"))
+        if not p.alive:
+            raise Refused(self.spec.text("dead_player"))
+        self._check_window(state, p, at)
+        if cmd.verb == "cancel":
+            line = powers.cancel(self.spec, state, p)
+        elif cmd.verb in POWER_VERBS:
+            line = powers.take(self.spec, state, p, cmd)
+        else:
+            raise Refused(self.spec.text("refuse_unused_verb"))
+        if is_killer(p):  # 一 注: the killers share one group — each of the others is told
+            for q in state.players:
+                if is_killer(q) and q.name != p.name:
+                    out.pm(q.name, self.spec.text("partner_subject"),
+                           self.spec.text("partner_line", name=p.name, line=line))
+        return line
+
+    def _check_window(self, state: GameState, p: Player, at: datetime) -> None:
+        """补充 一 3–4: powers are sent in the power round, until its deadline (DECISIONS §0.3:
+        no lock before it); the butterfly's deadline is earlier (六, E19)."""
+        ph = state.phase
+        if ph.kind != "night" or ph.step != "power" or ph.ends_at is None or at >= ph.ends_at:
+            raise Refused(self.spec.text("not_power_time"))
+        if p.role == "butterfly" and at >= ph.ends_at - timedelta(minutes=self._early_minutes()):
+            raise Refused(self.spec.text("butterfly_late", minutes=self._early_minutes()))
+
+    def _help(self, p: Player) -> str:
+        verbs = ROLE_VERBS.get(p.role, ())
+        if not verbs:
+            return self.spec.text("help_none")
+        return self.spec.text("help", forms="；".join(f"“{VERB_WORD[v]} 名字”" for v in verbs))
+
+    # ---- posts: votes, wills, 诈尸, silence, mute, activity -----------------------------------------
+
+    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+        """004 has its own will and lurking rules (on_post); the shared 001-style check is off."""
+
+    def _report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
+        """Lurkers are warned at each vote's end (`_lurkers`)."""
+
+    def on_post(self, state: GameState, post: PostIn) -> Outcome:
+        out = Messages()
+        p = state.find(post.author)
+        if p is None or state.phase.kind == "over":
+            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a player's, ignored")
+            if p is None and post.thread.startswith("vote:") and state.phase.kind != "over":
+                # 补充 二 5: only players with a vote (and the judges) post in the vote thread
+                out.notes.append(self.spec.text("note_outsider_vote", name=post.author, text=_short(post.text)))
+            return out.outcome(state)
+        if not p.alive:
+            self._dead_post(state, p, post, out)
+            return out.outcome(state)
+        posted = state.data["lurk"]["posted"]
+        if p.name not in posted:
+            posted.append(p.name)
+        if state.phase.kind == "night" and state.phase.step == "silence":
+            out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=_short(post.text)))
+        if post.thread.startswith("vote:"):
+            self._vote_post(state, p, post, out)
+        elif self.is_muted(state, p.name):
+            out.notes.append(self.spec.text("note_muted_post", name=p.name, thread=post.thread, text=_short(post.text)))
+        return out.outcome(state)
+
+    def _vote_post(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        """四 / 补充 一 6: votes by posts in the vote thread; changes only by new posts."""
+        spec = self.spec
+        text = post.text
+        if post.edited:  # 补充 一 6 (2): 不得在原帖中进行修改 — the edit does not count
+            if post.original_text is None:
+                out.refuse(p.name, post.text, spec.text("vote_edited_unknown"), reply_to=p.name)
+                out.notes.append(spec.text("note_vote_edited_unknown", name=p.name, text=_short(post.text)))
+                return
+            text = post.original_text
+        parsed = vote.read(text, [q.name for q in state.players])
+        try:
+            if parsed is None:
+                out.notes.append(spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
+                raise Refused(spec.text("vote_not_a_vote"))
+            ends = state.phase.ends_at
+            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day" or (
+                    ends is not None and post.at >= ends):
+                raise Refused(spec.text("vote_closed"))
+            line = vote.cast(spec, state, p.name, parsed[0], parsed[1], post.at, post.id)
+        except Refused as exc:
+            out.refuse(p.name, post.text, spec.text("vote_refused", text=_short(post.text), reason=str(exc)),
+                       reply_to=p.name)
+            return
+        out.log.append(f"vote by {p.name}: {line}")
+        if post.edited:
+            out.pm(p.name, spec.text("receipt_subject"), spec.text("vote_edited", counted=line))
+            out.notes.append(spec.text("note_vote_edited", name=p.name, text=_short(post.text)))
+        if self.is_muted(state, p.name) and not vote.name_only(text, state.data["ballots"][p.name]["target"]):
+            # 一 技能一: only the name — the vote counts, the GM judges the rest (DECISIONS 5.1.5)
+            out.notes.append(spec.text("note_muted_vote", name=p.name, text=_short(post.text)))
+
+    def _dead_post(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        """五: one will within 24 h of the death (not in the vote thread, not edited); any
+        other post by the dead is 诈尸, flagged for the GM (`gm_confirm_zombie`)."""
+        w = state.data["wills"].get(p.name)
+        in_time = w is not None and post.at <= datetime.fromisoformat(w["until"])
+        if w and w["allowed"] and not w["used"] and in_time and not post.thread.startswith("vote:"):
+            w["used"] = True
+            out.log.append(f"will of {p.name} in {post.thread}")
+            if post.edited:
+                out.notes.append(self.spec.text("note_will_edited", name=p.name, text=_short(post.text)))
+            return
+        if post.thread.startswith("vote:"):
+            out.refuse(p.name, post.text, self.spec.text("vote_refused", text=_short(post.text),
+                                                         reason=self.spec.text("dead_player")), reply_to=p.name)
+        flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": _short(post.text)}
+        state.data["zombie_flags"].append(flag)
+        out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.identity(p), thread=post.thread,
+                                        text=_short(post.text)))
+
+    # ---- lurking (补充 二 2) -------------------------------------------------------------------
+
+    def _lurkers(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
+        """补充 二 2: 潜水一天给予警告，累计2次警告，按出局处理 (E27: as a death).  A day =
+        from the last check to this vote's end; a player on leave then is not counted."""
+        lurk = state.data["lurk"]
+        since = datetime.fromisoformat(lurk["since"])
+        limit = int(self.spec.options.get("lurk_warnings_out", 2))
+        for p in living(state) if limit > 0 else []:
+            leave = state.data["leave"].get(p.name)
+            if p.name in lurk["posted"] or (leave and datetime.fromisoformat(leave) > since):
+                continue
+            n = lurk["warnings"][p.name] = lurk["warnings"].get(p.name, 0) + 1
+            out.pm(p.name, self.spec.text("lurk_warning_subject"),
+                   self.spec.text("lurk_warning", since=_fmt(since), until=_fmt(at), n=n, limit=limit))
+            out.notes.append(self.spec.text("note_lurk", name=p.name, since=_fmt(since), until=_fmt(at), n=n))
+            if n >= limit:
+                self._die(state, p, "lurking", at)
+                lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.identity(p)))
+        lurk.update(since=at.isoformat(), posted=[])
+
+    # ---- victory (三) ------------------------------------------------------------------------
+
+    def check_victory(self, state: GameState) -> str | None:
+        """三 with DECISIONS E8 (at most 5 alive), the independents' priority, E9 (draw)."""
+        opts = self.spec.options
+        alive = living(state)
+        threshold = int(opts.get("indep_threshold", 5))
+        few = len(alive) == threshold if opts.get("indep_threshold_mode", "le") == "eq" else len(alive) <= threshold
+        if few and any(p.faction == INDEPENDENTS for p in alive):
+            return INDEPENDENTS  # 三 独立方胜利优先
+        good = not any(is_killer(p) for p in alive)
+        specials = [p for p in state.players if p.role in ("police", "sniper", "doctor")]
+        villagers = [p for p in state.players if p.role == "villager"]
+        killers = not any(p.alive for p in specials) or not any(p.alive for p in villagers)
+        if good and killers:
+            return str(opts.get("simultaneous", DRAW))
+        return GOOD if good else KILLERS if killers else None
+
+    def _check_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+        winner = self.check_victory(state)
+        if winner is None:
+            return False
+        self._game_over(state, at, out, winner, lines)
+        return True
+
+    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
+                   lines: list[str]) -> None:
+        spec = self.spec
+        state.winner = winner
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+        state.data.pop("paused_at", None)
+        roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
+                          for p in state.players)
+        if winner == DRAW:
+            body = spec.text("victory_draw", roles=roles, seed=state.seed)
+        elif winner:
+            body = spec.text("victory", winner=spec.text(f"winner_{winner}"), roles=roles, seed=state.seed)
+        else:
+            body = spec.text("gm_end_game", roles=roles, seed=state.seed)
+        out.post(MAIN, "\n".join([*lines, body]))
+
+    # ---- seats and the GM's overrides ----------------------------------------------------------
+
+    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
+        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
+                               body=self._role_pm(state, p))]
+
+    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
+        """DECISIONS §0.5: the seat leaves the game like a death, identity shown."""
+        self._die(state, p, "wasted", at)
+        lines = [self.spec.text("seat_wasted", name=p.name, identity=self.identity(p))]
+        if not self._check_victory(state, at, out, lines):
+            out.post(MAIN, "\n".join(lines))
+
+    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
+        try:
+            return state.player(powers.match(str(gm.args.get(key) or ""), [p.name for p in state.players]))
+        except Refused as exc:
+            raise GmRefused(str(exc)) from None
+
+    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Cancel a player's action of this power round."""
+        p = self._player_arg(state, gm)
+        mine = [s for s, a in state.data["actions"].items() if a["by"] == p.name]
+        if state.phase.kind != "night" or not mine:
+            raise GmRefused(f"{p.name} has no action this round")
+        out = Messages()
+        for slot in mine:
+            a = state.data["actions"].pop(slot)
+            out.pm(p.name, self.spec.text("receipt_subject"),
+                   self.spec.text("gm_voided_action", action=f"{VERB_WORD[a['verb']]} {a['target']}",
+                                  reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Enter a PM for a player (sent another way); `sent_at` = when he sent it."""
+        p = self._player_arg(state, gm)
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
+
+    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        p = self._player_arg(state, gm)
+        if state.phase.kind != "day" or p.name not in state.data["ballots"]:
+            raise GmRefused(f"{p.name} has no vote in the current count")
+        del state.data["ballots"][p.name]
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        """补充 一 6 (5): a vote the forum failed to take; `target` a name or 弃权."""
+        p = self._player_arg(state, gm)
+        if state.phase.kind != "day" or not p.alive:
+            raise GmRefused("no vote is open for this player")
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        written = str(gm.args.get("target", ""))
+        kind = "abstain" if written.strip() in vote.ABSTAIN else "vote"
+        try:
+            line = vote.cast(self.spec, state, p.name, kind, written, at, gm.id)
+        except Refused as exc:
+            raise GmRefused(str(exc)) from None
+        out = Messages()
+        out.log.append(f"vote by {p.name} entered by the GM: {line}")
+        return out.outcome(state)
+
+    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+        """Remove a player (补充 二 2 按出局处理, or any ruling): a death, identity shown."""
+        p = self._player_arg(state, gm)
+        if not p.alive:
+            raise GmRefused(f"{p.name} is already out")
+        self._die(state, p, "modkill", gm.at)
+        out = Messages()
+        lines = [self.spec.text("gm_modkill", name=p.name, identity=self.identity(p), reason=gm.reason)]
+        if not self._check_victory(state, gm.at, out, lines):
+            out.post(MAIN, "\n".join(lines))
+        return out.outcome(state)
+
+    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
+        """补充 二 1: leave of at most 24 h; the player is not counted as lurking meanwhile."""
+        p = self._player_arg(state, gm)
+        hours = float(gm.args.get("hours") or 0)
+        most = self.spec.timing.hours("leave_max_hours", 24)
+        if hours <= 0 or hours > most:
+            raise GmRefused(f"leave is between 0 and {most:g} hours (--hours)")
+        until = gm.at + timedelta(hours=hours)
+        state.data["leave"][p.name] = until.isoformat()
+        out = Messages()
+        out.post(MAIN, self.spec.text("gm_leave", name=p.name, until=_fmt(until)))
+        return out.outcome(state)
+
+    def gm_confirm_zombie(self, state: GameState, gm: GmIn) -> Outcome:
+        """五: the GM confirms that a dead player posted (诈尸); his side is penalised in the
+        next power round: good → the killers get one more kill (E14); killers → no kill;
+        independents → none of their powers that round."""
+        p = self._player_arg(state, gm)
+        if p.alive:
+            raise GmRefused(f"{p.name} is alive: only the dead can 诈尸")
+        k = state.phase.number + 1
+        kind = {GOOD: "extra_kill", KILLERS: "no_kill", INDEPENDENTS: "no_indep"}[p.faction]
+        pens = state.data["penalties"][kind]
+        if k not in pens:
+            pens.append(k)
+        state.data["confirmed"].append({"player": p.name, "round": k, "penalty": kind})
+        out = Messages()
+        out.post(MAIN, self.spec.text(f"penalty_{p.faction}", name=p.name, round=k))
+        return out.outcome(state)
+
+    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+        """End the game now, with the winner the GM names (killers, good, independents, draw) or none."""
+        winner = gm.args.get("winner") or None
+        if winner is not None and winner not in (*self.spec.factions, DRAW):
+            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}, draw")
+        out = Messages()
+        self._game_over(state, gm.at, out, winner, [])
+        return out.outcome(state)
+
+    # ---- views -----------------------------------------------------------------------------
+
+    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
+        p = state.player(name)
+        view: dict[str, Any] = {
+            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
+            "died_in": p.died_in, "death_cause": p.death_cause,
+            "needle_marks": list(state.data["needles"].get(name, [])),
+            "muted": self.is_muted(state, name),
+            "lurk_warnings": state.data["lurk"]["warnings"].get(name, 0),
+        }
+        if p.role == "butterfly":
+            view["butterfly_uses_left"] = state.data["butterfly_uses"]
+        if p.role == "elder":
+            view["revive_used"] = state.data["elder"]["revive_used"]
+        return view
+
+
+def _fmt(t: datetime | None) -> str:
+    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 30 else text[:30] + "…"

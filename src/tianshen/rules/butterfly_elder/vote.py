@@ -1,0 +1,103 @@
+"""The day vote of seed 004 (四, 补充说明 一 6, DECISIONS 5.1.5): open votes by posts, any
+number of changes by new posts, abstention, counted only at the deadline; ties by a
+published lot; the elder's 归零.
+
+`state.data["ballots"]`: voter -> {"target": name or "" (abstain), "at": ISO time, "post": id}.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from tianshen.core import rng
+from tianshen.core.grammar import normalize
+from tianshen.core.model import GameState
+from tianshen.core.spec import RulesetSpec
+from tianshen.core.votes import vote_target_text
+from tianshen.rules.butterfly_elder.powers import Refused, match
+
+ABSTAIN = ("弃权", "弃票", "abstain")
+_QUOTE = re.compile(r"\[quote\].*?\[/quote\]", re.S | re.I)
+_VOTE_WORD = re.compile(r"^(投票|投|vote)[\s:：,，]*", re.I)
+
+
+def read(text: str, names: list[str]) -> tuple[str, str] | None:
+    """("vote", written name) or ("abstain", "") or None when the post is no vote."""
+    body = normalize(_QUOTE.sub("", text)).strip()
+    lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.strip().startswith(">")]
+    if lines and lines[0].strip("。.!！") in ABSTAIN:
+        return ("abstain", "")
+    if lines and _VOTE_WORD.sub("", lines[0]).strip("。.!！") in ABSTAIN:
+        return ("abstain", "")
+    written = vote_target_text(text, names)
+    return ("vote", written) if written is not None else None
+
+
+def name_only(text: str, target: str) -> bool:
+    """一 技能一: a muted voter may write only the name (a bare `投票 名字` is taken as that too)."""
+    body = normalize(_QUOTE.sub("", text)).strip()
+    body = _VOTE_WORD.sub("", body).strip()
+    return body in (target, "弃权", "")
+
+
+def cast(spec: RulesetSpec, state: GameState, voter: str, kind: str, written: str, at: datetime, post_id: str) -> str:
+    """Record the voter's latest post (补充 一 6 (2)(3): a change or an abstention is a new post)."""
+    target = ""
+    if kind == "vote":
+        target = match(written, [p.name for p in state.players])
+        if not state.player(target).alive:
+            raise Refused(spec.text("vote_target_dead", name=target))
+    ballots = state.data.setdefault("ballots", {})
+    old = ballots.get(voter)
+    if old and datetime.fromisoformat(old["at"]) > at:
+        return spec.text("vote_older")
+    ballots[voter] = {"target": target, "at": at.isoformat(), "post": post_id}
+    return spec.text("vote_line", target=target) if target else spec.text("vote_line_abstain")
+
+
+@dataclass
+class Count:
+    counts: dict[str, int] = field(default_factory=dict)  # seat order, non-zero only
+    voters: dict[str, list[str]] = field(default_factory=dict)
+    abstained: list[str] = field(default_factory=list)
+    zeroed: str | None = None
+    lottery: dict | None = None  # {"candidates", "count", "draw", "index", "name"}
+    out: str | None = None
+
+
+def count(state: GameState, zero: str | None) -> Count:
+    """四 and E6/E10/E11: the latest post of each living voter; the zeroed player (only if he
+    is among the top) goes to 0 and the highest of the others goes out; ties by lot; a top of
+    0 votes means nobody."""
+    c = Count()
+    ballots = state.data.get("ballots", {})
+    order = [p.name for p in state.players]
+    for name in order:
+        b = ballots.get(name)
+        if b is None or not state.player(name).alive:
+            continue
+        if not b["target"]:
+            c.abstained.append(name)
+            continue
+        if not state.player(b["target"]).alive:
+            continue  # removed by the GM since the vote: the vote falls
+        c.voters.setdefault(b["target"], []).append(name)
+    c.counts = {n: len(c.voters[n]) for n in order if n in c.voters}
+    scores = dict(c.counts)
+    best = max(scores.values(), default=0)
+    if zero and best > 0 and scores.get(zero) == best:  # 一 技能二 / E6
+        c.zeroed = zero
+        scores[zero] = 0
+        best = max(scores.values(), default=0)
+    if best <= 0:
+        return c  # E11, and 一 "如第二名票数为零则自动变为平安夜"
+    top = [n for n in order if scores.get(n) == best]
+    if len(top) == 1:
+        c.out = top[0]
+        return c
+    index = rng.below(state, len(top))  # 四 平票…通过抽签确定 (E10: seeded, published)
+    c.lottery = {"candidates": top, "count": best, "draw": state.rng_draws, "index": index + 1, "name": top[index]}
+    c.out = top[index]
+    return c
