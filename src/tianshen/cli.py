@@ -330,15 +330,24 @@ def reject_declaration(player: str, reason: REASON, game: GAME = None, db: DB = 
 @admin.command()
 def modkill(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
             at: AT = None) -> None:
-    """Remove a player from the game (判出局); his identity is shown."""
+    """Remove a player from the game (判出局); his identity is shown where the rules show it."""
     _override(db, game, "modkill", reason, at, player=player)
 
 
 @admin.command()
-def leave(player: str, hours: Annotated[float, typer.Option(help="hours of extension")], reason: REASON,
+def leave(player: str, hours: Annotated[float, typer.Option(help="hours of leave")], reason: REASON,
           game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
-    """A player's leave (请假): the phase is extended."""
+    """A player's leave (请假): the phase is extended by `hours` (butterfly_elder: he is excused
+    from the one-post-a-day rule for up to 24 h instead, 004 补充 二)."""
     _override(db, game, "leave", reason, at, player=player, hours=hours)
+
+
+@admin.command("confirm-zombie")
+def confirm_zombie(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+                   at: AT = None) -> None:
+    """butterfly_elder: confirm a flagged post by a dead player (诈尸); his side's penalty of
+    004 五 applies."""
+    _override(db, game, "confirm-zombie", reason, at, player=player)
 
 
 @admin.command()
