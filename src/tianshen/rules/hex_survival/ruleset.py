@@ -333,8 +333,10 @@ class HexSurvival(Ruleset):
         if eaten.restored:
             extra.append(spec.text("food_restored", statuses="、".join(self.food.statuses[s].name
                                                                       for s in eaten.restored)))
-        return spec.text("food_ate", cell=cell, food=food.name, effect=food.effect,
-                         before=eaten.hp_before, after=eaten.hp_after) + "".join(extra) + forced
+        line = spec.text("food_ate", cell=cell, food=food.name, effect=food.effect)
+        if eaten.hp_after != eaten.hp_before:
+            line += spec.text("food_hp", before=eaten.hp_before, after=eaten.hp_after)
+        return line + "".join(extra) + forced
 
     def _missed_votes(self, state: GameState, missing: list[str], at: datetime, lines: list[str],
                       out: Messages) -> None:
@@ -496,7 +498,8 @@ class HexSurvival(Ruleset):
         actions = state.data["day"]["actions"]
         before = actions.get(p.name)
         if cmd.verb == "dig":
-            if cmd.arg and self.map.cell(cmd.arg) != cell:
+            named = self.map.cell(cmd.arg) if cmd.arg else None
+            if named is not None and named != cell:
                 raise Refused(spec.text("dig_elsewhere", cell=cell))
             if foods.DRUNK in held:
                 raise Refused(spec.text("dig_drunk"))
