@@ -4,8 +4,8 @@ DECISIONS §4.1.2, D4–D8, D23–D25.  The expected values are read off the tex
 from __future__ import annotations
 
 import pytest
-from hex_helpers import Hex, main_posts, pms_to
 
+from hex_helpers import Hex, main_posts, pms_to
 from tianshen.core.spec import load_spec
 from tianshen.rules.hex_survival import food as foods
 

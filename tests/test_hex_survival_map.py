@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hex_helpers import Hex, pms_to
 
+from hex_helpers import Hex, pms_to
 from tianshen.core.spec import load_spec
 from tianshen.rules.hex_survival import hexmap
 

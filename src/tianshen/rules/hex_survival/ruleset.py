@@ -114,9 +114,7 @@ class HexSurvival(Ruleset):
         for name, cell in fixed.items():
             if state.find(name) is None or self.map.cell(cell) is None:
                 raise ValueError(f"fixed cell '{cell}' for '{name}' is not on the map / not a player")
-        taken = [self.map.cell(c) for c in fixed.values()]
-        if distinct and len(set(taken)) != len(taken):
-            raise ValueError("fixed cells must differ (initial_distinct)")
+        taken = [self.map.cell(c) for c in fixed.values()]  # fixed by the GM: may share a cell
         free = [c for c in self.map.cells if not (distinct and c in taken)]
         order = rng.shuffled(state, free)
         for p in state.players:
