@@ -21,8 +21,9 @@ CELLS12 = {"甲": "a1", "乙": "a2", "丙": "a3", "丁": "a4", "戊": "b1", "己
 class Hex:
     def __init__(self, camps: dict[str, str] | None = None, cells: dict[str, str] | None = None,
                  seed: int = 7, variant: str = "hex_survival_12", checkin: bool = True,
-                 substitutes: list[str] | None = None) -> None:
+                 substitutes: list[str] | None = None, options: dict | None = None) -> None:
         self.ruleset = load_ruleset(variant)
+        self.ruleset.spec.options.update(options or {})  # a GM's DECISIONS setting
         names = list((camps or CAMPS12).keys())
         setup = GameSetup(seats=[Seat(name=n) for n in names], seed=seed, start=T0,
                           fixed_roles=camps or CAMPS12, setup={"cells": cells or CELLS12},

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 
 from hex_helpers import CAMPS12, Hex, main_posts, pms_to
 from tianshen.core.spec import load_spec
@@ -200,6 +201,26 @@ def test_food_before_punishment_at_dusk() -> None:
     assert "被惩处：**甲**" in main_posts(out)
 
 
+def test_punish_then_food_option() -> None:
+    """D6 `dusk_order = punish_then_food`: HP 10, punished → 0 and dead before the food; the
+    item is still dug up (the cell goes one layer deeper)."""
+    g = Hex(options={"dusk_order": "punish_then_food"})
+    g.dawn()
+    g.set_hp("甲", 10)
+    g.bury("a1", [ID["抱抱冰激凌球"], None, None])
+    g.pm("甲", "挖掘")
+    g.vote_all("甲")
+    out = g.dusk()
+    assert not g.alive("甲") and "**甲**血量降为0" in main_posts(out)
+
+
+def test_teammates_only_when_the_gm_chooses() -> None:
+    """D30 `reveal_teammates = false`: nothing in the text tells a player his team-mates."""
+    assert "队友：" not in pms_to(Hex().setup_out, "甲")[0]
+    g = Hex(options={"reveal_teammates": True})
+    assert "你的队友：乙、丙、丁、戊、己。" in pms_to(g.setup_out, "甲")[0]
+
+
 def test_ties_punish_everyone_at_the_top() -> None:
     """003 §9.2: 所有最高票得票者都将受到惩处 (−10 each at dusk)."""
     g = Hex()
@@ -372,7 +393,22 @@ def test_two_missed_votes_with_a_substitute_opens_a_substitution() -> None:
     night_end = g.state.phase.ends_at
     assert g.alive("甲") and g.state.data.get("substitution", {}).get("seats") == ["甲"]
     assert any(m.to == "替补甲" for m in out.pms)
-    assert night_end == g.now + __import__("datetime").timedelta(hours=36)
+    assert night_end == g.now + timedelta(hours=36)
+
+
+def test_substitution_in_the_day_gives_one_more_change() -> None:
+    """003 §9.4 (D13): the day and the vote are extended (12 h) and everyone may change once more."""
+    from tianshen.core.model import GmIn
+
+    g = Hex(substitutes=["替补甲"])
+    g.dawn()
+    g.post("甲", "投票 乙", hours=1)
+    g.post("甲", "投票 丙", hours=2)
+    assert g.post("甲", "投票 丁", hours=3).refusals
+    ends = g.state.phase.ends_at
+    g.apply(GmIn(id="gm1", at=g.at(4), command="substitute", args={"players": "子"}, reason="子失联"))
+    assert g.state.phase.ends_at == ends + timedelta(hours=12)
+    assert not g.post("甲", "投票 丁", hours=40).refusals and _ballot(g, "甲") == "丁"
 
 
 def test_leave_excuses_a_missed_vote() -> None:

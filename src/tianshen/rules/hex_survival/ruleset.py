@@ -132,9 +132,15 @@ class HexSurvival(Ruleset):
                          for c in self.map.cells)
 
     def _role_pm(self, state: GameState, p: Player) -> str:
+        """§7.2: camp, HP, cell and tonight's list; team-mates only with D30
+        `reveal_teammates = true` (the text never says they are told)."""
         spec = self.spec
+        description = spec.roles[p.role].description
+        if spec.options.get("reveal_teammates"):
+            mates = [q.name for q in state.players if q.faction == p.faction and q.name != p.name]
+            description = spec.text("role_teammates", names="、".join(mates))
         return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
-                         camp=spec.role_name(p.role), description=spec.roles[p.role].description,
+                         camp=spec.role_name(p.role), description=description,
                          status=self._status_block(state, p, with_range=True))
 
     def _status_block(self, state: GameState, p: Player, with_range: bool) -> str:
@@ -289,12 +295,17 @@ class HexSurvival(Ruleset):
             voters = [v + (spec.text("tally_default") if v in missing else "") for v, t in votes.items() if t == name]
             lines.append(spec.text("tally_line", name=name, count=counts[name], voters="、".join(voters)))
         lines.append(spec.text("punished", names="、".join(punished), hp=self.food.hp["punish"]))
+        # D6 `dusk_order`: food_then_punish (default) or punish_then_food, where a player
+        # punished to 0 dies before his day's action and food take effect
+        punish_first = str(spec.options.get("dusk_order", "food_then_punish")) == "punish_then_food"
+        gone = self._punish(state, punished) if punish_first else []
+        for name in gone:
+            state.player(name).alive = False  # out of the day's moves and digs
         dusk = days.resolve(self.food, self.map, state, d["actions"], out.log)
-        for name in punished:  # D6 `dusk_order = food_then_punish`
-            p = state.player(name)
-            p.extra["hp"] = max(0, int(p.extra["hp"]) - self.food.hp["punish"])
-        if str(spec.options.get("dusk_order", "food_then_punish")) != "food_then_punish":
-            out.log.append("dusk_order: only food_then_punish is implemented")
+        for name in gone:
+            state.player(name).alive = True  # announced below with the others
+        if not punish_first:
+            self._punish(state, punished)
         dead = [p.name for p in state.players if p.alive and int(p.extra["hp"]) <= 0]
         for p in state.players:
             if p.alive:
@@ -311,6 +322,13 @@ class HexSurvival(Ruleset):
                 out.pm(p.name, spec.text("dusk_pm_subject", n=k),
                        spec.text("dusk_pm", food=self._food_line(p, dusk),
                                  status=self._status_block(state, p, with_range=not over)))
+
+    def _punish(self, state: GameState, punished: list[str]) -> list[str]:
+        """003 §3.1.3: −10 at dusk for each punished player; returns those now at 0."""
+        for name in punished:
+            p = state.player(name)
+            p.extra["hp"] = max(0, int(p.extra["hp"]) - self.food.hp["punish"])
+        return [n for n in punished if int(state.player(n).extra["hp"]) == 0]
 
     def _food_line(self, p: Player, dusk: days.Dusk) -> str:
         """003 §5.3.13, §6.5: what he dug today (never whether others ate with him, D26)."""
