@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tianshen.replay import Script, replay
@@ -47,3 +49,11 @@ def test_replay_script_shows_hp_cells_statuses_and_depths() -> None:
     assert state["乙"]["cell"] == "b2" and state["乙"]["hp"] == 30
     assert state["甲"]["dig_depths"]["a1"] == 1
     assert state["丙"]["role_name"] == "蓝方" and isinstance(state["甲"]["statuses"], dict)
+
+
+def test_same_seed_same_game(tmp_path: Path) -> None:
+    """DECISIONS §0.6: map, burial, and every draw come from the seed: a rehearsal repeats."""
+    a = rehearse("hex_survival_12", 8, f"sqlite:///{tmp_path / 'a.db'}")
+    b = rehearse("hex_survival_12", 8, f"sqlite:///{tmp_path / 'b.db'}")
+    assert a.transcript == b.transcript and a.winner == b.winner
+    assert a.state.data["buried"] == b.state.data["buried"]
