@@ -250,7 +250,9 @@ class HexSurvival(Ruleset):
     def _silence_check(self, state: GameState, lines: list[str], out: Messages) -> None:
         threshold = int(self.spec.options.get("silence_at_alive", 4))
         alive = len(state.alive())
-        if not state.data.get("silence") and 0 < alive <= threshold:
+        if state.data.get("silence") or self.check_victory(state) is not None:
+            return  # no silence for a game that ends at this announcement
+        if 0 < alive <= threshold:
             state.data["silence"] = True
             lines.append(self.spec.text("silence_start", alive=alive))
             out.notes.append(self.spec.text("note_silence", alive=alive))
