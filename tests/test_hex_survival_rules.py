@@ -499,3 +499,19 @@ def test_unknown_pm_and_outsiders_get_an_answer() -> None:
     assert out.refusals and pms_to(out, "路人")
     out = g.pm("甲", "状态")
     assert "你的血量：50/50" in pms_to(out, "甲")[0]
+
+
+def test_vote_thread_within_the_first_hour() -> None:
+    """003 §7.5: 天神将在天亮后1小时之内贴出当天投票帖 — at dawn by default, or after
+    `vote_opens_hour`; until then a delegation is refused and costs nothing."""
+    g = Hex()
+    out = g.dawn()
+    assert [p.thread for p in out.posts] == ["main", "vote:1"] and g.state.phase.step == "vote"
+    g = Hex()
+    g.ruleset.spec.timing.vote_opens_hour = 1
+    out = g.dawn()
+    assert [p.thread for p in out.posts] == ["main"] and g.state.phase.step == "discussion"
+    assert g.pm("甲", "委托投票 乙", hours=0.5).refusals
+    out = g.advance("vote_open")
+    assert out.posts[0].thread == "vote:1" and out.posts[0].title == "第1天投票帖"
+    assert not g.pm("甲", "委托投票 乙", hours=0.5).refusals
