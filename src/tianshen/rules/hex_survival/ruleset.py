@@ -1,0 +1,792 @@
+"""`hex_survival`: seed 003 (003_5145167e542bffef.txt), the hex-map survival game; DECISIONS §4.
+
+Two camps of 6 or 7 (§1) on a 16-cell hex torus (§2, D1), 50 HP each (§3).  Nights: one
+attack by PM within range (§4.1).  Days: one move or one dig by PM (§4.2–4.4) and the vote of
+§9 in the vote thread.  HP is settled at dawn (hunger, attacks, poison, diarrhoea) and at
+dusk (food, then the punishment of the vote, D6); a player at 0 HP dies and his camp is
+announced (§6.1).  A camp wins when the other is wiped out or has fewer than half its living
+members (§11).
+
+The day is not 001 §5's (changes allowed, self-vote by default, every top vote-getter
+punished, nobody executed), so this family subclasses `Ruleset` and not `ForumGame`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tianshen.core import activity, checkin, rng, substitution
+from tianshen.core.grammar import VERBS, Command, parse_pm
+from tianshen.core.model import (
+    DeadlineIn,
+    GameState,
+    GmIn,
+    Outcome,
+    Phase,
+    Player,
+    PmIn,
+    PostIn,
+    PrivateMessage,
+    Refusal,
+)
+from tianshen.core.names import NameMatchError, match_name
+from tianshen.core.outbox import Messages
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
+from tianshen.core.spec import RulesetSpec
+from tianshen.rules.hex_survival import ballot, hexmap
+from tianshen.rules.hex_survival import day as days
+from tianshen.rules.hex_survival import food as foods
+from tianshen.rules.hex_survival import night as nights
+from tianshen.rules.hex_survival.ballot import VoteRefused
+
+MAIN = "main"
+DRAW = "draw"
+# 003's own PM words, on top of the shared ones (vote, delegate, cancel, count…)
+HEX_VERBS = VERBS | {
+    "attack": ("攻击", "攻打", "attack"),
+    "move": ("移动到", "移动", "移到", "走到", "前往", "move"),
+    "dig": ("挖掘", "挖", "dig"),
+    "status": ("状态", "查询", "status"),
+    "cancel": ("取消", "撤销", "放弃", "不动", "/cancel"),
+}
+
+
+class Refused(Exception):
+    """A command that changed nothing; the message says why."""
+
+
+class HexSurvival(Ruleset):
+    def __init__(self, spec: RulesetSpec) -> None:
+        super().__init__(spec)
+        self.map = hexmap.load(spec.options)
+        self.food = foods.load(spec.options)
+
+    # ---- setup (003 §1, §2, §5.1, §7.2) ---------------------------------------------
+
+    def setup(self, game: GameSetup) -> Outcome:
+        spec = self.spec
+        if len(game.seats) != spec.players:
+            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
+        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1)
+                   for i, s in enumerate(game.seats)]
+        state = GameState(ruleset="hex_survival", variant=spec.id, seed=game.seed, players=players)
+        self._deal(state, game.fixed_roles)
+        self._place(state, dict(game.setup.get("cells") or {}))
+        copies = int(spec.options.get("food_copies", 2))
+        state.data.update(
+            substitutes=list(game.substitutes), depth={c: 0 for c in self.map.cells},
+            buried=days.bury(state, self.food, self.map.cells, copies, rng.shuffled),
+            silence=False, started_at=game.start.isoformat(), night={}, day={},
+        )
+        for p in state.players:
+            p.extra.update(hp=self.food.hp["start"], statuses={}, last_action=None, missed_votes=0)
+        out = Messages()
+        self._begin_night(state, 1, game.start)
+        checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
+        until = checkin.deadline(state)
+        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),
+                                 checkin=spec.text("checkin_request", until=_fmt(until)) if until else "",
+                                 map=self._map_table(), seed_hash=rng.seed_digest(game.seed),
+                                 ends=_fmt(state.phase.ends_at)),
+                 title=spec.text("player_list_title", title=spec.title))
+        for p in state.players:
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+        return out.outcome(state)
+
+    def _deal(self, state: GameState, fixed: dict[str, str]) -> None:
+        """003 §1: two camps of equal size, at random unless the GM fixes them."""
+        pool = [role for role, info in self.spec.roles.items() for _ in range(info.count)]
+        for name, role in fixed.items():
+            if state.find(name) is None:
+                raise ValueError(f"fixed camp for unknown player '{name}'")
+            if role not in pool:
+                raise ValueError(f"camp '{role}' is not available (or too many) in {self.spec.id}")
+            pool.remove(role)
+        free = rng.shuffled(state, pool)
+        for p in state.players:
+            p.role = fixed.get(p.name) or free.pop(0)
+            p.faction = self.spec.roles[p.role].faction
+
+    def _place(self, state: GameState, fixed: dict[str, str]) -> None:
+        """003 §2: 随机分布; DECISIONS D3 `initial_distinct = true`: one player per cell."""
+        distinct = bool(self.spec.options.get("initial_distinct", True))
+        for name, cell in fixed.items():
+            if state.find(name) is None or self.map.cell(cell) is None:
+                raise ValueError(f"fixed cell '{cell}' for '{name}' is not on the map / not a player")
+        taken = [self.map.cell(c) for c in fixed.values()]  # fixed by the GM: may share a cell
+        free = [c for c in self.map.cells if not (distinct and c in taken)]
+        order = rng.shuffled(state, free)
+        for p in state.players:
+            if p.name in fixed:
+                p.extra["cell"] = self.map.cell(fixed[p.name])
+            else:
+                p.extra["cell"] = order.pop(0) if distinct else rng.choice(state, free)
+
+    def _roster(self, state: GameState) -> str:
+        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
+
+    def _map_table(self) -> str:
+        """DECISIONS D1: the full adjacency is published at the start."""
+        return "\n".join(self.spec.text("map_line", cell=c, neighbours=" ".join(self.map.neighbours[c]))
+                         for c in self.map.cells)
+
+    def _role_pm(self, state: GameState, p: Player) -> str:
+        """§7.2: camp, HP, cell and tonight's list; team-mates only with D30
+        `reveal_teammates = true` (the text never says they are told)."""
+        spec = self.spec
+        description = spec.roles[p.role].description
+        if spec.options.get("reveal_teammates"):
+            mates = [q.name for q in state.players if q.faction == p.faction and q.name != p.name]
+            description = spec.text("role_teammates", names="、".join(mates))
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+                         camp=spec.role_name(p.role), description=description,
+                         status=self._status_block(state, p, with_range=True))
+
+    def _status_block(self, state: GameState, p: Player, with_range: bool) -> str:
+        """003 §6.3–6.5: HP, statuses, (at nightfall) cell and the names in range."""
+        spec = self.spec
+        lines = [spec.text("pm_hp", hp=p.extra["hp"], max=self.food.hp["max"]),
+                 spec.text("pm_statuses", statuses=self.food.describe(p.extra["statuses"]) or spec.text("normal"))]
+        if with_range:
+            lines.append(spec.text("pm_cell", cell=p.extra["cell"]))
+            if foods.LOST in p.extra["statuses"]:
+                lines.append(spec.text("pm_range_lost"))
+            else:
+                lines.append(spec.text("pm_range", names="、".join(p.extra.get("range", [])) or "—"))
+        return "\n".join(lines)
+
+    # ---- the clock (003 §7.3–7.6) -------------------------------------------------------
+
+    def schedule(self, state: GameState) -> Deadline | None:
+        ph = state.phase
+        if ph.kind == "night" and ph.ends_at:
+            return Deadline(at=ph.ends_at, kind="night_end")
+        if ph.kind != "day":
+            return None
+        d = state.data["day"]
+        if ph.step == "discussion":
+            return Deadline(at=_ts(d["vote_opens_at"]), kind="vote_open")
+        return Deadline(at=_ts(d["vote_ends_at"]), kind="day_end")
+
+    def shift_schedule(self, state: GameState, hours: float) -> None:
+        """Extensions (§7.6: +12 h for a substitute; GM extend, pause) move every remaining
+        deadline of the phase, the vote's change window with it (§9.4)."""
+        ph = state.phase
+        if ph.ends_at:
+            ph.ends_at += timedelta(hours=hours)
+        if ph.kind == "day":
+            d = state.data["day"]
+            for key in ("vote_opens_at", "vote_ends_at", "change_until"):
+                if key == "vote_opens_at" and ph.step != "discussion":
+                    continue
+                d[key] = (_ts(d[key]) + timedelta(hours=hours)).isoformat()
+
+    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
+        out = Messages()
+        due = self.schedule(state)
+        if due is None or due.kind != deadline.kind:
+            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
+            return out.outcome(state)
+        if deadline.kind == "night_end":
+            self._dawn(state, deadline.at, out)
+        elif deadline.kind == "vote_open":
+            self._open_vote(state, out)
+        elif deadline.kind == "day_end":
+            self._dusk(state, deadline.at, out)
+        return out.outcome(state)
+
+    # ---- night (003 §4.1) -------------------------------------------------------------
+
+    def _begin_night(self, state: GameState, number: int, at: datetime) -> None:
+        """Nightfall: the attack lists are fixed for the night (positions change only at dusk)."""
+        state.phase = Phase(kind="night", number=number, started_at=at,
+                            ends_at=at + timedelta(hours=self.spec.timing.night_hours))
+        state.data["night"] = {"attacks": {}}
+        for p in state.players:
+            p.extra["range"] = nights.attack_list(self.map, state, p) if p.alive else []
+
+    def _dawn(self, state: GameState, at: datetime, out: Messages) -> None:
+        """DECISIONS §4.1.4 (003 §3.1, §4.1, §6.1–6.4)."""
+        spec, k = self.spec, state.phase.number
+        dawn = nights.resolve(self.food, state, state.data["night"]["attacks"], out.log)
+        lines = [spec.text("dawn_header", n=k)]
+        report = str(spec.options.get("attack_report", "total_damage"))
+        attacked = [p for p in state.players if p.name in dawn.damage]
+        for p in attacked:  # D20: total damage only (per_hit: each hit), no attacker
+            if report == "per_hit":
+                hits = "、".join(f"{h}点" for h in dawn.hits[p.name])
+                lines.append(spec.text("dawn_attacked_hits", name=p.name, hits=hits, total=dawn.damage[p.name]))
+            else:
+                lines.append(spec.text("dawn_attacked", name=p.name, damage=dawn.damage[p.name]))
+        if not attacked:
+            lines.append(spec.text("dawn_no_attack"))
+        self._deaths(state, dawn.deaths, "hp", lines, out)
+        for p in state.players:
+            if p.alive:
+                out.pm(p.name, spec.text("dawn_pm_subject", n=k),
+                       spec.text("dawn_pm", loss=dawn.loss[p.name], status=self._status_block(state, p, False)))
+        if self._check_victory(state, at, out, lines):
+            return
+        self._begin_day(state, k, at)
+        d = state.data["day"]
+        vote_at = _ts(d["vote_opens_at"])
+        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state.phase.ends_at), vote_at=_fmt(vote_at)))
+        out.post(MAIN, "\n".join(lines))
+        if state.phase.step == "vote":
+            self._open_vote(state, out)
+
+    def _deaths(self, state: GameState, names: list[str], cause: str, lines: list[str], out: Messages) -> None:
+        """003 §6.1: deaths announced with the camp; §8.2: each may leave a will in the next
+        period; §8.4: 默哀期 from four alive."""
+        spec = self.spec
+        for name in names:
+            p = state.player(name)
+            p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+            lines.append(spec.text("death", name=name, camp=self._camp(p)))
+            out.pm(p.name, spec.text("death_pm_subject"), spec.text("death_pm", camp=self._camp(p)))
+        self._silence_check(state, lines, out)
+
+    def _silence_check(self, state: GameState, lines: list[str], out: Messages) -> None:
+        threshold = int(self.spec.options.get("silence_at_alive", 4))
+        alive = len(state.alive())
+        if state.data.get("silence") or self.check_victory(state) is not None:
+            return  # no silence for a game that ends at this announcement
+        if 0 < alive <= threshold:
+            state.data["silence"] = True
+            lines.append(self.spec.text("silence_start", alive=alive))
+            out.notes.append(self.spec.text("note_silence", alive=alive))
+
+    def _camp(self, p: Player) -> str:
+        return self.spec.factions[p.faction]
+
+    # ---- day (003 §4.2–4.4, §7.5, §9) ---------------------------------------------------
+
+    def _begin_day(self, state: GameState, k: int, at: datetime) -> None:
+        t = self.spec.timing
+        ends = at + timedelta(hours=t.day_hours)
+        opens = at + timedelta(hours=t.vote_opens_hour)
+        state.phase = Phase(kind="day", number=k, started_at=at, ends_at=ends,
+                            step="vote" if opens <= at else "discussion")
+        state.data["day"] = {
+            "vote_opens_at": opens.isoformat(), "vote_ends_at": ends.isoformat(),
+            "change_until": (ends - timedelta(hours=t.hours("change_lock_hours", 1))).isoformat(),
+            "ballots": {}, "frozen": [], "actions": {}, "leave": [], "extra_changes": 0,
+        }
+
+    def _open_vote(self, state: GameState, out: Messages) -> None:
+        """003 §7.5: the vote thread within an hour of dawn (default: at dawn)."""
+        k, d = state.phase.number, state.data["day"]
+        state.phase.step = "vote"
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(_ts(d["vote_ends_at"])),
+                                              change_until=_fmt(_ts(d["change_until"])),
+                                              candidates="、".join(p.name for p in state.alive()),
+                                              punish=self.food.hp["punish"]),
+                 title=self.spec.text("vote_thread_title", n=k))
+
+    def _dusk(self, state: GameState, at: datetime, out: Messages) -> None:
+        """DECISIONS §4.1.5: vote, actions, digging and food, punishment, deaths, day
+        statuses, PMs, the win check; night k+1."""
+        spec, k = self.spec, state.phase.number
+        d = state.data["day"]
+        votes, missing = ballot.close(state)
+        counts, punished = ballot.punished(votes)
+        out.log.append(f"day {k}: votes {votes}, punished {punished}, no vote {missing}")
+        lines = [spec.text("tally_header", n=k), spec.text("tally_columns")]
+        for name in sorted(counts, key=lambda n: (-counts[n], state.player(n).seat)):
+            voters = [v + (spec.text("tally_default") if v in missing else "") for v, t in votes.items() if t == name]
+            lines.append(spec.text("tally_line", name=name, count=counts[name], voters="、".join(voters)))
+        lines.append(spec.text("punished", names="、".join(punished), hp=self.food.hp["punish"]))
+        # D6 `dusk_order`: food_then_punish (default) or punish_then_food, where a player
+        # punished to 0 dies before his day's action and food take effect
+        punish_first = str(spec.options.get("dusk_order", "food_then_punish")) == "punish_then_food"
+        gone = self._punish(state, punished) if punish_first else []
+        for name in gone:
+            state.player(name).alive = False  # out of the day's moves and digs
+        dusk = days.resolve(self.food, self.map, state, d["actions"], out.log)
+        for name in gone:
+            state.player(name).alive = True  # announced below with the others
+        if not punish_first:
+            self._punish(state, punished)
+        dead = [p.name for p in state.players if p.alive and int(p.extra["hp"]) <= 0]
+        for p in state.players:
+            if p.alive:
+                foods.end_of_day(self.food, p.extra["statuses"], dusk.fresh.get(p.name, set()))
+        self._deaths(state, dead, "hp", lines, out)
+        self._missed_votes(state, missing, at, lines, out)
+        over = self._check_victory(state, at, out, lines)
+        if not over:
+            self._begin_night(state, k + 1, at)
+            lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state.phase.ends_at)))
+            out.post(MAIN, "\n".join(lines))
+        for p in state.players:
+            if p.alive:
+                out.pm(p.name, spec.text("dusk_pm_subject", n=k),
+                       spec.text("dusk_pm", food=self._food_line(p, dusk),
+                                 status=self._status_block(state, p, with_range=not over)))
+
+    def _punish(self, state: GameState, punished: list[str]) -> list[str]:
+        """003 §3.1.3: −10 at dusk for each punished player; returns those now at 0."""
+        for name in punished:
+            p = state.player(name)
+            p.extra["hp"] = max(0, int(p.extra["hp"]) - self.food.hp["punish"])
+        return [n for n in punished if int(state.player(n).extra["hp"]) == 0]
+
+    def _food_line(self, p: Player, dusk: days.Dusk) -> str:
+        """003 §5.3.13, §6.5: what he dug today (never whether others ate with him, D26)."""
+        spec = self.spec
+        act = dusk.actions.get(p.name)
+        forced = spec.text("food_forced") if p.name in dusk.forced else ""
+        if p.name not in dusk.dug:
+            if act and act["kind"] == "move":
+                return spec.text("food_moved", cell=act["to"]) + forced
+            return spec.text("food_no_action") + forced
+        cell, layer, item = dusk.dug[p.name]
+        if item is None:
+            return spec.text("food_nothing", cell=cell) + forced
+        food, eaten = self.food.food(item), dusk.eaten[p.name]
+        extra = []
+        if eaten.blocked:
+            extra.append(spec.text("food_blocked", statuses="、".join(self.food.statuses[s].name for s in eaten.blocked)))
+        if eaten.restored:
+            extra.append(spec.text("food_restored", statuses="、".join(self.food.statuses[s].name
+                                                                      for s in eaten.restored)))
+        line = spec.text("food_ate", cell=cell, food=food.name, effect=food.effect)
+        if eaten.hp_after != eaten.hp_before:
+            line += spec.text("food_hp", before=eaten.hp_before, after=eaten.hp_after)
+        return line + "".join(extra) + forced
+
+    def _missed_votes(self, state: GameState, missing: list[str], at: datetime, lines: list[str],
+                      out: Messages) -> None:
+        """003 §9.8, §10.1.5 (D17): a second day in a row without a vote (and without leave):
+        a substitute if there is one, otherwise out, camp announced."""
+        d = state.data["day"]
+        spec = self.spec
+        out_now: list[str] = []
+        for p in state.players:
+            if p.name in missing and p.name not in d["leave"]:
+                p.extra["missed_votes"] = int(p.extra.get("missed_votes", 0)) + 1
+            elif p.name not in missing:
+                p.extra["missed_votes"] = 0
+            if p.alive and p.extra["missed_votes"] >= 2:
+                out_now.append(p.name)
+        if not out_now:
+            return
+        if state.data.get("substitutes") and not state.data.get("substitution"):
+            for name in out_now:
+                state.player(name).extra["missed_votes"] = 0
+            out.notes.append(spec.text("note_two_missed_sub", names="、".join(out_now)))
+            lines.append(spec.text("two_missed_sub", names="、".join(out_now)))
+            state.data["pending_substitution"] = out_now
+            return
+        for name in out_now:
+            p = state.player(name)
+            p.alive, p.died_in, p.death_cause = False, state.phase.label, "no_vote"
+            lines.append(spec.text("removed_no_vote", name=name, camp=self._camp(p)))
+            out.notes.append(spec.text("note_two_missed_out", name=name))
+        self._silence_check(state, lines, out)
+
+    # ---- victory (003 §11) --------------------------------------------------------------
+
+    def check_victory(self, state: GameState) -> str | None:
+        """§11.1 a camp wiped out, §11.2 a camp with fewer than half the other's living
+        members: the other camp wins; both wiped out at once: a draw (D19)."""
+        living = {f: sum(1 for p in state.players if p.alive and p.faction == f) for f in self.spec.factions}
+        if not any(living.values()):
+            return DRAW
+        for camp, n in living.items():
+            others = [m for f, m in living.items() if f != camp]
+            if others and (n == 0 or 2 * n < max(others)):
+                return next(f for f, m in living.items() if f != camp and m == max(others))
+        return None
+
+    def _check_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+        winner = self.check_victory(state)
+        if winner is None:
+            return False
+        self._game_over(state, at, out, winner, lines)
+        return True
+
+    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
+                   lines: list[str]) -> None:
+        spec = self.spec
+        state.winner = winner
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+        state.data.pop("paused_at", None)
+        state.data.pop("pending_substitution", None)
+        roles = "\n".join(spec.text("final_line", name=p.name, forum_name=p.forum_name, camp=self._camp(p),
+                                    fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
+                          for p in state.players)
+        if winner == DRAW:
+            body = spec.text("victory_draw", roles=roles, seed=state.seed)
+        elif winner:
+            body = spec.text("victory", winner=spec.factions[winner], roles=roles, seed=state.seed)
+        else:
+            body = spec.text("gm_end_game", roles=roles, seed=state.seed)
+        out.post(MAIN, "\n".join(lines + [body]))
+
+    # ---- PMs ------------------------------------------------------------------------
+
+    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
+        out = Messages()
+        spec = self.spec
+        p = state.find(pm.sender)
+        if p is None:
+            owner = state.by_forum_name(pm.sender)
+            out.refuse(pm.sender, pm.text, spec.text("use_vest", name=owner.name) if owner
+                       else spec.text("not_a_player"), reply_to=pm.sender)
+            return out.outcome(state)
+        if state.phase.kind == "over":
+            out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
+            return out.outcome(state)
+        parsed = parse_pm(pm.text, verbs=HEX_VERBS)
+        if not parsed.commands:
+            out.refuse(p.name, pm.text, spec.text("not_understood", help=self._help(state)), reply_to=p.name)
+            return out.outcome(state)
+        done, refused = [], []
+        for cmd in parsed.commands:
+            try:
+                done.append(self._command(state, p, cmd, pm.at, out))
+            except Refused as exc:
+                refused.append(f"{cmd.line}：{exc}")
+                out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
+        reply = []
+        if done:
+            reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + x for x in done)))
+        if refused:
+            reply.append(spec.text("receipt_refused", lines="\n".join("✘ " + x for x in refused),
+                                   help=self._help(state)))
+        if parsed.unknown:
+            reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
+        out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
+        return out.outcome(state)
+
+    def _help(self, state: GameState) -> str:
+        key = "help_night" if state.phase.kind == "night" else "help_day"
+        return self.spec.text(key)
+
+    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+        spec = self.spec
+        if cmd.verb == "status":
+            return spec.text("status_line", status=self._status_block(state, p, with_range=state.phase.kind == "night"))
+        if not p.alive:
+            raise Refused(spec.text("dead_player"))
+        ph = state.phase
+        if ph.ends_at and at > ph.ends_at:
+            raise Refused(spec.text("phase_over"))
+        if cmd.verb == "attack":
+            return self._attack(state, p, cmd.arg)
+        if cmd.verb in ("move", "dig"):
+            return self._day_action(state, p, cmd)
+        if cmd.verb == "cancel":
+            return self._cancel(state, p)
+        if cmd.verb in ("delegate", "vote"):
+            return self._delegate(state, p, cmd.arg, at, out)
+        raise Refused(spec.text("not_now"))
+
+    def _attack(self, state: GameState, p: Player, written: str) -> str:
+        """003 §4.1: one attack a night, on a name of tonight's list (self allowed), none while
+        迷失 (§5.3.5, D25); the latest PM before dawn counts."""
+        spec = self.spec
+        if state.phase.kind != "night":
+            raise Refused(spec.text("attack_not_night"))
+        if foods.LOST in p.extra["statuses"]:
+            raise Refused(spec.text("attack_lost"))
+        if not written:
+            raise Refused(spec.text("attack_no_name"))
+        target = self._name(state, written)
+        if target not in p.extra.get("range", []) or not state.player(target).alive:
+            raise Refused(spec.text("attack_out_of_range", name=target, names="、".join(p.extra.get("range", []))))
+        attacks = state.data["night"]["attacks"]
+        before = attacks.get(p.name)
+        attacks[p.name] = target
+        line = spec.text("attack_taken", name=target)
+        return line + (spec.text("replaces", before=before) if before and before != target else "")
+
+    def _day_action(self, state: GameState, p: Player, cmd: Command) -> str:
+        """003 §4.2–4.4: a move to a neighbouring cell or a dig in one's own cell, not both
+        (the latest valid PM counts, D12); paralysis forbids moving, drunkenness digging,
+        confusion any choice (§5.3.4, 5.3.6, 5.3.7)."""
+        spec = self.spec
+        if state.phase.kind != "day":
+            raise Refused(spec.text("action_not_day"))
+        held, cell = p.extra["statuses"], p.extra["cell"]
+        if foods.CONFUSED in held:
+            raise Refused(spec.text("action_confused"))
+        actions = state.data["day"]["actions"]
+        before = actions.get(p.name)
+        if cmd.verb == "dig":
+            named = self.map.cell(cmd.arg) if cmd.arg else None
+            if named is not None and named != cell:
+                raise Refused(spec.text("dig_elsewhere", cell=cell))
+            if foods.DRUNK in held:
+                raise Refused(spec.text("dig_drunk"))
+            actions[p.name] = {"kind": "dig"}
+            line = spec.text("dig_taken", cell=cell)
+        else:
+            to = self.map.cell(cmd.arg)
+            if to is None:
+                raise Refused(spec.text("move_no_cell", neighbours=" ".join(self.map.neighbours[cell]), cell=cell))
+            if not self.map.adjacent(cell, to):
+                raise Refused(spec.text("move_not_adjacent", to=to, cell=cell,
+                                        neighbours=" ".join(self.map.neighbours[cell])))
+            if foods.PARALYSED in held:
+                raise Refused(spec.text("move_paralysed"))
+            actions[p.name] = {"kind": "move", "to": to}
+            line = spec.text("move_taken", to=to)
+        if before and before != actions[p.name]:
+            line += spec.text("replaces", before=self._action_text(before))
+        return line
+
+    def _action_text(self, action: dict[str, Any]) -> str:
+        return self.spec.text("act_dig") if action["kind"] == "dig" else self.spec.text("act_move", to=action["to"])
+
+    def _cancel(self, state: GameState, p: Player) -> str:
+        if state.phase.kind == "night" and state.data["night"]["attacks"].pop(p.name, None):
+            return self.spec.text("attack_cancelled")
+        if state.phase.kind == "day" and state.data["day"]["actions"].pop(p.name, None):
+            return self.spec.text("action_cancelled")
+        raise Refused(self.spec.text("nothing_to_cancel"))
+
+    def _delegate(self, state: GameState, p: Player, written: str, at: datetime, out: Messages) -> str:
+        """003 §9.9 (D15): the GM casts a delegated vote at once, noting when it was sent;
+        a delegated change uses the change (and the same limits)."""
+        spec = self.spec
+        if state.phase.kind != "day" or state.phase.step != "vote":
+            raise Refused(spec.text("delegate_not_now"))
+        chosen = ballot.read_target(spec, state, p, written)
+        if chosen.target is None:
+            raise Refused(chosen.error)
+        try:
+            line = ballot.cast(spec, state, p, chosen.target, at, "pm")
+        except VoteRefused as exc:
+            raise Refused(str(exc)) from None
+        out.post(f"vote:{state.phase.number}", spec.text("delegated_post", voter=p.name, target=chosen.target,
+                                                         sent=_fmt(at)))
+        return line
+
+    def _name(self, state: GameState, written: str) -> str:
+        try:
+            return match_name(written, [q.name for q in state.players])
+        except NameMatchError as exc:
+            raise Refused(str(exc)) from None
+
+    # ---- posts (003 §9) -----------------------------------------------------------------
+
+    def on_post(self, state: GameState, post: PostIn) -> Outcome:
+        out = Messages()
+        p = state.find(post.author)
+        if p is None or not post.thread.startswith("vote:"):
+            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
+            return out.outcome(state)
+        written = ballot.post_target(post.text, state)
+        original = post.original_text if post.edited else None
+        if written is None and (original is None or ballot.post_target(original, state) is None):
+            out.log.append(f"post {post.id} by {post.author}: no vote in it")
+            return out.outcome(state)
+        try:
+            line = self._vote_post(state, p, post, written)
+            out.log.append(f"{p.name}: {line}")
+            if post.edited:  # the player is told how the edited post was counted
+                out.pm(p.name, self.spec.text("receipt_subject"), line)
+        except VoteRefused as exc:
+            out.refuse(p.name, post.text, self.spec.text("post_refused", text=_short(post.text), reason=str(exc)),
+                       reply_to=p.name)
+        return out.outcome(state)
+
+    def _vote_post(self, state: GameState, p: Player, post: PostIn, written: str | None) -> str:
+        spec = self.spec
+        if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
+            raise VoteRefused(spec.text("vote_closed"))
+        if not p.alive:
+            raise VoteRefused(spec.text("dead_player"))
+        if post.edited:
+            original = post.original_text
+            if original is not None and ballot.post_target(original, state) is None:
+                raise VoteRefused(spec.text("edited_into_vote"))
+            return ballot.edited_post(spec, state, p, original, post.at)
+        chosen = ballot.read_target(spec, state, p, written)
+        if chosen.target is None:
+            raise VoteRefused(ballot.ambiguous_original(spec, state, p, chosen.error))
+        return ballot.cast(spec, state, p, chosen.target, post.at, "post")
+
+    # ---- activity: wills, 诈尸, 默哀期 (003 §8.2–8.4, D28, D29) -----------------------------
+
+    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+        p = state.find(post.author)
+        if state.phase.kind == "over":
+            return
+        if p is not None and p.alive:
+            if rule := activity.quota(self.spec.options):
+                activity.record(state, post, rule[1])
+            return
+        if p is not None and self._in_will_window(state, p) and not post.thread.startswith("vote:"):
+            return  # §8.2 遗言, and §8.4: the will day is free of the silence
+        text = " ".join(post.text.split())[:40]
+        who = p.name if p else post.author
+        if state.data.get("silence"):
+            out.notes.append(self.spec.text("note_silence_post", name=who, thread=post.thread, text=text))
+        elif p is not None and len(post.text) >= int(self.spec.options.get("zombie_long_chars", 200)):
+            if not (state.phase.label == "day 1" and p.died_in == "night 1"):  # §8.3 first-night victims
+                out.notes.append(self.spec.text("note_zombie_post", name=who, thread=post.thread, text=text))
+
+    def _in_will_window(self, state: GameState, p: Player) -> bool:
+        """§8.2: a will in the period after the death (dawn death → that day; dusk death → that night)."""
+        if not p.died_in:
+            return False
+        kind, n = p.died_in.split()
+        nxt = f"day {n}" if kind == "night" else f"night {int(n) + 1}"
+        return state.phase.label == nxt
+
+    # ---- seats and the GM's overrides -----------------------------------------------------
+
+    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
+        """The substitute takes the seat with its camp, HP, statuses and cell (DECISIONS §0.5)."""
+        p.extra["missed_votes"] = 0
+        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
+                               body=self._role_pm(state, p))]
+
+    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
+        """DECISIONS §0.5 / D17: the seat leaves the game like a death, camp announced."""
+        if not p.alive:
+            return
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, "wasted"
+        out.notes.append(self.spec.text("note_wasted", name=p.name))
+        lines = [self.spec.text("seat_wasted", name=p.name, camp=self._camp(p))]
+        self._silence_check(state, lines, out)
+        if not self._check_victory(state, at, out, lines):
+            out.post(MAIN, "\n".join(lines))
+
+    def apply(self, state: GameState, event: Any) -> Outcome:
+        """The shared fold, then a substitution asked for at dusk (§9.8) is opened."""
+        outcome = super().apply(state, event)
+        new = outcome.state
+        pending = new.data.pop("pending_substitution", None)
+        if pending and new.phase.kind != "over":
+            out = Messages()
+            try:
+                substitution.open_period(self.spec, new, pending, event.at, out, {})
+                self.shift_schedule(new, self.spec.timing.substitution_hours)
+            except ValueError as exc:
+                out.notes.append(str(exc))
+            outcome.posts += out.posts
+            outcome.pms += out.pms
+            outcome.notes += out.notes
+        return outcome
+
+    def gm_substitute(self, state: GameState, gm: GmIn) -> Outcome:
+        """§9.4: a day extended for a substitute gives every voter one more change."""
+        outcome = super().gm_substitute(state, gm)
+        if state.phase.kind == "day":
+            d = state.data["day"]
+            d["extra_changes"] = int(d.get("extra_changes", 0)) + 1
+        return outcome
+
+    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
+        try:
+            return state.player(match_name(str(gm.args.get(key) or ""), [p.name for p in state.players]))
+        except NameMatchError as exc:
+            raise GmRefused(str(exc)) from None
+
+    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Cancel a player's attack (night) or move/dig (day)."""
+        p = self._player_arg(state, gm)
+        store = (state.data["night"]["attacks"] if state.phase.kind == "night"
+                 else state.data["day"]["actions"] if state.phase.kind == "day" else {})
+        if p.name not in store:
+            raise GmRefused(f"{p.name} has no action in this phase")
+        store.pop(p.name)
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_action", reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """A PM the player sent another way (§9.9 SMS/IM); `sent_at` = when he sent it."""
+        p = self._player_arg(state, gm)
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
+
+    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        """The vote is struck (e.g. a conditional vote, §9.6); the player may vote again."""
+        p = self._player_arg(state, gm)
+        if state.phase.kind != "day" or p.name not in state.data["day"]["ballots"]:
+            raise GmRefused(f"{p.name} has no vote today")
+        del state.data["day"]["ballots"][p.name]
+        out = Messages()
+        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
+        return out.outcome(state)
+
+    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
+        """A vote (or change) delegated another way (§9.9), cast and posted at once."""
+        p = self._player_arg(state, gm)
+        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        out = Messages()
+        try:
+            line = self._delegate(state, p, str(gm.args.get("target", "")), at, out)
+        except Refused as exc:
+            raise GmRefused(str(exc)) from None
+        out.log.append(line)
+        return out.outcome(state)
+
+    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+        """§10.1: 判出局 — out at once, camp announced, win check."""
+        p = self._player_arg(state, gm)
+        if not p.alive:
+            raise GmRefused(f"{p.name} is already dead")
+        p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
+        out = Messages()
+        lines = [self.spec.text("gm_modkill", name=p.name, camp=self._camp(p), reason=gm.reason)]
+        self._silence_check(state, lines, out)
+        if not self._check_victory(state, gm.at, out, lines):
+            out.post(MAIN, "\n".join(lines))
+        return out.outcome(state)
+
+    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
+        """§10.2 请假: the phase is extended; a missed vote today does not count (§9.8)."""
+        p = self._player_arg(state, gm)
+        hours = float(gm.args.get("hours") or 0)
+        if hours <= 0:
+            raise GmRefused("give the number of hours of the extension (--hours)")
+        if state.phase.kind == "day":
+            state.data["day"]["leave"].append(p.name)
+        self.shift_schedule(state, hours)
+        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
+
+    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+        winner = gm.args.get("winner") or None
+        if winner is not None and winner not in self.spec.factions and winner != DRAW:
+            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}, {DRAW}")
+        out = Messages()
+        self._game_over(state, gm.at, out, winner, [])
+        return out.outcome(state)
+
+    # ---- views ----------------------------------------------------------------------
+
+    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """Replay JSON and `admin status`: camp, HP, cell, statuses with what is left of
+        them, and the map's dig depths (003 §5.1: secret from the players)."""
+        p = state.player(name)
+        return {
+            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
+            "died_in": p.died_in, "death_cause": p.death_cause,
+            "hp": p.extra.get("hp"), "cell": p.extra.get("cell"),
+            "statuses": {self.food.statuses[s].name: ("∞" if left is None else left)
+                         for s, left in p.extra.get("statuses", {}).items()},
+            "attack_list": list(p.extra.get("range", [])),
+            "dig_depths": dict(state.data.get("depth", {})),
+        }
+
+
+def _ts(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def _fmt(t: datetime | None) -> str:
+    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 20 else text[:20] + "…"
+
+
