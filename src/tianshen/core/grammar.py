@@ -37,8 +37,9 @@ VERBS: dict[str, tuple[str, ...]] = {
 TEXT_VERBS = {"declaration", "story"}
 # verbs that take no argument
 BARE_VERBS = {"done", "count"}
-# attacks whose declaration (杀人宣言) may follow on the next lines of the PM; 000's attacks too
-DECLARING_VERBS = {"kill", "attack", "ohk", "snipe", "aimed"}
+# attacks whose declaration (杀人宣言) may follow on the next lines of the PM (a ruleset with
+# other attack verbs passes its own set: n_lives)
+DECLARING_VERBS = frozenset({"kill"})
 
 Verbs = dict[str, tuple[str, ...]]
 
@@ -102,9 +103,10 @@ def _verb_at(line: str, aliases: list[tuple[str, str]] = _ALIASES) -> tuple[str,
     return None
 
 
-def parse_pm(text: str, verbs: Verbs | None = None) -> ParsedPm:
+def parse_pm(text: str, verbs: Verbs | None = None, declaring: frozenset[str] = DECLARING_VERBS) -> ParsedPm:
     """The commands of a PM.  `verbs` replaces the shared table for a ruleset with its own
-    words (e.g. `VERBS | {"hug": ("抱",)}`); TEXT_VERBS and BARE_VERBS keep their meaning."""
+    words (e.g. `VERBS | {"hug": ("抱",)}`); TEXT_VERBS and BARE_VERBS keep their meaning;
+    `declaring` are the verbs followed by a declaration on the next lines."""
     aliases = _ALIASES if verbs is None else _aliases(verbs)
     lines = normalize(text).split("\n")
     result = ParsedPm()
@@ -119,27 +121,27 @@ def parse_pm(text: str, verbs: Verbs | None = None) -> ParsedPm:
             body = "\n".join([hit[1].lstrip(_SEPARATORS)] + lines[i:]).strip()
             result.commands.append(Command(hit[0], "", body, raw))
             break
-        parts = [p.strip() for p in _SPLIT.split(raw)] if hit and hit[0] not in DECLARING_VERBS else [raw]
+        parts = [p.strip() for p in _SPLIT.split(raw)] if hit and hit[0] not in declaring else [raw]
         for part in parts:
             cmd = _command(part, aliases)
             if cmd is None:
                 result.unknown.append(part)
                 continue
             result.commands.append(cmd)
-        if result.commands and result.commands[-1].verb in DECLARING_VERBS and i < len(lines):
+        if result.commands and result.commands[-1].verb in declaring and i < len(lines):
             # 002 杀人宣言: the declaration follows the kill on the next lines, up to the next
             # attack (000: several attacks in one PM, each with its own declaration)
-            end = next((j for j in range(i, len(lines)) if _starts_attack(lines[j], aliases)), len(lines))
+            end = next((j for j in range(i, len(lines)) if _starts_attack(lines[j], aliases, declaring)), len(lines))
             result.commands[-1].text = "\n".join(lines[i:end]).strip()
             i = end
     return result
 
 
-def _starts_attack(line: str, aliases: list[tuple[str, str]]) -> bool:
+def _starts_attack(line: str, aliases: list[tuple[str, str]], declaring: frozenset[str]) -> bool:
     """A line that is itself an attack command (a short argument: a name, maybe a position),
     not a line of prose that happens to begin with 杀."""
     cmd = _command(line.strip(), aliases)
-    return cmd is not None and cmd.verb in DECLARING_VERBS and 0 < len(cmd.arg) <= MAX_ATTACK_ARG
+    return cmd is not None and cmd.verb in declaring and 0 < len(cmd.arg) <= MAX_ATTACK_ARG
 
 
 MAX_ATTACK_ARG = 16

@@ -38,6 +38,7 @@ from tianshen.rules.n_lives.abilities import abilities, verbs
 from tianshen.rules.n_lives.intake import Refused
 
 MAIN = "main"
+DECLARING = frozenset({"attack", "ohk", "snipe", "aimed"})  # §3.4.2: each attack its own declaration
 SHARED_VERBS = ("vote", "delegate", "declaration", "story", "cancel", "done", "count")
 SIDES = {"平民": "civilians", "杀手": "killers", "狼人": "werewolves"}
 MODES = {"共赢": "cowin", "并肩": "cowin", "并肩作战": "cowin", "一山不容二虎": "solo", "独赢": "solo", "单干": "solo"}
@@ -496,7 +497,7 @@ class NLives(Ruleset):
         if state.phase.kind == "over":
             out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
             return out.outcome(state)
-        parsed = parse_pm(pm.text, self.verbs)
+        parsed = parse_pm(pm.text, self.verbs, declaring=DECLARING)
         if not parsed.commands:
             out.refuse(p.name, pm.text, spec.text("not_understood", help=self._help(state, p)), reply_to=p.name)
             return out.outcome(state)
