@@ -9,6 +9,8 @@ reorder windows of §6.3 at ⌊T/3⌋ and ⌊2T/3⌋, A32)."""
 
 from __future__ import annotations
 
+import pytest
+
 from n_lives_helpers import FACTIONS_6, HANDS_6, Game, decl, main_posts, pms_to
 from tianshen.rules.n_lives import cards
 
@@ -408,3 +410,21 @@ def test_pardoned_card_not_counted_escrow_counted_when_final():
     g.pm("丁", "特赦 乙")
     g.dawn()
     assert g.state.data["discarded"] == 1  # 甲's escrow only
+
+
+@pytest.mark.xfail(reason="ruleset._take_queued does not re-check a queued 瞄准狙击's position at nightfall "
+                          "(§3.1.3b, A20): it is charged and takes the 底牌", strict=True)
+def test_queued_aimed_snipe_rechecked_at_nightfall():
+    """§3.1.3b/A20 with 1.1.5: a queued 瞄准狙击 is checked at nightfall; a position that is now
+    the 底牌 of a hand of more than one card is refused there, not charged, and the bottom card
+    is not taken."""
+    g = Game()
+    g.dawn()
+    out = g.pm("丙", f"瞄准狙击 乙 第3张\n{decl()}", hours=2)  # 乙 holds 4: 第3 = 禁锢/反狙击
+    assert "✔" in pms_to(out, "丙")
+    g.pm("丁", "必杀 乙", hours=3)  # 乙 loses his front card at day end: 第3 is now his 底牌
+    g.dusk({"甲": "丁", "乙": "丁", "丙": "丁", "丁": "己", "戊": "己", "己": "丁"})
+    assert g.hand("乙") == ["先知/巫医", "禁锢/反狙击", "狼人"]
+    out = g.dawn()
+    assert "狼人" in g.hand("乙")
+    assert g.ap("丙") == 3 + 3

@@ -1014,3 +1014,59 @@ def test_two_left_with_an_attack_card_play_on():
     g.dawn()
     assert g.state.winner is None
 
+
+
+# ---- more interactions ---------------------------------------------------------------------------
+
+
+def test_imprisoned_deception_is_void():
+    """§3.1.7a: 欺骗占卜 costs 1 AP, so an imprisoned killer's deception is void; the 占卜
+    answers truly."""
+    g = Game()
+    g.pm("戊", "禁锢 甲")
+    g.pm("甲", "欺骗占卜 甲")
+    g.pm("丁", "占卜 甲")
+    out = g.dawn()
+    assert "占卜 甲：甲手中有杀手牌。" in pms_to(out, "丁")
+
+
+def test_self_attack_allowed():
+    """A38: nothing forbids attacking oneself."""
+    g = Game()
+    g.pm("甲", attack("攻击", "甲"))
+    g.dawn()
+    assert g.hand("甲") == HANDS_6["甲"][1:]
+
+
+def test_bind_streak_needs_consecutive_nights():
+    """§3.1.4b 连续两夜: N1 and N3 are not consecutive."""
+    g = Game()
+    votes = {"甲": "乙", "乙": "甲", "丙": "乙", "丁": "乙", "戊": "乙", "己": "甲"}
+    g.pm("丁", "束魂 戊")
+    g.dawn()
+    g.dusk(votes)
+    g.dawn()
+    g.dusk(votes)
+    g.pm("丁", "束魂 戊")
+    g.dawn()
+    assert g.hand("戊") == HANDS_6["戊"]
+
+
+def test_cowin_partners_do_not_learn_of_each_other():
+    """§3.4.3 即便选择共赢，自选立场者和自己的同伙也互不相识."""
+    g = Game()
+    out = g.pm("己", "立场 杀手 共赢")
+    assert not pms_to(out, "甲")
+    out = g.dawn()
+    assert "己" not in pms_to(out, "甲")
+    assert "己" not in main_posts(out)
+
+
+def test_cowin_chooser_may_not_bisha():
+    """A8: 必杀 is a killing privilege: refused at intake for a co-win self-chooser."""
+    hands = dict(HANDS_6, 丁=["庶民", "占卜/束魂", "诅咒/庇佑", "防弹衣/狼毒"],
+                 己=["庶民", "庶民", "必杀/特赦", "狙击手/圣人"])
+    g = Game(hands=hands)
+    g.pm("己", "立场 狼人 共赢")
+    out = g.pm("己", "必杀 丁")
+    assert "共赢" in pms_to(out, "己") and g.ap("己") == 4
