@@ -15,16 +15,21 @@ from tianshen.sim.rehearsal import rehearse
 from tianshen.store import Store
 
 
+VARIANTS = (("classic_8", None), ("classic_10", None), ("classic_13", None), ("game_ten", None),
+            ("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("hex_survival_12", None), ("hex_survival_14", None),
+            ("butterfly_elder", None))
+
+
 def main(games: int) -> None:
-    print(f"{'variant':<12} {'games':>5} {'s/game':>8} {'steps/s':>8} {'peak MiB':>9}  winners")
-    for variant in ("classic_8", "classic_10", "classic_13"):
+    print(f"{'variant':<16} {'games':>5} {'s/game':>8} {'steps/s':>8} {'peak MiB':>9}  winners")
+    for variant, players in VARIANTS:
         with tempfile.TemporaryDirectory() as tmp:
             url = f"sqlite:///{tmp}/bench.db"
             tracemalloc.start()
             t0 = time.perf_counter()
             winners: dict[str, int] = {}
             for seed in range(1, games + 1):
-                result = rehearse(variant, seed, url)
+                result = rehearse(variant, seed, url, players=players)
                 winners[result.winner or "none"] = winners.get(result.winner or "none", 0) + 1
             elapsed = time.perf_counter() - t0
             _, peak = tracemalloc.get_traced_memory()
@@ -32,7 +37,8 @@ def main(games: int) -> None:
             store = Store(url)
             steps = sum(len(store.events(g.id)) for g in store.list_games())
             store.close()
-        print(f"{variant:<12} {games:>5} {elapsed / games:>8.3f} {steps / elapsed:>8.0f} "
+        label = f"{variant}/{players}p" if players else variant
+        print(f"{label:<16} {games:>5} {elapsed / games:>8.3f} {steps / elapsed:>8.0f} "
               f"{peak / 2**20:>9.1f}  {winners}")
 
 
