@@ -14,7 +14,6 @@ import tracemalloc
 from tianshen.sim.rehearsal import rehearse
 from tianshen.store import Store
 
-
 VARIANTS = (("classic_8", None), ("classic_10", None), ("classic_13", None), ("game_ten", None),
             ("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("hex_survival_12", None), ("hex_survival_14", None),
             ("butterfly_elder", None))
