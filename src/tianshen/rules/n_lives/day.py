@@ -64,6 +64,8 @@ def _ballots(state: GameState, dusk: Dusk) -> dict[str, tuple[str, bool]]:
     for p in state.players:
         if not p.alive or p.name in d["cannot_vote"]:
             continue
+        if not _has_cards(state, p.name):
+            continue  # 1.1.8 step 1: emptied by a day 必杀, he is out (§5.8), not a non-voter
         if p.name in d["votes"]:
             out[p.name] = (d["votes"][p.name]["target"], False)
         elif p.name in d["delegations"]:
