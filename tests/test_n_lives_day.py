@@ -639,3 +639,32 @@ def test_delegation_sent_the_night_before_counts():
     out = g.dusk({k: v for k, v in SAFE.items() if k != "丁"})
     assert "丁（4）（委托）" in row(main_posts(out), "甲")
     assert g.alive("丁")
+
+
+def test_player_emptied_by_day_bisha_is_dead_not_a_non_voter():
+    """1.1.8 steps 1–2: day 必杀 deaths are announced first; only a *living* player without a
+    vote is removed under §8.5 — one who just lost his last card is simply out (§5.8)."""
+    g = Game()
+    strip(g, "戊", 1)
+    g.dawn()
+    g.pm("丁", "必杀 戊", hours=2)
+    out = g.dusk({k: v for k, v in SAFE.items() if k != "戊"})
+    post = main_posts(out)
+    assert "戊的牌已经全部丢光，出局。" in post
+    assert "戊没有投票" not in post
+    assert g.state.player("戊").death_cause == "cards"
+
+
+def test_pardoned_and_attacked_at_the_same_dawn_can_die():
+    """A36: an executed player whose only card is in escrow is pardoned and loses the returned
+    card to an attack at the same dawn — out."""
+    g = Game()
+    strip(g, "丙", 1)
+    g.dawn()
+    g.dusk({"甲": "丙", "乙": "丙", "丙": "乙", "丁": "丙", "戊": "乙", "己": "乙"})
+    g.pm("丁", "特赦 丙")
+    g.pm("甲", f"攻击 丙\n{decl()}")
+    out = g.dawn()
+    post = main_posts(out)
+    assert "丙昨夜被特赦" in post and "丙昨夜丢了1张特权牌。" in post
+    assert not g.alive("丙")

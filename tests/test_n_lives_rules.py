@@ -1070,3 +1070,54 @@ def test_cowin_chooser_may_not_bisha():
     g.pm("己", "立场 狼人 共赢")
     out = g.pm("己", "必杀 丁")
     assert "共赢" in pms_to(out, "己") and g.ap("己") == 4
+
+
+def test_voided_attack_does_not_count_for_the_streak():
+    """A22 (failure_counts_voided_attacks=false): an imprison-voided killer attack is not an
+    attack on the bound player; the bind streak fails on night 2."""
+    g = Game()
+    g.pm("戊", "禁锢 甲")
+    g.pm("甲", attack("攻击", "丙"))
+    g.pm("丁", "束魂 丙")
+    out = g.dawn()
+    assert "丙昨夜被束魂" not in main_posts(out)
+    g.dusk({"甲": "乙", "乙": "甲", "丙": "乙", "丁": "乙", "戊": "乙", "己": "甲"})
+    g.pm("丁", "束魂 丙")
+    g.dawn()
+    assert g.hand("丙") == HANDS_6["丙"][1:]
+
+
+def _two_left(g: Game, keep: dict[str, list[str]]) -> None:
+    """Only the players of `keep` remain, holding those card types (a late position)."""
+    for p in g.state.players:
+        if p.name not in keep:
+            g.ruleset._remove(g.state, p, "modkill")
+        else:
+            p.extra["hand"] = [c for c in p.extra["hand"] if c.rsplit("-", 1)[0] in keep[p.name]]
+
+
+def test_two_left_unused_bisha_plays_on_used_bisha_draws():
+    """A30: 必杀/特赦 counts as an attack card while its 必杀 is unused."""
+    g = Game()
+    _two_left(g, {"甲": ["diviner"], "丁": ["bisha", "vest"]})
+    g.dawn()
+    assert g.state.winner is None
+    g = Game()
+    g.pm("丁", "必杀 丙")
+    _two_left(g, {"甲": ["diviner"], "丁": ["bisha", "vest"]})
+    g.dawn()
+    assert g.state.winner == "draw"
+
+
+def test_stalemate_valve_after_three_quiet_cycles():
+    """A30 safety valve: 3 full cycles (night + day) without a card lost ⇒ draw, not earlier."""
+    g = Game()
+    _two_left(g, {"甲": ["killer", "diviner"], "乙": ["werewolf", "prophet"]})
+    for _ in range(2):
+        g.dawn()
+        g.dusk({"甲": "乙", "乙": "甲"})
+    g.dawn()
+    assert g.state.winner is None
+    out = g.dusk({"甲": "乙", "乙": "甲"})
+    assert g.state.winner == "draw"
+    assert "平局" in main_posts(out)
