@@ -1121,3 +1121,50 @@ def test_stalemate_valve_after_three_quiet_cycles():
     out = g.dusk({"甲": "乙", "乙": "甲"})
     assert g.state.winner == "draw"
     assert "平局" in main_posts(out)
+
+
+def test_civilians_share_alive_or_dead():
+    """§10.1 所有平民无论生死，分享奖金 — a civilian removed earlier and the self-chooser who
+    stayed civilian (§2) share; the killer and werewolf do not."""
+    g = Game()
+    g.ruleset._remove(g.state, g.state.player("戊"), "modkill")
+    strip(g, "甲", 1)
+    strip(g, "乙", 1)
+    g.state.data["night_hands"] = {p.name: list(p.extra["hand"]) for p in g.state.players if p.alive}
+    g.pm("丙", attack("瞄准狙击", "甲 倒数第1", "【甲】"))
+    g.pm("己", attack("瞄准狙击", "乙 倒数第1", "【乙】"))
+    out = g.dawn()
+    share = main_posts(out).split("分享奖金：")[1].split("\n")[0]
+    assert set(share.split("、")) == {"丙", "丁", "戊", "己"}
+
+
+def test_aimed_snipe_never_hits_a_card_restored_by_pardon():
+    """A20: the position is resolved against the night-start active hand; the card a pardon
+    returns that night is not a possible hit."""
+    g = Game()
+    g.dawn()
+    g.dusk({"甲": "乙", "乙": "甲", "丙": "乙", "丁": "乙", "戊": "乙", "己": "甲"})
+    g.pm("丁", "特赦 乙")
+    g.pm("丙", attack("瞄准狙击", "乙 第1张"))
+    g.dawn()
+    assert g.hand("乙") == ["庶民", "禁锢/反狙击", "狼人"]
+
+
+def test_aimed_snipe_chinese_numeral():
+    """A20: "倒数第二" is 倒数第2."""
+    g = Game()
+    g.pm("丙", attack("瞄准狙击", "丁 倒数第二"))
+    g.dawn()
+    assert g.hand("丁") == ["庶民", "占卜/束魂", "防弹衣/狼毒"]
+
+
+def test_dawn_pms_hand_and_ap_dusk_pms_income():
+    """1.1.9: every dawn each living player gets his hand (current order) and AP by PM; at day
+    end the AP credited for the night."""
+    g = Game()
+    g.pm("甲", attack("攻击", "丙"))
+    out = g.dawn()
+    assert "你现在的手牌（按丢牌顺序）：防弹衣/狼毒、诅咒/庇佑、狙击手/圣人" in pms_to(out, "丙")
+    assert "你现在有2点行动点数" in pms_to(out, "甲")
+    out = g.dusk({"甲": "乙", "乙": "甲", "丙": "乙", "丁": "乙", "戊": "乙", "己": "甲"})
+    assert "你得到4点行动点数，现在共有8点" in pms_to(out, "戊")
