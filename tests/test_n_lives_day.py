@@ -668,3 +668,12 @@ def test_pardoned_and_attacked_at_the_same_dawn_can_die():
     post = main_posts(out)
     assert "丙昨夜被特赦" in post and "丙昨夜丢了1张特权牌。" in post
     assert not g.alive("丙")
+
+
+def test_removed_non_voters_cards_not_counted_as_discarded():
+    """A33/A32: the cards of a player removed under §8.5 do not count toward the reorder
+    thresholds."""
+    g = day1()
+    g.dusk({k: v for k, v in SAFE.items() if k != "戊"})
+    assert g.state.data["discarded"] == 0
+    assert not g.alive("戊")

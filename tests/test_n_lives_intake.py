@@ -428,3 +428,13 @@ def test_queued_aimed_snipe_rechecked_at_nightfall():
     out = g.dawn()
     assert "狼人" in g.hand("乙")
     assert g.ap("丙") == 3 + 3
+
+
+def test_both_thresholds_at_once_open_one_window():
+    """A32: both thresholds crossed in one announcement ⇒ one window, both chances used."""
+    g = Game()
+    g.state.data["discarded"] = 16
+    lines: list[str] = []
+    g.ruleset._reorder_check(g.state, g.now, lines)
+    assert len(lines) == 1 and "2/3" in lines[0]
+    assert g.state.data["windows"] == 2

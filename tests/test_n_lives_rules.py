@@ -1168,3 +1168,24 @@ def test_dawn_pms_hand_and_ap_dusk_pms_income():
     assert "你现在有2点行动点数" in pms_to(out, "甲")
     out = g.dusk({"甲": "乙", "乙": "甲", "丙": "乙", "丁": "乙", "戊": "乙", "己": "甲"})
     assert "你得到4点行动点数，现在共有8点" in pms_to(out, "戊")
+
+
+def test_card_lost_to_night_bisha_still_used_that_night():
+    """§3.1.8a 被必杀的人损失的牌如果是在夜间损失，不影响当夜使用损失的牌."""
+    hands = dict(HANDS_6, 丁=["占卜/束魂", "庶民", "必杀/特赦", "防弹衣/狼毒"])
+    g = Game(hands=hands)
+    g.pm("甲", "必杀 丁")
+    g.pm("丁", "占卜 甲")
+    out = g.dawn()
+    assert "占卜 甲：甲手中有杀手牌。" in pms_to(out, "丁")
+    assert g.hand("丁") == ["庶民", "必杀/特赦", "防弹衣/狼毒"]
+
+
+def test_five_players_have_no_chooser():
+    """§2 如果只有5名游戏者的话，去掉自选立场者."""
+    for seed in range(5):
+        g = Game(deal=True, players=5, seed=seed)
+        assert all(p.role != "chooser" for p in g.state.players)
+        name = g.state.players[0].name
+        out = g.pm(name, "立场 杀手 共赢")
+        assert "只有自选立场者" in pms_to(out, name)
