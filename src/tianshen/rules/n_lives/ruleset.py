@@ -170,7 +170,8 @@ class NLives(Ruleset):
             chooser = "\n" + spec.text("chooser_menu", restriction=restriction)
         lines = [spec.text("card_line", n=i + 1, card=cards.name_of(spec, state, c), abilities=self._powers(state, c))
                  for i, c in enumerate(cards.hand(p))]
-        example = "、".join(cards.name_of(spec, state, c) for c in cards.hand(p))
+        commoners_first = sorted(cards.hand(p), key=lambda c: cards.is_privilege(state, c))  # §6.2: 底牌 a privilege
+        example = "、".join(cards.name_of(spec, state, c) for c in commoners_first)
         other = next(q.name for q in state.players if q.name != p.name)
         return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
                          faction=spec.factions[p.faction], chooser=chooser, count=len(cards.hand(p)),

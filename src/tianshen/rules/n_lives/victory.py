@@ -30,7 +30,8 @@ def winner(state: GameState, options: dict[str, Any]) -> str | None:
     sides = {side(p) for p in living}
     if len(sides) == 1:
         return sides.pop()
-    if len(living) == 2 and str(options.get("two_player_draw", "author_rule")) == "author_rule":
+    pending = any(p.extra.get("escrow") for p in living)  # decided at dawn (A15): no draw yet
+    if len(living) == 2 and not pending and str(options.get("two_player_draw", "author_rule")) == "author_rule":
         if not any(can_attack(state, p) for p in living):
             return "draw"  # §10.5 剩下两名无法让对方出局的游戏者 (A30)
     cycles = int(options.get("stalemate_cycles", 3))
