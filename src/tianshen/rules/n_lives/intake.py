@@ -19,6 +19,8 @@ from tianshen.core.spec import RulesetSpec
 from tianshen.rules.n_lives import cards
 from tianshen.rules.n_lives.abilities import DECEPTIONS, DECLARED, WHOLE_ROUND, Ability, abilities
 
+SELF_ONLY = {"vest", "bane", "saint"}  # §3.1.6a/b, A6, §3.1.3c
+
 
 class Refused(Exception):
     """The command is not taken; the message tells the player why and what is accepted."""
@@ -76,6 +78,8 @@ def build_action(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, a
         written, action["position"] = cards.split_position(cmd.arg)
     if ability.target in ("player", "executed"):
         action["target"] = _target(spec, state, p, ability, written)
+    elif ability.id in SELF_ONLY and written.strip():
+        _check_self(state, p, ability, written)
     if ability.id == "aimed":
         _check_position(state, action)
     if ability.id == "saint" and card in state.data["saint_used"]:
@@ -100,6 +104,17 @@ def _target(spec: RulesetSpec, state: GameState, p: Player, ability: Ability, wr
     if ability.id == "jail" and name == p.name and not spec.options.get("allow_self_imprison", False):
         raise Refused("禁锢不能对自己使用（DECISIONS A27）。")
     return name
+
+
+def _check_self(state: GameState, p: Player, ability: Ability, written: str) -> None:
+    """§3.1.6a/b (A6) and §3.1.3c: 防弹衣, 狼毒 and 圣人 are the user's own; naming another player
+    is refused (§0.3), not silently taken as a use on oneself."""
+    try:
+        name = match_name(written, [q.name for q in state.players])
+    except NameMatchError:
+        return
+    if name != p.name:
+        raise Refused(f"{ability.name}只能对自己使用，不能用在{name}身上。")
 
 
 def _pardon_target(state: GameState, target: Any) -> str:
