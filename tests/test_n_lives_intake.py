@@ -438,3 +438,15 @@ def test_both_thresholds_at_once_open_one_window():
     g.ruleset._reorder_check(g.state, g.now, lines)
     assert len(lines) == 1 and "2/3" in lines[0]
     assert g.state.data["windows"] == 2
+
+
+def test_vest_bane_saint_on_another_player_refused():
+    """§3.1.6a/b 防弹衣/狼毒只能对自己使用 (A6), §3.1.3c 圣人 is the user's own; DECISIONS §0.3:
+    a forbidden target is refused at once with a reason, not silently taken as a self-use."""
+    g = Game()
+    for who, text in (("丁", "防弹衣 丙"), ("丁", "狼毒 丙"), ("丙", "圣人 丁")):
+        out = g.pm(who, text)
+        assert "✘" in pms_to(out, who), text
+    assert g.ap("丁") == 3 and g.ap("丙") == 3
+    out = g.pm("丁", "防弹衣 丁")  # naming oneself is fine
+    assert "✔" in pms_to(out, "丁")
