@@ -1189,3 +1189,26 @@ def test_five_players_have_no_chooser():
         name = g.state.players[0].name
         out = g.pm(name, "立场 杀手 共赢")
         assert "只有自选立场者" in pms_to(out, name)
+
+
+def test_declaration_boundary_100_characters():
+    """§3.4.2 不少于100字; §0.4: non-whitespace code points — 100 is enough, 99 is not."""
+    g = Game()
+    out = g.pm("甲", "攻击 丙\n" + decl("【边界】", n=99))
+    assert "只有99字" in pms_to(out, "甲")
+    out = g.pm("甲", "宣言 " + decl("【边界】", n=100))
+    assert "杀人宣言（100字）" in pms_to(out, "甲")
+    g.dawn()
+    assert len(g.hand("丙")) == 3
+
+
+def test_bind_does_not_succeed_against_a_one_hit_kill():
+    """1.1.7 step 7: 束魂 succeeds only against an occurring *ordinary* killer or sniper attack
+    (§3.1.4b 普通攻击); against 一击必杀 the card is lost and nothing is announced."""
+    g = Game()
+    g.pm("丁", "束魂 丙")
+    g.pm("甲", attack("一击必杀", "丙"))
+    out = g.dawn()
+    assert "丙昨夜被束魂" not in main_posts(out)
+    assert len(g.hand("丙")) == 3
+    assert not g.post("丙", "投票 甲").refusals
