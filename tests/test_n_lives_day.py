@@ -677,3 +677,15 @@ def test_removed_non_voters_cards_not_counted_as_discarded():
     g.dusk({k: v for k, v in SAFE.items() if k != "戊"})
     assert g.state.data["discarded"] == 0
     assert not g.alive("戊")
+
+
+def test_commoner_restored_by_pardon_pays_from_the_next_night():
+    """A44: an escrowed 庶民 pays nothing; restored by a pardon at dawn it pays from the next
+    night on."""
+    g = day1()
+    g.dusk(SAFE)
+    assert g.ap("乙") == 3 + 2
+    g.pm("丁", "特赦 乙")
+    g.dawn()
+    g.dusk({"甲": "丁", "乙": "丁", "丙": "丁", "丁": "甲", "戊": "甲", "己": "丁"})
+    assert g.ap("乙") == 5 + 3
