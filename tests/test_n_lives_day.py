@@ -5,8 +5,6 @@ day 必杀 (§3.1.8a, A40).  DECISIONS 1.1.8 gives the order of the day end."""
 
 from __future__ import annotations
 
-import pytest
-
 from n_lives_helpers import HANDS_6, Game, decl, main_posts, pms_to
 
 
@@ -626,8 +624,6 @@ def test_escrow_and_factions_never_in_dusk_post():
         assert word not in post, word
 
 
-@pytest.mark.xfail(reason="ruleset._delegate refuses a delegation sent at night; §8.4 only asks that it be sent "
-                          "before the vote ends", strict=True)
 def test_delegation_sent_the_night_before_counts():
     """§8.4: a player who can't be online during the vote sends his delegation by PM; "委托投票
     只要在投票结束前寄出，无论天神何时看到，都视为有效" — sent during the night it counts at the

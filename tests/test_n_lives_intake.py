@@ -9,8 +9,6 @@ reorder windows of §6.3 at ⌊T/3⌋ and ⌊2T/3⌋, A32)."""
 
 from __future__ import annotations
 
-import pytest
-
 from n_lives_helpers import FACTIONS_6, HANDS_6, Game, decl, main_posts, pms_to
 from tianshen.rules.n_lives import cards
 
@@ -412,8 +410,6 @@ def test_pardoned_card_not_counted_escrow_counted_when_final():
     assert g.state.data["discarded"] == 1  # 甲's escrow only
 
 
-@pytest.mark.xfail(reason="ruleset._take_queued does not re-check a queued 瞄准狙击's position at nightfall "
-                          "(§3.1.3b, A20): it is charged and takes the 底牌", strict=True)
 def test_queued_aimed_snipe_rechecked_at_nightfall():
     """§3.1.3b/A20 with 1.1.5: a queued 瞄准狙击 is checked at nightfall; a position that is now
     the 底牌 of a hand of more than one card is refused there, not charged, and the bottom card

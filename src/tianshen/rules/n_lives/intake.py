@@ -81,7 +81,7 @@ def build_action(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, a
     elif ability.id in SELF_ONLY and written.strip():
         _check_self(state, p, ability, written)
     if ability.id == "aimed":
-        _check_position(state, action)
+        check_position(state, action)
     if ability.id == "saint" and card in state.data["saint_used"]:
         raise Refused("这张牌的圣人特权已经生效过一次，整局游戏只能生效一次（§3.1.3c）。")
     if ability.id == "bisha" and card in state.data["bisha_used"]:
@@ -127,7 +127,7 @@ def _pardon_target(state: GameState, target: Any) -> str:
     return str(target.name)
 
 
-def _check_position(state: GameState, action: dict[str, Any]) -> None:
+def check_position(state: GameState, action: dict[str, Any]) -> None:
     """§3.1.3b, A20: 倒数第k or 第k of the target's hand; not the 底牌 while he has more than one
     card."""
     position = action["position"]

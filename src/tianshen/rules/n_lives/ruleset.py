@@ -249,6 +249,8 @@ class NLives(Ruleset):
             if action.get("target") and not state.player(action["target"]).alive:
                 raise Refused(f"{action['target']}已经出局")
             intake.check_repeat(state, action, state.data["actions"])
+            if action["ability"] == "aimed":
+                intake.check_position(state, action)  # A20: the hand may have shrunk at day end
             if action["cost"] > p.extra["ap"]:
                 raise Refused(f"行动点数不足（需要{action['cost']}点，你有{p.extra['ap']}点）")
         except Refused as exc:
@@ -364,7 +366,10 @@ class NLives(Ruleset):
         state.phase = Phase(kind="day", number=k, started_at=at, ends_at=at + timedelta(hours=self.spec.timing.day_hours),
                             step="vote")
         state.data.update(done=[], actions=[])
-        state.data["day"] = {"votes": {}, "delegations": {}, "cannot_vote": list(saved)}
+        early = state.data.pop("early_delegations", {})
+        delegations = {v: t for v, t in early.items()
+                       if v not in saved and state.player(v).alive and state.player(t).alive}
+        state.data["day"] = {"votes": {}, "delegations": delegations, "cannot_vote": list(saved)}
         state.data.pop("early_at", None)
 
     def _open_vote(self, state: GameState, out: Messages) -> None:
@@ -731,9 +736,12 @@ class NLives(Ruleset):
         return self.spec.text("vote_ok", target=target)
 
     def _delegate(self, state: GameState, p: Player, written: str) -> str:
-        """§8.4: a definite name by PM before the end; it can change until it is published."""
-        if state.phase.kind != "day":
-            raise Refused("委托投票请在白天投票帖贴出后寄来。")
+        """§8.4: a definite name by PM before the end ("只要在投票结束前寄出…都视为有效": sent
+        at night it is for the coming day); it can change until it is published."""
+        if state.phase.kind == "night":
+            target = self._living(state, written)
+            state.data.setdefault("early_delegations", {})[p.name] = target
+            return self.spec.text("delegate_ok", target=target) + f"（用于第{state.phase.number}天的投票）"
         d = state.data["day"]
         if p.name in d["cannot_vote"]:
             raise Refused(self.spec.text("vote_barred"))
