@@ -15,16 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tianshen.core import intake
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.butterfly_elder.roles import ROLE_VERBS, SLOT, VERB_WORD, holder, is_killer
 
-
-class Refused(Exception):
-    """An input refused with a reason for the player; nothing was recorded."""
-
+Refused = intake.Refused  # an input refused with a reason for the player; nothing recorded
 
 def init(state: GameState, options: dict[str, Any]) -> None:
     state.data.update(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from tianshen.core import intake
 from tianshen.core.grammar import VERB_NAMES, Command, count_declaration_chars
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
@@ -108,9 +109,7 @@ def tell_partners(state: GameState, p: Player, line: str, out: Messages) -> None
             out.pm(q.name, "同伴的行动", f"你的同伴{p.name}提交了：{line}\n（双方目标不一致则视为放弃当夜权力。）")
 
 
-class Refused(Exception):
-    """An input that is refused with a reason for the player."""
-
+Refused = intake.Refused  # an input refused with a reason for the player
 
 def names_match(written: str, names: list[str]) -> str:
     try:

@@ -16,7 +16,8 @@ from typing import Any
 
 from tianshen.core import checkin, rng
 from tianshen.core.clock import PhaseClock
-from tianshen.core.grammar import VERB_NAMES, Command, parse_pm
+from tianshen.core.grammar import VERB_NAMES, Command
+from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -27,7 +28,6 @@ from tianshen.core.model import (
     PmIn,
     PostIn,
     PrivateMessage,
-    Refusal,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
@@ -400,39 +400,10 @@ class ForumGame(Ruleset):
     # ---- PMs ------------------------------------------------------------------------
 
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out = Messages()
-        spec = self.spec
-        p = state.find(pm.sender)
-        if p is None:
-            owner = state.by_forum_name(pm.sender)
-            reason = (spec.text("use_vest", name=owner.name) if owner else spec.text("not_a_player"))
-            out.refuse(pm.sender, pm.text, reason, reply_to=pm.sender)
-            return out.outcome(state)
-        if state.phase.kind == "over":
-            out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
-            return out.outcome(state)
-        parsed = parse_pm(pm.text)
-        if not parsed.commands:
-            out.refuse(p.name, pm.text, spec.text("not_understood", help=self._help(state, p)), reply_to=p.name)
-            return out.outcome(state)
-        done, refused = [], []
-        for cmd in parsed.commands:
-            try:
-                line = self._command(state, p, cmd, pm.at, out)
-                done.append(line)
-            except Refused as exc:
-                refused.append(f"{cmd.line}：{exc}")
-                out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
-        reply = []
-        if done:
-            reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + d for d in done)))
-        if refused:
-            reply.append(spec.text("receipt_refused", lines="\n".join("✘ " + r for r in refused),
-                                   help=self._help(state, p)))
-        if parsed.unknown:
-            reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
-        out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
-        self._note_done(state, pm.at)
+        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
+                           lambda p: self._help(state, p))
+        if p is not None:
+            self._note_done(state, pm.at)
         return out.outcome(state)
 
     def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:

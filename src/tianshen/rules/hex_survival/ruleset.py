@@ -16,8 +16,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core import activity, checkin, rng, substitution
-from tianshen.core.grammar import VERBS, Command, parse_pm
+from tianshen.core import activity, checkin, intake, rng, substitution
+from tianshen.core.grammar import VERBS, Command
+from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -28,7 +29,6 @@ from tianshen.core.model import (
     PmIn,
     PostIn,
     PrivateMessage,
-    Refusal,
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
@@ -52,9 +52,7 @@ HEX_VERBS = VERBS | {
 }
 
 
-class Refused(Exception):
-    """A command that changed nothing; the message says why."""
-
+Refused = intake.Refused  # a command that changed nothing; the message says why
 
 class HexSurvival(Ruleset):
     def __init__(self, spec: RulesetSpec) -> None:
@@ -428,37 +426,8 @@ class HexSurvival(Ruleset):
     # ---- PMs ------------------------------------------------------------------------
 
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out = Messages()
-        spec = self.spec
-        p = state.find(pm.sender)
-        if p is None:
-            owner = state.by_forum_name(pm.sender)
-            out.refuse(pm.sender, pm.text, spec.text("use_vest", name=owner.name) if owner
-                       else spec.text("not_a_player"), reply_to=pm.sender)
-            return out.outcome(state)
-        if state.phase.kind == "over":
-            out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
-            return out.outcome(state)
-        parsed = parse_pm(pm.text, verbs=HEX_VERBS)
-        if not parsed.commands:
-            out.refuse(p.name, pm.text, spec.text("not_understood", help=self._help(state)), reply_to=p.name)
-            return out.outcome(state)
-        done, refused = [], []
-        for cmd in parsed.commands:
-            try:
-                done.append(self._command(state, p, cmd, pm.at, out))
-            except Refused as exc:
-                refused.append(f"{cmd.line}：{exc}")
-                out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
-        reply = []
-        if done:
-            reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + x for x in done)))
-        if refused:
-            reply.append(spec.text("receipt_refused", lines="\n".join("✘ " + x for x in refused),
-                                   help=self._help(state)))
-        if parsed.unknown:
-            reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
-        out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
+        out, _ = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
+                           lambda _p: self._help(state), HEX_VERBS)
         return out.outcome(state)
 
     def _help(self, state: GameState) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from tianshen.core import intake as shared_intake
 from tianshen.core.grammar import Command, count_declaration_chars
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
@@ -22,9 +23,7 @@ from tianshen.rules.n_lives.abilities import DECEPTIONS, DECLARED, WHOLE_ROUND, 
 SELF_ONLY = {"vest", "bane", "saint"}  # §3.1.6a/b, A6, §3.1.3c
 
 
-class Refused(Exception):
-    """The command is not taken; the message tells the player why and what is accepted."""
-
+Refused = shared_intake.Refused  # the command is not taken; the message says why and what is accepted
 
 def pick_ability(spec: RulesetSpec, state: GameState, p: Player, verb: str) -> tuple[Ability, str]:
     """The ability a verb means for this player, and the card that carries it."""
