@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from tianshen.core import activity, checkin, substitution
+from tianshen.core import activity, checkin, rng, substitution
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -26,7 +26,7 @@ from tianshen.core.model import (
     PublicPost,
     Refusal,
 )
-from tianshen.core.names import fold
+from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 
@@ -126,6 +126,33 @@ class Ruleset(ABC):
         outcome.state.data.setdefault("gm_log", []).append(entry)
         outcome.log.insert(0, f"GM {gm.command} {gm.args or ''}: {gm.reason}".replace("  ", " "))
         return outcome
+
+    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
+        """The player a GM command names (robust matching; unknown or ambiguous is refused)."""
+        try:
+            return state.player(match_name(str(gm.args.get(key) or ""), [p.name for p in state.players]))
+        except NameMatchError as exc:
+            raise GmRefused(exc.message) from None
+
+    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
+        """Enter a PM a player sent another way; `sent_at` = when he sent it (default now)."""
+        p = self._player_arg(state, gm)
+        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=sent_at(gm), text=str(gm.args.get("text", ""))))
+
+    def deal_roles(self, state: GameState, fixed: dict[str, str], pool: list[str] | None = None) -> None:
+        """Roles by lot with the state's seeded RNG (DECISIONS §0.6), except those the GM or a
+        script fixes; `pool` defaults to the variant's role counts."""
+        pool = list(pool) if pool is not None else [r for r, info in self.spec.roles.items() for _ in range(info.count)]
+        for name, role in fixed.items():
+            if state.find(name) is None:
+                raise ValueError(f"fixed role for unknown player '{name}'")
+            if role not in pool:
+                raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
+            pool.remove(role)
+        free = rng.shuffled(state, pool)
+        for p in state.players:
+            p.role = fixed.get(p.name) or free.pop(0)
+            p.faction = self.spec.roles[p.role].faction
 
     def gm_commands(self) -> list[str]:
         return sorted(n[3:].replace("_", "-") for n in dir(self) if n.startswith("gm_") and n != "gm_commands")
@@ -298,6 +325,11 @@ class Ruleset(ABC):
         if not substitution.player_returned(self.spec, state, name, out):
             raise GmRefused(f"{name} is not being replaced")
         return out.outcome(state)
+
+
+def sent_at(gm: GmIn) -> datetime:
+    """When the player sent what the GM enters for him (`sent_at`), default the command's time."""
+    return datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
 
 
 class GmRefused(Exception):

@@ -27,7 +27,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.powers import Refused
 from tianshen.rules.butterfly_elder.roles import (
@@ -58,7 +58,7 @@ class ButterflyElder(Ruleset):
             raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
         state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, players=players)
-        self._deal(state, game.fixed_roles)
+        self.deal_roles(state, game.fixed_roles)
         powers.init(state, spec.options)
         state.data.update(substitutes=list(game.substitutes), started_at=game.start.isoformat(), ballots={},
                           wills={}, zombie_flags=[], confirmed=[], leave={},
@@ -74,21 +74,6 @@ class ButterflyElder(Ruleset):
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
         return out.outcome(state)
-
-    def _deal(self, state: GameState, fixed: dict[str, str]) -> None:
-        pool: list[str] = []
-        for role, info in self.spec.roles.items():
-            pool += [role] * info.count
-        for name, role in fixed.items():
-            if state.find(name) is None:
-                raise ValueError(f"fixed role for unknown player '{name}'")
-            if role not in pool:
-                raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
-            pool.remove(role)
-        free = rng.shuffled(state, pool)
-        for p in state.players:
-            p.role = fixed.get(p.name) or free.pop(0)
-            p.faction = self.spec.roles[p.role].faction
 
     def _role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
@@ -458,12 +443,6 @@ class ButterflyElder(Ruleset):
         if not self._check_victory(state, at, out, lines):
             out.post(MAIN, "\n".join(lines))
 
-    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
-        try:
-            return state.player(powers.match(str(gm.args.get(key) or ""), [p.name for p in state.players]))
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-
     def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
         """Cancel a player's action of this power round."""
         p = self._player_arg(state, gm)
@@ -477,12 +456,6 @@ class ButterflyElder(Ruleset):
                    self.spec.text("gm_voided_action", action=f"{VERB_WORD[a['verb']]} {a['target']}",
                                   reason=gm.reason))
         return out.outcome(state)
-
-    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Enter a PM for a player (sent another way); `sent_at` = when he sent it."""
-        p = self._player_arg(state, gm)
-        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
-        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
 
     def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
         p = self._player_arg(state, gm)
@@ -498,7 +471,7 @@ class ButterflyElder(Ruleset):
         p = self._player_arg(state, gm)
         if state.phase.kind != "day" or not p.alive:
             raise GmRefused("no vote is open for this player")
-        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        at = sent_at(gm)
         written = str(gm.args.get("target", ""))
         kind = "abstain" if written.strip() in vote.ABSTAIN else "vote"
         try:

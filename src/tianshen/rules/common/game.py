@@ -30,7 +30,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.votes import vote_target_text
 from tianshen.rules.common import actions as nights
@@ -72,7 +72,7 @@ class ForumGame(Ruleset):
             raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
         state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, players=players)
-        self._deal(state, game.fixed_roles)
+        self.deal_roles(state, game.fixed_roles)
         state.data.update(
             options=dict(spec.options), subs={}, decl={}, questions={}, done=[], day={},
             substitutes=list(game.substitutes),
@@ -91,21 +91,6 @@ class ForumGame(Ruleset):
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
         return out.outcome(state)
-
-    def _deal(self, state: GameState, fixed: dict[str, str]) -> None:
-        pool: list[str] = []
-        for role, info in self.spec.roles.items():
-            pool += [role] * info.count
-        for name, role in fixed.items():
-            if state.find(name) is None:
-                raise ValueError(f"fixed role for unknown player '{name}'")
-            if role not in pool:
-                raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
-            pool.remove(role)
-        free = rng.shuffled(state, pool)
-        for p in state.players:
-            p.role = fixed.get(p.name) or free.pop(0)
-            p.faction = self.spec.roles[p.role].faction
 
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
@@ -528,13 +513,6 @@ class ForumGame(Ruleset):
         if not self._check_victory(state, at, out, prefix=lines):
             out.post(MAIN, "\n".join(lines))
 
-    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
-        written = str(gm.args.get(key) or "")
-        try:
-            return state.player(nights.names_match(written, [p.name for p in state.players]))
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-
     def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
         """Cancel a player's action of tonight (and, for a killer, nothing else)."""
         p = self._player_arg(state, gm)
@@ -546,12 +524,6 @@ class ForumGame(Ruleset):
         out.pm(p.name, self.spec.text("receipt_subject"),
                self.spec.text("gm_voided_action", action=f"{VERB_NAMES[verb]} {target}", reason=gm.reason))
         return out.outcome(state)
-
-    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Enter a PM for a player (sent another way); `at` = when he sent it (default now)."""
-        p = self._player_arg(state, gm)
-        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
-        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
 
     def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
         p = self._player_arg(state, gm)
@@ -567,7 +539,7 @@ class ForumGame(Ruleset):
 
     def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
         p = self._player_arg(state, gm)
-        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        at = sent_at(gm)
         try:
             line = days.cast_vote(state, p, str(gm.args.get("target", "")), at, "gm")
         except Refused as exc:

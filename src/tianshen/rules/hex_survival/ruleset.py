@@ -32,7 +32,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
@@ -69,7 +69,7 @@ class HexSurvival(Ruleset):
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1)
                    for i, s in enumerate(game.seats)]
         state = GameState(ruleset="hex_survival", variant=spec.id, seed=game.seed, players=players)
-        self._deal(state, game.fixed_roles)
+        self.deal_roles(state, game.fixed_roles)
         self._place(state, dict(game.setup.get("cells") or {}))
         copies = int(spec.options.get("food_copies", 2))
         state.data.update(
@@ -91,20 +91,6 @@ class HexSurvival(Ruleset):
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
         return out.outcome(state)
-
-    def _deal(self, state: GameState, fixed: dict[str, str]) -> None:
-        """003 §1: two camps of equal size, at random unless the GM fixes them."""
-        pool = [role for role, info in self.spec.roles.items() for _ in range(info.count)]
-        for name, role in fixed.items():
-            if state.find(name) is None:
-                raise ValueError(f"fixed camp for unknown player '{name}'")
-            if role not in pool:
-                raise ValueError(f"camp '{role}' is not available (or too many) in {self.spec.id}")
-            pool.remove(role)
-        free = rng.shuffled(state, pool)
-        for p in state.players:
-            p.role = fixed.get(p.name) or free.pop(0)
-            p.faction = self.spec.roles[p.role].faction
 
     def _place(self, state: GameState, fixed: dict[str, str]) -> None:
         """003 §2: 随机分布; DECISIONS D3 `initial_distinct = true`: one player per cell."""
@@ -651,12 +637,6 @@ class HexSurvival(Ruleset):
             d["extra_changes"] = int(d.get("extra_changes", 0)) + 1
         return outcome
 
-    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
-        try:
-            return state.player(match_name(str(gm.args.get(key) or ""), [p.name for p in state.players]))
-        except NameMatchError as exc:
-            raise GmRefused(str(exc)) from None
-
     def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
         """Cancel a player's attack (night) or move/dig (day)."""
         p = self._player_arg(state, gm)
@@ -668,12 +648,6 @@ class HexSurvival(Ruleset):
         out = Messages()
         out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_action", reason=gm.reason))
         return out.outcome(state)
-
-    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """A PM the player sent another way (§9.9 SMS/IM); `sent_at` = when he sent it."""
-        p = self._player_arg(state, gm)
-        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
-        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
 
     def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
         """The vote is struck (e.g. a conditional vote, §9.6); the player may vote again."""
@@ -688,7 +662,7 @@ class HexSurvival(Ruleset):
     def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
         """A vote (or change) delegated another way (§9.9), cast and posted at once."""
         p = self._player_arg(state, gm)
-        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        at = sent_at(gm)
         out = Messages()
         try:
             line = self._delegate(state, p, str(gm.args.get("target", "")), at, out)

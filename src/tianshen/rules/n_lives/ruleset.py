@@ -28,7 +28,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.votes import vote_target_text
 from tianshen.rules.n_lives import cards, intake, victory
@@ -62,7 +62,7 @@ class NLives(Ruleset):
                              f"not {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
         state = GameState(ruleset="n_lives", variant=spec.id, seed=game.seed, players=players)
-        self._assign_factions(state, game.fixed_roles)
+        self.deal_roles(state, game.fixed_roles, cards.factions_for(self.spec, len(state.players)))  # §2
         state.data.update(
             seq=0, actions=[], queued=[], mods=[], day_bisha=[], saint={}, saint_used=[], bisha_used=[],
             streaks={"bind": [], "heal": []}, discarded=0, windows=0, reorder_until=None, done=[], day={},
@@ -87,19 +87,6 @@ class NLives(Ruleset):
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
         return out.outcome(state)
-
-    def _assign_factions(self, state: GameState, fixed: dict[str, str]) -> None:
-        pool = cards.factions_for(self.spec, len(state.players))
-        for name, role in fixed.items():
-            if state.find(name) is None:
-                raise ValueError(f"fixed faction for unknown player '{name}'")
-            if role not in pool:
-                raise ValueError(f"'{role}' is not available (or too many) with {len(state.players)} players")
-            pool.remove(role)
-        free = rng.shuffled(state, pool)
-        for p in state.players:
-            p.role = fixed.get(p.name) or free.pop(0)
-            p.faction = self.spec.roles[p.role].faction
 
     def _fixed_hands(self, state: GameState, setup: dict[str, Any]) -> None:
         """A replay's `[setup]`: hands by card name in discard order (the last is the 底牌),
@@ -753,12 +740,6 @@ class NLives(Ruleset):
         if not self._victory(state, at, out, lines):
             out.post(MAIN, "\n".join(lines))
 
-    def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
-        try:
-            return state.player(match_name(str(gm.args.get(key) or ""), [p.name for p in state.players]))
-        except NameMatchError as exc:
-            raise GmRefused(exc.message) from None
-
     def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
         """Cancel a player's pending night actions (all, or those of `ability`), refunded."""
         p = self._player_arg(state, gm)
@@ -781,12 +762,6 @@ class NLives(Ruleset):
                    self.spec.text("gm_voided_action", action=intake.describe(self.spec, a), reason=gm.reason))
         return out.outcome(state)
 
-    def gm_enter_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """A PM the player sent another way; `sent_at` = when he sent it (default now)."""
-        p = self._player_arg(state, gm)
-        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
-        return self.on_pm(state, PmIn(id=gm.id, sender=p.name, at=at, text=str(gm.args.get("text", ""))))
-
     def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
         p = self._player_arg(state, gm)
         d = state.data.get("day") or {}
@@ -802,7 +777,7 @@ class NLives(Ruleset):
         p = self._player_arg(state, gm)
         if state.phase.kind != "day":
             raise GmRefused("there is no vote now")
-        at = datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+        at = sent_at(gm)
         try:
             line = self._cast(state, p, str(gm.args.get("target", "")), at, "gm")
         except Refused as exc:
