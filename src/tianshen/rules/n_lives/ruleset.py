@@ -570,13 +570,25 @@ class NLives(Ruleset):
         action is final (1.1.4)."""
         if state.phase.kind == "night":
             intake.check_lock(self.spec, state, at)
-        table = abilities(self.spec)
-        wanted = {a.id for a in table.values() if what.strip() in a.words or what.strip() == a.name}
-        mine = [a for a in state.data["actions"] + state.data["queued"]
-                if a["actor"] == p.name and (not what.strip() or a["ability"] in wanted)]
+        mine = self._pending(state, p, what)
         if not mine:
             raise Refused("没有可以取消的夜间特权（白天行使的必杀、诅咒、庇佑一经寄出不能取消）。")
-        for a in mine:
+        self._withdraw(state, p, mine)
+        names = "、".join(intake.describe(self.spec, a) for a in mine)
+        return f"已取消：{names}（现在有{p.extra['ap']}点行动点数）"
+
+    def _pending(self, state: GameState, p: Player, what: str = "") -> list[dict[str, Any]]:
+        """His night actions not yet resolved (tonight's and those queued by day), all or those of
+        one privilege (its id, name or a word players write for it)."""
+        table = abilities(self.spec)
+        what = what.strip()
+        return [a for a in state.data["actions"] + state.data["queued"] if a["actor"] == p.name
+                and (not what or what in (a["ability"], table[a["ability"]].name, *table[a["ability"]].words))]
+
+    def _withdraw(self, state: GameState, p: Player, actions: list[dict[str, Any]]) -> None:
+        """Take actions back before the lock: AP refunded when it was charged (queued ones are
+        charged only at nightfall), a 必杀 stays unused (§3.3.3 applies only to what is made)."""
+        for a in actions:
             if a in state.data["actions"]:
                 state.data["actions"].remove(a)
                 p.extra["ap"] += a["cost"]
@@ -584,8 +596,6 @@ class NLives(Ruleset):
                 state.data["queued"].remove(a)
             if a["ability"] == "bisha":
                 state.data["bisha_used"].remove(a["card"])
-        names = "、".join(intake.describe(self.spec, a) for a in mine)
-        return f"已取消：{names}（现在有{p.extra['ap']}点行动点数）"
 
     def _order(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
         """§6.1–6.3: within 24 h of the player list, and in the reorder windows; the bottom card
@@ -619,13 +629,9 @@ class NLives(Ruleset):
         self._set_side(state, p, side, mode)
         line = self.spec.text("choice_ok", side=self._side_text(p))
         if mode == "cowin":
-            dropped = [a for a in state.data["actions"] if a["actor"] == p.name
+            dropped = [a for a in state.data["actions"] + state.data["queued"] if a["actor"] == p.name
                        and a["ability"] in list(self.spec.options.get("cowin_forbidden", []))]
-            for a in dropped:
-                state.data["actions"].remove(a)
-                p.extra["ap"] += a["cost"]
-                if a["ability"] == "bisha":
-                    state.data["bisha_used"].remove(a["card"])
+            self._withdraw(state, p, dropped)
             if dropped:
                 line += "；已取消（并退还点数）：" + "、".join(intake.describe(self.spec, a) for a in dropped)
         return line
@@ -744,20 +750,12 @@ class NLives(Ruleset):
         """Cancel a player's pending night actions (all, or those of `ability`), refunded."""
         p = self._player_arg(state, gm)
         what = str(gm.args.get("ability") or "")
-        table = abilities(self.spec)
-        mine = [a for a in state.data["actions"] + state.data["queued"] if a["actor"] == p.name
-                and (not what or what in (a["ability"], table[a["ability"]].name))]
+        mine = self._pending(state, p, what)
         if not mine:
             raise GmRefused(f"{p.name} has no pending action" + (f" '{what}'" if what else ""))
+        self._withdraw(state, p, mine)
         out = Messages()
         for a in mine:
-            if a in state.data["actions"]:
-                state.data["actions"].remove(a)
-                p.extra["ap"] += a["cost"]
-            else:
-                state.data["queued"].remove(a)
-            if a["ability"] == "bisha":
-                state.data["bisha_used"].remove(a["card"])
             out.pm(p.name, self.spec.text("receipt_subject"),
                    self.spec.text("gm_voided_action", action=intake.describe(self.spec, a), reason=gm.reason))
         return out.outcome(state)
