@@ -247,12 +247,6 @@ def lose_card(p: Player, card: str) -> bool:
     return False
 
 
-def position_card(p: Player, position: int) -> str:
-    """The card at `position`: k > 0 = 第k (from the front), k < 0 = 倒数第|k|."""
-    cards = p.extra["hand"]
-    return str(cards[position - 1] if position > 0 else cards[position])
-
-
 _POSITION = re.compile(r"(倒数)?\s*第?\s*([0-9一二三四五六七八九]+)\s*(张|位|个)?\s*(牌)?$")
 _DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
 

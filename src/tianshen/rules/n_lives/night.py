@@ -37,8 +37,7 @@ class Dawn:
     pardoned: list[str] = field(default_factory=list)
     escrow_final: list[tuple[str, str]] = field(default_factory=list)  # (name, card)
     answers: list[tuple[str, str, str, bool]] = field(default_factory=list)  # actor, ability, target, yes
-    void: list[int] = field(default_factory=list)  # seq of actions voided by 禁锢
-    jailed: list[str] = field(default_factory=list)
+    void: list[int] = field(default_factory=list)  # seq of actions voided by 禁锢 (for the log)
 
 
 def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
@@ -46,7 +45,6 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     acts: list[Action] = sorted(state.data["actions"], key=lambda a: a["seq"])
     dawn = Dawn()
     jailed, undecided = jail_labels(acts)
-    dawn.jailed = sorted(jailed)
     live = []
     for a in acts:
         if a["actor"] in jailed and jailable(table[a["ability"]]):
@@ -73,11 +71,6 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
 
 
 # ---- step 2: 禁锢 (§3.1.7a) -------------------------------------------------------------
-
-
-def imprisoned(acts: list[Action]) -> set[str]:
-    """The players imprisoned tonight (see `jail_labels`)."""
-    return jail_labels(acts)[0]
 
 
 def jail_labels(acts: list[Action]) -> tuple[set[str], set[str]]:
