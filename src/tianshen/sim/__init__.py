@@ -27,6 +27,16 @@ SIMS: dict[str, str] = {
 }
 
 
+def check_in(board: PlayerSide, state: GameState, main_thread: str, already: set[str]) -> None:
+    """签到 (000 §5.2, 001 §3.2, 003 §7.2): every living player who has not yet replies once
+    to the player list; `already` remembers who posted, so nobody posts twice."""
+    done = set(state.data["checkin"]["done"])
+    for p in state.players:
+        if p.alive and p.name not in done and p.name not in already:
+            already.add(p.name)
+            board.post(p.name, main_thread, "签到")
+
+
 class Sims(Protocol):
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None: ...
 

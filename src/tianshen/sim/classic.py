@@ -15,7 +15,7 @@ from datetime import datetime
 from tianshen.core.model import GameState, Player
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.common.roles import group_of, is_killer, on_duty_killer
-from tianshen.sim import ThreadLookup
+from tianshen.sim import ThreadLookup, check_in
 
 KILL_FORMS = ("杀 {t}", "刺杀：{t}", "杀人 {t}")
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
@@ -46,7 +46,7 @@ class ClassicSims:
         ph = state.phase
         main = thread("main")
         if state.data.get("checkin") and main:
-            self.check_in(state, main)
+            check_in(self.board, state, main, self.checked_in)
         if ph.kind == "night":
             self.night(state)
         elif ph.kind == "day" and ph.step == "discussion":
@@ -98,14 +98,6 @@ class ClassicSims:
         if p.role == "binder":
             self.last_bind = target
         self.board.pm(p.name, self.gm, rng.choice(POWER_FORMS[p.role]).format(t=target), subject="行动")
-
-    def check_in(self, state: GameState, main_thread: str) -> None:
-        """签到: every living player replies to the player list once."""
-        done = set(state.data["checkin"]["done"])
-        for p in state.players:
-            if p.alive and p.name not in done and p.name not in self.checked_in:
-                self.checked_in.add(p.name)
-                self.board.post(p.name, main_thread, "签到")
 
     # ---- days -------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from tianshen.core.model import GameState, Player
 from tianshen.forum.base import PlayerSide
 from tianshen.rules import load_ruleset
-from tianshen.sim import ThreadLookup
+from tianshen.sim import ThreadLookup, check_in
 
 ATTACK_FORMS = ("攻击 {t}", "攻击：{t}", "攻打 {t}")
 MOVE_FORMS = ("移动 {c}", "移动到 {c}", "走到{c}")
@@ -36,7 +36,7 @@ class HexSims:
         ph = state.phase
         main = thread("main")
         if state.data.get("checkin") and main:
-            self.check_in(state, main)
+            check_in(self.board, state, main, self.checked_in)
         point = f"{ph.label}:{ph.step}"
         if point in self.acted:
             return
@@ -55,14 +55,6 @@ class HexSims:
         if self._map is None:
             self._map = load_ruleset(state.variant).map  # type: ignore[assignment]
         return list(self._map.neighbours[cell])  # type: ignore[attr-defined]
-
-    def check_in(self, state: GameState, main_thread: str) -> None:
-        """003 §7.2 签到."""
-        done = set(state.data["checkin"]["done"])
-        for p in state.players:
-            if p.alive and p.name not in done and p.name not in self.checked_in:
-                self.checked_in.add(p.name)
-                self.board.post(p.name, main_thread, "签到")
 
     # ---- nights ---------------------------------------------------------------------
 

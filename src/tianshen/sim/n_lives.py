@@ -22,7 +22,7 @@ from tianshen.core.spec import RulesetSpec, load_spec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.n_lives import cards, victory
 from tianshen.rules.n_lives.abilities import Ability, abilities
-from tianshen.sim import ThreadLookup
+from tianshen.sim import ThreadLookup, check_in
 
 HOSTILE = {"killers", "werewolves", "solo"}
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
@@ -69,7 +69,7 @@ class NLivesSims:
         ph = state.phase
         main = thread("main")
         if state.data.get("checkin") and main:
-            self.check_in(state, main)
+            check_in(self.board, state, main, self.checked_in)
         if ph.kind == "night" and ph.number == 1:
             self.first_orders(state)
             self.choose_sides(state)
@@ -117,13 +117,6 @@ class NLivesSims:
             self._pm(p.name, f"立场 {side}" + (f" {mode}" if mode else ""), subject="立场")
 
     # ---- check-in and discard orders (§5.2, §6) ---------------------------------------------
-
-    def check_in(self, state: GameState, main_thread: str) -> None:
-        done = set(state.data["checkin"]["done"])
-        for p in state.players:
-            if p.alive and p.name not in done and p.name not in self.checked_in:
-                self.checked_in.add(p.name)
-                self.board.post(p.name, main_thread, "签到")
 
     def first_orders(self, state: GameState) -> None:
         for p in state.players:
