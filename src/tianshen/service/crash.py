@@ -1,0 +1,34 @@
+"""Crash injection for the exactly-once tests: `point(name)` kills the process with SIGKILL
+at the N-th point it passes when TIANSHEN_CRASH_AT=N is set (or at the first point whose
+name is TIANSHEN_CRASH_AT when it is not a number).  Without the variable it does nothing.
+
+The points sit where a crash is most harmful: after a commit and before its messages are
+sent, between a forum write and its recording, between reading input and storing it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+_passed = 0
+
+
+def point(name: str) -> None:
+    """A place where the process may be killed (for tests that kill the daemon)."""
+    target = os.environ.get("TIANSHEN_CRASH_AT")
+    if not target:
+        return
+    global _passed
+    _passed += 1
+    if (target.isdigit() and _passed == int(target)) or target == name:
+        log_path = os.environ.get("TIANSHEN_CRASH_LOG")
+        if log_path:
+            with open(log_path, "a", encoding="utf-8") as f:
+                f.write(f"{os.getpid()} {_passed} {name}\n")
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def passed() -> int:
+    """How many points this process has passed (a test picks N below it)."""
+    return _passed
