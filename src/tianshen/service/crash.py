@@ -17,10 +17,16 @@ _passed = 0
 def point(name: str) -> None:
     """A place where the process may be killed (for tests that kill the daemon)."""
     target = os.environ.get("TIANSHEN_CRASH_AT")
-    if not target:
+    trace = os.environ.get("TIANSHEN_CRASH_TRACE")  # every point passed, a line each
+    if not target and not trace:
         return
     global _passed
     _passed += 1
+    if trace:
+        with open(trace, "a", encoding="utf-8") as f:
+            f.write(f"{_passed} {name}\n")
+    if not target:
+        return
     if (target.isdigit() and _passed == int(target)) or target == name:
         log_path = os.environ.get("TIANSHEN_CRASH_LOG")
         if log_path:
