@@ -1,0 +1,286 @@
+"""The crash tests' tools: a fast ruleset, the daemon's config, `tianshen run` as a child
+process that is killed and restarted, and what everyone saw on the forum, normalised so
+two runs of one seed compare equal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TypeVar
+
+from forums.spirit_server import SpiritServer
+from tianshen.forum.base import ForumError, ForumPm, ForumPost
+from tianshen.forum.spirit import SpiritForum, SpiritPlayers
+
+T = TypeVar("T")
+RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
+PASSWORD_ENV = "TIANSHEN_TEST_GM_PASSWORD"
+FAST = """
+include = ["{base}"]
+title = "经典杀人游戏（测试用快速时间）"
+
+[timing]            # seconds instead of hours
+night_hours = {night}
+day_hours = {day}
+vote_opens_hour = {vote}
+ld_extension_hours = {ext}
+ld_hours = {ld}
+summon_round_hours = {summon}
+"""
+# Long enough that a daemon down for a few restarts (1-2 s each) never misses what the
+# players do in a phase; the phases end early once everyone has acted.
+TIMINGS_S = dict(night=25, day=33, vote=8, ext=20, ld=15, summon=10)
+
+
+def write_fast_ruleset(directory: Path, base: str = "classic_10", name: str = "crash_fast") -> str:
+    """A variant of `base` with the timings in seconds; its id (TIANSHEN_RULESETS=directory)."""
+    hours = {k: v / 3600 for k, v in TIMINGS_S.items()}
+    (directory / f"{name}.toml").write_text(
+        FAST.format(base=(RULESETS / f"{base}.toml").as_posix(), **hours), encoding="utf-8")
+    return name
+
+
+def toml_str(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+
+
+@dataclass
+class GameConfig:
+    name: str
+    ruleset: str
+    seed: int
+    start: datetime
+    players: list[str]
+
+    def toml(self) -> str:
+        players = ", ".join(f"{{ name = {toml_str(p)} }}" for p in self.players)
+        return (f"[[game]]\nname = {toml_str(self.name)}\nruleset = {toml_str(self.ruleset)}\n"
+                f"seed = {self.seed}\nstart = {self.start.isoformat()}\nplayers = [{players}]\n")
+
+
+def write_config(path: Path, server: SpiritServer, db_url: str, games: list[GameConfig], *,
+                 poll_seconds: float = 1.0, run_extra: str = "") -> Path:
+    """`tianshen run` config for `games` on `server`: one `[game]` table, or a `[[game]]`
+    list when there are several."""
+    body = "\n".join(g.toml() for g in games)
+    if len(games) == 1:
+        body = body.replace("[[game]]", "[game]", 1)
+    path.write_text(
+        f"[database]\nurl = {toml_str(db_url)}\n\n"
+        f"[forum]\nkind = \"spirit\"\nbase_url = {toml_str(server.base_url)}\n"
+        f"username = {toml_str(server.gm_username)}\npassword_env = \"{PASSWORD_ENV}\"\n"
+        f"category = {toml_str(server.category)}\nflood_interval_s = 0\n\n"
+        f"{body}\n[run]\npoll_seconds = {poll_seconds}\nstop_when_over = true\n{run_extra}",
+        encoding="utf-8")
+    return path
+
+
+def game_start(server: SpiritServer, lead_seconds: float = 3) -> datetime:
+    """A start time a few seconds ahead by the forum's clock."""
+    forum = SpiritForum(server.base_url, server.gm_username, server.gm_password, min_write_interval_s=0)
+    try:
+        return (forum.now() + timedelta(seconds=lead_seconds)).replace(microsecond=0)
+    finally:
+        forum.close()
+
+
+class DaemonDied(RuntimeError):
+    """`tianshen run` exited in a way no crash point explains."""
+
+
+@dataclass
+class Daemon:
+    """`tianshen run --config FILE` as a child process, restarted after each kill."""
+
+    config: Path
+    workdir: Path
+    server: SpiritServer
+    rulesets: Path
+    env_extra: dict[str, str] = field(default_factory=dict)
+    proc: subprocess.Popen | None = None
+    starts: int = 0
+    crash_log: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.crash_log = self.workdir / "crash.log"
+        self.log = self.workdir / "daemon.log"
+
+    def env(self, crash_at: str | None, trace: Path | None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TIANSHEN_CRASH")}
+        env.update(self.env_extra, TIANSHEN_RULESETS=str(self.rulesets), PYTHONUNBUFFERED="1",
+                   TIANSHEN_CRASH_LOG=str(self.crash_log))
+        env[PASSWORD_ENV] = self.server.gm_password
+        if crash_at:
+            env["TIANSHEN_CRASH_AT"] = crash_at
+        if trace:
+            env["TIANSHEN_CRASH_TRACE"] = str(trace)
+        return env
+
+    def start(self, crash_at: str | None = None, trace: Path | None = None) -> None:
+        self.starts += 1
+        with open(self.log, "a", encoding="utf-8") as fh:
+            fh.write(f"==== start {self.starts} crash_at={crash_at}\n")
+            fh.flush()
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "tianshen.cli", "run", "--config", str(self.config), "--verbose"],
+                stdout=fh, stderr=subprocess.STDOUT, env=self.env(crash_at, trace), cwd=self.workdir)
+
+    def exited(self) -> int | None:
+        return None if self.proc is None else self.proc.poll()
+
+    def stop(self) -> None:
+        """SIGKILL if still running (the end of a test, or a failure)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def wait_exit(self, timeout: float = 60) -> int:
+        assert self.proc is not None
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise DaemonDied(f"the daemon did not stop after the game was over: {self.tail()}") from exc
+
+    def kills(self) -> list[str]:
+        """`pid count name` of every kill the crash points logged."""
+        if not self.crash_log.exists():
+            return []
+        return self.crash_log.read_text(encoding="utf-8").splitlines()
+
+    def tail(self, chars: int = 3000) -> str:
+        return self.log.read_text(encoding="utf-8")[-chars:] if self.log.exists() else ""
+
+
+class RetryingPlayers:
+    """A `PlayerSide` that tries again when the test forum answers 500: its SQLite database
+    is locked now and then while the daemon (another process) writes.  Such a request
+    failed whole (its transaction rolled back), so trying it again does it once."""
+
+    def __init__(self, side: SpiritPlayers, tries: int = 6, pause: float = 0.5) -> None:
+        self.side, self.tries, self.pause = side, tries, pause
+        self.retries = 0
+
+    @property
+    def names(self) -> Iterable[str]:
+        return self.side.names
+
+    def _again(self, call: Callable[[], T]) -> T:
+        for attempt in range(self.tries):
+            try:
+                return call()
+            except ForumError as exc:
+                if "HTTP 500" not in str(exc) or attempt == self.tries - 1:
+                    raise
+                self.retries += 1
+                time.sleep(self.pause)
+        raise AssertionError("unreachable")
+
+    def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
+        return self._again(lambda: self.side.pm(sender, to, text, subject))
+
+    def post(self, author: str, thread_id: str, text: str) -> int:
+        return self._again(lambda: self.side.post(author, thread_id, text))
+
+    def edit(self, post_id: int, author: str, new_text: str) -> None:
+        self._again(lambda: self.side.edit(post_id, author, new_text))
+
+    def inbox(self, user: str) -> list[ForumPm]:
+        return self._again(lambda: self.side.inbox(user))
+
+    def thread_posts(self, thread_id: str) -> list[ForumPost]:
+        return self._again(lambda: self.side.thread_posts(thread_id))
+
+    def close(self) -> None:
+        self.side.close()
+
+
+def read_trace(path: Path) -> list[str]:
+    """The names of the crash points a run passed, in order (`N name` lines)."""
+    if not path.exists():
+        return []
+    return [line.split(" ", 1)[1] for line in path.read_text(encoding="utf-8").splitlines() if " " in line]
+
+
+def crash_schedule(trace: list[str], kills: int, write_words: tuple[str, ...] = ("write", "send", "sent", "record",
+                                                                                  "post", "reply", "pm")
+                   ) -> Iterator[str]:
+    """TIANSHEN_CRASH_AT values, one per daemon start: numbers (the N-th point in that
+    process) spread so `kills` of them cover the uncrashed run's `trace`, every other one
+    replaced by the name of a point around a forum write (each such name in turn), which
+    kills at that point's first pass after the restart."""
+    names = list(dict.fromkeys(trace))
+    writes = [n for n in names if any(w in n.lower() for w in write_words)] or names
+    step = max(2, len(trace) // max(1, kills))
+    i = 0
+    while True:
+        yield str(step // 2 + (i * 7) % max(1, step))  # uneven, so kills fall on every kind of point
+        yield writes[i % len(writes)]
+        i += 1
+
+
+# ---- what everyone saw -------------------------------------------------------------------
+
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}| ?UTC|Z)?")
+_DIGEST = re.compile(r"\b[0-9a-f]{16,64}\b")
+
+
+def normalise(text: str) -> str:
+    """Without what differs between two runs of one seed: times (by the forum's clock)."""
+    return _TIME.sub("<time>", text).strip()
+
+
+@dataclass
+class Transcript:
+    """What was on the forum: every thread of the game category (title, each author's posts
+    in order), every PM the GM account received (by sender) and each player's inbox."""
+
+    threads: list[tuple[str, dict[str, list[str]]]]
+    gm_inbox: dict[str, list[str]]
+    inboxes: dict[str, list[tuple[str, str]]]
+
+    def gm_writes(self) -> list[str]:
+        """Every post and PM the GM account wrote (for counting doubles)."""
+        out = [f"{title} | {text}" for title, posts in self.threads for text in posts.get(GM_KEY, [])]
+        out += [f"PM {name} | {subject} | {text}" for name, pms in self.inboxes.items() for subject, text in pms]
+        return out
+
+
+GM_KEY = "<GM>"
+
+
+def read_transcript(server: SpiritServer, players: list[str]) -> Transcript:
+    """Read it all back from the forum, as the GM and as each player."""
+    gm = SpiritForum(server.base_url, server.gm_username, server.gm_password, min_write_interval_s=0)
+    side = RetryingPlayers(SpiritPlayers(server.base_url, {p: server.players[p] for p in players},
+                                         server.gm_username))
+    try:
+        gm.login()
+        topics = sorted(gm._http.topic_list(f"/category/{server.category_id}/"), key=lambda t: t.id)
+        threads = []
+        for t in topics:
+            by_author: dict[str, list[str]] = defaultdict(list)
+            for post in gm.read_thread(str(t.id), None):
+                who = GM_KEY if post.author == gm.account else post.author
+                by_author[who].append(normalise(post.text))
+            threads.append((normalise(t.title), dict(by_author)))
+        gm_inbox: dict[str, list[str]] = defaultdict(list)
+        for pm in gm.fetch_pms(None):
+            gm_inbox[pm.sender].append(normalise(pm.text))
+        inboxes = {p: [(normalise(pm.subject), normalise(pm.text)) for pm in side.inbox(p)
+                       if pm.sender == gm.account] for p in players}
+        return Transcript(threads, dict(gm_inbox), inboxes)
+    finally:
+        gm.close()
+        side.close()
+
+

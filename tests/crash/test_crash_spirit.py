@@ -1,0 +1,178 @@
+"""Issue 13: exactly once after every crash.  A whole fast classic_10 game on a live Spirit
+forum with `tianshen run` as a child process, played by simulated players in this process
+(`sim.external`), twice with one seed, each on a fresh forum: once uncrashed (its crash
+trace lists the points a run passes), once with the daemon killed by SIGKILL at one point
+after another (TIANSHEN_CRASH_AT, restarted after each kill) until the game is over.  What
+every player and the GM account saw on the forum, and the winner, must be the same.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from forums.spirit_server import DEFAULT_PLAYERS, SpiritServer
+from tianshen.core.model import GameState
+from tianshen.forum.spirit import SpiritForum, SpiritPlayers
+from tianshen.sim.external import ExternalSims, play_external
+from tianshen.store import Store
+
+from .harness import (
+    Daemon,
+    DaemonDied,
+    GameConfig,
+    RetryingPlayers,
+    Transcript,
+    crash_schedule,
+    game_start,
+    read_trace,
+    read_transcript,
+    write_config,
+    write_fast_ruleset,
+)
+
+SEED = 11
+GAME = "crash-classic10"
+PLAYERS = list(DEFAULT_PLAYERS[:10])
+MIN_KILLS = 30
+MAX_GAME_SECONDS = 420
+
+
+@dataclass
+class Run:
+    final: GameState
+    transcript: Transcript
+    daemon: Daemon
+    seconds: float
+    kill_phases: list[str] = field(default_factory=list)  # the phase stored when each kill was seen
+    pending: int = 0
+    phases: list[str] = field(default_factory=list)  # the game's phases, in order
+
+
+def forum_clock(server: SpiritServer) -> Callable[[], datetime]:
+    """The forum's clock, read once as an offset from ours."""
+    forum = SpiritForum(server.base_url, server.gm_username, server.gm_password, min_write_interval_s=0)
+    try:
+        offset = forum.now() - datetime.now(UTC)
+    finally:
+        forum.close()
+    return lambda: datetime.now(UTC) + offset
+
+
+def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, trace: Path | None = None,
+         crash_at: Iterator[str] | None = None) -> Run:
+    """One whole game: the daemon as a child process, restarted with the next crash point
+    whenever a crash point killed it; the sims act from here until the game is over."""
+    workdir.mkdir()
+    db_url = f"sqlite:///{workdir / 'game.db'}"
+    config = write_config(workdir / "config.toml", server, db_url,
+                          [GameConfig(GAME, ruleset, SEED, game_start(server), PLAYERS)])
+    daemon = Daemon(config, workdir, server, rulesets)
+    store = Store(db_url)
+    players = RetryingPlayers(SpiritPlayers(server.base_url, {p: server.players[p] for p in PLAYERS},
+                                            server.gm_username))
+    sims = ExternalSims(store, GAME, players, server.gm_username)
+    kill_phases: list[str] = []
+
+    def restart_if_killed() -> None:
+        rc = daemon.exited()
+        if rc is None:
+            return
+        if rc != -signal.SIGKILL or crash_at is None or len(daemon.kills()) != len(kill_phases) + 1:
+            raise DaemonDied(f"tianshen run exited with {rc} ({len(daemon.kills())} kills logged):\n"
+                             f"{daemon.tail()}")
+        kill_phases.append(_phase(store, sims))
+        daemon.start(next(crash_at), trace)
+
+    t0 = time.monotonic()
+    daemon.start(next(crash_at) if crash_at else None, trace)
+    try:
+        final = play_external(sims, forum_clock(server), poll_seconds=0.3, max_seconds=MAX_GAME_SECONDS,
+                              between=restart_if_killed)
+        if daemon.exited() is None:
+            assert daemon.wait_exit() == 0, daemon.tail()  # stop_when_over
+        seconds = time.monotonic() - t0
+        assert sims.game_id is not None
+        pending = len(store.pending_outbox(sims.game_id))
+        phases = [p.label for p in store.phases(sims.game_id)]
+    finally:
+        daemon.stop()
+        players.close()
+        store.close()
+    return Run(final, read_transcript(server, PLAYERS), daemon, seconds, kill_phases, pending, phases)
+
+
+def _phase(store: Store, sims: ExternalSims) -> str:
+    if sims.game_id is None:
+        return "not signed up"
+    record = store.load_game(sims.game_id)
+    return record.phase_label if record.status != "new" else "not started"
+
+
+def differences(expected: Transcript, got: Transcript) -> list[str]:
+    """Human-readable differences, doubles and losses first."""
+    out = []
+    want, have = Counter(expected.gm_writes()), Counter(got.gm_writes())
+    out += [f"doubled ×{n}: {w[:160]!r}" for w, n in (have - want).items()]
+    out += [f"lost ×{n}: {w[:160]!r}" for w, n in (want - have).items()]
+    titles = [t for t, _ in expected.threads], [t for t, _ in got.threads]
+    if titles[0] != titles[1]:
+        out.append(f"threads {titles[0]} != {titles[1]}")
+    for (title, a), (_, b) in zip(expected.threads, got.threads, strict=False):
+        for who in sorted(set(a) | set(b)):
+            if a.get(who) != b.get(who):
+                out.append(f"thread {title!r}, posts by {who}: {a.get(who)} != {b.get(who)}")
+    for who in sorted(set(expected.gm_inbox) | set(got.gm_inbox)):
+        if expected.gm_inbox.get(who) != got.gm_inbox.get(who):
+            out.append(f"PMs from {who} to the GM: {expected.gm_inbox.get(who)} != {got.gm_inbox.get(who)}")
+    for who in expected.inboxes:
+        if expected.inboxes[who] != got.inboxes.get(who):
+            out.append(f"{who}'s inbox differs")
+    return out
+
+
+@pytest.fixture
+def fast_ruleset(tmp_path: Path) -> tuple[str, Path]:
+    rulesets = tmp_path / "rulesets"
+    rulesets.mkdir()
+    return write_fast_ruleset(rulesets), rulesets
+
+
+def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factory, fast_ruleset, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    ruleset, rulesets = fast_ruleset
+    t0 = time.monotonic()
+    trace = tmp_path / "trace.txt"
+    clean = play(spirit_server_factory(), tmp_path / "uncrashed", ruleset, rulesets, trace=trace)
+    points = read_trace(trace)
+    assert clean.final.winner in ("civilians", "killers"), clean.daemon.tail()
+    assert points, "the daemon passed no crash point: tianshen.service.crash.point is not called"
+    assert clean.pending == 0
+
+    crashed = play(spirit_server_factory(), tmp_path / "crashed", ruleset, rulesets,
+                   crash_at=crash_schedule(points, MIN_KILLS + 6))
+    kills = crashed.daemon.kills()
+    killed_at = Counter(line.split(" ", 2)[2] for line in kills)
+    phases = list(dict.fromkeys(crashed.kill_phases))
+    with capsys.disabled():
+        print(f"\ncrash test: {len(kills)} kills at {len(killed_at)} kinds of point "
+              f"({', '.join(f'{n}×{c}' for n, c in killed_at.most_common())}) in {len(phases)} phases; "
+              f"{crashed.daemon.starts} daemon starts; {len(points)} points in the uncrashed run "
+              f"({len(set(points))} kinds); uncrashed {clean.seconds:.0f} s, crashed {crashed.seconds:.0f} s, "
+              f"test {time.monotonic() - t0:.0f} s")
+
+    assert crashed.pending == 0, "messages left pending in the outbox"
+    problems = differences(clean.transcript, crashed.transcript)
+    assert not problems, "\n".join(problems[:40])
+    assert crashed.transcript == clean.transcript
+    assert crashed.final.winner == clean.final.winner
+    assert len(kills) >= MIN_KILLS, f"only {len(kills)} kills before the game ended"
+    spread = set(phases) & set(crashed.phases)
+    assert len(spread) >= len(set(crashed.phases)) // 2, f"kills in {phases}, the game's phases {crashed.phases}"
