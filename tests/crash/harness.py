@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -39,7 +39,7 @@ summon_round_hours = {summon}
 """
 # Long enough that a daemon down for a few restarts (1-2 s each) never misses what the
 # players do in a phase; the phases end early once everyone has acted.
-TIMINGS_S = dict(night=25, day=33, vote=8, ext=20, ld=15, summon=10)
+TIMINGS_S = dict(night=25, day=40, vote=8, ext=20, ld=15, summon=10)
 
 
 def write_fast_ruleset(directory: Path, base: str = "classic_10", name: str = "crash_fast") -> str:
@@ -211,21 +211,30 @@ def read_trace(path: Path) -> list[str]:
     return [line.split(" ", 1)[1] for line in path.read_text(encoding="utf-8").splitlines() if " " in line]
 
 
-def crash_schedule(trace: list[str], kills: int, write_words: tuple[str, ...] = ("write", "send", "sent", "record",
-                                                                                  "post", "reply", "pm")
-                   ) -> Iterator[str]:
-    """TIANSHEN_CRASH_AT values, one per daemon start: numbers (the N-th point in that
-    process) spread so `kills` of them cover the uncrashed run's `trace`, every other one
-    replaced by the name of a point around a forum write (each such name in turn), which
-    kills at that point's first pass after the restart."""
-    names = list(dict.fromkeys(trace))
-    writes = [n for n in names if any(w in n.lower() for w in write_words)] or names
-    step = max(2, len(trace) // max(1, kills))
-    i = 0
-    while True:
-        yield str(step // 2 + (i * 7) % max(1, step))  # uneven, so kills fall on every kind of point
-        yield writes[i % len(writes)]
-        i += 1
+class CrashPlan:
+    """The TIANSHEN_CRASH_AT of each daemon start.  Numbers (the N-th point in that process)
+    sized so `kills` of them cover the uncrashed run's `trace`, every other one replaced by
+    the name of a point around a forum write (each such name in turn: it kills at that
+    point's first pass after the restart).  A daemon that has fallen behind the game's
+    clock (a deadline already past) gets a larger number, so it catches up before it dies:
+    restarts cost game time, and players must not lose their window to them."""
+
+    WRITE_WORDS = ("write", "send", "sent", "record", "post", "reply", "pm")
+
+    def __init__(self, trace: list[str], kills: int) -> None:
+        names = list(dict.fromkeys(trace))
+        self.write_names = [n for n in names if any(w in n.lower() for w in self.WRITE_WORDS)] or names
+        self.step = max(2, len(trace) // max(1, kills))
+        self.starts = 0
+
+    def next(self, behind: bool = False) -> str:
+        self.starts += 1
+        i = self.starts // 2
+        if behind:
+            return str(self.step * 4)
+        if self.starts % 2:
+            return str(self.step // 2 + (i * 7) % self.step)  # uneven, so kills fall on every kind of point
+        return self.write_names[i % len(self.write_names)]
 
 
 # ---- what everyone saw -------------------------------------------------------------------

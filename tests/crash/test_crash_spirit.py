@@ -11,7 +11,7 @@ from __future__ import annotations
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,12 +25,12 @@ from tianshen.sim.external import ExternalSims, play_external
 from tianshen.store import Store
 
 from .harness import (
+    CrashPlan,
     Daemon,
     DaemonDied,
     GameConfig,
     RetryingPlayers,
     Transcript,
-    crash_schedule,
     game_start,
     read_trace,
     read_transcript,
@@ -67,7 +67,7 @@ def forum_clock(server: SpiritServer) -> Callable[[], datetime]:
 
 
 def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, trace: Path | None = None,
-         crash_at: Iterator[str] | None = None) -> Run:
+         crash_at: CrashPlan | None = None) -> Run:
     """One whole game: the daemon as a child process, restarted with the next crash point
     whenever a crash point killed it; the sims act from here until the game is over."""
     workdir.mkdir()
@@ -83,18 +83,19 @@ def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, t
 
     def restart_if_killed() -> None:
         rc = daemon.exited()
-        if rc is None:
+        if rc is None or rc == 0:  # 0: the game is over (stop_when_over)
             return
         if rc != -signal.SIGKILL or crash_at is None or len(daemon.kills()) != len(kill_phases) + 1:
             raise DaemonDied(f"tianshen run exited with {rc} ({len(daemon.kills())} kills logged):\n"
                              f"{daemon.tail()}")
         kill_phases.append(_phase(store, sims))
-        daemon.start(next(crash_at), trace)
+        daemon.start(crash_at.next(behind=_behind(store, sims, now)), trace)
 
+    now = forum_clock(server)
     t0 = time.monotonic()
-    daemon.start(next(crash_at) if crash_at else None, trace)
+    daemon.start(crash_at.next() if crash_at else None, trace)
     try:
-        final = play_external(sims, forum_clock(server), poll_seconds=0.3, max_seconds=MAX_GAME_SECONDS,
+        final = play_external(sims, now, poll_seconds=0.3, max_seconds=MAX_GAME_SECONDS,
                               between=restart_if_killed)
         if daemon.exited() is None:
             assert daemon.wait_exit() == 0, daemon.tail()  # stop_when_over
@@ -114,6 +115,14 @@ def _phase(store: Store, sims: ExternalSims) -> str:
         return "not signed up"
     record = store.load_game(sims.game_id)
     return record.phase_label if record.status != "new" else "not started"
+
+
+def _behind(store: Store, sims: ExternalSims, now: Callable[[], datetime]) -> bool:
+    """The game's next deadline is already past: the daemon has inputs or deadlines to catch up on."""
+    if sims.game_id is None:
+        return False
+    due = store.load_game(sims.game_id).deadline_at
+    return due is not None and due.replace(tzinfo=due.tzinfo or UTC) < now()
 
 
 def differences(expected: Transcript, got: Transcript) -> list[str]:
@@ -157,7 +166,7 @@ def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factor
     assert clean.pending == 0
 
     crashed = play(spirit_server_factory(), tmp_path / "crashed", ruleset, rulesets,
-                   crash_at=crash_schedule(points, MIN_KILLS + 6))
+                   crash_at=CrashPlan(points, MIN_KILLS + 15))
     kills = crashed.daemon.kills()
     killed_at = Counter(line.split(" ", 2)[2] for line in kills)
     phases = list(dict.fromkeys(crashed.kill_phases))

@@ -15,8 +15,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from tianshen.core.model import GameState
 from tianshen.forum.base import PlayerSide
@@ -44,7 +45,7 @@ class ExternalSims:
             record = self.store.load_game(self.game_id)
             if record.status == "new" or self.store.pending_outbox(self.game_id):
                 return None
-        except OperationalError:  # SQLite: the daemon holds the write lock; read again later
+        except (OperationalError, ProgrammingError):  # locked (SQLite), or no tables yet: read again later
             return None
         return GameState.model_validate_json(record.state_json)
 
@@ -68,20 +69,28 @@ class ExternalSims:
         return self.store.thread_id(self.game_id, key)
 
 
-def play_external(sims: ExternalSims, now: Callable[[], datetime], *, poll_seconds: float = 0.5,
-                  max_seconds: float = 900, between: Callable[[], None] | None = None,
-                  sleep: Callable[[float], None] = time.sleep,
-                  monotonic: Callable[[], float] = time.monotonic) -> GameState:
-    """Poll until the game is over and everything is sent; `between` runs on every poll (a
-    test restarts a killed daemon there).  TimeoutError after `max_seconds`."""
+def play_external(sims: ExternalSims, now: Callable[[], datetime], **kwargs: Any) -> GameState:
+    """`play_all` for one game."""
+    return play_all([sims], now, **kwargs)[0]
+
+
+def play_all(games: list[ExternalSims], now: Callable[[], datetime], *, poll_seconds: float = 0.5,
+             max_seconds: float = 900, between: Callable[[], None] | None = None,
+             sleep: Callable[[float], None] = time.sleep,
+             monotonic: Callable[[], float] = time.monotonic) -> list[GameState]:
+    """Poll every game until all are over and everything is sent; `between` runs on every
+    poll (a test restarts a killed daemon there).  TimeoutError after `max_seconds`."""
     give_up = monotonic() + max_seconds
+    final: dict[int, GameState] = {}
     while True:
         if between is not None:
             between()
-        state = sims.poll(now())
-        if state is not None and state.phase.kind == "over":
-            return state
+        for i, sims in enumerate(games):
+            if i not in final and (state := sims.poll(now())) is not None and state.phase.kind == "over":
+                final[i] = state
+        if len(final) == len(games):
+            return [final[i] for i in range(len(games))]
         if monotonic() > give_up:
-            where = state.phase.label if state is not None else "an unsettled point"
-            raise TimeoutError(f"game {sims.game} was still at {where} after {max_seconds} s")
+            waiting = ", ".join(f"{s.game} at {s.acted or 'the start'}" for i, s in enumerate(games) if i not in final)
+            raise TimeoutError(f"after {max_seconds} s still playing: {waiting}")
         sleep(poll_seconds)
