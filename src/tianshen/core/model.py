@@ -52,6 +52,7 @@ class GameState(BaseModel):
     ruleset: str
     variant: str
     seed: int
+    salt: str = ""  # secret until the end post (core.rng.seed_digest); "" in games older than salts
     rng_draws: int = 0
     players: list[Player]
     phase: Phase = Field(default_factory=Phase)

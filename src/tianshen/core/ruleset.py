@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tianshen.core import activity, checkin, rng, substitution
 from tianshen.core.model import (
@@ -43,11 +43,25 @@ class GameSetup(BaseModel):
 
     seats: list[Seat]
     seed: int
+    # The secret of the seed commitment (core.rng): set by the shell for a real game
+    # (GameDriver.register draws one); None = derived from the seed, not secret (scripts, tests).
+    salt: str | None = None
     start: datetime
     fixed_roles: dict[str, str] = Field(default_factory=dict)  # name -> role id
     substitutes: list[str] = Field(default_factory=list)  # forum accounts of the substitutes (替补)
     gm_contact: str | None = None  # the human GM's forum account: gets the notes by PM
     setup: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific dealing options
+
+    @field_validator("salt")
+    @classmethod
+    def _salt_format(cls, salt: str | None) -> str | None:
+        if salt is not None and not rng.SALT_FORMAT.fullmatch(salt):
+            raise ValueError(f"a salt is at least {rng.SALT_HEX_DIGITS} lowercase hex digits (128 bits)")
+        return salt
+
+    def game_salt(self) -> str:
+        """The salt the game commits with: the one given, else derived from the seed."""
+        return self.salt or rng.derived_salt(self.seed)
 
     @model_validator(mode="after")
     def _names_distinct(self) -> GameSetup:
