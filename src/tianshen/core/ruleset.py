@@ -235,7 +235,9 @@ class Ruleset(ABC):
         first = Messages()  # what the shared mechanics say before the ruleset speaks
         if isinstance(event, PmIn | PostIn) and state.phase.kind != "over":
             sender = event.sender if isinstance(event, PmIn) else event.author
-            if isinstance(event, PmIn) and state.find(sender) is None and state.data.get("substitution"):
+            # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
+            # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
+            if isinstance(event, PmIn) and state.find(sender) is None and substitution.involves(state, sender):
                 seat = substitution.answer(self.spec, state, event, first)
                 if seat is not None:
                     first.pms += self.seat_taken(state, state.player(seat))
@@ -264,7 +266,19 @@ class Ruleset(ABC):
             self._report_lurkers(outcome.state, event.at, first)
         outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
         outcome.notes[:0] = first.notes
+        if isinstance(event, PmIn):
+            self._answer_anyway(event, outcome)
         return outcome
+
+    def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
+        """DECISIONS §0.3: every PM gets an answer.  A ruleset path that forgot to answer gets
+        this short one, and the GM a note, rather than silence (issue 13 item 4)."""
+        if any(m.to == pm.sender for m in outcome.pms):
+            return
+        reason = self.spec.text("pm_unanswered")
+        outcome.refusals.append(Refusal(sender=pm.sender, text=pm.text, reason=reason))
+        outcome.pms.append(PrivateMessage(to=pm.sender, subject="天神回复", body=reason))
+        outcome.notes.append(f"{pm.sender} 的短消息没有得到规则的回复，已发送通用回复：{' '.join(pm.text.split())[:40]}")
 
     # ---- activity (000 §9.1.6, 001 §4.3/§6.1.6, 003 §10.1.6, 004 补充 二) ------------------
 
