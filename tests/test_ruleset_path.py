@@ -153,3 +153,24 @@ def test_a_driver_on_the_board_runs_a_path_game_across_a_restart(tmp_path: Path,
     again = GameDriver(store, forum, driver.game_id)
     assert again.ruleset.spec.title == TITLE and again.state().variant == "my_classic"
     store.close()
+
+
+def test_run_signs_up_and_resumes_a_path_game(tmp_path: Path, monkeypatch) -> None:
+    from tianshen.config import load_config
+    from tianshen.service.daemon import Daemon
+
+    variant_file(tmp_path / "variants")
+    config = tmp_path / "c.toml"
+    players = "\n".join(f'[[game.players]]\nname = "{n}"' for n in VESTS[:10])
+    config.write_text(f'[database]\nurl = "sqlite:///{(tmp_path / "d.db").as_posix()}"\n[forum]\nkind = "memory"\n'
+                      f'[game]\nname = "g"\nruleset = "variants/my_classic.toml"\nseed = 5\n'
+                      f'start = "2026-01-01T20:00:00Z"\n{players}\n', encoding="utf-8")
+    daemon = Daemon(load_config(config))
+    record = daemon.store.load_game(daemon.driver.game_id)
+    assert record.ruleset == "my_classic"
+    assert record.config["ruleset_file"] == str((tmp_path / "variants" / "my_classic.toml").resolve())
+    daemon.store.close()
+    fresh_process(monkeypatch)
+    again = Daemon(load_config(config))  # a restart finds the game and its file
+    assert again.driver.ruleset.spec.title == TITLE
+    again.store.close()
