@@ -39,7 +39,8 @@ def demo(db: DB = "sqlite:///tianshen.db", seed: int = 2026, quiet: bool = False
 
 
 @app.command()
-def rehearse(ruleset: Annotated[str, typer.Option(help="variant id, e.g. classic_13")] = "classic_10",
+def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic_13) or a variant .toml file")
+                                ] = "classic_10",
              seed: int = 7, db: DB = "sqlite:///tianshen.db", quiet: bool = False,
              players: Annotated[int | None, typer.Option(help="number of players (n_lives: 5, 6 or 7)")] = None,
              ) -> None:
@@ -238,7 +239,7 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         store.upgrade()
         if store.game_id(g.name) is not None:
             raise ValueError(f"a game named '{g.name}' exists already")
-        game_id = GameDriver.register(store, g.name, spec.id, setup)
+        game_id = GameDriver.register(store, g.name, g.ruleset, setup)  # an id or a file (issue 13 item 11)
     except ValueError as exc:
         _fail(str(exc))
         return

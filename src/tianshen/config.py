@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
+from tianshen.core.spec import is_file_name
 from tianshen.tomlfile import read_toml
 
 
@@ -46,7 +47,9 @@ class PlayerConfig(BaseModel):
 
 class GameConfig(BaseModel):
     name: str
-    ruleset: str
+    ruleset: str  # a variant id, or a variant .toml file (relative to this config file)
+    # the deal; default random.  Typed or not, it is committed to with a secret random salt
+    # (core.rng), so a small seed cannot be found from the start post.
     seed: int | None = None
     start: datetime
     players: list[PlayerConfig] = Field(default_factory=list)
@@ -71,4 +74,14 @@ class Config(BaseModel):
 
 
 def load_config(path: str | Path) -> Config:
-    return Config.model_validate(read_toml(path))
+    config = Config.model_validate(read_toml(path))
+    if config.game is not None:
+        config.game.ruleset = _beside(Path(path), config.game.ruleset)
+    return config
+
+
+def _beside(config_file: Path, ruleset: str) -> str:
+    """A ruleset file named relative to the config file, as an absolute path; an id as is."""
+    if not is_file_name(ruleset) or Path(ruleset).expanduser().is_absolute():
+        return ruleset
+    return str((config_file.parent / ruleset).resolve())

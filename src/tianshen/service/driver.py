@@ -48,7 +48,7 @@ class GameDriver:
         events = store.events(game_id)[:1]
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
-        self.ruleset: Ruleset = load_ruleset(record.ruleset)
+        self.ruleset: Ruleset = load_ruleset(record.config.get("ruleset_file") or record.ruleset)  # see register
         options = self.ruleset.spec.options
         self.watch_board = bool(options.get("analysis_quota") or options.get("watch_board"))
         self.on_step = on_step
@@ -75,10 +75,21 @@ class GameDriver:
     @staticmethod
     def register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "") -> int:
         """A game signed up, to be dealt at `setup.start` (`tianshen admin new-game`).  The
-        setup is tried once here, so a bad role list is refused now, not at the start."""
-        load_ruleset(variant).setup(setup)
+        setup is tried once here, so a bad role list is refused now, not at the start.  A
+        setup without a salt gets a secret random one (core.rng: the seed commitment).
+        `variant` is an id or a .toml file; the record keeps the id."""
+        from tianshen.core.rng import new_salt
+        from tianshen.core.spec import game_file
+
+        if setup.salt is None:
+            setup = setup.model_copy(update={"salt": new_salt()})
+        ruleset = load_ruleset(variant)  # `variant`: an id or a .toml file
+        ruleset.setup(setup)
+        config: dict[str, object] = {"setup": setup.model_dump(mode="json")}
+        if file := game_file(variant):
+            config["ruleset_file"] = file  # reloaded from this file, not by id (GameDriver.__init__)
         return store.create_game(
-            name=name, ruleset=variant, seed=setup.seed, config={"setup": setup.model_dump(mode="json")},
+            name=name, ruleset=ruleset.spec.id, seed=setup.seed, config=config,
             state_json="{}", phase_label="setup", deadline_at=setup.start, players=[], at=setup.start,
             status="new", board=board,
         )
