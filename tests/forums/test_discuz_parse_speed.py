@@ -102,6 +102,42 @@ def test_the_readers_find_what_the_pages_hold() -> None:
     assert parse.login_form(text_of("x3.4", "html-login-page.html")) is not None
 
 
+BODIES = [
+    "投票 a<br />\r\n投票 b",
+    '<div class="quote"><blockquote>q1<div class="quote"><blockquote>q2</blockquote></div></blockquote></div>x',
+    '<i class="pstatus"> 本帖最后由 p 于 2026-12-2 21:25 编辑 </i><br /><br />新',
+    '<div class="quote"><blockquote><i class="pstatus"> 本帖最后由 q 于 2026-12-2 21:25 编辑 </i>old</blockquote></div>new',
+    'a<font class="jammer">noise</font>b<span style="display:none">h</span>c<span style="display: none">h2</span>d',
+    '<span class="jammer">j<i class="pstatus"> 本帖最后由 z 于 2026-12-2 21:25 编辑 </i></span>k',
+    '<div class="reply_wrap">r</div>v',
+    "<p>one</p><p>two</p><ul><li>x</li><li>y</li></ul>tail",
+    "<ul><li>1<li>2</ul>",
+    "a<!-- e -->c",
+    "a<script>var x=1;</script>b<style>.x{}</style>c",
+    "&amp;#128512; &nbsp;x&lt;y&gt; &copy",
+    "<table><tr><td>c1</td><td>c2</td></tr><tr><td>c3</td></tr></table>after",
+    "<font color=red><div>blk</div></font>z",
+    "unclosed <b>bold <i>it</b> still</i> end",
+    "<p>p1<div>d</div>p2</p>",
+    "本帖最后由 x 于 2026-12-2 21:25 编辑\n\n投票 y",
+    "<img src=x alt='pic'>text<hr>more",
+    "<strong>强</strong>\n\n\n\n<br><br><br><br>end",
+    "<blockquote>bq</blockquote>after",
+    "<pre>l1\nl2</pre>",
+    "",
+    '<div align="center">居中</div><font size="5">大</font>',
+]
+
+
+@pytest.mark.parametrize("fragment", BODIES)
+def test_made_up_bodies_read_the_same_alone_and_inside_a_thread_page(fragment: str) -> None:
+    assert bench.plain(parse.message_body(fragment)) == bench.plain(old.message_body(fragment))
+    page = text_of("x3.5", "html-viewthread-tid1-page1.html")
+    start = page.index('id="postmessage_2">') + len('id="postmessage_2">')
+    page = page[:start] + fragment + page[page.index("</td>", start):]
+    assert bench.plain(parse.thread_page(page, CST)) == bench.plain(old.thread_page(page, CST))
+
+
 @pytest.mark.parametrize("version", ["x3.5", "x3.4"])
 def test_a_500_post_thread_reads_the_same_as_with_beautifulsoup(version: str) -> None:
     charset = "gbk" if version == "x3.4" else "utf-8"

@@ -423,8 +423,8 @@ def message_body(fragment: str) -> Body:
     `text` and kept in `full_text`; the edit marker 「本帖最后由 X 于 … 编辑」 is taken out of
     both and returned apart.  Text hidden from readers (`jammer` noise, `display:none`) is
     dropped."""
-    body = LexborHTMLParser(f"<div>{fragment}</div>").body
-    return _body_of(body) if body is not None else Body("", "")
+    root = LexborHTMLParser(fragment).root  # all of it: a stray `</div>` loses nothing
+    return _body_of(root) if root is not None else Body("", "")
 
 
 def bbcode_text(body: str) -> str:
