@@ -62,9 +62,10 @@ def _renumber(old: int, block: bytes, new: int, charset: str) -> bytes:
                   lambda m: m.group(1) + b"\n" + label + m.group(3), block, count=1, flags=re.S)
 
 
-def synthetic_thread(version: str, posts: int = 500) -> bytes:
-    """The bytes of a thread page holding `posts` posts: the recorded page 1 of tid 1 with
-    its post blocks repeated in turn (the edited posts and the quote come round again)."""
+def synthetic_thread(version: str, posts: int = 500, first: int = 1) -> bytes:
+    """The bytes of a thread page holding `posts` posts from floor (and pid) `first` on: the
+    recorded page 1 of tid 1 with its post blocks repeated in turn (the edited posts and the
+    quote come round again)."""
     folder, charset = BOARDS[version]
     raw = (folder / "html-viewthread-tid1-page1.html").read_bytes()
     starts = [m for m in _POST_START.finditer(raw)]
@@ -72,7 +73,7 @@ def synthetic_thread(version: str, posts: int = 500) -> bytes:
     head, tail = raw[:starts[0].start()], raw[end:]
     blocks = [(int(m.group(1)), raw[m.start():(starts[i + 1].start() if i + 1 < len(starts) else end)])
               for i, m in enumerate(starts)]
-    body = [_renumber(*blocks[i % len(blocks)], i + 1, charset) for i in range(posts)]
+    body = [_renumber(*blocks[i % len(blocks)], first + i, charset) for i in range(posts)]
     return head + b"".join(body) + tail
 
 
@@ -134,9 +135,44 @@ def board(version: str, old: ModuleType, posts: int, repeats: int) -> None:
             repeats, posts)
     compare(f"{version} html bytes+decode", lambda: old.thread_page(parse.decode(raw, charset), CST),
             lambda: parse.thread_page(parse.decode(raw, charset), CST), repeats, posts)
+    paged = [synthetic_thread(version, 10, first) for first in range(1, posts + 1, 10)]
+
+    def recount(module: ModuleType) -> Any:  # what the adapter does with each page it fetches
+        pages = []
+        for page in paged:
+            text = parse.decode(page, charset)
+            module.read_answer(text)
+            pages.append(module.thread_page(text, CST))
+        return module.ThreadPage([p for tp in pages for p in tp.posts], 1, 1)
+
+    compare(f"{version} html {len(paged)} pages", partial(recount, old), partial(recount, parse), repeats, posts)
     variables = synthetic_api_thread(version, posts)
     compare(f"{version} api json", partial(old.api_thread, variables), partial(parse.api_thread, variables),
             repeats, posts)
+
+
+RECORDED = (  # board, page, reader: the other pages the adapter polls
+    ("x3.5", "html-pm-list.html", "pm_list"), ("x3.4", "html-pm-list-newpm.html", "pm_list"),
+    ("x3.5", "html-pm-view-touid2.html", "pm_view"), ("x3.4", "html-pm-view-touid3-player1.html", "pm_view"),
+    ("x3.5", "html-forumdisplay-fid3.html", "forum_threads"), ("x3.4", "html-forumdisplay-fid36.html", "forum_threads"),
+)
+
+
+def recorded_page(version: str, name: str, reader: str, old: ModuleType, repeats: int) -> None:
+    folder, charset = BOARDS[version]
+    text = parse.decode((folder / name).read_bytes(), charset)
+
+    def read(module: ModuleType) -> Any:
+        if reader == "pm_view":
+            return module.pm_view(text, CST, 0, "mafiagm")
+        if reader == "forum_threads":
+            return module.forum_threads(text, CST)
+        return module.pm_list(text)
+
+    t_old, r_old = cpu(partial(read, old), repeats)
+    t_new, r_new = cpu(partial(read, parse), repeats)
+    same = plain(r_old) == plain(r_new)
+    print(f"{version + ' ' + name:<44} {t_old * 1000:>8.1f} {t_new * 1000:>8.1f} {t_old / t_new:>8.1f}x  {same}")
 
 
 def main(posts: int, repeats: int) -> None:
@@ -146,6 +182,11 @@ def main(posts: int, repeats: int) -> None:
     print(f"{'board / form':<22} {'old s':>8} {'new s':>8} {'speed-up':>9}  same")
     for version in BOARDS:
         board(version, old, posts, repeats)
+    print()
+    print(f"recorded pages, CPU ms per parse (best of {repeats})")
+    print(f"{'board / page':<44} {'old ms':>8} {'new ms':>8} {'speed-up':>9}  same")
+    for version, name, reader in RECORDED:
+        recorded_page(version, name, reader, old, repeats)
 
 
 if __name__ == "__main__":

@@ -329,12 +329,12 @@ class Body:
 
 _BLOCKS = frozenset({"p", "div", "li", "tr", "blockquote"})  # a line break after each
 _UNSEEN = frozenset({"script", "style", "template"})  # elements whose text no reader sees
-KEEP, DROP, QUOTE, MARKER = range(4)  # what `_flatten` does with an element
-Classify = Callable[[LexborNode], int]
+_KEEP, _DROP, _QUOTE, _MARKER = range(4)  # what `_flatten` does with an element
+_Classify = Callable[[LexborNode], int]
 
 
 def _flatten(node: LexborNode, text: list[str] | None, full: list[str], markers: list[str],
-             classify: Classify) -> None:
+             classify: _Classify) -> None:
     """The text inside `node` as a reader sees it, appended in pieces to `full`, and to `text`
     unless it is quoted (`text` is None inside a quote).  Source line ends are HTML
     whitespace and go; `<br>` and the end of a block make the line breaks.  Edit markers
@@ -353,10 +353,10 @@ def _flatten(node: LexborNode, text: list[str] | None, full: list[str], markers:
                 text.append("\n")
         elif tag[0] != "-" and tag not in _UNSEEN:
             kind = classify(child)
-            if kind == MARKER:
+            if kind == _MARKER:
                 markers.append(_text(child))
-            elif kind != DROP:
-                inner = None if kind == QUOTE else text
+            elif kind != _DROP:
+                inner = None if kind == _QUOTE else text
                 _flatten(child, inner, full, markers, classify)
                 if tag in _BLOCKS:
                     full.append("\n")
@@ -379,23 +379,23 @@ def _post_element(node: LexborNode) -> int:
     classes = _attr(node, "class").split()
     style = _attr(node, "style")
     if "jammer" in classes or "display:none" in style or "display: none" in style:
-        return DROP
+        return _DROP
     tag = node.tag
     if tag == "i" and "pstatus" in classes:
-        return MARKER
+        return _MARKER
     if tag == "blockquote" or (tag == "div" and ("quote" in classes or "reply_wrap" in classes)):
-        return QUOTE
-    return KEEP
+        return _QUOTE
+    return _KEEP
 
 
-def _dropping(ids: set[int], classify: Classify) -> Classify:
+def _dropping(ids: set[int], classify: _Classify) -> _Classify:
     """`classify`, with the elements whose `mem_id` is in `ids` dropped as well."""
     def dropping(node: LexborNode) -> int:
-        return DROP if node.mem_id in ids else classify(node)
+        return _DROP if node.mem_id in ids else classify(node)
     return dropping
 
 
-def _body_of(node: LexborNode, classify: Classify = _post_element) -> Body:
+def _body_of(node: LexborNode, classify: _Classify = _post_element) -> Body:
     """The body inside `node` (a post's `td.t_f`, a PM's `dd`, a parsed API message)."""
     text_parts: list[str] = []
     full_parts: list[str] = []
@@ -599,7 +599,7 @@ def _numbered(root: LexborNode | LexborHTMLParser, selector: str, prefix: str) -
 
 
 def _keep(node: LexborNode) -> int:
-    return KEEP
+    return _KEEP
 
 
 def _conversation(dl: LexborNode, plid: int) -> Conversation:
