@@ -343,7 +343,7 @@ def _flatten(node: LexborNode, text: list[str] | None, full: list[str], markers:
     while child is not None:
         tag = child.tag
         if tag == "-text":
-            piece = child.text_content.replace("\r", "").replace("\n", "")
+            piece = (child.text_content or "").replace("\r", "").replace("\n", "")
             full.append(piece)
             if text is not None:
                 text.append(piece)
