@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from forgetful import ForgetfulForum
 
+from forgetful import ForgetfulForum
 from tianshen.core.model import DeadlineIn, PmIn
 from tianshen.core.ruleset import GameSetup
 from tianshen.forum.memory import MemoryBoard, MemoryForum, StoredPm, StoredPost
