@@ -53,7 +53,7 @@ class Game:
         self.url = f"sqlite:///{tmp_path / 'g.db'}"
         self.store = Store(self.url)
         self.store.upgrade()
-        setup = GameSetup(seats=default_seats(8), seed=3, start=START)
+        setup = GameSetup(seats=default_seats(8), seed=3, start=START, salt="ab" * 16)
         self.game_id = GameDriver.register(self.store, "g", "classic_8", setup)
         self.driver = self._driver()
         self.sims = sims_for("classic", self.board, GM, 3)

@@ -166,11 +166,11 @@ def test_run_signs_up_and_resumes_a_path_game(tmp_path: Path, monkeypatch) -> No
                       f'[game]\nname = "g"\nruleset = "variants/my_classic.toml"\nseed = 5\n'
                       f'start = "2026-01-01T20:00:00Z"\n{players}\n', encoding="utf-8")
     daemon = Daemon(load_config(config))
-    record = daemon.store.load_game(daemon.driver.game_id)
+    record = daemon.store.load_game(daemon.driver("g").game_id)
     assert record.ruleset == "my_classic"
     assert record.config["ruleset_file"] == str((tmp_path / "variants" / "my_classic.toml").resolve())
     daemon.store.close()
     fresh_process(monkeypatch)
     again = Daemon(load_config(config))  # a restart finds the game and its file
-    assert again.driver.ruleset.spec.title == TITLE
+    assert again.driver("g").ruleset.spec.title == TITLE
     again.store.close()

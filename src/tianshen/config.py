@@ -64,19 +64,33 @@ class RunConfig(BaseModel):
     simulate: bool = False  # memory board only: simulated players
     stop_when_over: bool = True
     outage_minutes: float = 30  # 003 §12.4: an outage longer than this extends the phase by its length
+    lease_seconds: float = 120  # a game is owned by one process this long past its last tick
+    owner: str = ""  # this process's name in the leases (default host:pid)
 
 
 class Config(BaseModel):
+    def games(self) -> list[GameConfig]:
+        """The games the config names ([game] or [[game]])."""
+        if self.game is None:
+            return []
+        return self.game if isinstance(self.game, list) else [self.game]
+
+    def board_key(self) -> str:
+        """The board's name in the database: every game of it is served by `run`."""
+        f = self.forum
+        return f"{f.kind}:{f.base_url.rstrip('/') or 'local'}:{f.username}"[:300]
+
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     forum: ForumConfig = Field(default_factory=ForumConfig)
-    game: GameConfig | None = None  # needed by `run`, not by `forum check`
+    # `[game]` (one) or `[[game]]` (several): signed up by `run` when new (`admin new-game` does the same)
+    game: GameConfig | list[GameConfig] | None = None
     run: RunConfig = Field(default_factory=RunConfig)
 
 
 def load_config(path: str | Path) -> Config:
     config = Config.model_validate(read_toml(path))
-    if config.game is not None:
-        config.game.ruleset = _beside(Path(path), config.game.ruleset)
+    for game in config.games():
+        game.ruleset = _beside(Path(path), game.ruleset)
     return config
 
 

@@ -95,6 +95,8 @@ class GameDriver:
         )
 
     def is_started(self) -> bool:
+        if self._cached is not None:  # a game once dealt stays dealt
+            return True
         return self.store.load_game(self.game_id).status != "new"
 
     def start(self, at: datetime | None = None, send: bool = True) -> Outcome:

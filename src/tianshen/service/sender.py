@@ -25,15 +25,16 @@ from tianshen.store import OutboxRecord, SentPart, Store
 log = logging.getLogger(__name__)
 
 CLAIM_SECONDS = 300.0  # a claim outlives a slow write; a dead process's claim lapses after it
-SINCE_MARGIN = timedelta(minutes=5)  # forum clocks and post times drift: look back a little further
+SINCE_MARGIN = timedelta(minutes=1)  # forum clocks and post times drift: look back a little further
 
 
 class OutboxSender:
     """Sends pending outbox rows of one or more games through one forum session."""
 
-    def __init__(self, store: Store, forum: Forum, owner: str,
+    def __init__(self, store: Store, forum: Forum, owner: str, claim_seconds: float = CLAIM_SECONDS,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.store, self.forum, self.owner = store, forum, owner
+        self.claim_seconds = claim_seconds
         self.monotonic = monotonic
         self.clock_hint: datetime | None = None  # forum time of the current round, when known
         self._threads: dict[tuple[int, str], str] = {}
@@ -75,7 +76,7 @@ class OutboxSender:
                 continue
             retry = row.attempt_part == i
             since = row.attempt_since if retry and row.attempt_since else self._now() - SINCE_MARGIN
-            until = datetime.now(UTC) + timedelta(seconds=CLAIM_SECONDS)
+            until = datetime.now(UTC) + timedelta(seconds=self.claim_seconds)
             if not self.store.claim(row.id, self.owner, until, part=i, since=since):
                 log.info("game_id=%s outbox %s is claimed by another process", row.game_id, row.key)
                 return False

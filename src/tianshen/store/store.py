@@ -566,6 +566,16 @@ class Store:
             )
             return [_outbox_record(r) for r in rows]
 
+    def add_outbox(self, game_id: int, items: list[OutboxItem]) -> None:
+        """Messages outside any step (the daemon telling the GM a game failed)."""
+        with self._tx() as s:
+            out_seq = s.scalar(select(func.max(OutboxRow.seq)).where(OutboxRow.game_id == game_id)) or 0
+            for item in items:
+                out_seq += 1
+                s.add(OutboxRow(game_id=game_id, seq=out_seq, kind=item.kind, target=item.target, title=item.title,
+                                subject=item.subject, body=item.body, key=f"{game_id}:extra:{utcnow().timestamp()}:"
+                                f"{out_seq}", status="pending", created_at=utcnow()))
+
     def last_sent_at(self, game_ids: list[int]) -> datetime | None:
         """When the newest of these games' writes went out (local clock)."""
         if not game_ids:
