@@ -114,6 +114,7 @@ class Daemon:
         if not self.store.mark(self.board_row, "since"):  # PMs older than the service are not refused
             self.store.set_mark(self.board_row, "since", self.clock.now().isoformat())
         self.board_owned = False
+        self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
         self.served: dict[int, Served] = {}
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
@@ -148,19 +149,19 @@ class Daemon:
             log.warning("game=%s start time %s is in the past: it is dealt now", g.name, g.start.isoformat())
         log.info("game=%s signed up (%s, %d players), starts %s", g.name, spec.id, len(seats), g.start.isoformat())
 
-    def games(self) -> list[GameRecord]:
+    def games(self, include_over: bool = False) -> list[GameRecord]:
         """The board's games that are not over (a game signed up without a board is adopted)."""
         records = [r for r in self.store.list_games() if r.board in ("", self.board_key)]
         for r in records:
             if not r.board:
                 self.store.set_board(r.id, self.board_key)
-        return [r for r in records if r.status != "over"]
+        return [r for r in records if include_over or r.status != "over"]
 
     def _own(self, records: list[GameRecord], now: datetime) -> None:
         """Take or renew the lease of every game; let go of those another process holds."""
         wall = datetime.now(UTC)
         for r in records:
-            if not self.store.acquire_lease(r.id, self.owner, wall, self.config.run.lease_seconds):
+            if not self._lease(r.id, wall):
                 if self.served.pop(r.id, None) is not None:
                     log.warning("game=%s is now served by another process", r.name)
                 continue
@@ -169,7 +170,19 @@ class Daemon:
                 log.info("game=%s served by %s (%s)", r.name, self.owner, r.status)
         for game_id in [g for g in self.served if g not in {r.id for r in records}]:
             self.served.pop(game_id)  # over, or no longer the board's
-        self.board_owned = self.store.acquire_lease(self.board_row, self.owner, wall, self.config.run.lease_seconds)
+        self.board_owned = self._lease(self.board_row, wall)
+
+    def _lease(self, game_id: int, wall: datetime) -> bool:
+        """Hold the game's lease; renewed when half of it has run (one write, not one a tick)."""
+        period = self.config.run.lease_seconds
+        until = self._leases.get(game_id)
+        if until is not None and wall < until - timedelta(seconds=period / 2):
+            return True
+        if self.store.acquire_lease(game_id, self.owner, wall, period):
+            self._leases[game_id] = wall + timedelta(seconds=period)
+            return True
+        self._leases.pop(game_id, None)
+        return False
 
     def _serve(self, r: GameRecord) -> Served:
         driver = GameDriver(self.store, self.forum, r.id, owner=self.owner, sender=self.sender)
@@ -203,6 +216,9 @@ class Daemon:
                                                                               mark))
         crash.point("before-send")
         self.flush()
+        for served in self.served.values():  # rehearsal: the simulated players read what was sent
+            if served.sims is not None and served.driver.is_started():
+                self._guard(served, lambda s=served: self._simulate(s, now))
 
     def _guard(self, served: Served, work: Callable[[], object]) -> None:
         """One game's failure never stops the others; the GM is told once per error."""
@@ -232,14 +248,16 @@ class Daemon:
             if board_mark:  # the board has read the PMs before the game: they are not the game's
                 self.store.set_mark(driver.game_id, "pm", board_mark)
 
+    def _simulate(self, served: Served, now: datetime) -> None:
+        driver = served.driver
+        state = driver.state()
+        point = f"{state.phase.label}:{state.phase.step}"
+        if point != served.acted and state.phase.kind != "over":
+            served.acted = point
+            served.sims.act(state, now, lambda key: self.store.thread_id(driver.game_id, key))  # type: ignore[attr-defined]
+
     def _advance(self, served: Served, now: datetime, pms: list[ForumPm], reachable: bool, mark: int | None) -> None:
         driver = served.driver
-        if served.sims is not None:
-            state = driver.state()
-            point = f"{state.phase.label}:{state.phase.step}"
-            if point != served.acted and state.phase.kind != "over":
-                served.acted = point
-                served.sims.act(state, now, lambda key: self.store.thread_id(driver.game_id, key))  # type: ignore[attr-defined]
         driver.advance(now, pms=pms, send=False, reachable=reachable)
         if reachable and mark is not None and served.pm_mark != mark:
             driver.store.set_mark(driver.game_id, "pm", str(mark))
@@ -267,13 +285,14 @@ class Daemon:
             minutes=2)
         routed: dict[int, list[ForumPm]] = {}
         for pm in pms:
-            games = routes.get(pm.sender, [])
+            played = routes.get(pm.sender, [])
+            games = [g for g in played if g.status != "over"]
             chosen = _chosen(pm.text, games) if len(games) > 1 else games
             if len(chosen) == 1:
                 if chosen[0].id in self.served:
                     routed.setdefault(chosen[0].id, []).append(_without_game_word(pm, chosen[0]))
             elif self.board_owned and pm.sent_at >= since:
-                self._refuse(pm, games)
+                self._refuse(pm, games, [g for g in played if g.status == "over"])
         if self.board_owned and mark is not None and str(mark) != marks[-1]:
             self.store.set_mark(self.board_row, "pm", str(mark))
         return routed, True, mark
@@ -281,7 +300,7 @@ class Daemon:
     def _routes(self) -> dict[str, list[GameRecord]]:
         """Sender -> the running or signed-up games he plays in (vest, forum name, substitute)."""
         routes: dict[str, list[GameRecord]] = {}
-        for r in self.games():
+        for r in self.games(include_over=True):
             setup = r.config.get("setup", {})
             names = {s["name"] for s in setup.get("seats", [])} | {s.get("forum_name") or s["name"]
                                                                   for s in setup.get("seats", [])}
@@ -290,9 +309,11 @@ class Daemon:
                 routes.setdefault(name, []).append(r)
         return routes
 
-    def _refuse(self, pm: ForumPm, games: list[GameRecord]) -> None:
+    def _refuse(self, pm: ForumPm, games: list[GameRecord], ended: list[GameRecord]) -> None:
         """A PM from no game's player, or from one in several games who did not say which."""
-        if games:
+        if not games and ended:
+            body = f"你所在的游戏（{'、'.join(g.name for g in ended)}）已经结束，这条短消息没有被接受。"
+        elif games:
             listed = "、".join(f"{g.name}（{g.id}号）" for g in games)
             body = (f"你同时在几局游戏中：{listed}。请在短消息第一行先写游戏名或编号，"
                     f"例如“{games[0].name} {_first_line(pm.text)}”。这条短消息没有被接受。")
