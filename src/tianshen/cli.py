@@ -39,7 +39,8 @@ def demo(db: DB = "sqlite:///tianshen.db", seed: int = 2026, quiet: bool = False
 
 
 @app.command()
-def rehearse(ruleset: Annotated[str, typer.Option(help="variant id, e.g. classic_13")] = "classic_10",
+def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic_13) or a variant .toml file")
+                                ] = "classic_10",
              seed: int = 7, db: DB = "sqlite:///tianshen.db", quiet: bool = False,
              players: Annotated[int | None, typer.Option(help="number of players (n_lives: 5, 6 or 7)")] = None,
              ) -> None:
@@ -87,24 +88,27 @@ def replay(script: str, as_json: Annotated[bool, typer.Option("--json", help="pr
 
 @app.command()
 def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "config.toml",
-        verbose: bool = False) -> None:
-    """The daemon: moderate the configured game in real time."""
+        quiet: Annotated[bool, typer.Option(help="warnings only")] = False,
+        verbose: Annotated[bool, typer.Option(help="also the forum adapters' requests")] = False) -> None:
+    """The daemon: moderate every game of the configured board in real time."""
     from tianshen.config import load_config
     from tianshen.service.daemon import Daemon
 
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stdout,
                         format="%(asctime)s level=%(levelname)s logger=%(name)s %(message)s")
+    if not verbose:
+        logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         daemon = Daemon(load_config(config))
     except ValueError as exc:
         _fail(str(exc))
         return
     daemon.run()
-    if daemon.driver.is_started():
-        state = daemon.driver.state()
-        console.print(f"game {daemon.game.name}: {state.phase.label}, winner {state.winner}")
-    else:
-        console.print(f"game {daemon.game.name}: not started yet (start {daemon.game.start:%Y-%m-%d %H:%M %Z})")
+    for record in daemon.store.list_games(daemon.board_key):
+        if record.status == "new":
+            console.print(f"game {record.name}: not started yet (start {record.deadline_at:%Y-%m-%d %H:%M %Z})")
+        else:
+            console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}")
 
 
 @app.command()
@@ -115,13 +119,17 @@ def rulesets() -> None:
 
 
 @admin.command()
-def status(game: Annotated[str | None, typer.Argument(help="game name (default: the latest)")] = None,
+def status(game: Annotated[str | None, typer.Argument(help="game name (default: all games, or the only one)")] = None,
            db: DB = "sqlite:///tianshen.db",
+           game_option: Annotated[str | None, typer.Option("--game", help="game name")] = None,
            public: Annotated[bool, typer.Option("--public", help="only what the players know")] = False) -> None:
     """Phase, deadline, players with their secret roles, inputs of this phase (GM only);
     with --public, what the players know."""
     from tianshen.rules import load_ruleset
 
+    game = game or game_option
+    if game is None and _list_games(db):
+        return
     store, record = _open_game(db, game)
     if record.status == "new":
         console.print(f"[bold]{record.name}[/bold] ({record.ruleset}) — signed up, not started; "
@@ -158,6 +166,26 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     for entry in state.data.get("gm_log", []):
         console.print(f"  GM {entry['at'][:16]} {entry['command']} {entry['args'] or ''} — {entry['reason']}",
                       markup=False, highlight=False)
+
+
+def _list_games(db: str) -> bool:
+    """With several games: a line for each (the GM then names one with --game)."""
+    from tianshen.store import Store
+
+    store = Store(db)
+    store.upgrade()
+    games = store.list_games()
+    if len(games) < 2:
+        return False
+    table = Table("#", "game", "ruleset", "status", "phase", "next deadline", "winner", "served by")
+    for g in games:
+        lease = store.lease(g.id)
+        table.add_row(str(g.id), g.name, g.ruleset, g.status, g.phase_label,
+                      f"{g.deadline_at:%m-%d %H:%M %Z}" if g.deadline_at and g.status != "over" else "",
+                      g.winner or "", lease[0] if lease and lease[1] > datetime.now(UTC) else "")
+    console.print(table)
+    console.print("details: tianshen admin status --game NAME")
+    return True
 
 
 def _public_status(name: str, state: GameState, ruleset) -> None:
@@ -238,7 +266,7 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         store.upgrade()
         if store.game_id(g.name) is not None:
             raise ValueError(f"a game named '{g.name}' exists already")
-        game_id = GameDriver.register(store, g.name, spec.id, setup)
+        game_id = GameDriver.register(store, g.name, g.ruleset, setup)  # an id or a file (issue 13 item 11)
     except ValueError as exc:
         _fail(str(exc))
         return

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
+from tianshen.core.spec import is_file_name
 from tianshen.tomlfile import read_toml
 
 
@@ -46,7 +47,9 @@ class PlayerConfig(BaseModel):
 
 class GameConfig(BaseModel):
     name: str
-    ruleset: str
+    ruleset: str  # a variant id, or a variant .toml file (relative to this config file)
+    # the deal; default random.  Typed or not, it is committed to with a secret random salt
+    # (core.rng), so a small seed cannot be found from the start post.
     seed: int | None = None
     start: datetime
     players: list[PlayerConfig] = Field(default_factory=list)
@@ -61,14 +64,38 @@ class RunConfig(BaseModel):
     simulate: bool = False  # memory board only: simulated players
     stop_when_over: bool = True
     outage_minutes: float = 30  # 003 §12.4: an outage longer than this extends the phase by its length
+    lease_seconds: float = 120  # a game is owned by one process this long past its last tick
+    owner: str = ""  # this process's name in the leases (default host:pid)
 
 
 class Config(BaseModel):
+    def games(self) -> list[GameConfig]:
+        """The games the config names ([game] or [[game]])."""
+        if self.game is None:
+            return []
+        return self.game if isinstance(self.game, list) else [self.game]
+
+    def board_key(self) -> str:
+        """The board's name in the database: every game of it is served by `run`."""
+        f = self.forum
+        return f"{f.kind}:{f.base_url.rstrip('/') or 'local'}:{f.username}"[:300]
+
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     forum: ForumConfig = Field(default_factory=ForumConfig)
-    game: GameConfig | None = None  # needed by `run`, not by `forum check`
+    # `[game]` (one) or `[[game]]` (several): signed up by `run` when new (`admin new-game` does the same)
+    game: GameConfig | list[GameConfig] | None = None
     run: RunConfig = Field(default_factory=RunConfig)
 
 
 def load_config(path: str | Path) -> Config:
-    return Config.model_validate(read_toml(path))
+    config = Config.model_validate(read_toml(path))
+    for game in config.games():
+        game.ruleset = _beside(Path(path), game.ruleset)
+    return config
+
+
+def _beside(config_file: Path, ruleset: str) -> str:
+    """A ruleset file named relative to the config file, as an absolute path; an id as is."""
+    if not is_file_name(ruleset) or Path(ruleset).expanduser().is_absolute():
+        return ruleset
+    return str((config_file.parent / ruleset).resolve())

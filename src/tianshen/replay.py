@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tianshen.core.model import GmIn, Input, Outcome
+from tianshen.core.rng import derived_salt
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.core.spec import load_spec
 from tianshen.forum.memory import MemoryBoard
@@ -56,6 +57,7 @@ class PhaseScript(BaseModel):
 class Script(BaseModel):
     ruleset: str
     seed: int = 1
+    salt: str | None = None  # the seed commitment's salt; default derived from the seed (not secret)
     start: datetime = DEFAULT_START
     players: dict[str, str] = Field(default_factory=dict)
     setup: dict[str, Any] = Field(default_factory=dict)
@@ -110,10 +112,12 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
                 records.append(PhaseRecord(label))
             records[-1].add(event, outcome)
 
-        setup = GameSetup(seats=seats, seed=script.seed, start=script.start, fixed_roles=fixed, setup=script.setup)
+        salt = script.salt or derived_salt(script.seed)  # a script is no real game: repeatable
         try:
-            driver = GameDriver.create(store, forum, "replay", spec.id, setup, on_step=on_step)
-        except ValueError as exc:  # the ruleset refuses the setup (e.g. too many of a role)
+            setup = GameSetup(seats=seats, seed=script.seed, salt=salt, start=script.start, fixed_roles=fixed,
+                              setup=script.setup)
+            driver = GameDriver.create(store, forum, "replay", script.ruleset, setup, on_step=on_step)
+        except ValueError as exc:  # a bad salt, or the ruleset refuses the setup (e.g. too many of a role)
             store.close()
             raise ScriptError(f"the game cannot start: {exc}") from exc
         states: dict[str, dict[str, Any]] = {}

@@ -68,6 +68,13 @@ def test_the_api_quote_is_left_out_too() -> None:
     assert body.text == "我不同意楼上，投票 player1"
 
 
+def test_what_readers_do_not_see_is_not_read() -> None:
+    """Comments stay hidden even across lines, and a stray `</div>` in an API message loses
+    nothing after it (the BeautifulSoup parser read 「a cd b」 and 「a」 here)."""
+    assert parse.message_body("a<!-- c\nd -->b").text == "ab"
+    assert parse.message_body("投票 a</div> player3").text == "投票 a player3"
+
+
 @pytest.mark.parametrize("version", ["x3.5", "x3.4"])
 def test_back_dated_posts_have_exact_times_in_every_format(version: str) -> None:
     got = parse.thread_page(page(version, "html-viewthread-tid3-olddates.html"), CST).posts

@@ -10,7 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+from tianshen.core.text import clean, clean_value
 
 NIGHT = "night"
 DAY = "day"
@@ -50,6 +52,7 @@ class GameState(BaseModel):
     ruleset: str
     variant: str
     seed: int
+    salt: str = ""  # secret until the end post (core.rng.seed_digest); "" in games older than salts
     rng_draws: int = 0
     players: list[Player]
     phase: Phase = Field(default_factory=Phase)
@@ -88,6 +91,11 @@ class PmIn(BaseModel):
     at: datetime  # forum server time
     text: str
 
+    @field_validator("sender", "text")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        return clean(value)
+
 
 class PostIn(BaseModel):
     """A post in one of the game's threads.  `thread` is the logical key (e.g. "vote:1")."""
@@ -100,6 +108,11 @@ class PostIn(BaseModel):
     text: str
     edited: bool = False
     original_text: str | None = None  # the first version of an edited post, when known
+
+    @field_validator("author", "text", "original_text")
+    @classmethod
+    def _clean(cls, value: str | None) -> str | None:
+        return None if value is None else clean(value)
 
 
 class DeadlineIn(BaseModel):
@@ -120,6 +133,16 @@ class GmIn(BaseModel):
     command: str
     args: dict[str, Any] = Field(default_factory=dict)
     reason: str = ""
+
+    @field_validator("command", "reason")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        return clean(value)
+
+    @field_validator("args")
+    @classmethod
+    def _clean_args(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return {clean(k): clean_value(v) for k, v in value.items()}
 
 
 Input = PmIn | PostIn | DeadlineIn | GmIn

@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tianshen.core import activity, checkin, rng, substitution
 from tianshen.core.model import (
@@ -43,11 +43,25 @@ class GameSetup(BaseModel):
 
     seats: list[Seat]
     seed: int
+    # The secret of the seed commitment (core.rng): set by the shell for a real game
+    # (GameDriver.register draws one); None = derived from the seed, not secret (scripts, tests).
+    salt: str | None = None
     start: datetime
     fixed_roles: dict[str, str] = Field(default_factory=dict)  # name -> role id
     substitutes: list[str] = Field(default_factory=list)  # forum accounts of the substitutes (替补)
     gm_contact: str | None = None  # the human GM's forum account: gets the notes by PM
     setup: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific dealing options
+
+    @field_validator("salt")
+    @classmethod
+    def _salt_format(cls, salt: str | None) -> str | None:
+        if salt is not None and not rng.SALT_FORMAT.fullmatch(salt):
+            raise ValueError(f"a salt is at least {rng.SALT_HEX_DIGITS} lowercase hex digits (128 bits)")
+        return salt
+
+    def game_salt(self) -> str:
+        """The salt the game commits with: the one given, else derived from the seed."""
+        return self.salt or rng.derived_salt(self.seed)
 
     @model_validator(mode="after")
     def _names_distinct(self) -> GameSetup:
@@ -221,7 +235,9 @@ class Ruleset(ABC):
         first = Messages()  # what the shared mechanics say before the ruleset speaks
         if isinstance(event, PmIn | PostIn) and state.phase.kind != "over":
             sender = event.sender if isinstance(event, PmIn) else event.author
-            if isinstance(event, PmIn) and state.find(sender) is None and state.data.get("substitution"):
+            # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
+            # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
+            if isinstance(event, PmIn) and state.find(sender) is None and substitution.involves(state, sender):
                 seat = substitution.answer(self.spec, state, event, first)
                 if seat is not None:
                     first.pms += self.seat_taken(state, state.player(seat))
@@ -250,7 +266,19 @@ class Ruleset(ABC):
             self._report_lurkers(outcome.state, event.at, first)
         outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
         outcome.notes[:0] = first.notes
+        if isinstance(event, PmIn):
+            self._answer_anyway(event, outcome)
         return outcome
+
+    def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
+        """DECISIONS §0.3: every PM gets an answer.  A ruleset path that forgot to answer gets
+        this short one, and the GM a note, rather than silence (issue 13 item 4)."""
+        if any(m.to == pm.sender for m in outcome.pms):
+            return
+        reason = self.spec.text("pm_unanswered")
+        outcome.refusals.append(Refusal(sender=pm.sender, text=pm.text, reason=reason))
+        outcome.pms.append(PrivateMessage(to=pm.sender, subject="天神回复", body=reason))
+        outcome.notes.append(f"{pm.sender} 的短消息没有得到规则的回复，已发送通用回复：{' '.join(pm.text.split())[:40]}")
 
     # ---- activity (000 §9.1.6, 001 §4.3/§6.1.6, 003 §10.1.6, 004 补充 二) ------------------
 

@@ -90,6 +90,8 @@ class RulesetSpec(BaseModel):
 
 
 def rulesets_dirs() -> list[Path]:
+    """Where a variant id is looked up, in order: $TIANSHEN_RULESETS (an extra directory of
+    variant files), the project's rulesets/, ./rulesets."""
     dirs = []
     if env := os.environ.get("TIANSHEN_RULESETS"):
         dirs.append(Path(env))
@@ -107,19 +109,57 @@ def available_variants() -> list[str]:
     return seen
 
 
+# id -> the file this process loaded it from by path, for an id no directory has (so the
+# simulated players and the driver, which know only `spec.id`, find the same file)
+_loaded_files: dict[str, Path] = {}
+
+
+def is_file_name(variant: str) -> bool:
+    """A variant written as a file (`x.toml`, `dir/x`), not as an id."""
+    return variant.endswith(".toml") or "/" in variant or os.sep in variant
+
+
+def find_by_id(variant: str) -> Path | None:
+    """The file of variant id `variant` in rulesets_dirs(), or None."""
+    for d in rulesets_dirs():
+        if (d / f"{variant}.toml").is_file():
+            return (d / f"{variant}.toml").resolve()
+    return None
+
+
+def spec_path(variant: str) -> Path:
+    """The absolute file of a variant given by id or by path (relative to the current
+    directory); ValueError when there is none."""
+    if is_file_name(variant):
+        path = Path(variant).expanduser()
+        if not path.is_file():
+            raise ValueError(f"ruleset file '{variant}' not found")
+        return path.resolve()
+    found = find_by_id(variant) or _loaded_files.get(variant)
+    if found is None:
+        raise ValueError(f"unknown ruleset '{variant}'; available: {', '.join(available_variants())}")
+    return found
+
+
 def load_spec(variant: str) -> RulesetSpec:
-    """Load a variant by id (`classic_10`) or by path to a TOML file."""
-    path = Path(variant)
-    if not (path.suffix == ".toml" and path.is_file()):
-        for d in rulesets_dirs():
-            if (d / f"{variant}.toml").is_file():
-                path = d / f"{variant}.toml"
-                break
-        else:
-            raise ValueError(f"unknown ruleset '{variant}'; available: {', '.join(available_variants())}")
+    """Load a variant by id (`classic_10`) or by path to a TOML file (its `include`s are read
+    relative to the file)."""
+    path = spec_path(variant)
     data = _read(path)
     data.setdefault("id", path.stem)
-    return RulesetSpec.model_validate(data)
+    spec = RulesetSpec.model_validate(data)
+    if find_by_id(spec.id) is None:
+        _loaded_files[spec.id] = path
+    return spec
+
+
+def game_file(variant: str) -> str | None:
+    """What a game signed up with `variant` stores as `config["ruleset_file"]`: the absolute
+    file, when its id alone would not find the same file again (given by path, or an id no
+    directory has); None for a plain id."""
+    path = spec_path(variant)
+    spec_id = load_spec(variant).id
+    return None if find_by_id(spec_id) == path else str(path)
 
 
 def _read(path: Path) -> dict[str, Any]:

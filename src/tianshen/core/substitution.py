@@ -43,14 +43,28 @@ def deadline(state: GameState) -> datetime | None:
     return datetime.fromisoformat(sub["ends_at"]) if sub else None
 
 
+def involves(state: GameState, sender: str) -> bool:
+    """During a 交替期 a PM from a substitute is his answer to the call (asked or not yet)."""
+    return bool(state.data.get("substitution")) and sender in state.data.get("substitutes", [])
+
+
 def answer(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) -> str | None:
-    """A substitute's answer: the seat he takes, or None (declined, too late, not asked)."""
-    sub = state.data.get("substitution")
-    if not sub or pm.sender not in sub["asked"]:
+    """A substitute's answer (see `involves`): the seat he takes, or None.  He always gets a
+    reply (issue 13 item 4): the seat's role PM (the caller sends it), or why not."""
+    sub = state.data["substitution"]
+    ends = datetime.fromisoformat(sub["ends_at"])
+    when = ends.strftime("%Y-%m-%d %H:%M UTC")
+    subject = spec.text("substitution_subject")
+    if pm.sender not in sub["asked"]:  # he answered before (declined, or too late)
+        out.refuse(pm.sender, pm.text, spec.text("substitution_not_asked", ends=when), reply_to=pm.sender,
+                   subject=subject)
         return None
     sub["asked"].remove(pm.sender)
-    if any(word in pm.text for word in DECLINES) or pm.at > datetime.fromisoformat(sub["ends_at"]):
-        out.pm(pm.sender, spec.text("substitution_subject"), spec.text("substitution_noted"))
+    if pm.at > ends:
+        out.refuse(pm.sender, pm.text, spec.text("substitution_late", ends=when), reply_to=pm.sender, subject=subject)
+        return None
+    if any(word in pm.text for word in DECLINES):
+        out.pm(pm.sender, subject, spec.text("substitution_noted"))
         return None
     seat = sub["seats"].pop(0)
     p = state.player(seat)

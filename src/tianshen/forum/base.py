@@ -34,6 +34,20 @@ class ForumPost:
     original_text: str | None = None  # the first version of an edited post, when the forum shows it
 
 
+@dataclass(frozen=True)
+class Write:
+    """One forum write (one part of an outbox message), as the sender makes it."""
+
+    kind: Literal["thread", "reply", "pm"]
+    key: str  # idempotency key of this part
+    body: str  # the rendered text as it was (or will be) sent
+    title: str = ""  # kind "thread"
+    thread_id: str = ""  # kind "reply"
+    to: str = ""  # kind "pm": the recipient's forum name
+    subject: str = ""  # kind "pm"
+    since: datetime | None = None  # forum time just before the first try
+
+
 class ForumError(Exception):
     """The forum refused or failed; the message says what a GM should do about it."""
 
@@ -72,6 +86,18 @@ class Forum(Protocol):
         ...
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None: ...
+
+    remembers_keys: bool  # the forum itself drops a repeated key forever (the memory board)
+
+    def find_written(self, write: Write) -> str | None:
+        """Did this write arrive (a crash or a lost answer between the write and its
+        recording)?  Its ref (thread id, post id, or a non-empty string for a PM), else None.
+        Looks on the forum itself, not in a cache of this process."""
+        ...
+
+    def note_last_write(self, at: datetime) -> None:
+        """After a restart: when the last write went out (UTC), so flood pacing holds."""
+        ...
 
 
 class PlayerSide(Protocol):

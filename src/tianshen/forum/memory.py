@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal, TypeVar, cast
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write
 
 Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "board_posts", "any"]
 _WRITES = ("reply", "send_pm", "create_thread")
@@ -222,6 +222,7 @@ class MemoryForum:
 
     markup: Literal["bbcode", "markdown", "plain"] = "bbcode"
     max_post_chars: int | None = None
+    remembers_keys = True  # the board keeps every key: a repeated write returns the first result
 
     def __init__(self, board: MemoryBoard) -> None:
         self.board = board
@@ -281,3 +282,14 @@ class MemoryForum:
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
         self._require_login()
         self.board._gm_call("send_pm", key, lambda: self.board.pm(self.account, to, body, subject))
+
+    def find_written(self, write: Write) -> str | None:
+        """The board's own record of the key (it keeps them all)."""
+        self._require_login()
+        found = self.board._keys.get(write.key)
+        if found is None:
+            return None
+        return str(found[1]) if found[1] is not None else "pm"
+
+    def note_last_write(self, at: datetime) -> None:
+        """The board itself paces the GM account; nothing to restore."""

@@ -1,11 +1,14 @@
-"""The rulesets.  `load_ruleset("classic_10")` binds a family to one variant's data.
+"""The rulesets.  `load_ruleset("classic_10")` binds a family to one variant's data;
+`load_ruleset("path/to/variant.toml")` does the same for a variant file anywhere.
 
 Each family lives in `rules/<family>/ruleset.py`; it is imported when first used.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import import_module
+from typing import Any
 
 from tianshen.core.ruleset import Ruleset
 from tianshen.core.spec import RulesetSpec, load_spec
@@ -35,5 +38,12 @@ def family_class(family: str) -> type[Ruleset]:
 
 
 def load_ruleset(variant: str) -> Ruleset:
+    """`variant`: an id found in core.spec.rulesets_dirs(), or the path of a .toml file."""
     spec: RulesetSpec = load_spec(variant)
     return family_class(spec.ruleset)(spec)
+
+
+def game_ruleset(ruleset: str, config: Mapping[str, Any]) -> Ruleset:
+    """The ruleset of a stored game: the file it was signed up with (`config["ruleset_file"]`,
+    see core.spec.game_file), else its id."""
+    return load_ruleset(str(config.get("ruleset_file") or ruleset))

@@ -1,29 +1,43 @@
-"""`tianshen run`: the daemon.  APScheduler fires each deadline at its moment and polls the
-forum in between; every tick is one `GameDriver.advance`, so a tick that dies half-way can
-simply run again.
+"""`tianshen run`: one service for a whole board.
+
+Every game in the database that belongs to the configured board is served: signed up with
+`tianshen admin new-game` or listed in the config (`[game]` or `[[game]]`), dealt at its
+start time, resumed after a restart.  One forum session per board: each tick reads the GM
+account's PMs once and routes each PM by its sender to that sender's game; each game reads
+its own vote thread; then one write queue, shared by all games and spaced by the board's
+flood control, sends what the ticks put in the outboxes (PM receipts first).
+
+Several processes may serve one board on one PostgreSQL database: each game is owned by one
+process at a time through a lease (renewed on every tick; a dead process's games are taken
+over when its leases lapse), every step commits only on the newest state, and every outbox
+row is claimed before it is sent.  APScheduler fires a tick at each game's deadline and
+polls in between; a tick that dies half-way can simply run again.
 """
 
 from __future__ import annotations
 
 import logging
-import secrets
+import re
 import signal
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.date import DateTrigger
 
-from tianshen.config import Config
+from tianshen.config import Config, GameConfig
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.core.spec import load_spec
-from tianshen.forum.base import Forum
+from tianshen.forum.base import Forum, ForumError, ForumPm
 from tianshen.forum.factory import make_forum
-from tianshen.service.driver import GameDriver
+from tianshen.service import crash
+from tianshen.service.driver import GameDriver, default_owner
+from tianshen.service.sender import OutboxSender
 from tianshen.sim import sims_for
-from tianshen.store import Store
+from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store
 
 log = logging.getLogger(__name__)
 
@@ -60,40 +74,61 @@ class ForumClock:
         return game_time - self.offset
 
 
+@dataclass
+class Served:
+    """A game this process owns now."""
+
+    driver: GameDriver
+    sims: object | None = None
+    acted: str = ""
+    pm_mark: int | None = None
+    failures: set[str] = field(default_factory=set)  # errors the GM was told of already
+
+
 class Daemon:
-    def __init__(self, config: Config) -> None:
-        if config.game is None:
-            raise ValueError("the config has no [game] section: name, ruleset, start, players")
+    def __init__(self, config: Config, forum: Forum | None = None, clock: GameClock | ForumClock | None = None) -> None:
         self.config = config
-        self.game = config.game
+        self.board_key = config.board_key()
+        self.owner = config.run.owner or default_owner()
         self.store = Store(config.database.url)
         self.store.upgrade()
-        g = config.game
-        self.clock: GameClock | ForumClock
-        if config.forum.kind == "memory":
-            self.clock = GameClock(g.start, config.run.time_scale)
+        self.board = None
+        if forum is not None:
+            self.forum = forum
+            self.clock = clock or ForumClock(forum)
+        elif config.forum.kind == "memory":
+            starts = [g.start for g in config.games()] or [datetime.now(UTC)]
+            self.clock = GameClock(min(starts), config.run.time_scale)
             self.forum, self.board = make_forum(config.forum, self.clock.now)
-            self.forum.login()
         else:
             self.forum, self.board = make_forum(config.forum, lambda: datetime.now(UTC))
-            self.forum.login()
+        self.forum.login()
+        if clock is None and forum is None and config.forum.kind != "memory":
             self.clock = ForumClock(self.forum)
-        self.driver = self._game()
-        self.driver.outage_extension_after = timedelta(minutes=config.run.outage_minutes)
-        seed = GameSetup.model_validate(self.store.load_game(self.driver.game_id).config["setup"]).seed
-        family = self.driver.ruleset.spec.ruleset
-        self.sims = sims_for(family, self.board, self.forum.account, seed) if (
-            self.board and config.run.simulate) else None
-        self._acted: str | None = None
+        self.sender = OutboxSender(self.store, self.forum, self.owner,
+                                   claim_seconds=max(2 * config.run.lease_seconds, 60))
+        self._resume_pacing()
+        for game in config.games():
+            self._sign_up(game)
+        self.board_row = self.store.board_game(self.board_key)
+        if not self.store.mark(self.board_row, "since"):  # PMs older than the service are not refused
+            self.store.set_mark(self.board_row, "since", self.clock.now().isoformat())
+        self.board_owned = False
+        self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
+        self.served: dict[int, Served] = {}
         self.scheduler = BlockingScheduler(timezone=UTC)
-        self._lock = threading.Lock()  # one step at a time per game (deadline and poll jobs)
+        self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
 
-    def _game(self) -> GameDriver:
-        g = self.game
+    # ---- the games of the board -----------------------------------------------------
+
+    def _sign_up(self, g: GameConfig) -> None:
+        """A config game not yet in the database is signed up (as `admin new-game` does)."""
         game_id = self.store.game_id(g.name)
         if game_id is not None:
-            log.info("resuming game %s", g.name)
-            return GameDriver(self.store, self.forum, game_id)
+            record = self.store.load_game(game_id)
+            if not record.board:
+                self.store.set_board(game_id, self.board_key)
+            return
         spec = load_spec(g.ruleset)
         seats = [Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players]
         if not seats and self.config.run.simulate:
@@ -106,71 +141,306 @@ class Daemon:
             if role is None:
                 raise ValueError(f"unknown role '{written}' for {name}")
             fixed[name] = role
-        seed = g.seed if g.seed is not None else secrets.randbits(48)
+        seed = g.seed if g.seed is not None else _random_seed()
         setup = GameSetup(seats=seats, seed=seed, start=g.start, fixed_roles=fixed, substitutes=g.substitutes,
                           gm_contact=g.gm_contact)
-        return GameDriver(self.store, self.forum, GameDriver.register(self.store, g.name, spec.id, setup))
+        GameDriver.register(self.store, g.name, g.ruleset, setup, board=self.board_key)
+        if self.board is None and g.start < self.clock.now() - timedelta(seconds=self.config.run.poll_seconds):
+            log.warning("game=%s start time %s is in the past: it is dealt now", g.name, g.start.isoformat())
+        log.info("game=%s signed up (%s, %d players), starts %s", g.name, spec.id, len(seats), g.start.isoformat())
+
+    def games(self, include_over: bool = False) -> list[GameRecord]:
+        """The board's games that are not over (a game signed up without a board is adopted)."""
+        records = [r for r in self.store.list_games() if r.board in ("", self.board_key)]
+        for r in records:
+            if not r.board:
+                self.store.set_board(r.id, self.board_key)
+        return [r for r in records if include_over or r.status != "over"]
+
+    def _own(self, records: list[GameRecord], now: datetime) -> None:
+        """Take or renew the lease of every game; let go of those another process holds."""
+        wall = datetime.now(UTC)
+        for r in records:
+            if not self._lease(r.id, wall):
+                if self.served.pop(r.id, None) is not None:
+                    log.warning("game=%s is now served by another process", r.name)
+                continue
+            if r.id not in self.served:
+                self.served[r.id] = self._serve(r)
+                log.info("game=%s served by %s (%s)", r.name, self.owner, r.status)
+        for game_id in [g for g in self.served if g not in {r.id for r in records}]:
+            self.served.pop(game_id)  # over, or no longer the board's
+        self.board_owned = self._lease(self.board_row, wall)
+
+    def _lease(self, game_id: int, wall: datetime) -> bool:
+        """Hold the game's lease; renewed when half of it has run (one write, not one a tick)."""
+        period = self.config.run.lease_seconds
+        until = self._leases.get(game_id)
+        if until is not None and wall < until - timedelta(seconds=period / 2):
+            return True
+        if self.store.acquire_lease(game_id, self.owner, wall, period):
+            self._leases[game_id] = wall + timedelta(seconds=period)
+            return True
+        self._leases.pop(game_id, None)
+        return False
+
+    def _serve(self, r: GameRecord) -> Served:
+        driver = GameDriver(self.store, self.forum, r.id, owner=self.owner, sender=self.sender)
+        driver.reads_pms = False  # the board reads them for every game
+        driver.outage_extension_after = timedelta(minutes=self.config.run.outage_minutes)
+        sims = None
+        if self.board is not None and self.config.run.simulate:
+            seed = GameSetup.model_validate(r.config["setup"]).seed
+            sims = sims_for(driver.ruleset.spec.ruleset, self.board, self.forum.account, seed)
+        return Served(driver, sims)
+
+    # ---- one tick ---------------------------------------------------------------------
 
     def tick(self) -> None:
         with self._lock:
-            self._tick()
+            try:
+                self._tick()
+            except Exception:  # the daemon keeps going; the next tick retries
+                log.exception("tick failed")
+            self._schedule_deadlines()
 
     def _tick(self) -> None:
+        now = self.clock.now()
+        self._own(self.games(), now)
+        for served in self.served.values():
+            self._guard(served, lambda s=served: self._start_if_due(s, now))
+        routed, reachable, mark = self._read_pms(now)
+        for game_id, served in self.served.items():
+            if served.driver.is_started():
+                self._guard(served, lambda s=served, g=game_id: self._advance(s, now, routed.get(g, []), reachable,
+                                                                              mark))
+        crash.point("before-send")
+        self.flush()
+        for served in self.served.values():  # rehearsal: the simulated players read what was sent
+            if served.sims is not None and served.driver.is_started():
+                self._guard(served, lambda s=served: self._simulate(s, now))
+
+    def _guard(self, served: Served, work: Callable[[], object]) -> None:
+        """One game's failure never stops the others; the GM is told once per error."""
         try:
-            if not self.driver.is_started():
-                if self.clock.now() < self.game.start:
-                    return  # signed up; dealt at the start time
-                self.driver.start()
-            if self.sims:
-                self._simulate()
-            self.driver.advance(self.clock.now())
-        except Exception:  # the daemon keeps going; the next tick retries
-            log.exception("tick failed")
-        self._schedule_deadline()
+            work()
+        except Exception as exc:
+            log.exception("game=%s failed", served.driver.name)
+            text = f"{type(exc).__name__}: {exc}"
+            if text not in served.failures:
+                served.failures.add(text)
+                self._tell_gm(served.driver, f"天神处理本局时出错，将自动重试：{text}")
 
-    def _simulate(self) -> None:
-        assert self.sims is not None
-        state = self.driver.state()
+    def _tell_gm(self, driver: GameDriver, text: str) -> None:
+        if driver.gm_contact:
+            self.store.add_outbox(driver.game_id, [OutboxItem(kind="pm", target=driver.gm_contact,
+                                                              subject="天神通报", body=text)])
+
+    def _start_if_due(self, served: Served, now: datetime) -> None:
+        driver = served.driver
+        record = self.store.load_game(driver.game_id)
+        if record.status != "new":
+            return
+        start = GameSetup.model_validate(record.config["setup"]).start
+        if now >= start:
+            driver.start(send=False)
+            board_mark = self.store.mark(self.board_row, "pm")
+            if board_mark:  # the board has read the PMs before the game: they are not the game's
+                self.store.set_mark(driver.game_id, "pm", board_mark)
+
+    def _simulate(self, served: Served, now: datetime) -> None:
+        driver = served.driver
+        state = driver.state()
         point = f"{state.phase.label}:{state.phase.step}"
-        if point != self._acted and state.phase.kind != "over":
-            self._acted = point
-            self.sims.act(state, self.clock.now(), lambda key: self.store.thread_id(self.driver.game_id, key))
+        if point != served.acted and state.phase.kind != "over":
+            served.acted = point
+            served.sims.act(state, now, lambda key: self.store.thread_id(driver.game_id, key))  # type: ignore[attr-defined]
 
-    def _schedule_deadline(self) -> None:
-        if not self.driver.is_started():
-            self.scheduler.add_job(self.tick, DateTrigger(run_date=self.clock.real_at(self.game.start)),
-                                   id="deadline", replace_existing=True, misfire_grace_time=None)
-            return
-        state = self.driver.state()
-        if state.phase.kind == "over":
-            if self.config.run.stop_when_over and self.scheduler.running:
-                self.scheduler.shutdown(wait=False)
-            return
-        deadline = self.driver.ruleset.next_deadline(state)
-        if deadline is not None:
-            self.scheduler.add_job(self.tick, DateTrigger(run_date=self.clock.real_at(deadline.at)),
-                                   id="deadline", replace_existing=True, misfire_grace_time=None)
+    def _advance(self, served: Served, now: datetime, pms: list[ForumPm], reachable: bool, mark: int | None) -> None:
+        driver = served.driver
+        driver.advance(now, pms=pms, send=False, reachable=reachable)
+        if reachable and mark is not None and served.pm_mark != mark:
+            driver.store.set_mark(driver.game_id, "pm", str(mark))
+            served.pm_mark = mark
+
+    # ---- the GM account's PMs, read once for the board ----------------------------------
+
+    def _read_pms(self, now: datetime) -> tuple[dict[int, list[ForumPm]], bool, int | None]:
+        """New PMs, routed by sender to the games served here; the new PM mark."""
+        ids = [g for g, s in self.served.items() if s.driver.is_started()]
+        readers = ids + ([self.board_row] if self.board_owned else [])
+        if not readers:
+            return {}, True, None
+        marks = [self.store.mark(g, "pm") for g in readers]
+        after = min((int(m) for m in marks if m), default=None) if all(marks) else None
+        try:
+            pms = self.forum.fetch_pms(after)
+        except ForumError as exc:
+            log.warning("reading the GM's PMs failed, will retry: %s", exc)
+            return {}, False, None
+        settled = now - timedelta(minutes=10)
+        mark = max((pm.id for pm in pms if pm.sent_at <= settled), default=after)
+        routes = self._routes()
+        since = datetime.fromisoformat(self.store.mark(self.board_row, "since") or now.isoformat()) - timedelta(
+            minutes=2)
+        routed: dict[int, list[ForumPm]] = {}
+        for pm in pms:
+            played = routes.get(pm.sender, [])
+            games = [g for g in played if g.status != "over"]
+            chosen = _chosen(pm.text, games) if len(games) > 1 else games
+            if len(chosen) == 1:
+                if chosen[0].id in self.served:
+                    routed.setdefault(chosen[0].id, []).append(_without_game_word(pm, chosen[0]))
+            elif self.board_owned and pm.sent_at >= since:
+                self._refuse(pm, games, [g for g in played if g.status == "over"])
+        if self.board_owned and mark is not None and str(mark) != marks[-1]:
+            self.store.set_mark(self.board_row, "pm", str(mark))
+        return routed, True, mark
+
+    def _routes(self) -> dict[str, list[GameRecord]]:
+        """Sender -> the running or signed-up games he plays in (vest, forum name, substitute)."""
+        routes: dict[str, list[GameRecord]] = {}
+        for r in self.games(include_over=True):
+            setup = r.config.get("setup", {})
+            names = {s["name"] for s in setup.get("seats", [])} | {s.get("forum_name") or s["name"]
+                                                                  for s in setup.get("seats", [])}
+            names |= set(setup.get("substitutes", []))
+            for name in names:
+                routes.setdefault(name, []).append(r)
+        return routes
+
+    def _refuse(self, pm: ForumPm, games: list[GameRecord], ended: list[GameRecord]) -> None:
+        """A PM from no game's player, or from one in several games who did not say which."""
+        if not games and ended:
+            body = f"你所在的游戏（{'、'.join(g.name for g in ended)}）已经结束，这条短消息没有被接受。"
+        elif games:
+            listed = "、".join(f"{g.name}（{g.id}号）" for g in games)
+            body = (f"你同时在几局游戏中：{listed}。请在短消息第一行先写游戏名或编号，"
+                    f"例如“{games[0].name} {_first_line(pm.text)}”。这条短消息没有被接受。")
+        else:
+            body = "你不在本版正在进行的任何一局游戏中，这条短消息没有被接受。如要报名或替补，请联系主持人。"
+        inbound = InboundRecord(source="pm", forum_id=str(pm.id), sender=pm.sender, sent_at=pm.sent_at,
+                                text=pm.text)
+        self.store.commit_step(self.board_row, inbound=inbound, event_kind="board_pm", event_payload="{}",
+                               phase_label="board", state_json="{}", status="board", deadline_at=None,
+                               winner=None, players=[], outbox=[OutboxItem(kind="pm", target=pm.sender,
+                                                                           subject="天神回复：未能接受", body=body)])
+
+    # ---- the board's write queue --------------------------------------------------------
+
+    def flush(self) -> int:
+        """Send the served games' pending messages: PM receipts first, then the rest, each
+        game's posts in their order; spaced by the adapter, stopped after one poll's time."""
+        ids = [g for g in self.served] + ([self.board_row] if self.board_owned else [])
+        rows = sorted(self.store.pending_for_games(ids), key=_queue_order)
+        self.sender.clock_hint = self.clock.now()
+        return self.sender.send(rows, budget_s=self.config.run.poll_seconds)
+
+    def _resume_pacing(self) -> None:
+        """Flood pacing survives a restart: the adapter learns when the last write went out."""
+        ids = [r.id for r in self.store.list_games(self.board_key)]
+        last = self.store.last_sent_at(ids)
+        if last is not None:
+            self.forum.note_last_write(last)
+
+    # ---- scheduling -------------------------------------------------------------------
+
+    def _schedule_deadlines(self) -> None:
+        """One job per served game at its next deadline (or start); each fires a tick."""
+        wanted: dict[str, datetime] = {}
+        for game_id, served in self.served.items():
+            at = self._next_moment(served)
+            if at is not None:
+                wanted[f"deadline:{game_id}"] = at
+        for job in self.scheduler.get_jobs():
+            if job.id.startswith("deadline:") and job.id not in wanted:
+                job.remove()
+        for job_id, at in wanted.items():
+            self.scheduler.add_job(self.tick, DateTrigger(run_date=self.clock.real_at(at)), id=job_id,
+                                   replace_existing=True, misfire_grace_time=None)
+        if self.config.run.stop_when_over and self.scheduler.running and self.all_over():
+            self.scheduler.shutdown(wait=False)
+
+    def _next_moment(self, served: Served) -> datetime | None:
+        driver = served.driver
+        record = self.store.load_game(driver.game_id)
+        if record.status == "new":
+            return GameSetup.model_validate(record.config["setup"]).start
+        deadline = driver.ruleset.next_deadline(driver.state())
+        return deadline.at if deadline else None
+
+    def driver(self, name: str) -> GameDriver:
+        """A driver for one of the board's games (for tests and the CLI)."""
+        game_id = self.store.game_id(name)
+        if game_id is None:
+            raise KeyError(name)
+        served = self.served.get(game_id)
+        return served.driver if served else GameDriver(self.store, self.forum, game_id, owner=self.owner)
+
+    def all_over(self) -> bool:
+        """Every game of the board has ended and nothing waits to be sent."""
+        records = [r for r in self.store.list_games(self.board_key)]
+        return bool(records) and all(r.status == "over" for r in records) and not self.store.pending_for_games(
+            [r.id for r in records] + [self.board_row])
 
     def run(self) -> None:
-        """Until the game is over (or SIGTERM/SIGINT): the first tick handles at once, in
+        """Until every game is over (or SIGTERM/SIGINT): the first tick handles at once, in
         order, every deadline missed while the daemon was down."""
         self.scheduler.add_job(self.tick, "interval", seconds=self.config.run.poll_seconds, id="poll",
                                next_run_time=datetime.now(UTC), max_instances=1, coalesce=True)
-        self._schedule_deadline()
         previous = {}
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             previous = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-        log.info("game=%s daemon started", self.game.name)
+        log.info("board=%s owner=%s daemon started, %d games", self.board_key, self.owner, len(self.games()))
         try:
             self.scheduler.start()
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-        phase = self.driver.state().phase.label if self.driver.is_started() else "not started"
-        log.info("game=%s stopped phase=%s", self.game.name, phase)
+            for game_id, served in list(self.served.items()):
+                phase = self.store.load_game(game_id).phase_label
+                log.info("game=%s stopped phase=%s", served.driver.name, phase)
+                self.store.release_lease(game_id, self.owner)
+            self.store.release_lease(self.board_row, self.owner)
+        log.info("board=%s daemon stopped", self.board_key)
 
     def _stop(self, signum: int, _frame: object) -> None:
         """A clean stop: the step under way finishes (every step is one transaction)."""
-        log.info("game=%s signal %s: stopping", self.game.name, signal.Signals(signum).name)
+        log.info("signal %s: stopping", signal.Signals(signum).name)
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+
+
+def _queue_order(row: OutboxRecord) -> tuple[int, int]:
+    return (0 if row.kind == "pm" else 1, row.id)
+
+
+def _chosen(text: str, games: list[GameRecord]) -> list[GameRecord]:
+    """The game a player in several games names first in his PM (its name or number)."""
+    word = _first_word(text)
+    return [g for g in games if word in (g.name, str(g.id), f"{g.id}号", f"#{g.id}")]
+
+
+def _first_word(text: str) -> str:
+    return (re.split(r"[\s，,：:]+", text.strip(), maxsplit=1) or [""])[0]
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:30] if text.strip() else ""
+
+
+def _without_game_word(pm: ForumPm, game: GameRecord) -> ForumPm:
+    """The PM as the game reads it: without the game's name in front, when it has one."""
+    word = _first_word(pm.text)
+    if word not in (game.name, str(game.id), f"{game.id}号", f"#{game.id}"):
+        return pm
+    from dataclasses import replace
+
+    rest = pm.text.strip()[len(word):].lstrip(" \t，,：:")
+    return replace(pm, text=rest)
+
+
+def _random_seed() -> int:
+    import secrets
+
+    return secrets.randbits(48)

@@ -9,7 +9,10 @@ the outbox; the next `flush` sends them, each with its idempotency key.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import socket
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -17,18 +20,26 @@ from typing import NoReturn
 
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
-from tianshen.forum.base import Forum, ForumError
-from tianshen.forum.render import render_parts
+from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost
 from tianshen.rules import load_ruleset
-from tianshen.store import InboundRecord, OutboxItem, Store
+from tianshen.service import crash
+from tianshen.service.sender import OutboxSender
+from tianshen.store import InboundRecord, OutboxItem, StaleState, Store
 
 log = logging.getLogger(__name__)
 
 StepHook = Callable[[str, Input | GameSetup, Outcome], None]
+STALE_RETRIES = 5
+
+
+def default_owner() -> str:
+    """This process, as a lease owner: host and pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class GameDriver:
-    def __init__(self, store: Store, forum: Forum, game_id: int, on_step: StepHook | None = None) -> None:
+    def __init__(self, store: Store, forum: Forum, game_id: int, on_step: StepHook | None = None,
+                 owner: str | None = None, sender: OutboxSender | None = None) -> None:
         self.store, self.forum, self.game_id = store, forum, game_id
         record = store.load_game(game_id)
         self.name = record.name
@@ -37,14 +48,19 @@ class GameDriver:
         events = store.events(game_id)[:1]
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
-        self.ruleset: Ruleset = load_ruleset(record.ruleset)
+        self.ruleset: Ruleset = load_ruleset(record.config.get("ruleset_file") or record.ruleset)  # see register
         options = self.ruleset.spec.options
         self.watch_board = bool(options.get("analysis_quota") or options.get("watch_board"))
         self.on_step = on_step
         self.after_commit: Callable[[], None] | None = None  # test hook: a crash right after commit
         self.outage_extension_after = timedelta(minutes=30)
         self.pm_settle_time = timedelta(minutes=10)
+        self.reads_pms = True  # False when the board reads the GM's PMs for every game (the daemon)
         self._clock_hint: datetime | None = None  # `now` of the current advance
+        self.owner = owner or default_owner()
+        self.sender = sender or OutboxSender(store, forum, self.owner)
+        self._cached: tuple[int, GameState] | None = None  # (step seq, state)
+        self._seen: set[tuple[str, str]] | None = None  # inputs already folded
 
     # ---- creating a game ------------------------------------------------------------
 
@@ -57,20 +73,33 @@ class GameDriver:
         return driver
 
     @staticmethod
-    def register(store: Store, name: str, variant: str, setup: GameSetup) -> int:
+    def register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "") -> int:
         """A game signed up, to be dealt at `setup.start` (`tianshen admin new-game`).  The
-        setup is tried once here, so a bad role list is refused now, not at the start."""
-        load_ruleset(variant).setup(setup)
+        setup is tried once here, so a bad role list is refused now, not at the start.  A
+        setup without a salt gets a secret random one (core.rng: the seed commitment).
+        `variant` is an id or a .toml file; the record keeps the id."""
+        from tianshen.core.rng import new_salt
+        from tianshen.core.spec import game_file
+
+        if setup.salt is None:
+            setup = setup.model_copy(update={"salt": new_salt()})
+        ruleset = load_ruleset(variant)  # `variant`: an id or a .toml file
+        ruleset.setup(setup)
+        config: dict[str, object] = {"setup": setup.model_dump(mode="json")}
+        if file := game_file(variant):
+            config["ruleset_file"] = file  # reloaded from this file, not by id (GameDriver.__init__)
         return store.create_game(
-            name=name, ruleset=variant, seed=setup.seed, config={"setup": setup.model_dump(mode="json")},
+            name=name, ruleset=ruleset.spec.id, seed=setup.seed, config=config,
             state_json="{}", phase_label="setup", deadline_at=setup.start, players=[], at=setup.start,
-            status="new",
+            status="new", board=board,
         )
 
     def is_started(self) -> bool:
+        if self._cached is not None:  # a game once dealt stays dealt
+            return True
         return self.store.load_game(self.game_id).status != "new"
 
-    def start(self, at: datetime | None = None) -> Outcome:
+    def start(self, at: datetime | None = None, send: bool = True) -> Outcome:
         """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start)."""
         record = self.store.load_game(self.game_id)
         if record.status != "new":
@@ -78,51 +107,61 @@ class GameDriver:
         setup = GameSetup.model_validate(record.config["setup"])
         if at is not None:
             setup = setup.model_copy(update={"start": at})
-        self._skip_old_pms()
+        marks = self._old_marks() if self.reads_pms or self.watch_board else {}
         outcome = self.ruleset.setup(setup)
         state = outcome.state
         dl = self.ruleset.next_deadline(state)
-        self.store.commit_step(
+        seq = self.store.commit_step(
             self.game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
             phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
             deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state), outbox=_outbox(outcome),
-            at=setup.start,
+            at=setup.start, expected_seq=record.step_seq, marks=marks,
         )
+        assert seq is not None
+        self._cached = (seq, state)
         self._game_start = setup.start
         log.info("game=%s started seed=%s players=%d", self.name, setup.seed, len(state.players))
         if self.on_step:
             self.on_step("setup", setup, outcome)
-        self.flush()
+        if send:
+            self.flush()
         return outcome
 
-    def _skip_old_pms(self) -> None:
+    def _old_marks(self) -> dict[str, str]:
         """PMs the GM account had before the game are not the game's (nor, when the ruleset
-        reads the whole board, its older posts: read once here, so later reads stop early)."""
+        reads the whole board, its older posts): marks past them, stored with the deal."""
+        marks: dict[str, str] = {}
         try:
-            newest = max((pm.id for pm in self.forum.fetch_pms(None)), default=None)
+            if self.reads_pms:
+                newest = max((pm.id for pm in self.forum.fetch_pms(None)), default=None)
+                if newest is not None:
+                    marks["pm"] = str(newest)
             if self.watch_board:
                 last = max((post.id for post in self.forum.board_posts(None)), default=None)
                 if last is not None:
-                    self.store.set_mark(self.game_id, "board", str(last))
+                    marks["board"] = str(last)
         except ForumError as exc:
             log.warning("game=%s could not read the forum before the start: %s", self.name, exc)
-            return
-        if newest is not None:
-            self.store.set_mark(self.game_id, "pm", str(newest))
+        return marks
 
     # ---- reading ----------------------------------------------------------------------
 
     def state(self) -> GameState:
-        return GameState.model_validate_json(self.store.load_game(self.game_id).state_json)
+        """The newest state (cached by step seq: one small query when nothing changed)."""
+        seq = self.store.step_seq(self.game_id)
+        if self._cached is None or self._cached[0] != seq:
+            record = self.store.load_game(self.game_id)
+            self._cached = (record.step_seq, GameState.model_validate_json(record.state_json))
+        return self._cached[1]
 
     def is_over(self) -> bool:
         return self.state().phase.kind == "over"
 
     # ---- one step -----------------------------------------------------------------------
 
-    def handle(self, event: Input) -> bool:
+    def handle(self, event: Input, send: bool = True) -> bool:
         """Fold one input and commit it; False when it was a duplicate (nothing done)."""
-        return self.step(event) is not None
+        return self.step(event, send) is not None
 
     def gm(self, command: str, reason: str, at: datetime, **args: object) -> Outcome:
         """A GM override, folded and logged like any input (the replay shows it)."""
@@ -143,7 +182,8 @@ class GameDriver:
         """When each seat last sent a PM or a post, by forum time (for 交替期 ordering)."""
         seen: dict[str, str] = {}
         for record in self.store.inbound(self.game_id):
-            seen[record.sender] = max(seen.get(record.sender, ""), record.sent_at.isoformat())
+            if record.source in ("pm", "post"):
+                seen[record.sender] = max(seen.get(record.sender, ""), record.sent_at.isoformat())
         return seen
 
     def preview(self) -> tuple[Deadline, Outcome] | None:
@@ -155,12 +195,41 @@ class GameDriver:
         assert due is not None
         return due, self.ruleset.apply(state, DeadlineIn(id="preview", at=due.at, kind=due.kind))
 
-    def step(self, event: Input) -> Outcome | None:
-        """Fold one input, commit, send; the outcome, or None for a duplicate."""
+    def _already(self, inbound: InboundRecord | None) -> bool:
+        if inbound is None:
+            return False
+        if self._seen is None:
+            self._seen = self.store.inbound_keys(self.game_id)
+        return (inbound.source, inbound.forum_id) in self._seen
+
+    def step(self, event: Input, send: bool = True, marks: dict[str, str] | None = None) -> Outcome | None:
+        """Fold one input and commit it (then send, unless `send` is False); the outcome,
+        or None for a duplicate.  A commit that finds a newer state (another process, a GM
+        command) is dropped, and the input folded again on the newest state."""
         inbound = _inbound(event)
-        if inbound and self.store.has_inbound(self.game_id, inbound.source, inbound.forum_id):
+        if self._already(inbound):
             return None  # read again (the marks trail the newest input): already folded
+        for _ in range(STALE_RETRIES):
+            try:
+                outcome = self._fold(event, inbound, marks)
+                break
+            except StaleState as exc:
+                log.info("game=%s %s: folding again", self.name, exc)
+                self._cached = None
+        else:
+            raise StaleState(f"game {self.name}: the state kept changing under {getattr(event, 'id', '?')}")
+        if outcome is None:
+            return None
+        if self.after_commit:
+            self.after_commit()
+        crash.point("after-commit")
+        if send:
+            self.flush()
+        return outcome
+
+    def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
         state = self.state()
+        seq_before = self._cached[0] if self._cached else 0
         outcome = self.ruleset.apply(state, event)
         new = outcome.state
         dl = self.ruleset.next_deadline(new)
@@ -169,52 +238,67 @@ class GameDriver:
             event_payload=event.model_dump_json(), phase_label=new.phase.label,
             state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
             deadline_at=dl.at if dl else None, winner=new.winner, players=_player_rows(new),
-            outbox=_outbox(outcome) + self._notes(outcome), at=event.at,
+            outbox=_outbox(outcome) + self._notes(outcome), at=event.at, expected_seq=seq_before, marks=marks,
         )
+        if inbound is not None and self._seen is not None:
+            self._seen.add((inbound.source, inbound.forum_id))
         if seq is None:
-            log.info("duplicate input %s ignored", getattr(event, "id", "?"))
+            log.info("game=%s duplicate input %s ignored", self.name, getattr(event, "id", "?"))
             return None
+        self._cached = (seq, new)
         log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
                  event.type, getattr(event, "id", ""), state.phase.label, new.phase.label, len(outcome.posts),
                  len(outcome.pms), len(outcome.refusals))
         if self.on_step:
             self.on_step(state.phase.label, event, outcome)
-        if self.after_commit:
-            self.after_commit()
-        self.flush()
         return outcome
 
     # ---- the loop body ----------------------------------------------------------------
 
-    def advance(self, now: datetime) -> int:
-        """Take every new PM and post, and fire every deadline due by `now`, in time order.
+    def advance(self, now: datetime, pms: list[ForumPm] | None = None, send: bool = True,
+                reachable: bool = True) -> int:
+        """Take every new PM and post, and fire every deadline due by `now`, in time order;
+        then send, once, what all of it put in the outbox.
 
         Inputs are judged by forum server time: those stamped before a deadline are folded
-        before it fires.  Returns the number of steps taken.
+        before it fires.  `pms` are this game's PMs when the board read them for every game
+        (`reachable` False: the board could not read them).  Returns the number of steps.
         """
         steps = 0
         self._clock_hint = now
-        self.flush()
-        # High-water marks move in memory while reading and are stored only once every input
-        # read has been committed: a crash in between re-reads them (the store dedupes).
+        self.sender.clock_hint = now
+        # High-water marks move in memory while reading and are stored with the steps they
+        # lead to, or at the end: a crash in between re-reads them (the store dedupes).
         marks: dict[str, str] = {}
-        pending, reachable = self._collect(marks)
-        if not self._forum_reachable(reachable, now):
+        pending, read_ok = self._collect(marks, pms)
+        crash.point("after-read")
+        if not self._forum_reachable(read_ok and reachable, now):
             return steps  # deadlines wait: nobody could post while the board was down
         while True:
             dl = self.ruleset.next_deadline(self.state())
             due = dl is not None and dl.at <= now
             while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
-                steps += self.handle(pending.pop(0))
+                steps += self.handle(pending.pop(0), send=False)
                 dl = self.ruleset.next_deadline(self.state())
                 due = dl is not None and dl.at <= now
             if not due or dl is None:
-                for name, value in marks.items():
-                    self.store.set_mark(self.game_id, name, value)
-                return steps
-            steps += self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
-            more, _ = self._collect(marks)
+                break
+            pending = sorted(pending + self._edits(), key=lambda e: e.at)  # 13: edits seen before the count
+            if pending and pending[0].at <= dl.at:
+                continue
+            steps += self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False)
+            more, _ = self._collect(marks, None if pms is None else [])
             pending = sorted(pending + more, key=lambda e: e.at)
+        self._store_marks(marks)
+        if send:
+            self.flush()
+        return steps
+
+    def _store_marks(self, marks: dict[str, str]) -> None:
+        known = self.store.marks(self.game_id) if marks else {}
+        for name, value in marks.items():
+            if known.get(name) != value:
+                self.store.set_mark(self.game_id, name, value)
 
     def _forum_reachable(self, reachable: bool, now: datetime) -> bool:
         """003 §12.4: when the board was unreachable longer than `outage_extension_after`,
@@ -235,39 +319,81 @@ class GameDriver:
                 self.gm("extend", reason, now, hours=hours)
         return True
 
-    def _collect(self, marks: dict[str, str]) -> tuple[list[PmIn | PostIn], bool]:
+    def _collect(self, marks: dict[str, str], pms: list[ForumPm] | None) -> tuple[list[PmIn | PostIn], bool]:
         """New PMs to the GM and new posts in the threads the ruleset watches.
 
         `marks` holds the high-water marks read so far in this round (ahead of the store's)."""
         found: list[PmIn | PostIn] = []
         try:
-            after = marks.get("pm") or self.store.mark(self.game_id, "pm")
-            settled = self.forum_time_settled()
-            for pm in self.forum.fetch_pms(int(after) if after else None):
-                if pm.sent_at >= self._game_start - timedelta(minutes=2):  # older ones are not the game's
-                    found.append(PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text))
-                if pm.sent_at <= settled:
-                    # The mark trails the newest PMs: a forum that files PMs per conversation can
-                    # show a lower id after a higher one; what is read twice the store drops.
-                    marks["pm"] = str(max(pm.id, int(marks.get("pm") or after or 0)))
+            if pms is None and self.reads_pms:
+                found += self._own_pms(marks)
+            else:
+                found += [self.pm_input(pm) for pm in pms or [] if self.is_game_pm(pm)]
             for key in self._watched():
-                thread_id = self.store.thread_id(self.game_id, key)
+                thread_id = self.sender.thread_id(self.game_id, key)
                 if thread_id is None:
                     continue
                 name = f"thread:{key}"
                 after = marks.get(name) or self.store.mark(self.game_id, name)
                 for post in self.forum.read_thread(thread_id, int(after) if after else None):
-                    marks[name] = str(post.id)
-                    if post.author == self.forum.account:
-                        continue  # the GM's own posts
-                    found.append(PostIn(id=str(post.id), thread=key, author=post.author, at=post.posted_at,
-                                        text=post.text, edited=post.edited, original_text=post.original_text))
+                    marks[name] = str(max(post.id, int(marks.get(name) or after or 0)))
+                    if post.author != self.forum.account:  # not the GM's own posts
+                        found.append(_post_input(post, key))
             if self.watch_board:
                 found += self._board_posts(marks)
         except ForumError as exc:
             log.warning("game=%s reading the forum failed, will retry: %s", self.name, exc)
             return sorted(found, key=lambda e: e.at), False
         return sorted(found, key=lambda e: e.at), True
+
+    def is_game_pm(self, pm: ForumPm) -> bool:
+        """PMs sent before the game (2 minutes' grace) are not the game's."""
+        return pm.sent_at >= self._game_start - timedelta(minutes=2)
+
+    @staticmethod
+    def pm_input(pm: ForumPm) -> PmIn:
+        return PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text)
+
+    def _own_pms(self, marks: dict[str, str]) -> list[PmIn | PostIn]:
+        after = marks.get("pm") or self.store.mark(self.game_id, "pm")
+        settled = self.forum_time_settled()
+        found: list[PmIn | PostIn] = []
+        for pm in self.forum.fetch_pms(int(after) if after else None):
+            if self.is_game_pm(pm):
+                found.append(self.pm_input(pm))
+            if pm.sent_at <= settled:
+                # The mark trails the newest PMs: a forum that files PMs per conversation can
+                # show a lower id after a higher one; what is read twice the store drops.
+                marks["pm"] = str(max(pm.id, int(marks.get("pm") or after or 0)))
+        return found
+
+    def _edits(self) -> list[PmIn | PostIn]:
+        """Issue 13: vote posts edited after they were read.  Each open vote thread is read
+        whole again before a deadline fires; a post whose text changed comes back as an
+        edited post (its first text as `original_text`), and the ruleset's edit policy
+        judges it (001 §5.1, 003 §9.3, 004 补充 一 6)."""
+        keys = [k for k in self._watched() if k.startswith("vote:")]
+        if not keys:
+            return []
+        known: dict[str, list[str]] = {}
+        for fid, text in self.store.inbound_texts(self.game_id).items():
+            known.setdefault(fid.split("~")[0], []).append(text)
+        found: list[PmIn | PostIn] = []
+        try:
+            for key in keys:
+                thread_id = self.sender.thread_id(self.game_id, key)
+                if thread_id is None:
+                    continue
+                for post in self.forum.read_thread(thread_id, None):
+                    texts = known.get(str(post.id))
+                    if post.author == self.forum.account or not texts or post.text in texts:
+                        continue
+                    digest = hashlib.sha256(post.text.encode()).hexdigest()[:12]
+                    found.append(PostIn(id=f"{post.id}~{digest}", thread=key, author=post.author, at=post.posted_at,
+                                        text=post.text, edited=True, original_text=texts[0]))
+        except ForumError as exc:
+            log.warning("game=%s re-reading the vote thread failed: %s", self.name, exc)
+        return [e for e in found if not self._already(_inbound(e))]
 
     def forum_time_settled(self) -> datetime:
         """PMs older than this are assumed all visible (see `_collect`)."""
@@ -285,9 +411,7 @@ class GameDriver:
             marks["board"] = str(post.id)
             if post.author == self.forum.account or post.posted_at < self._game_start:
                 continue
-            found.append(PostIn(id=str(post.id), thread=keys.get(post.thread_id, f"board:{post.thread_id}"),
-                                author=post.author, at=post.posted_at, text=post.text, edited=post.edited,
-                                original_text=post.original_text))
+            found.append(_post_input(post, keys.get(post.thread_id, f"board:{post.thread_id}")))
         return found
 
     def _watched(self) -> list[str]:
@@ -302,42 +426,14 @@ class GameDriver:
 
     # ---- sending --------------------------------------------------------------------
 
-    def flush(self) -> int:
+    def flush(self, budget_s: float | None = None) -> int:
         """Send what the outbox holds, in order; stop at the first forum failure."""
-        sent = 0
-        for item in self.store.pending_outbox(self.game_id):
-            try:
-                ref = self._send(item.kind, item.target, item.title, item.subject, item.body, item.key)
-            except ForumError as exc:
-                log.warning("sending %s failed, will retry: %s", item.key, exc)
-                break
-            self.store.mark_sent(item.id, ref)
-            sent += 1
-        return sent
+        return self.sender.send(self.store.pending_outbox(self.game_id), budget_s)
 
-    def _send(self, kind: str, target: str, title: str | None, subject: str | None, body: str, key: str) -> str:
-        """Render for this forum and send, in several parts if the forum caps a post's size;
-        each part has its own key, so a retry after a partial send sends only the rest."""
-        parts = render_parts(body, self.forum.markup, self.forum.max_post_chars)
-        keys = [key] + [f"{key}#{i}" for i in range(2, len(parts) + 1)]
-        if kind == "pm":
-            for i, (text, k) in enumerate(zip(parts, keys, strict=True)):
-                part_subject = subject or ""
-                if len(parts) > 1:
-                    part_subject += f"（{i + 1}/{len(parts)}）"
-                self.forum.send_pm(target, part_subject, text, k)
-            return ""
-        thread_id = self.store.thread_id(self.game_id, target)
-        first = ""
-        if thread_id is None:
-            thread_id = self.forum.create_thread(title or target, parts[0], keys[0])
-            self.store.set_thread_id(self.game_id, target, thread_id)
-            first = thread_id
-            parts, keys = parts[1:], keys[1:]
-        for text, k in zip(parts, keys, strict=True):
-            ref = str(self.forum.reply(thread_id, text, k))
-            first = first or ref
-        return first
+
+def _post_input(post: ForumPost, key: str) -> PostIn:
+    return PostIn(id=str(post.id), thread=key, author=post.author, at=post.posted_at, text=post.text,
+                  edited=post.edited, original_text=post.original_text)
 
 
 def _inbound(event: Input) -> InboundRecord | None:
@@ -346,6 +442,8 @@ def _inbound(event: Input) -> InboundRecord | None:
     if isinstance(event, PostIn):
         return InboundRecord(source="post", forum_id=event.id, sender=event.author, sent_at=event.at,
                              text=event.text, thread_key=event.thread, edited=event.edited)
+    if isinstance(event, DeadlineIn):  # a deadline is folded once, whichever process fires it
+        return InboundRecord(source="deadline", forum_id=event.id, sender="", sent_at=event.at, text=event.kind)
     return None
 
 
@@ -373,4 +471,6 @@ class OfflineForum:
     def _offline(self, *_: object) -> NoReturn:
         raise ForumError("no forum connection here: the running daemon sends it")
 
+    remembers_keys = False
     login = now = fetch_pms = read_thread = board_posts = create_thread = reply = send_pm = _offline
+    find_written = note_last_write = _offline

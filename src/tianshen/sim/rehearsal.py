@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from tianshen.core.model import GameState
+from tianshen.core.rng import derived_salt
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.service.driver import GameDriver
@@ -97,8 +98,9 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     if not spec.allows(players):
         raise ValueError(f"{spec.id} is played by {', '.join(map(str, spec.player_counts or [spec.players]))} "
                          f"players, not {players}")
-    setup = GameSetup(seats=default_seats(players), seed=seed, start=start)
-    driver = GameDriver.create(store, forum, name, spec.id, setup)
+    # a rehearsal is no real game: its salt comes from the seed, so it is repeatable (core.rng)
+    setup = GameSetup(seats=default_seats(players), seed=seed, salt=derived_salt(seed), start=start)
+    driver = GameDriver.create(store, forum, name, variant, setup)  # an id or a file (issue 13 item 11)
     sims = sims_for(spec.ruleset, board, forum.account, seed)
     for _ in range(MAX_STEPS):
         transcript.catch_up()

@@ -7,7 +7,10 @@ from tianshen.store.store import (
     OutboxItem,
     OutboxRecord,
     PhaseRecord,
+    SentPart,
+    StaleState,
     Store,
 )
 
-__all__ = ["EventRecord", "GameRecord", "InboundRecord", "OutboxItem", "OutboxRecord", "PhaseRecord", "Store"]
+__all__ = ["EventRecord", "GameRecord", "InboundRecord", "OutboxItem", "OutboxRecord", "PhaseRecord", "SentPart",
+           "StaleState", "Store"]

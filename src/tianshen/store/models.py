@@ -79,6 +79,7 @@ class Game(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
+    board: Mapped[str] = mapped_column(String(300), default="", server_default="")  # the forum it is played on
     ruleset: Mapped[str] = mapped_column(String(100))
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(20))  # running / paused / over
@@ -89,6 +90,7 @@ class Game(Base):
     config_json: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+    step_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # newest event's seq
 
 
 class PlayerRow(Base):
@@ -173,6 +175,13 @@ class OutboxRow(Base):
     forum_ref: Mapped[str | None] = mapped_column(String(100), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    parts_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The part being written and the forum time before its first try: a restart that finds
+    # them set asks the forum whether that write arrived before writing it again.
+    attempt_part: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    attempt_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    claimed_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class ThreadRow(Base):
@@ -195,5 +204,29 @@ class MarkRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game_id: Mapped[int] = _game_fk()
+    name: Mapped[str] = mapped_column(String(100))
+    value: Mapped[str] = mapped_column(String(200))
+
+
+class LeaseRow(Base):
+    """Which process moderates a game, until when (renewed on every tick)."""
+
+    __tablename__ = "leases"
+    __table_args__ = (UniqueConstraint("game_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = _game_fk()
+    owner: Mapped[str] = mapped_column(String(200))
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class BoardMarkRow(Base):
+    """A high-water mark of a whole board, e.g. the last PM the GM account has read."""
+
+    __tablename__ = "board_marks"
+    __table_args__ = (UniqueConstraint("board", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board: Mapped[str] = mapped_column(String(300))
     name: Mapped[str] = mapped_column(String(100))
     value: Mapped[str] = mapped_column(String(200))

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 from tianshen.store.models import (
+    BoardMarkRow,
     EventRow,
     Game,
     InboundRow,
+    LeaseRow,
     MarkRow,
     OutboxRow,
     PhaseRow,
@@ -35,6 +37,12 @@ from tianshen.store.models import (
 )
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+BOARD_STATUS = "board"  # the row that holds a board's own inbound and outbox (PMs from no game's player)
+
+
+class StaleState(Exception):
+    """The state a step folded is no longer the newest: another process or a GM command
+    committed first.  Nothing was written; read the state again and fold again."""
 
 
 @dataclass
@@ -77,6 +85,20 @@ class OutboxRecord:
     forum_ref: str | None
     created_at: datetime
     sent_at: datetime | None
+    parts_done: int = 0
+    attempt_part: int | None = None
+    attempt_since: datetime | None = None
+
+
+@dataclass
+class SentPart:
+    """What one flush wrote for one outbox row: parts done, and the thread it opened."""
+
+    outbox_id: int
+    parts_done: int
+    done: bool
+    forum_ref: str | None = None
+    thread: tuple[str, str] | None = None  # (thread key, forum thread id) opened by this row
 
 
 @dataclass
@@ -107,6 +129,8 @@ class GameRecord:
     winner: str | None
     state_json: str
     config: dict[str, Any]
+    board: str = ""
+    step_seq: int = 0
 
 
 def _game_record(g: Game) -> GameRecord:
@@ -121,6 +145,8 @@ def _game_record(g: Game) -> GameRecord:
         winner=g.winner,
         state_json=g.state_json,
         config=json.loads(g.config_json),
+        board=g.board,
+        step_seq=g.step_seq,
     )
 
 
@@ -139,6 +165,9 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
         forum_ref=o.forum_ref,
         created_at=o.created_at,
         sent_at=o.sent_at,
+        parts_done=o.parts_done,
+        attempt_part=o.attempt_part,
+        attempt_since=o.attempt_since,
     )
 
 
@@ -221,6 +250,7 @@ class Store:
         players: list[dict[str, Any]],
         at: datetime | None = None,
         status: str = "running",
+        board: str = "",
     ) -> int:
         """Insert a game with its players and its first phase; returns the game id.
 
@@ -231,6 +261,7 @@ class Store:
         with self._tx() as s:
             game = Game(
                 name=name,
+                board=board,
                 ruleset=ruleset,
                 seed=seed,
                 status=status,
@@ -260,9 +291,40 @@ class Store:
                 raise KeyError(game_id)
             return _game_record(game)
 
-    def list_games(self) -> list[GameRecord]:
+    def list_games(self, board: str | None = None) -> list[GameRecord]:
+        """Every game (on one board when `board` is given), oldest first."""
+        q = select(Game).where(Game.status != BOARD_STATUS).order_by(Game.id)
+        if board is not None:
+            q = q.where(Game.board == board)
         with self._tx() as s:
-            return [_game_record(g) for g in s.scalars(select(Game).order_by(Game.id))]
+            return [_game_record(g) for g in s.scalars(q)]
+
+    def step_seq(self, game_id: int) -> int:
+        """The seq of the game's newest event (0 before the first)."""
+        with self._tx() as s:
+            seq = s.scalar(select(Game.step_seq).where(Game.id == game_id))
+            if seq is None:
+                raise KeyError(game_id)
+            return seq
+
+    def set_board(self, game_id: int, board: str) -> None:
+        with self._tx() as s:
+            s.execute(update(Game).where(Game.id == game_id).values(board=board))
+
+    def board_game(self, board: str) -> int:
+        """The row that holds a board's own inbound and outbox (created on first use)."""
+        name = f"@board:{board}"[:200]
+        with self._tx() as s:
+            found = s.scalar(select(Game.id).where(Game.name == name))
+        if found is not None:
+            return found
+        try:
+            return self.create_game(name=name, ruleset="board", seed=0, config={}, state_json="{}",
+                                    phase_label="board", deadline_at=None, players=[], status=BOARD_STATUS,
+                                    board=board)
+        except IntegrityError:  # another process made it first
+            with self._tx() as s:
+                return s.scalars(select(Game.id).where(Game.name == name)).one()
 
     # ---- the step ---------------------------------------------------------------------
 
@@ -281,13 +343,17 @@ class Store:
         players: list[dict[str, Any]],
         outbox: list[OutboxItem],
         at: datetime | None = None,
+        expected_seq: int | None = None,
+        marks: dict[str, str] | None = None,
     ) -> int | None:
         """Write one engine step in one transaction; returns the event seq.
 
         Returns None, writing nothing, when `inbound` was already stored (same game, source
-        and forum id).  Any other failure (e.g. a reused outbox key) raises and writes
-        nothing.  `at` is the time of the event (default: the inbound's `sent_at`, else now);
-        it stamps the event and the phase boundary when `phase_label` changes.
+        and forum id).  Raises `StaleState`, writing nothing, when `expected_seq` is given and
+        the game's newest event is no longer that one.  Any other failure (e.g. a reused
+        outbox key) raises and writes nothing.  `at` is the time of the event (default: the
+        inbound's `sent_at`, else now); it stamps the event and the phase boundary when
+        `phase_label` changes.  `marks` are high-water marks stored with the step.
         """
         if at is None:
             at = inbound.sent_at if inbound is not None else utcnow()
@@ -307,6 +373,8 @@ class Store:
                     players=players,
                     outbox=outbox,
                     at=at,
+                    expected_seq=expected_seq,
+                    marks=marks or {},
                 )
         except IntegrityError:
             if inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
@@ -329,13 +397,17 @@ class Store:
         players: list[dict[str, Any]],
         outbox: list[OutboxItem],
         at: datetime,
+        expected_seq: int | None,
+        marks: dict[str, str],
     ) -> int:
         # Lock the game row (PostgreSQL) so that steps of one game are serialised.
         game = s.scalars(select(Game).where(Game.id == game_id).with_for_update()).one_or_none()
         if game is None:
             raise KeyError(game_id)
+        if expected_seq is not None and game.step_seq != expected_seq:
+            raise StaleState(f"game {game.name}: folded seq {expected_seq}, newest is {game.step_seq}")
         previous_phase = game.phase_label
-        seq = (s.scalar(select(func.max(EventRow.seq)).where(EventRow.game_id == game_id)) or 0) + 1
+        seq = game.step_seq + 1
 
         if inbound is not None:
             s.add(
@@ -370,7 +442,10 @@ class Store:
         game.status = status
         game.deadline_at = deadline_at
         game.winner = winner
+        game.step_seq = seq
         game.updated_at = utcnow()
+        for name, value in marks.items():
+            self._set_mark(s, game_id, name, value)
 
         s.execute(delete(PlayerRow).where(PlayerRow.game_id == game_id))
         s.add_all(_player_rows(game_id, players))
@@ -479,6 +554,35 @@ class Store:
             rows = s.scalars(select(OutboxRow).where(OutboxRow.game_id == game_id).order_by(OutboxRow.seq))
             return [_outbox_record(r) for r in rows]
 
+    def pending_for_games(self, game_ids: list[int]) -> list[OutboxRecord]:
+        """The pending rows of several games (one board's write queue), oldest first."""
+        if not game_ids:
+            return []
+        with self._tx() as s:
+            rows = s.scalars(
+                select(OutboxRow)
+                .where(OutboxRow.game_id.in_(game_ids), OutboxRow.status == "pending")
+                .order_by(OutboxRow.id)
+            )
+            return [_outbox_record(r) for r in rows]
+
+    def add_outbox(self, game_id: int, items: list[OutboxItem]) -> None:
+        """Messages outside any step (the daemon telling the GM a game failed)."""
+        with self._tx() as s:
+            out_seq = s.scalar(select(func.max(OutboxRow.seq)).where(OutboxRow.game_id == game_id)) or 0
+            for item in items:
+                out_seq += 1
+                s.add(OutboxRow(game_id=game_id, seq=out_seq, kind=item.kind, target=item.target, title=item.title,
+                                subject=item.subject, body=item.body, key=f"{game_id}:extra:{utcnow().timestamp()}:"
+                                f"{out_seq}", status="pending", created_at=utcnow()))
+
+    def last_sent_at(self, game_ids: list[int]) -> datetime | None:
+        """When the newest of these games' writes went out (local clock)."""
+        if not game_ids:
+            return None
+        with self._tx() as s:
+            return s.scalar(select(func.max(OutboxRow.sent_at)).where(OutboxRow.game_id.in_(game_ids)))
+
     def mark_sent(self, outbox_id: int, forum_ref: str | None) -> None:
         """Record that an outbox row went out; KeyError if there is no such row."""
         with self._tx() as s:
@@ -488,6 +592,99 @@ class Store:
             row.status = "sent"
             row.forum_ref = forum_ref
             row.sent_at = utcnow()
+
+    def claim(self, outbox_id: int, owner: str, until: datetime, part: int | None = None,
+              since: datetime | None = None) -> bool:
+        """Take a pending row for sending (no other process sends it while the claim holds).
+
+        With `part`, also record that this part is about to be written, first tried at
+        `since` (forum time), unless an earlier try of the same part is recorded already."""
+        now = utcnow()
+        with self._tx() as s:
+            row = s.scalars(select(OutboxRow).where(OutboxRow.id == outbox_id).with_for_update()).one_or_none()
+            if row is None or row.status != "pending":
+                return False
+            if row.claimed_by not in (None, owner) and row.claimed_until is not None and row.claimed_until > now:
+                return False
+            row.claimed_by, row.claimed_until = owner, until
+            if part is not None and row.attempt_part != part:
+                row.attempt_part, row.attempt_since = part, since
+            return True
+
+    def record_parts(self, parts: list[SentPart], game_id: int | None = None) -> None:
+        """What a flush wrote, in one transaction: parts done, threads opened, rows sent."""
+        if not parts:
+            return
+        now = utcnow()
+        with self._tx() as s:
+            for part in parts:
+                row = s.get(OutboxRow, part.outbox_id)
+                if row is None:
+                    raise KeyError(part.outbox_id)
+                if part.thread is not None:
+                    self._set_thread(s, row.game_id, *part.thread)
+                row.parts_done = part.parts_done
+                row.attempt_part = row.attempt_since = None
+                if part.forum_ref and not row.forum_ref:
+                    row.forum_ref = part.forum_ref
+                if part.done:
+                    row.status, row.sent_at = "sent", now
+                    row.claimed_by = row.claimed_until = None
+
+    # ---- leases (one process moderates a game at a time) -------------------------------
+
+    def acquire_lease(self, game_id: int, owner: str, now: datetime, period_s: float) -> bool:
+        """Take or renew the game's lease until now + period; False while another holds it."""
+        until = now + timedelta(seconds=period_s)
+        try:
+            with self._tx() as s:
+                row = s.scalars(select(LeaseRow).where(LeaseRow.game_id == game_id).with_for_update()).one_or_none()
+                if row is None:
+                    s.add(LeaseRow(game_id=game_id, owner=owner, expires_at=until))
+                    s.flush()
+                    return True
+                if row.owner != owner and row.expires_at > now:
+                    return False
+                row.owner, row.expires_at = owner, until
+                return True
+        except IntegrityError:  # another process inserted the first lease at the same moment
+            return False
+
+    def lease(self, game_id: int) -> tuple[str, datetime] | None:
+        with self._tx() as s:
+            row = s.scalar(select(LeaseRow).where(LeaseRow.game_id == game_id))
+            return (row.owner, row.expires_at) if row else None
+
+    def release_lease(self, game_id: int, owner: str) -> None:
+        with self._tx() as s:
+            s.execute(delete(LeaseRow).where(LeaseRow.game_id == game_id, LeaseRow.owner == owner))
+
+    # ---- board marks --------------------------------------------------------------------
+
+    def board_mark(self, board: str, name: str) -> str | None:
+        with self._tx() as s:
+            return s.scalar(select(BoardMarkRow.value).where(BoardMarkRow.board == board, BoardMarkRow.name == name))
+
+    def set_board_mark(self, board: str, name: str, value: str) -> None:
+        with self._tx() as s:
+            row = s.scalar(select(BoardMarkRow).where(BoardMarkRow.board == board, BoardMarkRow.name == name))
+            if row is None:
+                s.add(BoardMarkRow(board=board, name=name, value=value))
+            else:
+                row.value = value
+
+    def inbound_keys(self, game_id: int) -> set[tuple[str, str]]:
+        """(source, forum id) of every stored input: what a driver need not fold again."""
+        with self._tx() as s:
+            return {(src, fid) for src, fid in s.execute(
+                select(InboundRow.source, InboundRow.forum_id).where(InboundRow.game_id == game_id))}
+
+    def inbound_texts(self, game_id: int, source: str = "post") -> dict[str, str]:
+        """forum id -> text of the stored inputs of one source (to notice edits)."""
+        with self._tx() as s:
+            return {fid: text for fid, text in s.execute(
+                select(InboundRow.forum_id, InboundRow.text).where(InboundRow.game_id == game_id,
+                                                                  InboundRow.source == source))}
 
     # ---- threads and marks ------------------------------------------------------------
 
@@ -505,11 +702,15 @@ class Store:
 
     def set_thread_id(self, game_id: int, key: str, forum_thread_id: str) -> None:
         with self._tx() as s:
-            row = s.scalar(select(ThreadRow).where(ThreadRow.game_id == game_id, ThreadRow.key == key))
-            if row is None:
-                s.add(ThreadRow(game_id=game_id, key=key, forum_thread_id=forum_thread_id))
-            else:
-                row.forum_thread_id = forum_thread_id
+            self._set_thread(s, game_id, key, forum_thread_id)
+
+    @staticmethod
+    def _set_thread(s: Session, game_id: int, key: str, forum_thread_id: str) -> None:
+        row = s.scalar(select(ThreadRow).where(ThreadRow.game_id == game_id, ThreadRow.key == key))
+        if row is None:
+            s.add(ThreadRow(game_id=game_id, key=key, forum_thread_id=forum_thread_id))
+        else:
+            row.forum_thread_id = forum_thread_id
 
     def mark(self, game_id: int, name: str) -> str | None:
         with self._tx() as s:
@@ -517,8 +718,16 @@ class Store:
 
     def set_mark(self, game_id: int, name: str, value: str) -> None:
         with self._tx() as s:
-            row = s.scalar(select(MarkRow).where(MarkRow.game_id == game_id, MarkRow.name == name))
-            if row is None:
-                s.add(MarkRow(game_id=game_id, name=name, value=value))
-            else:
-                row.value = value
+            self._set_mark(s, game_id, name, value)
+
+    def marks(self, game_id: int) -> dict[str, str]:
+        with self._tx() as s:
+            return dict(s.execute(select(MarkRow.name, MarkRow.value).where(MarkRow.game_id == game_id)).all())
+
+    @staticmethod
+    def _set_mark(s: Session, game_id: int, name: str, value: str) -> None:
+        row = s.scalar(select(MarkRow).where(MarkRow.game_id == game_id, MarkRow.name == name))
+        if row is None:
+            s.add(MarkRow(game_id=game_id, name=name, value=value))
+        else:
+            row.value = value

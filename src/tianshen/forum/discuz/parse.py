@@ -6,6 +6,9 @@ GM account's time offset, shown in the footer as `GMT+8`); the functions take th
 and return timezone-aware UTC datetimes.  Where a page shows a time only approximately
 (`3 分钟前`, `2026-12-2 21:24`), the functions return the interval `(lo, hi)` it stands for,
 and the adapter picks the best estimate inside it.
+
+Pages are parsed with selectolax (the lexbor HTML5 parser): one parse per page, and post
+bodies are read from the page's own nodes rather than parsed again.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from __future__ import annotations
 import html as htmlmod
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from bs4 import BeautifulSoup, Tag
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 # ---- charsets ----------------------------------------------------------------------------
 
@@ -244,15 +248,33 @@ def read_answer(text: str) -> Answer:
 
 
 def system_error_text(text: str) -> str:
-    soup = BeautifulSoup(re.sub(r"^\s*<\?xml[^>]*>", "", text), "lxml")
-    for bad in soup(["style", "script"]):
+    doc = LexborHTMLParser(re.sub(r"^\s*<\?xml[^>]*>", "", text))
+    for bad in doc.css("style, script"):
         bad.decompose()
-    flat = re.sub(r"\s+", " ", soup.get_text(" "))
+    root = doc.root
+    flat = re.sub(r"\s+", " ", root.text(separator=" ") if root is not None else "")
     m = re.search(r"BackTraceID: \w+ (.*?)(?: PHP Debug|$)", flat)
     if m:
         return m.group(1).strip()[:300]
     m = re.search(r"System Error (.*?)(?: PHP Debug|$)", flat)
     return (m.group(1).strip() if m else flat.strip())[:300]
+
+
+# ---- nodes -----------------------------------------------------------------------------------
+
+
+def _attr(node: LexborNode, name: str) -> str:
+    """An attribute's value, "" when it is missing or has none."""
+    return node.attrs.get(name) or ""
+
+
+def _has_class(node: LexborNode, name: str) -> bool:
+    return name in _attr(node, "class").split()
+
+
+def _text(node: LexborNode | None) -> str:
+    """All the text inside `node`, as it stands in the page."""
+    return node.text(deep=True) if node is not None else ""
 
 
 # ---- page facts ------------------------------------------------------------------------------
@@ -281,16 +303,15 @@ class LoginForm:
 
 
 def login_form(text: str) -> LoginForm | None:
-    soup = BeautifulSoup(text, "lxml")
-    form = soup.find("form", attrs={"name": "login"})
-    if not isinstance(form, Tag):
+    form = LexborHTMLParser(text).css_first('form[name="login"]')
+    if form is None:
         return None
     fields = {}
-    for inp in form.find_all("input"):
-        if isinstance(inp, Tag) and inp.get("type") == "hidden" and inp.get("name"):
-            fields[str(inp["name"])] = str(inp.get("value") or "")
+    for inp in form.css("input"):
+        if inp.attrs.get("type") == "hidden" and _attr(inp, "name"):
+            fields[_attr(inp, "name")] = _attr(inp, "value")
     captcha = bool(re.search(r"\b(?:update)?seccode\(|secqaa\(|updatesecqaa\(|name=\"seccodeverify\"", text))
-    return LoginForm(htmlmod.unescape(str(form.get("action") or "")), fields, captcha)
+    return LoginForm(htmlmod.unescape(_attr(form, "action")), fields, captcha)
 
 
 # ---- post bodies ------------------------------------------------------------------------------
@@ -306,18 +327,93 @@ class Body:
     edited_at_text: str | None = None  # board time, minute precision
 
 
-def _text_of(node: Tag) -> str:
-    for s in list(node.find_all(string=True)):
-        if "\n" in s or "\r" in s:  # source line ends are HTML whitespace; <br> makes the breaks
-            s.replace_with(s.replace("\r", "").replace("\n", ""))
-    for br in node.find_all("br"):
-        br.replace_with("\n")
-    for block in node.find_all(["p", "div", "li", "tr", "blockquote"]):
-        block.insert_after("\n")
-    text = node.get_text().replace("\xa0", " ").replace("\r", "")
-    lines = [line.rstrip() for line in text.split("\n")]
-    out = "\n".join(lines).strip()
+_BLOCKS = frozenset({"p", "div", "li", "tr", "blockquote"})  # a line break after each
+_UNSEEN = frozenset({"script", "style", "template"})  # elements whose text no reader sees
+_KEEP, _DROP, _QUOTE, _MARKER = range(4)  # what `_flatten` does with an element
+_Classify = Callable[[LexborNode], int]
+
+
+def _flatten(node: LexborNode, text: list[str] | None, full: list[str], markers: list[str],
+             classify: _Classify) -> None:
+    """The text inside `node` as a reader sees it, appended in pieces to `full`, and to `text`
+    unless it is quoted (`text` is None inside a quote).  Source line ends are HTML
+    whitespace and go; `<br>` and the end of a block make the line breaks.  Edit markers
+    go too; their text is appended to `markers`."""
+    child = node.first_child
+    while child is not None:
+        tag = child.tag
+        if tag == "-text":
+            piece = (child.text_content or "").replace("\r", "").replace("\n", "")
+            full.append(piece)
+            if text is not None:
+                text.append(piece)
+        elif tag == "br":
+            full.append("\n")
+            if text is not None:
+                text.append("\n")
+        elif tag[0] != "-" and tag not in _UNSEEN:
+            kind = classify(child)
+            if kind == _MARKER:
+                markers.append(_text(child))
+            elif kind != _DROP:
+                inner = None if kind == _QUOTE else text
+                _flatten(child, inner, full, markers, classify)
+                if tag in _BLOCKS:
+                    full.append("\n")
+                    if inner is not None:
+                        inner.append("\n")
+        child = child.next
+
+
+def _lines(parts: list[str]) -> str:
+    """Flattened pieces as text: no-break spaces made plain, lines right-trimmed, the whole
+    trimmed, at most one empty line in a row."""
+    text = "".join(parts).replace("\xa0", " ").replace("\r", "")
+    out = "\n".join(line.rstrip() for line in text.split("\n")).strip()
     return re.sub(r"\n{3,}", "\n\n", out)
+
+
+def _post_element(node: LexborNode) -> int:
+    """What a post body holds: hidden text (`jammer` noise, `display:none`), the edit marker
+    (`i.pstatus`), quotes (`div.quote` on PC pages, `div.reply_wrap` in the mobile API)."""
+    classes = _attr(node, "class").split()
+    style = _attr(node, "style")
+    if "jammer" in classes or "display:none" in style or "display: none" in style:
+        return _DROP
+    tag = node.tag
+    if tag == "i" and "pstatus" in classes:
+        return _MARKER
+    if tag == "blockquote" or (tag == "div" and ("quote" in classes or "reply_wrap" in classes)):
+        return _QUOTE
+    return _KEEP
+
+
+def _dropping(ids: set[int], classify: _Classify) -> _Classify:
+    """`classify`, with the elements whose `mem_id` is in `ids` dropped as well."""
+    def dropping(node: LexborNode) -> int:
+        return _DROP if node.mem_id in ids else classify(node)
+    return dropping
+
+
+def _body_of(node: LexborNode, classify: _Classify = _post_element) -> Body:
+    """The body inside `node` (a post's `td.t_f`, a PM's `dd`, a parsed API message)."""
+    text_parts: list[str] = []
+    full_parts: list[str] = []
+    markers: list[str] = []
+    _flatten(node, text_parts, full_parts, markers, classify)
+    edited_by = edited_at = None
+    for marker in markers:
+        m = EDIT_MARKER.search(marker)
+        if m:
+            edited_by, edited_at = m.group(1), m.group(2)
+    text, full = _lines(text_parts), _lines(full_parts)
+    if edited_by is None:  # a marker left as text (an API copy of an old post, a printable view)
+        m = EDIT_MARKER.search(text)
+        if m:
+            edited_by, edited_at = m.group(1), m.group(2)
+            text = EDIT_MARKER.sub("", text, count=1).strip()
+            full = EDIT_MARKER.sub("", full, count=1).strip()
+    return Body(text, full, edited_by, edited_at)
 
 
 def message_body(fragment: str) -> Body:
@@ -327,29 +423,8 @@ def message_body(fragment: str) -> Body:
     `text` and kept in `full_text`; the edit marker 「本帖最后由 X 于 … 编辑」 is taken out of
     both and returned apart.  Text hidden from readers (`jammer` noise, `display:none`) is
     dropped."""
-    soup = BeautifulSoup(f"<div id='__m'>{fragment}</div>", "lxml")
-    root = soup.find("div", id="__m")
-    assert isinstance(root, Tag)
-    for junk in root.select(".jammer, [style*='display:none'], [style*='display: none'], script"):
-        junk.decompose()
-    edited_by = edited_at = None
-    for marker in root.select("i.pstatus"):
-        m = EDIT_MARKER.search(marker.get_text())
-        if m:
-            edited_by, edited_at = m.group(1), m.group(2)
-        marker.decompose()
-    full_root = BeautifulSoup(str(root), "lxml").find("div", id="__m")
-    assert isinstance(full_root, Tag)
-    for quote in root.select("div.quote, div.reply_wrap, blockquote"):
-        quote.decompose()
-    text, full = _text_of(root), _text_of(full_root)
-    if edited_by is None:  # a marker left as text (an API copy of an old post, a printable view)
-        m = EDIT_MARKER.search(text)
-        if m:
-            edited_by, edited_at = m.group(1), m.group(2)
-            text = EDIT_MARKER.sub("", text, count=1).strip()
-            full = EDIT_MARKER.sub("", full, count=1).strip()
-    return Body(text, full, edited_by, edited_at)
+    root = LexborHTMLParser(fragment).root  # all of it: a stray `</div>` loses nothing
+    return _body_of(root) if root is not None else Body("", "")
 
 
 def bbcode_text(body: str) -> str:
@@ -390,70 +465,78 @@ class ThreadPage:
     per_page: int | None = None  # posts per page, when the page says
 
 
-def _page_numbers(soup: BeautifulSoup, text: str) -> tuple[int, int]:
+def _page_numbers(doc: LexborHTMLParser, text: str) -> tuple[int, int]:
     pages, page = 1, 1
     m = re.search(r'title="共 (\d+) 页"', text)
     if m:
         pages = int(m.group(1))
-    pg = soup.find("div", class_="pg")
-    if isinstance(pg, Tag):
-        strong = pg.find("strong")
-        if strong and strong.get_text().strip().isdigit():
-            page = int(strong.get_text().strip())
-        for a in pg.find_all("a"):
-            label = a.get_text().strip().lstrip(".").strip()
+    pg = doc.css_first("div.pg")
+    if pg is not None:
+        strong = _text(pg.css_first("strong")).strip()
+        if strong.isdigit():
+            page = int(strong)
+        for a in pg.css("a"):
+            label = _text(a).strip().lstrip(".").strip()
             if label.isdigit():
                 pages = max(pages, int(label))
         pages = max(pages, page)
     return page, pages
 
 
+def _author(table: LexborNode) -> tuple[str, int]:
+    authi = table.css_first("div.authi a.xw1") or table.css_first("div.authi a[href*='uid=']")
+    if authi is None:
+        return "", 0
+    m = re.search(r"uid=(\d+)", _attr(authi, "href"))
+    return _text(authi).strip(), int(m.group(1)) if m else 0
+
+
+def _posted(table: LexborNode, pid: int, tz: timezone) -> Interval:
+    """The post time: the exact `title` of the span (posts of the last 7 days), else the text."""
+    posted: Interval | None = None
+    em = table.css_first(f"em#authorposton{pid}")
+    if em is not None:
+        span = em.css_first("span[title]")
+        posted = board_time(_attr(span, "title"), tz) if span is not None else None
+        if posted is None:
+            posted = board_time(_text(em), tz)
+    return posted or (datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC))
+
+
+def _floor(table: LexborNode, pid: int) -> int:
+    """The floor (`楼主` … `地板`, `<em>5</em><sup>#</sup>`); 0 when the board names it otherwise."""
+    num = table.css_first(f"a#postnum{pid}")
+    if num is None:
+        return 0
+    label = _text(num).strip()
+    digits = _text(num.css_first("em")).strip()
+    if digits.isdigit():
+        return int(digits)
+    if label.rstrip("#").isdigit():
+        return int(label.rstrip("#"))
+    return _FLOOR_NAMES.get(label, 0)
+
+
+def _post(table: LexborNode, pid: int, tz: timezone) -> RawPost:
+    author, uid = _author(table)
+    td = table.css_first(f"td#postmessage_{pid}")
+    body = _body_of(td) if td is not None else Body("", "")
+    return RawPost(pid, _floor(table, pid), author, uid, _posted(table, pid, tz), body)
+
+
 def thread_page(text: str, tz: timezone) -> ThreadPage:
     """A PC thread page (`forum.php?mod=viewthread&tid=…&page=…`)."""
-    soup = BeautifulSoup(text, "lxml")
+    doc = LexborHTMLParser(text)
     posts: list[RawPost] = []
-    for table in soup.find_all("table", id=re.compile(r"^pid\d+$")):
-        assert isinstance(table, Tag)
-        pid = int(str(table["id"])[3:])
-        author, uid = "", 0
-        authi = table.select_one("div.authi a.xw1") or table.select_one("div.authi a[href*='uid=']")
-        if authi is not None:
-            author = authi.get_text().strip()
-            m = re.search(r"uid=(\d+)", str(authi.get("href") or ""))
-            uid = int(m.group(1)) if m else 0
-        em = table.find("em", id=f"authorposton{pid}")
-        posted: Interval | None = None
-        if isinstance(em, Tag):
-            span = em.find("span", title=True)
-            posted = board_time(str(span["title"]), tz) if isinstance(span, Tag) else None
-            if posted is None:
-                posted = board_time(em.get_text(), tz)
-        num = table.find("a", id=f"postnum{pid}")
-        position = 0
-        if isinstance(num, Tag):
-            label = num.get_text().strip()
-            digits = num.find("em")
-            if isinstance(digits, Tag) and digits.get_text().strip().isdigit():
-                position = int(digits.get_text().strip())
-            elif label.rstrip("#").isdigit():
-                position = int(label.rstrip("#"))
-            else:
-                position = _FLOOR_NAMES.get(label, 0)
-        td = table.find("td", id=f"postmessage_{pid}")
-        body = message_body(td.decode_contents()) if isinstance(td, Tag) else Body("", "")
-        if posted is None:
-            posted = (datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC))
-        posts.append(RawPost(pid, position, author, uid, posted, body))
-    page, pages = _page_numbers(soup, text)
+    for pid, table in _numbered(doc, 'table[id^="pid"]', "pid"):
+        posts.append(_post(table, pid, tz))
+    page, pages = _page_numbers(doc, text)
     if any(p.position == 0 for p in posts):  # custom floor names: count on from the page's first
         known = [p.position for p in posts if p.position]
         start = (known[0] - posts.index(next(p for p in posts if p.position))) if known else 1
         for i, p in enumerate(posts):
             p.position = p.position or start + i
-    subject = ""
-    h1 = soup.find("span", id="thread_subject")
-    if isinstance(h1, Tag):
-        subject = h1.get_text().strip()
+    subject = _text(doc.css_first("span#thread_subject")).strip()
     return ThreadPage(posts, page, pages, subject)
 
 
@@ -497,77 +580,89 @@ class PmMessage:
     subject: str = ""
 
 
-def _uid_of(tag: Tag | None) -> int:
-    if tag is None:
+def _uid_of(node: LexborNode | None) -> int:
+    if node is None:
         return 0
-    m = re.search(r"[?&;]uid=(\d+)", str(tag.get("href") or ""))
+    m = re.search(r"[?&;]uid=(\d+)", _attr(node, "href"))
     return int(m.group(1)) if m else 0
+
+
+def _numbered(root: LexborNode | LexborHTMLParser, selector: str, prefix: str) -> list[tuple[int, LexborNode]]:
+    """The elements `selector` finds whose id is `prefix` and a number, with the number."""
+    pattern = re.compile(re.escape(prefix) + r"(\d+)")
+    out = []
+    for node in root.css(selector):
+        m = pattern.fullmatch(_attr(node, "id"))
+        if m:
+            out.append((int(m.group(1)), node))
+    return out
+
+
+def _keep(node: LexborNode) -> int:
+    return _KEEP
+
+
+def _conversation(dl: LexborNode, plid: int) -> Conversation:
+    reply = dl.css_first(f"a#pmlist_{plid}_a")
+    m = re.search(r"touid=(\d+)", _attr(reply, "href") if reply is not None else "")
+    other_uid = int(m.group(1)) if m else 0
+    pm_c = dl.css_first("dd.pm_c")
+    other_name, last_from, last_text = "", 0, ""
+    if pm_c is not None:
+        for a in pm_c.css("a[href]"):
+            if re.search(r"[?&;]uid=\d+", _attr(a, "href")) and _uid_of(a) == other_uid:
+                other_name = _text(a).strip()
+                if _has_class(a, "xw1"):
+                    last_from = other_uid
+        shown: list[str] = []
+        aside = {node.mem_id for node in pm_c.css("span.xg1, span.pm_o, div.o")}
+        _flatten(pm_c, None, shown, [], _dropping(aside, _keep))
+        last_text = _lines(shown).split("说 :", 1)[-1].strip()
+    span = dl.css_first("span.xg1 span[title]")
+    when = _attr(span, "title") if span is not None else ""
+    unread = _has_class(dl, "newpm")
+    return Conversation(plid, other_uid, other_name, unread, last_from, last_text, when)
 
 
 def pm_list(text: str) -> tuple[list[Conversation], int, int]:
     """The PC inbox (`home.php?mod=space&do=pm`): conversations, page, pages."""
-    soup = BeautifulSoup(text, "lxml")
-    out = []
-    for dl in soup.find_all("dl", id=re.compile(r"^pmlist_\d+$")):
-        assert isinstance(dl, Tag)
-        plid = int(str(dl["id"])[7:])
-        classes = dl.get("class") or []
-        reply = dl.find("a", id=f"pmlist_{plid}_a")
-        m = re.search(r"touid=(\d+)", str(reply.get("href") if isinstance(reply, Tag) else ""))
-        other_uid = int(m.group(1)) if m else 0
-        pm_c = dl.find("dd", class_="pm_c")
-        other_name, last_from = "", 0
-        if isinstance(pm_c, Tag):
-            for a in pm_c.find_all("a", href=re.compile(r"[?&;]uid=\d+")):
-                if isinstance(a, Tag) and _uid_of(a) == other_uid:
-                    other_name = a.get_text().strip()
-                    if "xw1" in (a.get("class") or []):
-                        last_from = other_uid
-        when = ""
-        span = dl.select_one("span.xg1 span[title]")
-        if isinstance(span, Tag):
-            when = str(span["title"])
-        last_text = ""
-        if isinstance(pm_c, Tag):
-            copy = BeautifulSoup(pm_c.decode_contents(), "lxml")
-            for junk in copy.select("span.xg1, span.pm_o, div.o"):
-                junk.decompose()
-            flat = copy.body or copy
-            last_text = _text_of(flat).split("说 :", 1)[-1].strip() if isinstance(flat, Tag) else ""
-        out.append(Conversation(plid, other_uid, other_name, "newpm" in classes, last_from, last_text, when))
-    soup_pg = _page_numbers(soup, text)
-    return out, soup_pg[0], soup_pg[1]
+    doc = LexborHTMLParser(text)
+    out = [_conversation(dl, plid) for plid, dl in _numbered(doc, 'dl[id^="pmlist_"]', "pmlist_")]
+    page, pages = _page_numbers(doc, text)
+    return out, page, pages
+
+
+def _pm_message(dd: LexborNode, pmid: int, tz: timezone, me_uid: int, me_name: str, plid: int) -> PmMessage:
+    aside: set[int] = set()
+    who = dd.css_first("a.xw1")
+    if who is not None:
+        sender, sender_uid = _text(who).strip(), _uid_of(who)
+        aside.add(who.mem_id)
+    else:
+        sender, sender_uid = me_name, me_uid
+        you = dd.css_first("span.xw1")
+        if you is not None:
+            aside.add(you.mem_id)
+    when: Interval | None = None
+    stamp = next((n for n in dd.css("span.xg1") if n.mem_id not in aside), None)
+    if stamp is not None:
+        span = stamp.css_first("span[title]")
+        when = board_time(_attr(span, "title") if span is not None else _text(stamp), tz)
+        aside.add(stamp.mem_id)
+    body = _body_of(dd, _dropping(aside, _post_element))
+    return PmMessage(pmid, sender_uid, sender, body.full_text, when, plid)
 
 
 def pm_view(text: str, tz: timezone, me_uid: int, me_name: str, plid: int = 0) -> tuple[list[PmMessage], int, int]:
     """One PC conversation page (`…&subop=view&touid=N[&page=N]`): messages, page, pages."""
-    soup = BeautifulSoup(text, "lxml")
+    doc = LexborHTMLParser(text)
     out = []
-    ul = soup.find("div", id="pm_ul") or soup
-    for dl in ul.find_all("dl", id=re.compile(r"^pmlist_\d+$")):
-        assert isinstance(dl, Tag)
-        pmid = int(str(dl["id"])[7:])
-        dd = dl.find("dd", class_="ptm")
-        if not isinstance(dd, Tag):
-            continue
-        who = dd.find("a", class_="xw1")
-        if isinstance(who, Tag):
-            sender, sender_uid = who.get_text().strip(), _uid_of(who)
-            who.decompose()
-        else:
-            sender, sender_uid = me_name, me_uid
-            you = dd.find("span", class_="xw1")
-            if isinstance(you, Tag):
-                you.decompose()
-        when: Interval | None = None
-        stamp = dd.find("span", class_="xg1")
-        if isinstance(stamp, Tag):
-            span = stamp.find("span", title=True)
-            when = board_time(str(span["title"]) if isinstance(span, Tag) else stamp.get_text(), tz)
-            stamp.decompose()
-        body = message_body(dd.decode_contents())
-        out.append(PmMessage(pmid, sender_uid, sender, body.full_text, when, plid))
-    page, pages = _page_numbers(soup, text)
+    ul = doc.css_first("div#pm_ul")
+    for pmid, dl in _numbered(ul if ul is not None else doc, 'dl[id^="pmlist_"]', "pmlist_"):
+        dd = dl.css_first("dd.ptm")
+        if dd is not None:
+            out.append(_pm_message(dd, pmid, tz, me_uid, me_name, plid))
+    page, pages = _page_numbers(doc, text)
     return out, page, pages
 
 
@@ -607,39 +702,45 @@ class ThreadRow:
     sticky: bool = False  # 置顶: heads the list whatever its last post
 
 
+_THREAD_ROW = re.compile(r"(normal|stick)thread_(\d+)")
+
+
+def _last_post(by: LexborNode, replies: int) -> str:
+    """What the last `td.by` shows of the last post: replies, time, poster."""
+    poster = by.css_first("cite")
+    em = by.css_first("em")
+    when = em.css_first("span[title]") if em is not None else None
+    shown = _attr(when, "title") if when is not None else _text(em).strip()
+    return f"{replies}|{shown}|{_text(poster).strip()}"
+
+
+def _thread_row(tbody: LexborNode, kind: str, tid: int, tz: timezone) -> ThreadRow:
+    a = tbody.css_first("a.xst")
+    by = tbody.css("td.by")
+    cite = tbody.css_first("td.by cite a") or tbody.css_first("cite")
+    uid = _uid_of(cite if cite is not None and cite.tag == "a" else None)
+    span = tbody.css_first("td.by em span[title]")
+    created = board_time(_attr(span, "title"), tz) if span is not None else None
+    count = _text(tbody.css_first("td.num a")).strip()
+    replies = int(count) if count.isdigit() else 0
+    last_post = _last_post(by[-1], replies) if len(by) > 1 else ""
+    return ThreadRow(tid, _text(a).strip(), _text(cite).strip(), uid, created, replies, last_post,
+                     kind == "stick")
+
+
 def forum_threads(text: str, tz: timezone) -> list[ThreadRow]:
     """The PC board list (`forum.php?mod=forumdisplay&fid=…`)."""
-    soup = BeautifulSoup(text, "lxml")
     rows = []
-    for tbody in soup.find_all("tbody", id=re.compile(r"^(?:normal|stick)thread_\d+$")):
-        assert isinstance(tbody, Tag)
-        kind, tid_text = str(tbody["id"]).split("_")
-        tid = int(tid_text)
-        a = tbody.find("a", class_="xst")
-        by = tbody.select("td.by")
-        cite = tbody.select_one("td.by cite a") or tbody.find("cite")
-        author = cite.get_text().strip() if isinstance(cite, Tag) else ""
-        uid = _uid_of(cite if isinstance(cite, Tag) and cite.name == "a" else None)
-        span = tbody.select_one("td.by em span[title]")
-        created = board_time(str(span["title"]), tz) if isinstance(span, Tag) else None
-        count = tbody.select_one("td.num a")
-        replies = int(count.get_text().strip()) if count is not None and count.get_text().strip().isdigit() else 0
-        last_post = ""
-        if len(by) > 1:
-            poster = by[-1].find("cite")
-            em = by[-1].find("em")
-            when = em.find("span", title=True) if isinstance(em, Tag) else None
-            shown = str(when["title"]) if isinstance(when, Tag) else (em.get_text().strip() if isinstance(em, Tag)
-                                                                      else "")
-            last_post = f"{replies}|{shown}|{poster.get_text().strip() if isinstance(poster, Tag) else ''}"
-        rows.append(ThreadRow(tid, a.get_text().strip() if isinstance(a, Tag) else "", author, uid, created,
-                              replies, last_post, kind == "stickthread"))
+    for tbody in LexborHTMLParser(text).css('tbody[id*="thread_"]'):
+        m = _THREAD_ROW.fullmatch(_attr(tbody, "id"))
+        if m:
+            rows.append(_thread_row(tbody, m.group(1), int(m.group(2)), tz))
     return rows
 
 
 def forum_pages(text: str) -> tuple[int, int]:
     """(this page, number of pages) of a PC board list."""
-    return _page_numbers(BeautifulSoup(text, "lxml"), text)
+    return _page_numbers(LexborHTMLParser(text), text)
 
 
 def api_forum_threads(variables: dict[str, Any]) -> list[ThreadRow]:

@@ -57,7 +57,8 @@ class ButterflyElder(Ruleset):
         if len(game.seats) != spec.players:
             raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, players=players)
+        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(),
+                          players=players)
         self.deal_roles(state, game.fixed_roles)
         powers.init(state, spec.options)
         state.data.update(substitutes=list(game.substitutes), started_at=game.start.isoformat(), ballots={},
@@ -69,7 +70,7 @@ class ButterflyElder(Ruleset):
         out = Messages()
         roster = "\n".join(f"{p.seat}. {p.name}" for p in state.players)
         out.post(MAIN, spec.text("player_list", title=spec.title, players=roster, ends=_fmt(state.phase.ends_at),
-                                 seed_hash=rng.seed_digest(game.seed)),
+                                 seed_hash=rng.seed_digest(state.seed, state.salt)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
@@ -423,11 +424,11 @@ class ButterflyElder(Ruleset):
         roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
                           for p in state.players)
         if winner == DRAW:
-            body = spec.text("victory_draw", roles=roles, seed=state.seed)
+            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
         elif winner:
-            body = spec.text("victory", winner=spec.text(f"winner_{winner}"), roles=roles, seed=state.seed)
+            body = spec.text("victory", winner=spec.text(f"winner_{winner}"), roles=roles, **rng.reveal(state))
         else:
-            body = spec.text("gm_end_game", roles=roles, seed=state.seed)
+            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
         out.post(MAIN, "\n".join([*lines, body]))
 
     # ---- seats and the GM's overrides ----------------------------------------------------------

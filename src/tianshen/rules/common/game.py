@@ -71,7 +71,8 @@ class ForumGame(Ruleset):
         if len(game.seats) != spec.players:
             raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, players=players)
+        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(),
+                          players=players)
         self.deal_roles(state, game.fixed_roles)
         state.data.update(
             options=dict(spec.options), subs={}, decl={}, questions={}, done=[], day={},
@@ -86,7 +87,7 @@ class ForumGame(Ruleset):
         until = checkin.deadline(state)
         request = spec.text("checkin_request", until=_fmt(until)) if until else ""
         out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state), checkin=request,
-                                 seed_hash=rng.seed_digest(game.seed), ends=_fmt(state.phase.ends_at)),
+                                 seed_hash=rng.seed_digest(state.seed, state.salt), ends=_fmt(state.phase.ends_at)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
@@ -373,13 +374,13 @@ class ForumGame(Ruleset):
         roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
                           f"{'' if p.alive else '，已死亡'}" for p in state.players)
         if winner == "draw":
-            body = spec.text("victory_draw", roles=roles, seed=state.seed)
+            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
         elif winner:
-            body = spec.text("victory", winner=spec.factions[winner], roles=roles, seed=state.seed)
+            body = spec.text("victory", winner=spec.factions[winner], roles=roles, **rng.reveal(state))
             if extra := self._victory_extra(state, winner):
                 body += "\n" + extra
         else:
-            body = spec.text("gm_end_game", roles=roles, seed=state.seed)
+            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
         out.post(MAIN, "\n".join((prefix or []) + [body]) if prefix else body)
 
     # ---- PMs ------------------------------------------------------------------------

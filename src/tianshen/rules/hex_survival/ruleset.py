@@ -68,7 +68,8 @@ class HexSurvival(Ruleset):
             raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1)
                    for i, s in enumerate(game.seats)]
-        state = GameState(ruleset="hex_survival", variant=spec.id, seed=game.seed, players=players)
+        state = GameState(ruleset="hex_survival", variant=spec.id, seed=game.seed, salt=game.game_salt(),
+                          players=players)
         self.deal_roles(state, game.fixed_roles)
         self._place(state, dict(game.setup.get("cells") or {}))
         copies = int(spec.options.get("food_copies", 2))
@@ -85,7 +86,7 @@ class HexSurvival(Ruleset):
         until = checkin.deadline(state)
         out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),
                                  checkin=spec.text("checkin_request", until=_fmt(until)) if until else "",
-                                 map=self._map_table(), seed_hash=rng.seed_digest(game.seed),
+                                 map=self._map_table(), seed_hash=rng.seed_digest(state.seed, state.salt),
                                  ends=_fmt(state.phase.ends_at)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
@@ -402,11 +403,11 @@ class HexSurvival(Ruleset):
                                     fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
                           for p in state.players)
         if winner == DRAW:
-            body = spec.text("victory_draw", roles=roles, seed=state.seed)
+            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
         elif winner:
-            body = spec.text("victory", winner=spec.factions[winner], roles=roles, seed=state.seed)
+            body = spec.text("victory", winner=spec.factions[winner], roles=roles, **rng.reveal(state))
         else:
-            body = spec.text("gm_end_game", roles=roles, seed=state.seed)
+            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
         out.post(MAIN, "\n".join(lines + [body]))
 
     # ---- PMs ------------------------------------------------------------------------

@@ -61,7 +61,8 @@ class NLives(Ruleset):
             raise ValueError(f"{spec.id} is played by {', '.join(map(str, spec.player_counts))} players, "
                              f"not {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset="n_lives", variant=spec.id, seed=game.seed, players=players)
+        state = GameState(ruleset="n_lives", variant=spec.id, seed=game.seed, salt=game.game_salt(),
+                          players=players)
         self.deal_roles(state, game.fixed_roles, cards.factions_for(self.spec, len(state.players)))  # §2
         state.data.update(
             seq=0, actions=[], queued=[], mods=[], day_bisha=[], saint={}, saint_used=[], bisha_used=[],
@@ -82,7 +83,8 @@ class NLives(Ruleset):
         out = Messages()
         out.post(MAIN, spec.text("player_list", players=self._roster(state), ends=_fmt(state.phase.ends_at),
                                  checkin_until=_fmt(checkin.deadline(state)),
-                                 order_until=_fmt(_ts(state.data["order_until"])), seed_hash=rng.seed_digest(game.seed)),
+                                 order_until=_fmt(_ts(state.data["order_until"])),
+                                 seed_hash=rng.seed_digest(state.seed, state.salt)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
@@ -459,11 +461,11 @@ class NLives(Ruleset):
         if winner == "draw":
             members = spec.text("draw_members", factions="、".join(
                 spec.factions[f] if f in spec.factions else f for f in victory.draw_factions(state)))
-            lines.append(spec.text("victory_draw", members=members, roles=roles, seed=state.seed))
+            lines.append(spec.text("victory_draw", members=members, roles=roles, **rng.reveal(state)))
         else:
             names = "、".join(victory.members(state, winner))
             lines.append(spec.text("victory", winner=spec.factions[winner], members=spec.text("win_members", names=names),
-                                   roles=roles, seed=state.seed))
+                                   roles=roles, **rng.reveal(state)))
         out.post(MAIN, "\n\n".join(lines))
         return True
 
@@ -832,7 +834,7 @@ class NLives(Ruleset):
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=gm.at)
         roles = "\n".join(self._reveal(state, p) for p in state.players)
-        out.post(MAIN, self.spec.text("gm_end_game", roles=roles, seed=state.seed))
+        out.post(MAIN, self.spec.text("gm_end_game", roles=roles, **rng.reveal(state)))
         return out.outcome(state)
 
     # ---- views --------------------------------------------------------------------------

@@ -1,0 +1,148 @@
+"""Sending the outbox exactly once.
+
+A message is rendered for the forum and split into parts; each part is one forum write with
+its own idempotency key.  Before a part is written, the row is claimed and the try is
+recorded (part number, forum time); after it, the part is recorded as done.  A crash between
+the write and its recording leaves the try on record, and the next flush asks the forum
+whether that write arrived (`Forum.find_written`) before it writes again: nothing is lost,
+nothing is doubled, on any forum.  The memory board drops a repeated key by itself
+(`remembers_keys`), so there the tries are not recorded and one flush is recorded at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+
+from tianshen.forum.base import Forum, ForumError, Write
+from tianshen.forum.render import render_parts
+from tianshen.service import crash
+from tianshen.store import OutboxRecord, SentPart, Store
+
+log = logging.getLogger(__name__)
+
+CLAIM_SECONDS = 300.0  # a claim outlives a slow write; a dead process's claim lapses after it
+SINCE_MARGIN = timedelta(minutes=1)  # forum clocks and post times drift: look back a little further
+
+
+class OutboxSender:
+    """Sends pending outbox rows of one or more games through one forum session."""
+
+    def __init__(self, store: Store, forum: Forum, owner: str, claim_seconds: float = CLAIM_SECONDS,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.store, self.forum, self.owner = store, forum, owner
+        self.claim_seconds = claim_seconds
+        self.monotonic = monotonic
+        self.clock_hint: datetime | None = None  # forum time of the current round, when known
+        self._threads: dict[tuple[int, str], str] = {}
+
+    def send(self, rows: Sequence[OutboxRecord], budget_s: float | None = None) -> int:
+        """Send `rows` in the order given; stop at the first forum failure, or when the
+        time budget is spent.  Returns how many rows went out whole."""
+        remembers = bool(getattr(self.forum, "remembers_keys", False))
+        batch: list[SentPart] = []
+        sent = 0
+        give_up = None if budget_s is None else self.monotonic() + budget_s
+        try:
+            for row in rows:
+                if give_up is not None and sent and self.monotonic() > give_up:
+                    break
+                try:
+                    done = self._send_row(row, remembers, batch)
+                except ForumError as exc:
+                    log.warning("game_id=%s sending %s failed, will retry: %s", row.game_id, row.key, exc)
+                    break
+                sent += done
+        finally:  # a crash (SIGKILL) records nothing: the board drops the repeated keys
+            if not sys.exc_info()[0] or issubclass(sys.exc_info()[0], Exception):
+                self.store.record_parts(batch)
+        return sent
+
+    def _send_row(self, row: OutboxRecord, remembers: bool, batch: list[SentPart]) -> bool:
+        parts = render_parts(row.body, self.forum.markup, self.forum.max_post_chars)
+        keys = [row.key] + [f"{row.key}#{i}" for i in range(2, len(parts) + 1)]
+        ref = row.forum_ref or ""
+        for i in range(row.parts_done, len(parts)):
+            write = self._write(row, i, parts, keys[i])
+            if remembers:
+                result = self._do(write)
+                crash.point("after-write")  # written, not yet recorded
+                self._note_thread(row, write, result)
+                ref = ref or result
+                batch.append(self._part(row, i, len(parts), result, write))
+                continue
+            retry = row.attempt_part == i
+            since = row.attempt_since if retry and row.attempt_since else self._now() - SINCE_MARGIN
+            until = datetime.now(UTC) + timedelta(seconds=self.claim_seconds)
+            if not self.store.claim(row.id, self.owner, until, part=i, since=since):
+                log.info("game_id=%s outbox %s is claimed by another process", row.game_id, row.key)
+                return False
+            write = _with_since(write, since)
+            found = self.forum.find_written(write) if retry else None
+            if found is not None:
+                log.info("game_id=%s %s part %d had arrived before the restart", row.game_id, row.key, i + 1)
+                result = found
+            else:
+                crash.point("before-write")
+                result = self._do(write)
+                crash.point("after-write")  # written, not yet recorded
+            self._note_thread(row, write, result)
+            ref = ref or result
+            self.store.record_parts([self._part(row, i, len(parts), result, write)])
+            crash.point("after-record")
+            row.attempt_part = None
+        return True
+
+    def _part(self, row: OutboxRecord, i: int, total: int, result: str, write: Write) -> SentPart:
+        thread = (row.target, result) if write.kind == "thread" else None
+        return SentPart(row.id, parts_done=i + 1, done=i + 1 == total, forum_ref=result or None, thread=thread)
+
+    def _write(self, row: OutboxRecord, i: int, parts: list[str], key: str) -> Write:
+        if row.kind == "pm":
+            subject = row.subject or ""
+            if len(parts) > 1:
+                subject += f"（{i + 1}/{len(parts)}）"
+            return Write(kind="pm", key=key, body=parts[i], to=row.target, subject=subject)
+        thread_id = self.thread_id(row.game_id, row.target)
+        if thread_id is None:
+            if i != 0:  # cannot happen: a thread and its first part are recorded together
+                raise ForumError(f"{row.key}: part {i + 1} of a thread that was never opened")
+            return Write(kind="thread", key=key, body=parts[0], title=row.title or row.target)
+        return Write(kind="reply", key=key, body=parts[i], thread_id=thread_id)
+
+    def _do(self, write: Write) -> str:
+        if write.kind == "pm":
+            self.forum.send_pm(write.to, write.subject, write.body, write.key)
+            return ""
+        if write.kind == "thread":
+            return str(self.forum.create_thread(write.title, write.body, write.key))
+        return str(self.forum.reply(write.thread_id, write.body, write.key))
+
+    def _note_thread(self, row: OutboxRecord, write: Write, result: str) -> None:
+        if write.kind == "thread":
+            self._threads[(row.game_id, row.target)] = result
+
+    def thread_id(self, game_id: int, key: str) -> str | None:
+        found = self._threads.get((game_id, key))
+        if found is None:
+            found = self.store.thread_id(game_id, key)
+            if found is not None:
+                self._threads[(game_id, key)] = found
+        return found
+
+    def _now(self) -> datetime:
+        if self.clock_hint is not None:
+            return self.clock_hint
+        try:
+            return self.forum.now()
+        except ForumError:
+            return datetime.now(UTC)
+
+
+def _with_since(write: Write, since: datetime | None) -> Write:
+    from dataclasses import replace
+
+    return replace(write, since=since)
