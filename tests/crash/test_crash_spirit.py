@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from forums.spirit_server import DEFAULT_PLAYERS, SpiritServer
 from tianshen.core.model import GameState
@@ -43,6 +44,7 @@ GAME = "crash-classic10"
 PLAYERS = list(DEFAULT_PLAYERS[:10])
 MIN_KILLS = 30
 MAX_GAME_SECONDS = 420
+STUCK_SECONDS = 45
 
 
 @dataclass
@@ -73,15 +75,18 @@ def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, t
     workdir.mkdir()
     db_url = f"sqlite:///{workdir / 'game.db'}"
     config = write_config(workdir / "config.toml", server, db_url,
-                          [GameConfig(GAME, ruleset, SEED, game_start(server), PLAYERS)])
+                          [GameConfig(GAME, ruleset, SEED, game_start(server), PLAYERS)],
+                          run_extra='owner = "crash-test"\n')  # the restarted daemon holds the game's lease
     daemon = Daemon(config, workdir, server, rulesets)
     store = Store(db_url)
     players = RetryingPlayers(SpiritPlayers(server.base_url, {p: server.players[p] for p in PLAYERS},
                                             server.gm_username))
     sims = ExternalSims(store, GAME, players, server.gm_username)
     kill_phases: list[str] = []
+    stuck = Stuck(store, sims)
 
     def restart_if_killed() -> None:
+        stuck.check(daemon)
         rc = daemon.exited()
         if rc is None or rc == 0:  # 0: the game is over (stop_when_over)
             return
@@ -115,6 +120,30 @@ def _phase(store: Store, sims: ExternalSims) -> str:
         return "not signed up"
     record = store.load_game(sims.game_id)
     return record.phase_label if record.status != "new" else "not started"
+
+
+class Stuck:
+    """Fails the test early when messages stay pending while the daemon runs (a tick that
+    fails every time) instead of waiting for the game's time-out."""
+
+    def __init__(self, store: Store, sims: ExternalSims, limit_s: float = STUCK_SECONDS) -> None:
+        self.store, self.sims, self.limit_s = store, sims, limit_s
+        self.since: float | None = None
+        self.seen: tuple[int, ...] = ()
+
+    def check(self, daemon: Daemon) -> None:
+        if self.sims.game_id is None:
+            return
+        try:
+            pending = tuple(r.id for r in self.store.pending_outbox(self.sims.game_id))
+        except OperationalError:
+            return
+        if not pending or pending != self.seen:
+            self.since, self.seen = time.monotonic(), pending
+            return
+        if self.since is not None and time.monotonic() - self.since > self.limit_s:
+            raise DaemonDied(f"outbox rows {list(pending)} pending for {self.limit_s:.0f} s while the daemon "
+                             f"ran {daemon.starts} times; its log ends:\n{daemon.tail(6000)}")
 
 
 def _behind(store: Store, sims: ExternalSims, now: Callable[[], datetime]) -> bool:

@@ -4,8 +4,8 @@ posts and PMs as an uncrashed run (one process), nothing sent twice, and the sur
 take the dead process's games over within the lease period (+ one poll).
 
 Runs when TIANSHEN_TEST_DATABASE_URL names a PostgreSQL server (CI starts one: .ci/run).
-Written against the documented multi-game config (`[[game]]` tables, `[run] lease_seconds`,
-`[run] owner`); until `RunConfig` has `lease_seconds` it is an expected failure.
+Uses the multi-game config (`[[game]]` tables, `[run] lease_seconds`, `[run] owner`); where
+`RunConfig` has no `lease_seconds` yet it is an expected failure.
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from forums.spirit_server import DEFAULT_PLAYERS, SpiritServer
 from tianshen.config import RunConfig
@@ -77,24 +79,52 @@ def pg_url() -> Iterator[Callable[[], str]]:
     admin.dispose()
 
 
-def lease_owners(db_url: str) -> dict[int, str]:
-    """game id -> the owner of its lease, read from whichever table holds the leases (a
-    column named like *owner*, beside `game_id`, or on `games` itself)."""
-    engine = create_engine(db_url)
-    try:
-        insp = inspect(engine)
-        for table in insp.get_table_names():
-            columns = [c["name"] for c in insp.get_columns(table)]
-            owner = next((c for c in columns if "owner" in c), None)
-            game = "game_id" if "game_id" in columns else ("id" if table == "games" else None)
-            if owner is None or game is None:
-                continue
-            with engine.connect() as conn:
-                rows = conn.execute(text(f'SELECT "{game}", "{owner}" FROM "{table}"'))
-                return {int(g): str(o) for g, o in rows if o}
-        return {}
-    finally:
-        engine.dispose()
+def lease_owners(store: Store, game_ids: list[int]) -> dict[int, str]:
+    """game id -> the owner of its lease (expired or not), for the games that have one."""
+    return {g: lease[0] for g in game_ids if (lease := store.lease(g)) is not None}
+
+
+@dataclass
+class Takeover:
+    """Kills `victim` (SIGKILL) once a game it leases is in its first day, then times how
+    long each of its games waits for another owner's lease (taken in the tick that first
+    steps the game there)."""
+
+    store: Store
+    sims: list[ExternalSims]
+    victim: Daemon
+    victim_owner: str = "a"
+    killed_at: float | None = None
+    orphans: set[int] = field(default_factory=set)
+    taken: dict[int, float] = field(default_factory=dict)  # game id -> seconds from the kill
+
+    def watch(self) -> None:
+        owners = lease_owners(self.store, [x.game_id for x in self.sims if x.game_id is not None])
+        if self.killed_at is None:
+            held = {g for g, o in owners.items() if o == self.victim_owner}
+            if any(self.store.load_game(g).phase_label.startswith("day") for g in held):
+                assert self.victim.proc is not None
+                self.victim.proc.kill()
+                self.killed_at, self.orphans = time.monotonic(), held
+            return
+        for g in self.orphans - set(self.taken):
+            if owners.get(g, self.victim_owner) != self.victim_owner:
+                self.taken[g] = time.monotonic() - self.killed_at
+
+
+def wait_for_leases(store: Store, daemon: Daemon, timeout: float = 30) -> None:
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if daemon.exited() is not None:
+            raise DaemonDied(f"tianshen run exited with {daemon.exited()}:\n{daemon.tail()}")
+        try:
+            ids = [store.game_id(name) for name, _, _ in GAMES]
+            if all(ids) and len(lease_owners(store, ids)) == len(ids):  # type: ignore[arg-type]
+                return
+        except (OperationalError, ProgrammingError):  # no tables yet
+            pass
+        time.sleep(OBSERVE_SECONDS)
+    raise TimeoutError(f"the games had no leases after {timeout} s:\n{daemon.tail()}")
 
 
 def forum_now(server: SpiritServer) -> Callable[[], datetime]:
@@ -170,31 +200,17 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
     store = Store(db_url)
     sims, sides = sims_of(store, server)
     victim, survivor = daemons["a"], daemons["b"]
-    seen: dict[str, object] = {"killed_at": None, "orphans": set(), "taken": {}}
+    takeover = Takeover(store, sims, victim)
 
     def watch() -> None:
-        """Kill `a` once a game it owns is in day 1; then time the survivor's takeover."""
         for owner, d in daemons.items():
             rc = d.exited()
-            if rc not in (None, 0) and not (owner == "a" and seen["killed_at"] is not None):
+            if rc not in (None, 0) and not (d is victim and takeover.killed_at is not None):
                 raise DaemonDied(f"tianshen run ({owner}) exited with {rc}:\n{d.tail()}")
-        owners = lease_owners(db_url)
-        if seen["killed_at"] is None:
-            mine = {g for g, o in owners.items() if o == "a"}
-            if any(store.load_game(g).phase_label.startswith("day") for g in mine):
-                seen["orphans"] = mine
-                seen["killed_at"] = time.monotonic()
-                victim.proc.kill()  # type: ignore[union-attr]  # SIGKILL
-            return
-        taken: dict[int, float] = seen["taken"]  # type: ignore[assignment]
-        for g in seen["orphans"]:  # type: ignore[attr-defined]
-            if g not in taken and owners.get(g) == "b":
-                taken[g] = time.monotonic() - seen["killed_at"]  # type: ignore[operator]
+        takeover.watch()
 
     victim.start()
-    started = time.monotonic()
-    while not lease_owners(db_url) and time.monotonic() - started < 30:  # `a` leases first, then `b` starts
-        time.sleep(OBSERVE_SECONDS)
+    wait_for_leases(store, victim)  # `a` leases the games first, then `b` starts
     survivor.start()
     try:
         final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=400, between=watch)
@@ -207,15 +223,14 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
         store.close()
     crashed = everything(server)
 
-    orphans, taken = seen["orphans"], seen["taken"]
-    print(f"\ntwo processes: a killed with {len(orphans)} games leased (ids {sorted(orphans)}); "  # type: ignore[arg-type]
-          f"takeover after {', '.join(f'{s:.1f} s' for s in taken.values())} (lease {LEASE_SECONDS} s, "  # type: ignore[union-attr]
-          f"poll {POLL_SECONDS} s)")
-    assert seen["killed_at"] is not None, "`a` never held a game in day 1: nothing was killed mid-game"
-    assert orphans, "the killed process owned no game"
-    assert set(taken) == orphans, f"games never taken over: {orphans - set(taken)}"  # type: ignore[operator]
+    taken = takeover.taken
+    print(f"\ntwo processes: a killed holding {len(takeover.orphans)} games; survivor's leases after "
+          f"{', '.join(f'{t:.1f} s' for t in taken.values())} (lease {LEASE_SECONDS} s, poll {POLL_SECONDS} s)")
+    assert takeover.killed_at is not None, "`a` never held a game in its first day: nothing was killed mid-game"
+    assert takeover.orphans, "the killed process held no game"
+    assert set(taken) == takeover.orphans, f"games never taken over: {takeover.orphans - set(taken)}"
     limit = LEASE_SECONDS + POLL_SECONDS + OBSERVE_SECONDS
-    assert max(taken.values()) <= limit, f"takeover took {max(taken.values()):.1f} s > {limit} s"  # type: ignore[union-attr]
+    assert max(taken.values()) <= limit, f"takeover took {max(taken.values()):.1f} s > {limit} s"
     assert pending == 0
     doubled = Counter(crashed.gm_writes()) - Counter(clean.gm_writes())
     lost = Counter(clean.gm_writes()) - Counter(crashed.gm_writes())
