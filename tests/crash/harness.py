@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import TypeVar
 
 from forums.spirit_server import SpiritServer
+from tianshen.config import load_config
 from tianshen.forum.base import ForumError, ForumPm, ForumPost
 from tianshen.forum.spirit import SpiritForum, SpiritPlayers
+from tianshen.store import Store
 
 T = TypeVar("T")
 RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
@@ -85,6 +87,14 @@ def write_config(path: Path, server: SpiritServer, db_url: str, games: list[Game
     return path
 
 
+def pending_rows(store: Store, config: Path, game_ids: list[int]) -> list[str]:
+    """What is still pending in the outbox of the games and of their board (refusals to
+    strangers are the board's), as `target: body` lines."""
+    board = store.game_id(f"@board:{load_config(config).board_key()}"[:200])
+    rows = [r for g in game_ids + ([board] if board is not None else []) for r in store.pending_outbox(g)]
+    return [f"{r.target}: {r.body[:80]}" for r in rows]
+
+
 def game_start(server: SpiritServer, lead_seconds: float = 3) -> datetime:
     """A start time a few seconds ahead by the forum's clock."""
     forum = SpiritForum(server.base_url, server.gm_username, server.gm_password, min_write_interval_s=0)
@@ -132,7 +142,7 @@ class Daemon:
             fh.write(f"==== start {self.starts} crash_at={crash_at}\n")
             fh.flush()
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tianshen.cli", "run", "--config", str(self.config), "--verbose"],
+                [sys.executable, "-m", "tianshen.cli", "run", "--config", str(self.config)],
                 stdout=fh, stderr=subprocess.STDOUT, env=self.env(crash_at, trace), cwd=self.workdir)
 
     def exited(self) -> int | None:
@@ -240,12 +250,13 @@ class CrashPlan:
 # ---- what everyone saw -------------------------------------------------------------------
 
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}| ?UTC|Z)?")
-_DIGEST = re.compile(r"\b[0-9a-f]{16,64}\b")
+_HEX = re.compile(r"\b[0-9a-f]{32,64}\b")  # the seed's salt and its commitment, new in every run
 
 
 def normalise(text: str) -> str:
-    """Without what differs between two runs of one seed: times (by the forum's clock)."""
-    return _TIME.sub("<time>", text).strip()
+    """Without what differs between two runs of one seed: times (by the forum's clock), the
+    seed's salt and the commitment to it."""
+    return _HEX.sub("<hex>", _TIME.sub("<time>", text)).strip()
 
 
 @dataclass
