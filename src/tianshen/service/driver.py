@@ -61,6 +61,7 @@ class GameDriver:
         self.sender = sender or OutboxSender(store, forum, self.owner)
         self._cached: tuple[int, GameState] | None = None  # (step seq, state)
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
+        self._marks: dict[str, str] | None = None  # the stored marks, during one advance
 
     # ---- creating a game ------------------------------------------------------------
 
@@ -154,6 +155,10 @@ class GameDriver:
             self._cached = (record.step_seq, GameState.model_validate_json(record.state_json))
         return self._cached[1]
 
+    def _current(self) -> GameState:
+        """The state as this driver last read or made it (a step's commit checks it is newest)."""
+        return self._cached[1] if self._cached is not None else self.state()
+
     def is_over(self) -> bool:
         return self.state().phase.kind == "over"
 
@@ -228,7 +233,7 @@ class GameDriver:
         return outcome
 
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
-        state = self.state()
+        state = self._current()
         seq_before = self._cached[0] if self._cached else 0
         outcome = self.ruleset.apply(state, event)
         new = outcome.state
@@ -267,6 +272,8 @@ class GameDriver:
         steps = 0
         self._clock_hint = now
         self.sender.clock_hint = now
+        self.state()  # once: the steps below fold on it and check it is still the newest
+        self._marks = self.store.marks(self.game_id)
         # High-water marks move in memory while reading and are stored with the steps they
         # lead to, or at the end: a crash in between re-reads them (the store dedupes).
         marks: dict[str, str] = {}
@@ -275,11 +282,11 @@ class GameDriver:
         if not self._forum_reachable(read_ok and reachable, now):
             return steps  # deadlines wait: nobody could post while the board was down
         while True:
-            dl = self.ruleset.next_deadline(self.state())
+            dl = self.ruleset.next_deadline(self._current())
             due = dl is not None and dl.at <= now
             while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
                 steps += self.handle(pending.pop(0), send=False)
-                dl = self.ruleset.next_deadline(self.state())
+                dl = self.ruleset.next_deadline(self._current())
                 due = dl is not None and dl.at <= now
             if not due or dl is None:
                 break
@@ -294,16 +301,19 @@ class GameDriver:
             self.flush()
         return steps
 
+    def _mark(self, name: str) -> str | None:
+        return self._marks.get(name) if self._marks is not None else self.store.mark(self.game_id, name)
+
     def _store_marks(self, marks: dict[str, str]) -> None:
-        known = self.store.marks(self.game_id) if marks else {}
-        for name, value in marks.items():
-            if known.get(name) != value:
-                self.store.set_mark(self.game_id, name, value)
+        changed = {k: v for k, v in marks.items() if (self._marks or {}).get(k) != v}
+        if changed:
+            self.store.set_marks(self.game_id, changed)
+        self._marks = None
 
     def _forum_reachable(self, reachable: bool, now: datetime) -> bool:
         """003 §12.4: when the board was unreachable longer than `outage_extension_after`,
         the current phase is extended by the outage, as a logged GM override."""
-        down = self.store.mark(self.game_id, "forum_down_since")
+        down = self._mark("forum_down_since")
         if not reachable:
             if not down:
                 self.store.set_mark(self.game_id, "forum_down_since", now.isoformat())
@@ -312,7 +322,7 @@ class GameDriver:
         if down:
             self.store.set_mark(self.game_id, "forum_down_since", "")
             outage = now - datetime.fromisoformat(down)
-            if outage >= self.outage_extension_after and self.ruleset.next_deadline(self.state()) is not None:
+            if outage >= self.outage_extension_after and self.ruleset.next_deadline(self._current()) is not None:
                 hours = round(outage.total_seconds() / 3600, 2)
                 reason = f"论坛无法访问约{hours:g}小时（003 §12.4：时段顺延）"
                 log.warning("game=%s forum back after %s: phase extended by %s h", self.name, outage, hours)
@@ -334,7 +344,7 @@ class GameDriver:
                 if thread_id is None:
                     continue
                 name = f"thread:{key}"
-                after = marks.get(name) or self.store.mark(self.game_id, name)
+                after = marks.get(name) or self._mark(name)
                 for post in self.forum.read_thread(thread_id, int(after) if after else None):
                     marks[name] = str(max(post.id, int(marks.get(name) or after or 0)))
                     if post.author != self.forum.account:  # not the GM's own posts
@@ -355,7 +365,7 @@ class GameDriver:
         return PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text)
 
     def _own_pms(self, marks: dict[str, str]) -> list[PmIn | PostIn]:
-        after = marks.get("pm") or self.store.mark(self.game_id, "pm")
+        after = marks.get("pm") or self._mark("pm")
         settled = self.forum_time_settled()
         found: list[PmIn | PostIn] = []
         for pm in self.forum.fetch_pms(int(after) if after else None):
@@ -405,7 +415,7 @@ class GameDriver:
         own threads keeps that thread's key, so a vote read here is still a vote (and the
         store folds it once, whichever way it came)."""
         keys = self.store.threads(self.game_id)
-        after = marks.get("board") or self.store.mark(self.game_id, "board")
+        after = marks.get("board") or self._mark("board")
         found: list[PmIn | PostIn] = []
         for post in self.forum.board_posts(int(after) if after else None):
             marks["board"] = str(post.id)
@@ -416,7 +426,7 @@ class GameDriver:
 
     def _watched(self) -> list[str]:
         """Today's vote thread; at night the last one, so a late vote still gets its refusal."""
-        state = self.state()
+        state = self._current()
         watched = ["main"] if state.data.get("checkin") else []  # 签到: replies to the player list
         if state.phase.kind == "day":
             return watched + [f"vote:{state.phase.number}"]

@@ -720,6 +720,11 @@ class Store:
         with self._tx() as s:
             self._set_mark(s, game_id, name, value)
 
+    def set_marks(self, game_id: int, marks: dict[str, str]) -> None:
+        with self._tx() as s:
+            for name, value in marks.items():
+                self._set_mark(s, game_id, name, value)
+
     def marks(self, game_id: int) -> dict[str, str]:
         with self._tx() as s:
             return dict(s.execute(select(MarkRow.name, MarkRow.value).where(MarkRow.game_id == game_id)).all())
