@@ -1,0 +1,268 @@
+"""Reading a vote post as players write it (issue 17), shared by every ruleset.
+
+A vote line is a verb, the target, then the reason, on one line or several:
+`投票 丑，因为他昨晚攻击了我`, `投丑 因为他很可疑`, `改票：投票 丙`, `票投丙\n理由：……`.
+003 §9.6: 投票不要求固定格式，只要在跟贴中清晰、明确的指定一个投票对象并说明自己的投票理由即可.
+
+* The target is the longest player name (or alias) the text after the verb starts with,
+  followed by a separator: punctuation (full- or half-width), a space, 因为/理由/原因, a line
+  break or the end.  A written name is matched exactly first, then ignoring width and case.
+* Names that are prefixes of one another resolve by that rule (丙 / 丙丁).  When two players
+  still fit, or the vote line lists two players (`投票 丙、丁`), the vote is ambiguous and
+  both names are given back; it is never a guess.
+* Verbs: 投票/投/改票/改投/票投/vote, plus a ruleset's own (委托投票, 弃票 where allowed).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+VOTE_WORDS = ("投票", "改票", "改投", "票投", "投", "vote")
+CHANGE_WORDS = ("改票", "改投")  # 003 §9.3: a change is made by a new reply
+REASON_WORDS = ("因为", "理由", "原因")
+# characters that end a name: punctuation of both widths, spaces, brackets and quotes
+_STOP = set(" \t\n\u3000:：,，、.。;；!！?？…-—=＝>~～/|()（）[]【】<>《》「」『』“”\"'·")
+_OPEN = "“「『《【(（[\"'"
+_LIST = " \t\u3000,，、/|;；和或及与&+"  # what joins two names in a list (`丙、丁`, `丙或丁`)
+_SEP = "".join(sorted(_STOP - {"\n"}))
+_QUOTE = re.compile(r"\[quote\].*?\[/quote\]", re.S | re.I)
+ACCEPTED_FORM = "投票 名字（理由可以写在同一行，如：投票 丙，因为……）"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the text after a verb names: one player, or why not."""
+
+    name: str | None  # the player, None when refused
+    reason: str = ""  # the text after the name and its separator
+    candidates: tuple[str, ...] = ()  # for an ambiguous target: every player it can mean
+    error: str = ""  # plain Chinese, "" when a player was found
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.candidates) > 1
+
+
+@dataclass(frozen=True)
+class VotePost:
+    """One vote post, read.  `verb` is "vote", "abstain" or a ruleset's own verb."""
+
+    verb: str
+    word: str  # the verb as written (投票, 改票…)
+    line: str  # the vote line as written
+    target: Target = field(default_factory=lambda: Target(None))
+    change: bool = False  # written as 改票/改投
+
+    @property
+    def name(self) -> str | None:
+        return self.target.name
+
+    @property
+    def reason(self) -> str:
+        return self.target.reason
+
+    @property
+    def blank(self) -> bool:
+        """A verb with nothing after it (003 §9.5 counts it for the voter himself)."""
+        return self.verb == "vote" and self.target.name is None and not self.target.candidates and \
+            self.target.error == NO_NAME
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.target.ambiguous
+
+    @property
+    def error(self) -> str:
+        return "" if self.verb == "abstain" else self.target.error
+
+
+NO_NAME = "没有写投票对象。"
+
+
+def width_fold(text: str) -> str:
+    """Width- and case-insensitive, spaces kept (names.fold drops them: not for prefixes)."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _at_boundary(rest: str) -> bool:
+    return not rest or rest[0] in _STOP or rest.startswith(REASON_WORDS)
+
+
+def _skip_separator(rest: str) -> str:
+    """The reason: what follows the name, without the separator before it."""
+    rest = rest.lstrip(_SEP)
+    for word in REASON_WORDS:
+        if rest.startswith(word):
+            rest = rest[len(word):]
+            break
+    return rest.lstrip("".join(_STOP)).strip()
+
+
+def _hits(text: str, keys: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(exact, width-folded) prefix hits of (written key, player), each followed by a separator."""
+    exact = [(k, p) for k, p in keys if text.startswith(k) and _at_boundary(text[len(k):])]
+    folded = [(k, p) for k, p in keys
+              if width_fold(text[:len(k)]) == width_fold(k) and _at_boundary(text[len(k):])]
+    return exact, folded
+
+
+def _longest_unbounded(text: str, keys: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The longest names the text starts with when no separator follows (`投丙他很可疑`)."""
+    hits = [(k, p) for k, p in keys if text.startswith(k)]
+    if not hits:
+        hits = [(k, p) for k, p in keys if width_fold(text[:len(k)]) == width_fold(k)]
+    if not hits:
+        return []
+    top = max(len(k) for k, _ in hits)
+    return [(k, p) for k, p in hits if len(k) == top]
+
+
+def read_target(text: str, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> Target:
+    """The player the text starts with (name or alias), the reason after it, or why not."""
+    names = list(names)
+    keys = [(n, n) for n in names if n] + [(a, p) for a, p in (aliases or {}).items() if a and p in names]
+    text = text.strip().lstrip("".join(_STOP)).lstrip(_OPEN).strip()
+    if not text:
+        return Target(None, error=NO_NAME)
+    exact, folded = _hits(text, keys)
+    hits = exact or folded or _longest_unbounded(text, keys)
+    players = list(dict.fromkeys(p for _, p in hits))
+    if not players:
+        return Target(None, error=_unknown(text, names))
+    if len(players) > 1:
+        return Target(None, candidates=tuple(players), error=_ambiguous(players))
+    key = max((k for k, p in hits if p == players[0]), key=len)
+    rest = text[len(key):]
+    second = _listed_second(rest, keys, players[0])
+    if second:
+        both = [players[0], second]
+        return Target(None, candidates=tuple(both), error=f"这一票同时写了{_list(both)}，只能投一人。")
+    return Target(players[0], reason=_skip_separator(rest))
+
+
+def _listed_second(rest: str, keys: list[tuple[str, str]], first: str) -> str | None:
+    """Another player listed right after the target on the vote line (`丙、丁`, `丙 或 丁`);
+    a name after 因为/理由 is part of the reason."""
+    line = rest.split("\n", 1)[0]
+    after = line.lstrip(_LIST + _SEP).lstrip(_OPEN)
+    if not after or line.startswith(REASON_WORDS) or after.startswith(REASON_WORDS):
+        return None
+    exact, folded = _hits(after, keys)
+    others = [p for _, p in (exact or folded) if p != first]
+    return others[0] if others else None
+
+
+def _unknown(text: str, names: list[str]) -> str:
+    shown = text.split("\n", 1)[0][:12]
+    return f"没有读出投给谁：“{shown}”不是以游戏者的名字开头。游戏者名单：{_list(names)}。"
+
+
+def _ambiguous(players: list[str]) -> str:
+    return f"写的名字可以指{_list(players)}，请写出完整、准确的名字。"
+
+
+def _list(names: Iterable[str]) -> str:
+    return "、".join(f"“{n}”" for n in names)
+
+
+# ---- posts ----------------------------------------------------------------------------
+
+
+def _lines(post_text: str) -> list[str]:
+    """The post's own lines: quotes ([quote]…[/quote], `> ` lines) and blank lines dropped."""
+    # not grammar.normalize: it folds full-width letters, and "Ａ甲" and "A甲" may be two players
+    text = _QUOTE.sub("", post_text).replace("\r\n", "\n").replace("\r", "\n")
+    return [ln.strip() for ln in text.split("\n") if ln.strip() and not ln.strip().startswith(">")]
+
+
+def _verb_words(verbs: Mapping[str, Iterable[str]] | None) -> list[tuple[str, str]]:
+    table = [(w, "vote") for w in VOTE_WORDS] + [(w, v) for v, ws in (verbs or {}).items() for w in ws]
+    return sorted(table, key=lambda x: -len(x[0]))
+
+
+def _starts_word(text: str, words: Iterable[str]) -> str | None:
+    """The longest of `words` the text starts with, followed by a separator."""
+    hits = [w for w in words if text.lower().startswith(w.lower()) and _at_boundary(text[len(w):])]
+    return max(hits, key=len) if hits else None
+
+
+def _strip_verb(line: str, table: list[tuple[str, str]]) -> tuple[str, str, str] | None:
+    """(verb, word, rest) when the line starts with a verb; `改票：投票 丙` is one verb."""
+    low = line.lower()
+    for word, verb in table:
+        if low.startswith(word.lower()):
+            rest = line[len(word):]
+            again = _strip_verb(rest.lstrip(_SEP), table) if verb == "vote" else None
+            if again and again[0] == "vote":
+                return verb, word, again[2]
+            return verb, word, rest
+    return None
+
+
+def _read_line(line: str, next_line: str, names: list[str], aliases: Mapping[str, str] | None,
+               table: list[tuple[str, str]], abstain: tuple[str, ...]) -> VotePost | None:
+    """The vote of one line (`next_line` holds the name when the verb stands alone)."""
+    if word := _starts_word(line, abstain):
+        return VotePost("abstain", word, line)
+    hit = _strip_verb(line, table)
+    if hit is None:
+        return None
+    verb, word, rest = hit
+    change = word in CHANGE_WORDS
+    written = rest.strip().lstrip(_SEP)
+    if _starts_word(written, abstain):
+        return VotePost("abstain", word, line, change=change)
+    if not written:
+        written = next_line
+    target = read_target(written, names, aliases)
+    if target.name is None and not target.candidates and written.startswith("给"):
+        target = read_target(written[1:], names, aliases)  # 投给丙, 投票给丙
+    return VotePost(verb, word, line, target, change)
+
+
+def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, str] | None = None,
+                   verbs: Mapping[str, Iterable[str]] | None = None,
+                   abstain: Iterable[str] = ()) -> VotePost | None:
+    """The vote of a post, or None when the post has no vote line (no verb, not a name).
+
+    `verbs` adds a ruleset's own words (canonical verb -> words, e.g. {"delegate": ("委托投票",)});
+    `abstain` the words of an abstention where the ruleset allows one (004: 弃权, 弃票).
+    The first readable line starting with a verb is the vote; another vote line for another
+    player makes the post ambiguous.  A post whose first line is only a name votes for him.
+    """
+    names = list(names)
+    table = _verb_words(verbs)
+    lines = _lines(post_text)
+    abstain = tuple(abstain)
+    found = [v for i, line in enumerate(lines)
+             if (v := _read_line(line, lines[i + 1] if i + 1 < len(lines) else "", names, aliases, table, abstain))]
+    if not found:
+        return _name_only(lines, names, aliases)
+    return _first_or_ambiguous(found)
+
+
+def _name_only(lines: list[str], names: list[str], aliases: Mapping[str, str] | None) -> VotePost | None:
+    if not lines:
+        return None
+    target = read_target(lines[0].rstrip(_SEP), names, aliases)
+    if target.name is None or target.reason:
+        return None
+    return VotePost("vote", "", lines[0], Target(target.name, reason="\n".join(lines[1:])))
+
+
+def _first_or_ambiguous(found: list[VotePost]) -> VotePost:
+    readable = [v for v in found if v.verb == "abstain" or v.name is not None]
+    if not readable:
+        return found[0]
+    chosen = readable[0]
+    change = any(v.change for v in found[:found.index(chosen) + 1])
+    mine = chosen.name or "弃权"
+    others = [v.name or "弃权" for v in readable if (v.name or "弃权") != mine]
+    if others:
+        both = [mine, others[0]]
+        target = Target(None, candidates=tuple(both), error=f"这一帖有两行投票，分别投给{_list(both)}，只能投一人。")
+        return VotePost(chosen.verb, chosen.word, chosen.line, target, change)
+    return VotePost(chosen.verb, chosen.word, chosen.line, chosen.target, change)
