@@ -20,6 +20,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from tianshen.core.intake import Refused
+
 VOTE_WORDS = ("投票", "改票", "改投", "票投", "投", "vote")
 CHANGE_WORDS = ("改票", "改投")  # 003 §9.3: a change is made by a new reply
 REASON_WORDS = ("因为", "理由", "原因")
@@ -266,3 +268,17 @@ def _first_or_ambiguous(found: list[VotePost]) -> VotePost:
         target = Target(None, candidates=tuple(both), error=f"这一帖有两行投票，分别投给{_list(both)}，只能投一人。")
         return VotePost(chosen.verb, chosen.word, chosen.line, target, change)
     return VotePost(chosen.verb, chosen.word, chosen.line, chosen.target, change)
+
+
+def resolve_name(written: str, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> str:
+    """The player `written` starts with, for a delegation or a GM-entered vote (the rest is
+    the reason); intake.Refused with the reason and the accepted form otherwise."""
+    target = read_target(written, names, aliases)
+    if target.name is None:
+        raise Refused(target.error)
+    return target.name
+
+
+def refusal(vote: VotePost, form: str = ACCEPTED_FORM) -> str:
+    """The reply to a vote post that was not counted: why, and the form that is accepted."""
+    return f"{vote.error}格式：{form}"
