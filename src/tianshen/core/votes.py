@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tianshen.core.vote_post import read_vote_post
 
+
 def vote_target_text(post_text: str, names: Iterable[str]) -> str | None:
     """The player a vote post votes for ('' when refused), None when the post is no vote.
     Kept for callers outside the rulesets; they read posts with core.vote_post."""

@@ -18,8 +18,8 @@ from datetime import datetime
 from tianshen.core.clock import PhaseClock
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.votes import Tally, tally
 from tianshen.core.vote_post import resolve_name
+from tianshen.core.votes import Tally, tally
 from tianshen.rules.common.actions import Refused, names_match
 
 
