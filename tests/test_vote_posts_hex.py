@@ -80,3 +80,19 @@ def test_a_delegation_with_a_reason_names_the_player() -> None:
     g = day_game()
     out = g.pm("甲", "委托投票 乙，因为他可疑")
     assert not out.refusals and ballot(g, "甲")["target"] == "乙"
+
+
+def test_an_edit_whose_first_version_cannot_be_read_tells_the_gm() -> None:
+    """003 §9.3: 如果无效改票导致天神不能判断改票者的原来一票投给了谁，这一票将被计为投给了改票者自己 —
+    never without the GM being told (issue 17)."""
+    g = day_game()
+    out = g.post("甲", "投票 乙", edited=True, original=None)
+    assert ballot(g, "甲")["target"] == "甲" and out.notes and "甲" in out.notes[0]
+
+
+def test_a_pm_change_is_a_delegated_change() -> None:
+    """003 §9.9: 委托天神代为投票或代为改票 — `改票 丙` by PM uses the change."""
+    g = day_game()
+    g.post("甲", "投票 乙")
+    out = g.pm("甲", "改票 丙，理由见分析", hours=2)
+    assert not out.refusals and ballot(g, "甲")["target"] == "丙" and ballot(g, "甲")["changes"] == 1

@@ -563,6 +563,10 @@ class HexSurvival(Ruleset):
             original = post.original_text
             if original is not None and ballot.read_post(original, state) is None:
                 raise VoteRefused(spec.text("edited_into_vote"))
+            first = ballot.choose(spec, state, p, ballot.read_post(original, state))
+            if first.target is None and p.name not in state.data["day"]["ballots"]:
+                # §9.3: 不能判断…原来一票投给了谁，这一票将被计为投给了改票者自己 — and the GM is told
+                out.notes.append(spec.text("note_edited_self", name=p.name, text=_short(post.text)))
             return ballot.edited_post(spec, state, p, original, post.at)
         chosen = ballot.choose(spec, state, p, vote)
         if chosen.ambiguous:
