@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tianshen.core.intake import Refused
 
@@ -57,6 +57,7 @@ class VotePost:
     line: str  # the vote line as written
     target: Target = field(default_factory=lambda: Target(None))
     change: bool = False  # written as 改票/改投
+    others: str = ""  # the post's other lines (a reason below the vote line, chat)
 
     @property
     def name(self) -> str | None:
@@ -243,7 +244,11 @@ def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, s
              if (v := _read_line(line, lines[i + 1] if i + 1 < len(lines) else "", names, aliases, table, abstain))]
     if not found:
         return _name_only(lines, names, aliases)
-    return _first_or_ambiguous(found)
+    vote = _first_or_ambiguous(found)
+    rest = [ln for ln in lines if ln != vote.line]
+    if vote.verb != "abstain" and not vote.line[len(vote.word):].strip(_SEP + "\n") and rest:
+        rest = rest[1:]  # `投票` alone: its name is on the next line
+    return replace(vote, others="\n".join(rest))
 
 
 def _name_only(lines: list[str], names: list[str], aliases: Mapping[str, str] | None) -> VotePost | None:
@@ -252,7 +257,7 @@ def _name_only(lines: list[str], names: list[str], aliases: Mapping[str, str] | 
     target = read_target(lines[0].rstrip(_SEP), names, aliases)
     if target.name is None or target.reason:
         return None
-    return VotePost("vote", "", lines[0], Target(target.name, reason="\n".join(lines[1:])))
+    return VotePost("vote", "", lines[0], Target(target.name), others="\n".join(lines[1:]))
 
 
 def _first_or_ambiguous(found: list[VotePost]) -> VotePost:

@@ -27,7 +27,7 @@ def read(text: str, names: list[str]) -> VotePost | None:
 
 def name_only(vote: VotePost) -> bool:
     """一 技能一: a muted voter may write only the name (a bare `投票 名字` is taken as that too)."""
-    return not vote.reason and "\n" not in vote.line
+    return not vote.reason and not vote.others
 
 
 def cast(spec: RulesetSpec, state: GameState, voter: str, kind: str, written: str, at: datetime, post_id: str) -> str:
