@@ -129,3 +129,8 @@ def test_a_vote_resolves_to_the_intended_player_or_is_ambiguous(game: tuple[list
         assert vote.name == intended
     else:
         assert vote.ambiguous and intended in vote.target.candidates
+
+
+def test_a_chat_line_starting_with_a_verb_is_no_second_vote() -> None:
+    vote = read_vote_post("投票 丑，理由如下\n投丙的人昨天都很可疑", NAMES)
+    assert vote is not None and vote.name == "丑"

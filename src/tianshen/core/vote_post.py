@@ -7,9 +7,12 @@ A vote line is a verb, the target, then the reason, on one line or several:
 * The target is the longest player name (or alias) the text after the verb starts with,
   followed by a separator: punctuation (full- or half-width), a space, 因为/理由/原因, a line
   break or the end.  A written name is matched exactly first, then ignoring width and case.
-* Names that are prefixes of one another resolve by that rule (丙 / 丙丁).  When two players
-  still fit, or the vote line lists two players (`投票 丙、丁`), the vote is ambiguous and
-  both names are given back; it is never a guess.
+* Names that are prefixes of one another resolve by that rule (丙 / 丙丁: `投丙丁` is 丙丁,
+  `投丙，丁…` is 丙).  When two players still fit (a longer name that goes on with a
+  separator, width twins Ａ甲 / A甲 written neither way), or the vote line lists two players
+  (`投票 丙、丁`), the vote is ambiguous and both names are given back; it is never a guess.
+  Only when no name is followed by a separator does the longest name the text starts with
+  count (`投丙他很可疑`).
 * Verbs: 投票/投/改票/改投/票投/vote, plus a ruleset's own (委托投票, 弃票 where allowed).
 """
 
@@ -32,6 +35,7 @@ _LIST = " \t\u3000,，、/|;；和或及与&+"  # what joins two names in a list
 _SEP = "".join(sorted(_STOP - {"\n"}))
 _QUOTE = re.compile(r"\[quote\].*?\[/quote\]", re.S | re.I)
 ACCEPTED_FORM = "投票 名字（理由可以写在同一行，如：投票 丙，因为……）"
+NO_NAME = "没有写投票对象。"
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ class Target:
     reason: str = ""  # the text after the name and its separator
     candidates: tuple[str, ...] = ()  # for an ambiguous target: every player it can mean
     error: str = ""  # plain Chinese, "" when a player was found
+    loose: bool = False  # found with no separator after the name (`投丙他很可疑`)
 
     @property
     def ambiguous(self) -> bool:
@@ -80,9 +85,6 @@ class VotePost:
     @property
     def error(self) -> str:
         return "" if self.verb == "abstain" else self.target.error
-
-
-NO_NAME = "没有写投票对象。"
 
 
 def width_fold(text: str) -> str:
@@ -131,7 +133,9 @@ def read_target(text: str, names: Iterable[str], aliases: Mapping[str, str] | No
     if not text:
         return Target(None, error=NO_NAME)
     exact, folded = _hits(text, keys)
-    hits = exact or folded or _longest_unbounded(text, keys)
+    hits = exact or folded
+    loose = not hits
+    hits = hits or _longest_unbounded(text, keys)
     players = list(dict.fromkeys(p for _, p in hits))
     if not players:
         return Target(None, error=_unknown(text, names))
@@ -143,7 +147,7 @@ def read_target(text: str, names: Iterable[str], aliases: Mapping[str, str] | No
     if second:
         both = [players[0], second]
         return Target(None, candidates=tuple(both), error=f"这一票同时写了{_list(both)}，只能投一人。")
-    return Target(players[0], reason=_skip_separator(rest))
+    return Target(players[0], reason=_skip_separator(rest), loose=loose)
 
 
 def _listed_second(rest: str, keys: list[tuple[str, str]], first: str) -> str | None:
@@ -261,13 +265,16 @@ def _name_only(lines: list[str], names: list[str], aliases: Mapping[str, str] | 
 
 
 def _first_or_ambiguous(found: list[VotePost]) -> VotePost:
+    """The first readable vote line (one with a separator after the name first); another
+    such line for another player makes the post ambiguous (a chat line like `投丙的人…` does not)."""
     readable = [v for v in found if v.verb == "abstain" or v.name is not None]
     if not readable:
         return found[0]
-    chosen = readable[0]
+    clean = [v for v in readable if not v.target.loose]
+    chosen = (clean or readable)[0]
     change = any(v.change for v in found[:found.index(chosen) + 1])
     mine = chosen.name or "弃权"
-    others = [v.name or "弃权" for v in readable if (v.name or "弃权") != mine]
+    others = [v.name or "弃权" for v in clean if (v.name or "弃权") != mine]
     if others:
         both = [mine, others[0]]
         target = Target(None, candidates=tuple(both), error=f"这一帖有两行投票，分别投给{_list(both)}，只能投一人。")
@@ -277,7 +284,7 @@ def _first_or_ambiguous(found: list[VotePost]) -> VotePost:
 
 def resolve_name(written: str, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> str:
     """The player `written` starts with, for a delegation or a GM-entered vote (the rest is
-    the reason); intake.Refused with the reason and the accepted form otherwise."""
+    the reason); intake.Refused with why not (unknown, or both names when ambiguous)."""
     target = read_target(written, names, aliases)
     if target.name is None:
         raise Refused(target.error)
