@@ -196,38 +196,49 @@ def _starts_word(text: str, words: Iterable[str]) -> str | None:
     return max(hits, key=len) if hits else None
 
 
-def _strip_verb(line: str, table: list[tuple[str, str]]) -> tuple[str, str, str] | None:
-    """(verb, word, rest) when the line starts with a verb; `改票：投票 丙` is one verb."""
+def _verb_parses(line: str, table: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """Every (verb, word, rest) the line can start with, longest word first: `投票丙` is 投票 + 丙
+    and 投 + 票丙; `改票：投票 丙` is one verb (the change); `投给丙` also reads 投 + 丙."""
+    parses = []
     low = line.lower()
     for word, verb in table:
-        if low.startswith(word.lower()):
-            rest = line[len(word):]
-            again = _strip_verb(rest.lstrip(_SEP), table) if verb == "vote" else None
-            if again and again[0] == "vote":
-                return verb, word, again[2]
-            return verb, word, rest
-    return None
+        if not low.startswith(word.lower()):
+            continue
+        rest = line[len(word):]
+        inner = [(v, r) for v, _, r in _verb_parses(rest.lstrip(_SEP), table)] if verb == "vote" else []
+        parses += [(verb, word, r) for v, r in inner if v == "vote"]
+        parses.append((verb, word, rest))
+        if rest.lstrip(_SEP).startswith("给"):
+            parses.append((verb, word, rest.lstrip(_SEP)[1:]))  # 投给丙, 投票给丙
+    return parses
 
 
 def _read_line(line: str, next_line: str, names: list[str], aliases: Mapping[str, str] | None,
                table: list[tuple[str, str]], abstain: tuple[str, ...]) -> VotePost | None:
-    """The vote of one line (`next_line` holds the name when the verb stands alone)."""
+    """The vote of one line (`next_line` holds the name when the verb stands alone).  When the
+    line can be split into verb and name in several ways, they must agree on the player."""
     if word := _starts_word(line, abstain):
         return VotePost("abstain", word, line)
-    hit = _strip_verb(line, table)
-    if hit is None:
+    parses = _verb_parses(line, table)
+    if not parses:
         return None
-    verb, word, rest = hit
-    change = word in CHANGE_WORDS
-    written = rest.strip().lstrip(_SEP)
-    if _starts_word(written, abstain):
-        return VotePost("abstain", word, line, change=change)
-    if not written:
-        written = next_line
-    target = read_target(written, names, aliases)
-    if target.name is None and not target.candidates and written.startswith("给"):
-        target = read_target(written[1:], names, aliases)  # 投给丙, 投票给丙
-    return VotePost(verb, word, line, target, change)
+    reads = []
+    for verb, word, rest in parses:
+        change = word in CHANGE_WORDS
+        written = rest.strip().lstrip(_SEP)
+        if _starts_word(written, abstain):
+            return VotePost("abstain", word, line, change=change)
+        reads.append(VotePost(verb, word, line, read_target(written or next_line, names, aliases), change))
+    for found in ([v for v in reads if v.ambiguous or v.name and not v.target.loose], [v for v in reads if v.name]):
+        players = list(dict.fromkeys(n for v in found for n in (v.target.candidates or (v.name,))))
+        if len(players) > 1 and len(found) == 1:
+            return found[0]  # one reading, itself ambiguous: its own message (`丙、丁`)
+        if len(players) > 1:
+            both = Target(None, candidates=tuple(players), error=_ambiguous(players))
+            return VotePost(found[0].verb, found[0].word, line, both, found[0].change)
+        if players:
+            return found[0]
+    return reads[0]
 
 
 def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, str] | None = None,
