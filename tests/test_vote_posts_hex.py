@@ -96,3 +96,11 @@ def test_a_pm_change_is_a_delegated_change() -> None:
     g.post("甲", "投票 乙")
     out = g.pm("甲", "改票 丙，理由见分析", hours=2)
     assert not out.refusals and ballot(g, "甲")["target"] == "丙" and ballot(g, "甲")["changes"] == 1
+
+
+def test_an_abstention_word_in_the_reason_is_no_abstention() -> None:
+    """§9.5 弃权 counts for oneself — but only as the vote, not as a word of the reason."""
+    g = day_game()
+    g.post("甲", "投票 乙，我本想弃权")
+    g.post("丙", "投票：弃权")
+    assert ballot(g, "甲")["target"] == "乙" and ballot(g, "丙")["target"] == "丙"

@@ -53,8 +53,7 @@ def read_post(text: str | None, state: GameState) -> VotePost | None:
 def read_arg(written: str, state: GameState) -> VotePost:
     """A delegation's argument (`委托投票 丙，理由`), read like a vote line."""
     vote = read_vote_post("投票 " + written, [q.name for q in state.players], abstain=ABSTAIN)
-    assert vote is not None
-    return vote
+    return vote or VotePost("vote", "投票", written)  # never None: the line starts with a verb
 
 
 def choose(spec: RulesetSpec, state: GameState, p: Player, vote: VotePost | None) -> Written:
