@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from tianshen.core.intake import Refused
+from tianshen.core.outbox import Messages
+from tianshen.core.spec import RulesetSpec
 
 VOTE_WORDS = ("投票", "改票", "改投", "票投", "投", "vote")
 CHANGE_WORDS = ("改票", "改投")  # 003 §9.3: a change is made by a new reply
@@ -302,6 +304,20 @@ def resolve_name(written: str, names: Iterable[str], aliases: Mapping[str, str] 
     return target.name
 
 
+def unreadable(spec: RulesetSpec, out: Messages, voter: str, post_text: str, error: str) -> Refused:
+    """An unreadable vote post: the GM is told (`note_vote_unreadable`: a player who never
+    votes again is counted for himself or removed), the voter gets the accepted form
+    (`vote_form`); the refusal to raise is returned, and nothing is recorded."""
+    short = " ".join(post_text.split())
+    short = short if len(short) <= 20 else short[:20] + "…"
+    out.notes.append(spec.text("note_vote_unreadable", name=voter, text=short, reason=error))
+    return Refused(with_form(error, spec.text("vote_form")))
+
+
 def refusal(vote: VotePost, form: str = ACCEPTED_FORM) -> str:
-    """The reply to a vote post that was not counted: why, and the form that is accepted."""
-    return f"{vote.error}格式：{form}"
+    """Why a vote post could not be read, with the form that is accepted."""
+    return with_form(vote.error, form)
+
+
+def with_form(reason: str, form: str = ACCEPTED_FORM) -> str:
+    return reason if form in reason else f"{reason}格式：{form}"

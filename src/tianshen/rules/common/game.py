@@ -32,7 +32,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import read_vote_post, refusal
+from tianshen.core.vote_post import read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -471,11 +471,8 @@ class ForumGame(Ruleset):
                 raise Refused("这个投票帖已经截止。")
             if not p.alive and not days.may_vote_dead(state, p.name):
                 raise Refused(self.spec.text("dead_player"))
-            if vote.name is None:
-                # issue 17: the GM is told, since a player who does not vote again is out (001 §5.3)
-                out.notes.append(self.spec.text("note_vote_unreadable", name=p.name, text=_short(post.text),
-                                                reason=vote.error))
-                raise Refused(refusal(vote, self.spec.text("vote_form")))
+            if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (001 §5.3)
+                raise unreadable(self.spec, out, p.name, post.text, vote.error)
             # 改票/改投 is read as a vote: the first one counts, a later one meets 001 §5.1's "no change"
             line = days.cast_vote(state, p, vote.name, post.at, "post")
             out.log.append(line)

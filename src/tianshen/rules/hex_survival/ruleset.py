@@ -34,7 +34,7 @@ from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost
+from tianshen.core.vote_post import VotePost, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
@@ -571,11 +571,10 @@ class HexSurvival(Ruleset):
         chosen = ballot.choose(spec, state, p, vote)
         if chosen.ambiguous:
             raise VoteRefused(ballot.ambiguous_original(spec, state, p, chosen.error))
-        if chosen.target is None:
-            if p.name not in state.data["day"]["ballots"]:
-                out.notes.append(spec.text("note_vote_unreadable", name=p.name, text=_short(post.text),
-                                           reason=chosen.error))
-            raise VoteRefused(chosen.error + spec.text("vote_form_hint", form=spec.text("vote_form")))
+        if chosen.target is None and p.name not in state.data["day"]["ballots"]:
+            raise VoteRefused(str(unreadable(spec, out, p.name, post.text, chosen.error)))  # GM told (§9.5)
+        if chosen.target is None:  # an unreadable change: void, the first vote and the change stand
+            raise VoteRefused(with_form(chosen.error, spec.text("vote_form")))
         return ballot.cast(spec, state, p, chosen.target, post.at, "post")
 
     # ---- activity: wills, 诈尸, 默哀期 (003 §8.2–8.4, D28, D29) -----------------------------

@@ -29,7 +29,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import read_vote_post, refusal, resolve_name
+from tianshen.core.vote_post import read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -681,11 +681,8 @@ class NLives(Ruleset):
         try:
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
                 raise Refused("这个投票帖已经截止。")
-            if vote.name is None:
-                # issue 17: the GM is told, since a player who does not vote again is out (§8.5)
-                out.notes.append(self.spec.text("note_vote_unreadable", name=p.name, text=_short(post.text),
-                                                reason=vote.error))
-                raise Refused(refusal(vote, self.spec.text("vote_form")))
+            if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
+                raise unreadable(self.spec, out, p.name, post.text, vote.error)
             line = self._cast(state, p, vote.name, post.at, "post")
             out.log.append(line)
         except Refused as exc:
@@ -893,7 +890,3 @@ def _ts(value: str) -> datetime:
 def _fmt(t: datetime | None) -> str:
     return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
 
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 20 else text[:20] + "…"
