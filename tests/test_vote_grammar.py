@@ -94,10 +94,10 @@ def test_the_accepted_form_shows_a_reason() -> None:
 # ---- the property: the intended player, or ambiguous, never another ------------------------
 
 CJK = "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥猫狗龙凤花月"
-VERBISH = "投票给改"  # names may share characters with the verbs (票甲 after 投, 给力 after 投给)
+VERBISH = "投票给改我"  # names may share characters with the verbs (票甲 after 投, 给力 after 投给)
 SEPARATORS = [" ", "　", "，", ",", "。", ".", "：", ":", "、", "！", "!", "？", "；", "因为", "理由", "理由：",
               "，因为", " 因为", "\n", "\n理由：", "（", "(", "——", "…", ""]
-VERBS = ["投票", "投", "改票", "改投", "票投", "投票：", "投票 ", "改票：投票 ", "vote ", "投给"]
+VERBS = ["投票", "投", "改票", "改投", "票投", "投票：", "投票 ", "改票：投票 ", "vote ", "投给", "我投", "我要改投 "]
 TWINS = {"A": "Ａ", "B": "Ｂ", "a": "ａ"}
 
 names_st = st.text(alphabet=CJK + VERBISH + "ABaＡＢａ", min_size=1, max_size=4)
@@ -136,3 +136,18 @@ def test_a_vote_resolves_to_the_intended_player_or_is_ambiguous(game: tuple[list
 def test_a_chat_line_starting_with_a_verb_is_no_second_vote() -> None:
     vote = read_vote_post("投票 丑，理由如下\n投丙的人昨天都很可疑", NAMES)
     assert vote is not None and vote.name == "丑"
+
+
+@pytest.mark.parametrize("text, name, change", [("我投丑，他可疑", "丑", False), ("我要改投丙", "丙", True),
+                                                ("本人投票给丑", "丑", False)])
+def test_the_voter_may_name_himself_before_the_verb(text: str, name: str, change: bool) -> None:
+    vote = read_vote_post(text, NAMES)
+    assert vote is not None and vote.name == name and vote.change == change
+
+
+def test_a_player_called_wo_is_still_voted_for() -> None:
+    """n_lives' example game has a player 我 (tests/scripts/n_lives_example.toml)."""
+    names = ["我", "mecyl", "苹果"]
+    assert read_vote_post("投票 我", names).name == "我"  # type: ignore[union-attr]
+    assert read_vote_post("我", names).name == "我"  # type: ignore[union-attr]
+    assert read_vote_post("我投苹果", names).name == "苹果"  # type: ignore[union-attr]

@@ -30,6 +30,7 @@ from tianshen.core.spec import RulesetSpec
 VOTE_WORDS = ("投票", "改票", "改投", "票投", "投", "vote")
 CHANGE_WORDS = ("改票", "改投")  # 003 §9.3: a change is made by a new reply
 REASON_WORDS = ("因为", "理由", "原因")
+SUBJECTS = ("我要", "我决定", "我", "本人")  # `我投丙`, `我要改投丙`: the voter before the verb
 # characters that end a name: punctuation of both widths, spaces, brackets and quotes
 _STOP = set(" \t\n\u3000:：,，、.。;；!！?？…-—=＝>~～/|()（）[]【】<>《》「」『』“”\"'·")
 _OPEN = "“「『《【(（[\"'"
@@ -222,6 +223,9 @@ def _read_line(line: str, next_line: str, names: list[str], aliases: Mapping[str
     if word := _starts_word(line, abstain):
         return VotePost("abstain", word, line)
     parses = _verb_parses(line, table)
+    subject = next((s for s in SUBJECTS if line.startswith(s)), "")
+    if not parses and subject:
+        parses = _verb_parses(line[len(subject):].lstrip(_SEP), table)
     if not parses:
         return None
     reads = []
