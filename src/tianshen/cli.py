@@ -355,6 +355,14 @@ def reject_declaration(player: str, reason: REASON, game: GAME = None, db: DB = 
     _override(db, game, "reject-declaration", reason, at, player=player)
 
 
+@admin.command("flag-plagiarism")
+def flag_plagiarism(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+                    at: AT = None) -> None:
+    """classic (002 杀人宣言, DECISIONS C13): flag tonight's declaration of a killer as plagiarised
+    or too short, before dawn; at dawn one living civilian is drawn for an extra 占卜."""
+    _override(db, game, "flag-plagiarism", reason, at, player=player)
+
+
 @admin.command()
 def modkill(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
             at: AT = None) -> None:
