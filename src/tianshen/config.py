@@ -63,11 +63,28 @@ class RunConfig(BaseModel):
     outage_minutes: float = 30  # 003 §12.4: an outage longer than this extends the phase by its length
 
 
+class WebConfig(BaseModel):
+    """`tianshen web`: the GM page's token (here or in the environment), where to listen,
+    and how a forum post id becomes a link (default: from the forum's kind and base_url)."""
+
+    token: SecretStr | None = None
+    token_env: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8040
+    post_url: str | None = None  # e.g. "https://bbs.example/t/{thread}#p{post}"
+
+    def secret(self) -> str | None:
+        if self.token_env:
+            return os.environ.get(self.token_env) or None
+        return self.token.get_secret_value() if self.token else None
+
+
 class Config(BaseModel):
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     forum: ForumConfig = Field(default_factory=ForumConfig)
     game: GameConfig | None = None  # needed by `run`, not by `forum check`
     run: RunConfig = Field(default_factory=RunConfig)
+    web: WebConfig = Field(default_factory=WebConfig)
 
 
 def load_config(path: str | Path) -> Config:
