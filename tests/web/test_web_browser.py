@@ -57,6 +57,7 @@ def test_public_page_holds_no_hidden_information(server, game: Running, page) ->
     page.goto(f"{server.url}/game/{game.driver.game_id}")
     page.locator("details").evaluate_all("els => els.forEach(e => e.open = true)")
     text = visible_text_without_board_posts(page)
+    full = page.locator("body").inner_text()
     html = page.content()
     state = game.state()
     hidden = secret_role_names(game)
@@ -74,7 +75,7 @@ def test_public_page_holds_no_hidden_information(server, game: Running, page) ->
             assert pm.text.strip() not in text, f"a PM's text on the public page: {pm.text!r}"
     for o in game.store.outbox(game.driver.game_id):
         if o.kind == "pm":
-            assert o.body.strip() not in html
+            assert o.body.strip() not in html and o.body.strip() not in full
     assert "种子" not in text and TOKEN not in html
 
 
@@ -155,6 +156,30 @@ def test_screenshots(server, game: Running, browser, tmp_path: Path) -> None:
         page.goto(f"{server.url}/game/{gid}")
         page.screenshot(path=str(out / f"public-{label}.png"), full_page=label == "desktop")
         page.goto(f"{server.url}/game/{gid}/gm?token={TOKEN}")
-        page.screenshot(path=str(out / f"gm-{label}.png"), full_page=False)
+        page.screenshot(path=str(out / f"gm-{label}.png"), full_page=label == "desktop")
         context.close()
     assert (out / "gm-desktop.png").stat().st_size > 10_000
+
+
+def test_hex_map_in_the_browser(browser, tmp_path: Path) -> None:
+    """hex_survival: the public map is cells only; the GM's shows who stands where, with HP."""
+    from conftest import Server, at_vote
+    from game import play_until_now
+
+    from tianshen.web.app import WebSettings, create_app
+
+    game = play_until_now(f"sqlite:///{tmp_path / 'hex.db'}", "hex_survival_12", 5, at_vote(1))
+    out = SHOTS if os.environ.get("TIANSHEN_WEB_SCREENSHOTS") == "1" else tmp_path
+    with Server(create_app(game.store, WebSettings(token=TOKEN))) as srv:
+        context = browser.new_context(viewport={"width": 1000, "height": 900}, locale="zh-CN")
+        page = context.new_page()
+        page.goto(f"{srv.url}/game/{game.driver.game_id}")
+        public_map = page.locator("#map svg")
+        assert public_map.locator("polygon").count() == 16
+        assert public_map.locator("text.who").count() == 0
+        page.goto(f"{srv.url}/game/{game.driver.game_id}/gm?token={TOKEN}")
+        who = page.locator("#map svg text.who").all_text_contents()
+        alive = game.state().alive()
+        assert sorted(who) == sorted(f"{p.name} {p.extra['hp']}" for p in alive)
+        page.locator("#map").screenshot(path=str(out / "hex-gm-map.png"))
+        context.close()

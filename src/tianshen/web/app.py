@@ -8,6 +8,7 @@ need the token of `[web]` (header, cookie, or once in the query, which sets the 
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
@@ -47,9 +49,23 @@ def _env() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
     env.filters["t"] = lambda d: d.strftime("%m-%d %H:%M") if d else "—"
     env.filters["iso"] = lambda d: d.isoformat() if d else ""
-    env.filters["short"] = lambda s, n=60: (" ".join(str(s).split())[:n] + "…") if len(" ".join(str(s).split())) > n \
-        else " ".join(str(s).split())
+    env.filters["short"] = _short
+    env.filters["board"] = _board
     return env
+
+
+def _short(text: str, n: int = 60) -> str:
+    """One line of at most `n` characters, without the board's bold marks."""
+    flat = " ".join(str(text).replace("**", "").split())
+    return flat if len(flat) <= n else flat[:n] + "…"
+
+
+def _board(text: str) -> Markup:
+    """A message body as the board shows it: escaped, with **bold** kept."""
+    return Markup(_BOLD.sub(r"<strong>\1</strong>", str(escape(text))))
+
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
 def create_app(store: Store, settings: WebSettings) -> Starlette:

@@ -1,0 +1,95 @@
+"""The pages of every ruleset family, rendered without a browser (Starlette's test client)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+from conftest import TOKEN, at_vote
+from game import play_until
+
+from tianshen.config import WebConfig
+from tianshen.web.app import WebSettings, create_app
+from tianshen.web.views import PostLinks, post_url_template
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+
+def client(running) -> TestClient:
+    return TestClient(create_app(running.store, WebSettings(token=TOKEN)))
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+@pytest.mark.parametrize("variant", ["classic_8", "game_ten", "n_lives", "butterfly_elder", "hex_survival_12"])
+def test_every_family_renders_at_its_first_vote(tmp_path, variant: str) -> None:
+    first_day = (lambda s: s.phase.kind == "day") if variant == "butterfly_elder" else at_vote(1)  # no vote step
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", variant, 3, first_day)
+    c = client(running)
+    gid = running.driver.game_id
+    public = c.get(f"/game/{gid}")
+    assert public.status_code == 200
+    assert "第1天" in public.text and "当前票数" in public.text
+    for p in running.state().players:
+        assert p.forum_name not in public.text
+    gm = c.get(f"/game/{gid}/gm", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert gm.status_code == 200 and "身份（秘密）" in gm.text
+    assert c.get("/").status_code == 200
+
+
+def test_hex_map_public_shows_no_position_gm_shows_all(tmp_path) -> None:
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "hex_survival_12", 5, at_vote(1))
+    c = client(running)
+    gid = running.driver.game_id
+    svg = re.search(r"<svg class=\"hexmap\".*?</svg>", c.get(f"/game/{gid}").text, re.S).group(0)
+    assert svg.count("<polygon") == 16
+    for p in running.state().players:
+        assert p.name not in svg
+    gm_svg = re.search(r"<svg class=\"hexmap\".*?</svg>",
+                       c.get(f"/game/{gid}/gm", headers={"Authorization": f"Bearer {TOKEN}"}).text, re.S).group(0)
+    for p in running.state().alive():
+        assert f"{p.name} {p.extra['hp']}" in gm_svg
+
+
+def test_player_text_is_escaped(tmp_path) -> None:
+    from datetime import timedelta
+
+    from tianshen.core.model import PostIn
+
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    author = running.state().alive()[0].name
+    running.driver.handle(PostIn(id="77", thread="vote:1", author=author, text="<script>alert(1)</script>",
+                                 at=running.clock.now() + timedelta(minutes=2)))
+    html = client(running).get(f"/game/{running.driver.game_id}").text
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+
+
+def test_post_links() -> None:
+    assert post_url_template("memory", "") is None
+    discuz = post_url_template("discuz", "https://bbs.example/")
+    links = PostLinks(discuz, {"vote:1": "123"})
+    assert links.post("vote:1", "456") == "https://bbs.example/forum.php?mod=redirect&goto=findpost&ptid=123&pid=456"
+    assert links.post("vote:2", "456") is None
+    assert PostLinks(None, {"vote:1": "123"}).post("vote:1", "4") is None
+
+
+def test_web_token_from_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("GM_WEB_TOKEN", "abc")
+    assert WebConfig(token_env="GM_WEB_TOKEN").secret() == "abc"
+    monkeypatch.delenv("GM_WEB_TOKEN")
+    assert WebConfig(token_env="GM_WEB_TOKEN").secret() is None
+    assert WebConfig().secret() is None and WebConfig().port == 8040
+
+
+def test_no_token_configured_closes_the_gm_pages(tmp_path) -> None:
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    c = TestClient(create_app(running.store, WebSettings(token=None)))
+    gid = running.driver.game_id
+    assert c.get(f"/game/{gid}/gm").status_code == 401
+    assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer x"}).status_code == 403
+    assert c.get(f"/game/{gid}/gm/fragment?token=").status_code == 401
