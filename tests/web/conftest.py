@@ -5,37 +5,21 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from game import Running, play_until_now  # noqa: E402
+from web_game import TOKEN, Running, Server, at_vote, play_until_now, vote  # noqa: E402
 
-from tianshen.core.model import PostIn  # noqa: E402
 from tianshen.web.app import WebSettings, create_app  # noqa: E402
 
-TOKEN = "gm-token-for-tests-only"
 CHROMIUM = os.environ.get("TIANSHEN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def at_vote(day: int):
-    return lambda s: s.phase.kind == "day" and s.phase.number == day and s.phase.step == "vote"
-
-
-def vote(running: Running, voter: str, target: str, post_id: str, minutes: int = 5) -> None:
-    """A vote post folded through the driver, as the daemon would."""
-    running.driver.handle(PostIn(id=post_id, thread=f"vote:{running.state().phase.number}", author=voter,
-                                 at=running.clock.now() + timedelta(minutes=minutes), text=f"投票 {target}"))
 
 
 @pytest.fixture(scope="module")
@@ -47,31 +31,6 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Running:
     vote(running, alive[0], alive[1], "9001", minutes=3)
     vote(running, alive[2], alive[1], "9002", minutes=4)
     return running
-
-
-class Server:
-    def __init__(self, app: object) -> None:
-        import uvicorn
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> Server:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(5)
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from game import Running
-
-from conftest import TOKEN, vote
+from web_game import TOKEN, Running, vote
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
@@ -163,8 +161,7 @@ def test_screenshots(server, game: Running, browser, tmp_path: Path) -> None:
 
 def test_hex_map_in_the_browser(browser, tmp_path: Path) -> None:
     """hex_survival: the public map is cells only; the GM's shows who stands where, with HP."""
-    from conftest import Server, at_vote
-    from game import play_until_now
+    from web_game import Server, at_vote, play_until_now
 
     from tianshen.web.app import WebSettings, create_app
 

@@ -6,8 +6,7 @@ import re
 import warnings
 
 import pytest
-from conftest import TOKEN, at_vote
-from game import play_until
+from web_game import TOKEN, at_vote, play_until
 
 from tianshen.config import WebConfig
 from tianshen.web.app import WebSettings, create_app
@@ -93,3 +92,38 @@ def test_no_token_configured_closes_the_gm_pages(tmp_path) -> None:
     assert c.get(f"/game/{gid}/gm").status_code == 401
     assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer x"}).status_code == 403
     assert c.get(f"/game/{gid}/gm/fragment?token=").status_code == 401
+
+
+def test_replayed_events_give_the_stored_state(tmp_path) -> None:
+    from tianshen.web.views import replay_state
+
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_10", 7, lambda s: s.phase.kind == "over")
+    events = running.store.events(running.driver.game_id)
+    assert len(events) > 20
+    assert replay_state(running.driver.ruleset, events) == running.state()
+    assert replay_state(running.driver.ruleset, events, before_seq=2).phase.label == "night 1"
+
+
+def test_a_death_not_yet_posted_stays_off_the_public_page(tmp_path) -> None:
+    """The forum is down at the vote's end: the count is committed, its post waits in the
+    outbox, and the public page still shows the day as the board does."""
+    from tianshen.core.model import DeadlineIn
+    from tianshen.service.driver import GameDriver, OfflineForum
+
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    gid = running.driver.game_id
+    c = client(running)
+    before = text_of(c.get(f"/game/{gid}").text)
+    offline = GameDriver(running.store, OfflineForum(), gid)
+    due = offline.ruleset.next_deadline(offline.state())
+    offline.handle(DeadlineIn(id="down", at=due.at, kind=due.kind))
+    assert offline.state().phase.label != "day 1"
+    assert any(o.status == "pending" and o.kind == "post" for o in running.store.outbox(gid))
+    held = c.get(f"/game/{gid}").text
+    day_tag = '<span class="tag big">第1天</span>'
+    assert "还在发出中" in held and day_tag in held
+    assert text_of(held).count("出局") == before.count("出局")
+    running.driver.flush()  # the forum is back: everything is on the board
+    after = c.get(f"/game/{gid}").text
+    assert "还在发出中" not in after and day_tag not in after
+    assert text_of(after).count("出局") > before.count("出局")  # someone went out at the count

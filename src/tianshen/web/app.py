@@ -171,14 +171,19 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     if loaded is None:
         return None
     record, state = loaded
+    outbox = store.outbox(game_id)
+    held = views.first_unsent_event(record.name, outbox) if state is not None else None
+    if held is not None:  # the board has not been told yet: show the state before that event
+        state = views.replay_state(load_ruleset(record.ruleset), store.events(game_id), held)
     ctx = _common(store, record, state)
+    ctx["held"] = held is not None
     if state is None:
         return ctx
     ruleset = ctx["ruleset"]
     links = views.PostLinks(settings.post_url, _thread_ids(store, game_id))
     ctx["players"] = views.public_players(ruleset, state)
     ctx["count"] = views.current_count(ruleset, state, datetime.now(UTC))
-    ctx["days"] = views.vote_days(_posts(store, game_id), store.outbox(game_id), links)
+    ctx["days"] = views.vote_days(_posts(store, game_id), outbox, links)
     ctx["cells"] = views.hex_cells(ruleset, None, secret=False) if ctx["is_hex"] else []
     ctx["alive"] = sum(1 for p in state.players if p.alive)
     return ctx

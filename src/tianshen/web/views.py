@@ -7,12 +7,13 @@ the ruleset itself answers to a 「票数」 PM.  Everything else is in the GM v
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tianshen.core.model import GameState, Phase, PmIn
-from tianshen.core.ruleset import REMINDER, Deadline, Ruleset
+from tianshen.core.model import GameState, InputEnvelope, Phase, PmIn
+from tianshen.core.ruleset import REMINDER, Deadline, GameSetup, Ruleset
 from tianshen.rules.hex_survival import ballot as hex_ballot
 from tianshen.rules.hex_survival import hexmap
 
@@ -41,6 +42,38 @@ def public_deadline(ruleset: Ruleset, state: GameState) -> Deadline | None:
     if due is not None and due.kind == REMINDER:
         due = ruleset.phase_end(state.copy())  # phase_end moves the state past reminders
     return due
+
+
+# ---- what the board has been told ------------------------------------------------------------
+
+
+def first_unsent_event(game_name: str, outbox: list[Any]) -> int | None:
+    """The event whose public post is not on the board yet (the forum was down, or the
+    daemon is between its commit and its send), from the store's default outbox key
+    `{game}:{seq}:{i}`; None when every post went out."""
+    prefix = game_name + ":"
+    seqs = []
+    for o in outbox:
+        if o.kind == "post" and o.status == "pending" and o.key.startswith(prefix):
+            seq = o.key[len(prefix):].split(":")[0]
+            if seq.isdigit():
+                seqs.append(int(seq))
+    return min(seqs, default=None)
+
+
+def replay_state(ruleset: Ruleset, events: list[Any], before_seq: int | None = None) -> GameState | None:
+    """The state after folding the stored events in order (those before `before_seq` only):
+    the same folds the driver made, so with every event it is the stored state."""
+    state: GameState | None = None
+    for e in events:
+        if before_seq is not None and e.seq >= before_seq:
+            break
+        if e.kind == "setup":
+            state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
+        elif state is not None:
+            event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
+            state = ruleset.apply(state, event).state
+    return state
 
 
 # ---- players --------------------------------------------------------------------------

@@ -1,18 +1,23 @@
-"""A rehearsal stopped in the middle: classic_10 (or any variant) played by simulated players
+"""Helpers of the web tests: a rehearsal stopped in the middle: classic_10 (or any variant) played by simulated players
 on the memory board into a SQLite file, until a day's vote is open."""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from tianshen.core.model import GameState
+from tianshen.core.model import GameState, PostIn
 from tianshen.core.ruleset import GameSetup
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import DEFAULT_START, VirtualClock, default_seats
 from tianshen.store import Store
+
+TOKEN = "gm-token-for-tests-only"
 
 
 @dataclass
@@ -63,3 +68,38 @@ def play_until_now(db_url: str, variant: str, seed: int, done) -> Running:
     trial.store.close()
     now = datetime.now(UTC).replace(second=0, microsecond=0)
     return play_until(db_url, variant, seed, done, start=now - offset)
+
+
+def at_vote(day: int):
+    return lambda s: s.phase.kind == "day" and s.phase.number == day and s.phase.step == "vote"
+
+
+def vote(running: Running, voter: str, target: str, post_id: str, minutes: int = 5) -> None:
+    """A vote post folded through the driver, as the daemon would."""
+    running.driver.handle(PostIn(id=post_id, thread=f"vote:{running.state().phase.number}", author=voter,
+                                 at=running.clock.now() + timedelta(minutes=minutes), text=f"投票 {target}"))
+
+
+class Server:
+    def __init__(self, app: object) -> None:
+        import uvicorn
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Server:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
