@@ -117,7 +117,7 @@ def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [
     from tianshen.config import load_config
     from tianshen.store import Store
     from tianshen.web.app import WebSettings, create_app
-    from tianshen.web.views import post_url_template
+    from tianshen.web.views import link_templates
 
     try:
         cfg = load_config(config)
@@ -127,8 +127,10 @@ def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [
     token = cfg.web.secret()
     if not token:
         console.print("[yellow]no [web] token (or token_env unset): the GM pages stay closed[/yellow]")
-    post_url = cfg.web.post_url or post_url_template(cfg.forum.kind, cfg.forum.base_url)
-    app_ = create_app(Store(cfg.database.url), WebSettings(token=token, post_url=post_url))
+    post_url, thread_url = link_templates(cfg.forum.kind, cfg.forum.base_url)
+    settings = WebSettings(token=token, post_url=cfg.web.post_url or post_url,
+                           thread_url=cfg.web.thread_url or thread_url)
+    app_ = create_app(Store(cfg.database.url), settings)
     uvicorn.run(app_, host=host or cfg.web.host, port=port or cfg.web.port, log_level="warning")
 
 

@@ -72,6 +72,7 @@ class WebConfig(BaseModel):
     host: str = "127.0.0.1"
     port: int = 8040
     post_url: str | None = None  # e.g. "https://bbs.example/t/{thread}#p{post}"
+    thread_url: str | None = None  # e.g. "https://bbs.example/t/{thread}"
 
     def secret(self) -> str | None:
         if self.token_env:

@@ -10,7 +10,7 @@ from web_game import TOKEN, at_vote, play_until
 
 from tianshen.config import WebConfig
 from tianshen.web.app import WebSettings, create_app
-from tianshen.web.views import PostLinks, post_url_template
+from tianshen.web.views import PostLinks, link_templates
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -69,12 +69,31 @@ def test_player_text_is_escaped(tmp_path) -> None:
 
 
 def test_post_links() -> None:
-    assert post_url_template("memory", "") is None
-    discuz = post_url_template("discuz", "https://bbs.example/")
-    links = PostLinks(discuz, {"vote:1": "123"})
+    assert link_templates("memory", "") == (None, None)
+    links = PostLinks(link_templates("discuz", "https://bbs.example/"), {"vote:1": "123"})
     assert links.post("vote:1", "456") == "https://bbs.example/forum.php?mod=redirect&goto=findpost&ptid=123&pid=456"
+    assert links.thread("vote:1") == "https://bbs.example/forum.php?mod=viewthread&tid=123"
     assert links.post("vote:2", "456") is None
-    assert PostLinks(None, {"vote:1": "123"}).post("vote:1", "4") is None
+    spirit = PostLinks(link_templates("spirit", "https://s.example"), {"vote:1": "9"})
+    assert spirit.post("vote:1", "77") == "https://s.example/comment/77/find/"
+    assert PostLinks((None, None), {"vote:1": "123"}).post("vote:1", "4") is None
+
+
+def test_public_page_links_posts_by_the_template(tmp_path) -> None:
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    from datetime import timedelta
+
+    from tianshen.core.model import PostIn
+
+    a = running.state().alive()
+    running.driver.handle(PostIn(id="4242", thread="vote:1", author=a[0].name, text=f"投票 {a[1].name}",
+                                 at=running.clock.now() + timedelta(minutes=2)))
+    thread = running.store.thread_id(running.driver.game_id, "vote:1")
+    settings = WebSettings(token=TOKEN, post_url="https://b.example/p/{thread}/{post}",
+                           thread_url="https://b.example/t/{thread}")
+    html = TestClient(create_app(running.store, settings)).get(f"/game/{running.driver.game_id}").text
+    assert f'href="https://b.example/p/{thread}/4242"' in html
+    assert f'href="https://b.example/t/{thread}"' in html
 
 
 def test_web_token_from_the_environment(monkeypatch) -> None:
@@ -127,3 +146,26 @@ def test_a_death_not_yet_posted_stays_off_the_public_page(tmp_path) -> None:
     after = c.get(f"/game/{gid}").text
     assert "还在发出中" not in after and day_tag not in after
     assert text_of(after).count("出局") > before.count("出局")  # someone went out at the count
+
+
+def test_web_command_serves_the_config(tmp_path, monkeypatch) -> None:
+    """`tianshen web --config`: the database and token of the file, the port given."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    config = tmp_path / "c.toml"
+    config.write_text(f'[database]\nurl = "sqlite:///{tmp_path / "g.db"}"\n[web]\ntoken_env = "WEB_T"\n',
+                      encoding="utf-8")
+    served = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app_, **kw: served.update(app=app_, **kw))
+    monkeypatch.setenv("WEB_T", "from-env")
+    result = CliRunner().invoke(app, ["web", "--config", str(config), "--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert served["host"] == "127.0.0.1" and served["port"] == 8123
+    c = TestClient(served["app"])
+    gid = running.driver.game_id
+    assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer from-env"}).status_code == 200
+    assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer x"}).status_code == 403

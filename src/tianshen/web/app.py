@@ -42,6 +42,7 @@ POLL_MS = 2000
 class WebSettings:
     token: str | None  # None: the GM pages are closed
     post_url: str | None = None  # {thread}, {post}
+    thread_url: str | None = None  # {thread}
     poll_ms: int = POLL_MS
 
 
@@ -180,7 +181,7 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     if state is None:
         return ctx
     ruleset = ctx["ruleset"]
-    links = views.PostLinks(settings.post_url, _thread_ids(store, game_id))
+    links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
     ctx["players"] = views.public_players(ruleset, state)
     ctx["count"] = views.current_count(ruleset, state, datetime.now(UTC))
     ctx["days"] = views.vote_days(_posts(store, game_id), outbox, links)

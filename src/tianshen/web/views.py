@@ -216,36 +216,37 @@ def _day_number(key: str) -> int:
 
 
 class PostLinks:
-    """Forum post ids to links, by a template with {thread} and {post}; plain ids without one
-    (the memory board)."""
+    """Forum ids to links, by templates with {thread} and {post}; none without a template
+    (the memory board: plain ids)."""
 
-    def __init__(self, template: str | None, threads: dict[str, str]) -> None:
-        self.template = template
+    def __init__(self, templates: tuple[str | None, str | None], threads: dict[str, str]) -> None:
+        self.post_template, self.thread_template = templates
         self.threads = threads  # logical key -> forum thread id
 
     def post(self, key: str, post_id: str) -> str | None:
         thread = self.threads.get(key)
-        if not self.template or thread is None:
+        if not self.post_template or thread is None:
             return None
-        return self.template.format(thread=thread, post=post_id)
+        return self.post_template.format(thread=thread, post=post_id)
 
     def thread(self, key: str) -> str | None:
         thread = self.threads.get(key)
-        if not self.template or thread is None:
+        if not self.thread_template or thread is None:
             return None
-        return self.template.split("#")[0].format(thread=thread, post="")
+        return self.thread_template.format(thread=thread)
 
 
-def post_url_template(kind: str, base_url: str) -> str | None:
-    """The link to one post on each forum kind (the memory board has none)."""
+def link_templates(kind: str, base_url: str) -> tuple[str | None, str | None]:
+    """(post, thread) link templates of each forum kind; the memory board has none."""
     base = base_url.rstrip("/")
     if not base or kind == "memory":
-        return None
+        return None, None
     if kind == "discuz":
-        return base + "/forum.php?mod=redirect&goto=findpost&ptid={thread}&pid={post}"
+        return (base + "/forum.php?mod=redirect&goto=findpost&ptid={thread}&pid={post}",
+                base + "/forum.php?mod=viewthread&tid={thread}")
     if kind == "spirit":
-        return base + "/topic/{thread}/#c{post}"
-    return None
+        return base + "/comment/{post}/find/", base + "/topic/{thread}/"
+    return None, None
 
 
 # ---- the hex map ------------------------------------------------------------------------------
