@@ -157,8 +157,10 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
                            "is_hex": ruleset.spec.ruleset == "hex_survival", "hex_size": views.hex_size()}
-    if state is None:
-        ctx.update(phase="报名中", deadline=record.deadline_at, players=[])
+    if state is None:  # signed up, or dealt but the player list is not on the board yet
+        signed_up = record.status == "new"
+        ctx.update(phase="报名中" if signed_up else "即将开始", deadline=record.deadline_at if signed_up else None,
+                   players=[])
         return ctx
     due = views.public_deadline(ruleset, state)
     winner = ruleset.spec.factions.get(state.winner or "", state.winner) if state.winner else None
