@@ -207,6 +207,7 @@ def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, 
     ruleset = ctx["ruleset"]
     ctx["next_due"] = ruleset.next_deadline(state)
     ctx["players"] = [_gm_player(ruleset, state, p) for p in state.players]
+    ctx["shared_notes"] = _shared_notes(ctx["players"])
     ctx["inputs"] = _inputs(store, record.name, game_id, state.phase.label, outbox)
     ctx["preview"] = _preview(store, game_id)
     ctx["cells"] = views.hex_cells(ruleset, state, secret=True) if ctx["is_hex"] else []
@@ -217,11 +218,31 @@ def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, 
 def _gm_player(ruleset: Any, state: GameState, p: Any) -> dict[str, Any]:
     view = ruleset.player_view(state, p.name)
     shown = ("alive", "faction", "role", "role_name", "died_in", "death_cause")
-    notes = {k: v for k, v in view.items() if k not in shown and v not in (None, True, [], {}, "")}
+    notes = {k: _note(v) for k, v in view.items() if k not in shown and v not in (None, True, [], {}, "")}
     return {"seat": p.seat, "name": p.name, "forum_name": p.forum_name,
             "role": view.get("role_name") or p.role, "faction": ruleset.spec.factions.get(p.faction, p.faction),
             "alive": p.alive, "died": f"{views.label_name(p.died_in or '')} {p.death_cause or ''}".strip(),
             "notes": notes}
+
+
+def _note(value: Any) -> str:
+    if isinstance(value, list):
+        return "、".join(map(str, value))
+    if isinstance(value, dict):
+        return "，".join(f"{k}: {_note(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _shared_notes(players: list[dict[str, Any]]) -> dict[str, str]:
+    """Notes every player has alike (game-wide data in `player_view`, e.g. the dig depths):
+    shown once, and taken out of each row."""
+    if len(players) < 2:
+        return {}
+    first = players[0]["notes"]
+    shared = {k: v for k, v in first.items() if all(p["notes"].get(k) == v for p in players)}
+    for p in players:
+        p["notes"] = {k: v for k, v in p["notes"].items() if k not in shared}
+    return shared
 
 
 def _thread_ids(store: Store, game_id: int) -> dict[str, str]:
