@@ -1,4 +1,4 @@
-"""What the web pages show, as plain data: one function for the players' view, one for the GM's.
+"""What the web pages show, as plain data, in small pure helpers.
 
 The public view is built only from what the players were told: the 马甲, alive or dead,
 the side `Ruleset.public_identity` gives for the dead, posts on the board, and the count
@@ -8,12 +8,14 @@ the ruleset itself answers to a 「票数」 PM.  Everything else is in the GM v
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from tianshen.core.model import GameState, InputEnvelope, Phase, PmIn
 from tianshen.core.ruleset import REMINDER, Deadline, GameSetup, Ruleset
+from tianshen.rules.butterfly_elder import vote
 from tianshen.rules.hex_survival import ballot as hex_ballot
 from tianshen.rules.hex_survival import hexmap
 
@@ -160,8 +162,6 @@ def _hex_count(state: GameState) -> Count | None:
 def _butterfly_count(state: GameState) -> Count | None:
     """四: the latest post of each living voter (butterfly_elder.vote.count, without 归零,
     which stays secret until the count)."""
-    from tianshen.rules.butterfly_elder import vote
-
     if not state.data.get("ballots"):
         return Count(note="还没有人投票")
     c = vote.count(state.copy(), None)
@@ -295,12 +295,8 @@ def hex_size() -> tuple[int, int]:
 
 
 def _cos(deg: int) -> float:
-    import math
-
     return math.cos(math.radians(deg))
 
 
 def _sin(deg: int) -> float:
-    import math
-
     return math.sin(math.radians(deg))
