@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -24,12 +25,14 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory: pytest.TempPathFactory) -> Running:
-    """classic_10, seed 7, at day 2's vote (three dead by then), with two votes posted."""
+    """classic_10, seed 7, at day 2's vote (three dead by then), with two votes posted and
+    the day extended by the GM."""
     db = tmp_path_factory.mktemp("web") / "game.db"
     running = play_until_now(f"sqlite:///{db}", "classic_10", 7, at_vote(2))
     alive = [p.name for p in running.state().alive()]
     vote(running, alive[0], alive[1], "9001", minutes=3)
     vote(running, alive[2], alive[1], "9002", minutes=4)
+    running.driver.gm("extend", "论坛维护，顺延一小时", running.clock.now() + timedelta(minutes=5), hours=1)
     return running
 
 

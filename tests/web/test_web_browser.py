@@ -88,6 +88,8 @@ def test_gm_page_shows_the_secrets(server, game: Running, page) -> None:
     inputs = page.locator("#inputs").inner_text()
     assert "投票" in inputs
     assert page.locator("#preview").inner_text().count("vote_end") == 1
+    assert "extend" in page.locator("#overrides").inner_text()
+    assert "论坛维护，顺延一小时" in page.locator("#overrides").inner_text()
     outbox = page.locator("#outbox")
     assert "已发" in outbox.inner_text()
     assert outbox.locator("li").count() == len(game.store.outbox(game.driver.game_id))
@@ -154,7 +156,8 @@ def test_screenshots(server, game: Running, browser, tmp_path: Path) -> None:
         page.goto(f"{server.url}/game/{gid}")
         page.screenshot(path=str(out / f"public-{label}.png"), full_page=label == "desktop")
         page.goto(f"{server.url}/game/{gid}/gm?token={TOKEN}")
-        page.screenshot(path=str(out / f"gm-{label}.png"), full_page=label == "desktop")
+        page.set_viewport_size({"width": width, "height": 1500 if label == "desktop" else height})
+        page.screenshot(path=str(out / f"gm-{label}.png"))  # the top: roles, inputs, preview
         context.close()
     assert (out / "gm-desktop.png").stat().st_size > 10_000
 
