@@ -112,6 +112,33 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
 
 
 @app.command()
+def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [database] and [web])")] = "config.toml",
+        host: Annotated[str | None, typer.Option(help="default: [web] host, 127.0.0.1")] = None,
+        port: Annotated[int | None, typer.Option(help="default: [web] port, 8040")] = None) -> None:
+    """Read-only web pages beside the daemon: a public page per game, and the GM's (token)."""
+    import uvicorn
+
+    from tianshen.config import load_config
+    from tianshen.store import Store
+    from tianshen.web.app import WebSettings, create_app
+    from tianshen.web.views import link_templates
+
+    try:
+        cfg = load_config(config)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    token = cfg.web.secret()
+    if not token:
+        console.print("[yellow]no [web] token (or token_env unset): the GM pages stay closed[/yellow]")
+    post_url, thread_url = link_templates(cfg.forum.kind, cfg.forum.base_url)
+    settings = WebSettings(token=token, post_url=cfg.web.post_url or post_url,
+                           thread_url=cfg.web.thread_url or thread_url)
+    app_ = create_app(Store(cfg.database.url), settings)
+    uvicorn.run(app_, host=host or cfg.web.host, port=port or cfg.web.port, log_level="warning")
+
+
+@app.command()
 def rulesets() -> None:
     """List the ruleset variants found in rulesets/."""
     for variant in available_variants():
