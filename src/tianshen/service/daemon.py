@@ -323,7 +323,7 @@ class Daemon:
                                 text=pm.text)
         self.store.commit_step(self.board_row, inbound=inbound, event_kind="board_pm", event_payload="{}",
                                phase_label="board", state_json="{}", status="board", deadline_at=None,
-                               winner=None, players=[], outbox=[OutboxItem(kind="pm", target=pm.sender,
+                               winner=None, players=None, outbox=[OutboxItem(kind="pm", target=pm.sender,
                                                                            subject="天神回复：未能接受", body=body)])
 
     # ---- the board's write queue --------------------------------------------------------

@@ -242,7 +242,7 @@ class GameDriver:
             self.game_id, inbound=inbound, event_kind=event.type,
             event_payload=event.model_dump_json(), phase_label=new.phase.label,
             state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
-            deadline_at=dl.at if dl else None, winner=new.winner, players=_player_rows(new),
+            deadline_at=dl.at if dl else None, winner=new.winner, players=_changed_players(state, new),
             outbox=_outbox(outcome) + self._notes(outcome), at=event.at, expected_seq=seq_before, marks=marks,
         )
         if inbound is not None and self._seen is not None:
@@ -461,6 +461,12 @@ def _outbox(outcome: Outcome) -> list[OutboxItem]:
     items = [OutboxItem(kind="post", target=p.thread, body=p.body, title=p.title) for p in outcome.posts]
     items += [OutboxItem(kind="pm", target=m.to, body=m.body, subject=m.subject) for m in outcome.pms]
     return items
+
+
+def _changed_players(old: GameState, new: GameState) -> list[dict] | None:
+    """The players' rows when a step changed them (None: the stored rows still hold)."""
+    rows = _player_rows(new)
+    return rows if rows != _player_rows(old) else None
 
 
 def _player_rows(state: GameState) -> list[dict]:

@@ -87,7 +87,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     board = MemoryBoard(clock.now)
     forum = board.gm()
     forum.login()
-    store = Store(db_url)
+    store = Store(db_url, durable=False)  # a rehearsal: no fsync per step
     store.upgrade()
     from tianshen.core.spec import load_spec
 
