@@ -266,3 +266,19 @@ def test_a_lease_is_held_by_one_process_and_taken_over_when_it_lapses(tmp_path: 
     assert not store.acquire_lease(game_id, "b", t + timedelta(seconds=49), 30)
     assert store.acquire_lease(game_id, "b", t + timedelta(seconds=51), 30)  # a is gone: b takes over
     assert store.lease(game_id) == ("b", t + timedelta(seconds=81))
+
+
+def test_an_admin_command_leaves_the_sending_to_the_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tianshen admin` folds with an offline forum: its messages are neither claimed nor
+    marked as tried, so the daemon sends them at once, without asking the forum first."""
+    from tianshen.service.driver import OfflineForum
+
+    _arm(monkeypatch, None)
+    game = Game(tmp_path, ForgetfulForum)
+    game.driver.start()
+    admin = GameDriver(Store(game.url), OfflineForum(), game.game_id)
+    admin.gm("extend", "测试", game.clock.now(), hours=1)
+    [row] = game.store.pending_outbox(game.game_id)
+    assert row.attempt_part is None
+    assert game.driver.flush() == 1
+    assert not game.store.pending_outbox(game.game_id)
