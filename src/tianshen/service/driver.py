@@ -62,6 +62,7 @@ class GameDriver:
         self._cached: tuple[int, GameState] | None = None  # (step seq, state)
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
         self._marks: dict[str, str] | None = None  # the stored marks, during one advance
+        self._maybe_pending = True  # False after a flush that sent everything, until the next commit
 
     # ---- creating a game ------------------------------------------------------------
 
@@ -153,6 +154,7 @@ class GameDriver:
         if self._cached is None or self._cached[0] != seq:
             record = self.store.load_game(self.game_id)
             self._cached = (record.step_seq, GameState.model_validate_json(record.state_json))
+            self._maybe_pending = True  # committed elsewhere (a GM command): it may have queued messages
         return self._cached[1]
 
     def _current(self) -> GameState:
@@ -251,6 +253,7 @@ class GameDriver:
             log.info("game=%s duplicate input %s ignored", self.name, getattr(event, "id", "?"))
             return None
         self._cached = (seq, new)
+        self._maybe_pending = True
         log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
                  event.type, getattr(event, "id", ""), state.phase.label, new.phase.label, len(outcome.posts),
                  len(outcome.pms), len(outcome.refusals))
@@ -385,9 +388,7 @@ class GameDriver:
         keys = [k for k in self._watched() if k.startswith("vote:")]
         if not keys:
             return []
-        known: dict[str, list[str]] = {}
-        for fid, text in self.store.inbound_texts(self.game_id).items():
-            known.setdefault(fid.split("~")[0], []).append(text)
+        known: dict[str, list[str]] | None = None
         found: list[PmIn | PostIn] = []
         try:
             for key in keys:
@@ -395,6 +396,12 @@ class GameDriver:
                 if thread_id is None:
                     continue
                 for post in self.forum.read_thread(thread_id, None):
+                    if post.author == self.forum.account:
+                        continue
+                    if known is None:  # read once, and only when there are players' posts
+                        known = {}
+                        for fid, text in self.store.inbound_texts(self.game_id).items():
+                            known.setdefault(fid.split("~")[0], []).append(text)
                     texts = known.get(str(post.id))
                     if post.author == self.forum.account or not texts or post.text in texts:
                         continue
@@ -438,7 +445,12 @@ class GameDriver:
 
     def flush(self, budget_s: float | None = None) -> int:
         """Send what the outbox holds, in order; stop at the first forum failure."""
-        return self.sender.send(self.store.pending_outbox(self.game_id), budget_s)
+        if not self._maybe_pending:
+            return 0
+        rows = self.store.pending_outbox(self.game_id)
+        sent = self.sender.send(rows, budget_s)
+        self._maybe_pending = sent < len(rows)
+        return sent
 
 
 def _post_input(post: ForumPost, key: str) -> PostIn:
