@@ -536,7 +536,7 @@ class DiscuzForum:
             if a.key in SUCCESS_KEYS or a.key.endswith("_succeed"):
                 return _Outcome("ok", a.variables)
             if a.key in FLOOD_KEYS:
-                return _Outcome("flood", wait_s=_number(text) or 0)
+                return _Outcome("flood", wait_s=_seconds(text) or 0)  # X3.4 says 「…少于 15 秒」, X3.5 only a key
             if "seccode" in a.key or "secqaa" in a.key:
                 raise ForumError(CAPTCHA_POST.format(detail=f"{a.key}: {text}"))
             if "tooshort" in a.key or ("小于" in text and "字符" in text):
@@ -547,7 +547,7 @@ class DiscuzForum:
         if a.ok:
             return _Outcome("ok", a)
         if any(t in text for t in FLOOD_TEXT):
-            return _Outcome("flood", wait_s=float(a.params.get("floodctrl") or _number(text) or 0))
+            return _Outcome("flood", wait_s=float(a.params.get("floodctrl") or _seconds(text) or 0))
         if "验证码" in text or "验证问答" in text:
             raise ForumError(CAPTCHA_POST.format(detail=text))
         if "小于" in text and "字符" in text:
@@ -733,6 +733,12 @@ class DiscuzForum:
 def _pm_message(subject: str, body: str) -> str:
     """A Discuz PM has no subject of its own: it goes first, in bold."""
     return (f"[b]{escape_bbcode(subject)}[/b]\n" if subject else "") + body
+
+
+def _seconds(text: str) -> int | None:
+    """The interval a flood refusal names (「间隔少于 15 秒」), not any digit (`message_can_not_send_2`)."""
+    m = re.search(r"(\d+)\s*秒", text or "")
+    return int(m.group(1)) if m else None
 
 
 def _number(text: str) -> int | None:
