@@ -181,15 +181,26 @@ def test_a_refusal_is_sent_again_when_due_not_after_a_second_interval() -> None:
     forum.login()
     start = sleeps.t
     forum.send_pm("player1", "", "一", "k1")
-    # due at 30 s and refused without a number: the interval doubles to 60 s, counted from the
-    # last accepted write (the old code slept 31 s after the refusal, then 30 s more)
+    # due at 30 s and refused (another write from the account, say): sent again 30 s after the
+    # refusal — the old code slept 31 s, then 30 s more
     forum.send_pm("player1", "", "二", "k2")
     forum.send_pm("player1", "", "三", "k3")
-    assert sleeps.calls == [30, 30, 60]
-    assert forum.flood_interval_s == 60
-    board.api("POST", "sendpm", "api-sendpm-ok.json")
-    forum.send_pm("player1", "", "四", "k4")
-    assert sleeps.t - start == 180
+    assert sleeps.calls == [30, 30, 30] and forum.flood_interval_s == 30
+    assert sleeps.t - start == 90
+
+
+@needs_recordings
+def test_refusals_without_a_number_on_time_twice_running_double_the_interval() -> None:
+    board = x35_board()
+    ok, flood = "api-sendpm-ok.json", "api-error-pm-flood.json"  # 「两次发送短消息太快」 names no interval
+    board.api("POST", "sendpm", [ok, flood, ok, flood, ok, ok])  # a board at 60 s
+    sleeps = Sleeps()
+    forum = make_forum(board, sleeps, flood_interval_s=30)
+    forum.login()
+    for i in range(4):
+        forum.send_pm("player1", "", f"第{i}条", f"k{i}")
+    assert forum.flood_interval_s == 60  # learned, not left at 30
+    assert sleeps.calls == [30, 30, 30, 30, 60]
 
 
 @needs_recordings

@@ -11,7 +11,9 @@ What the interval is:
 - configured (`flood_interval_s`, 0 allowed): the start;
 - otherwise the adapter's start (0 on Discuz: learned from the first refusal, which names it);
 - a refusal that names a number (「间隔少于 30 秒」, "wait 10s") sets it to at least that;
-- a refusal without one doubles it (from `numberless_start_s` when it was 0), up to `cap_s`.
+- a refusal without one doubles it (from `numberless_start_s` when it was 0), up to `cap_s` —
+  when it came early, or on time twice running: a single on-time refusal is taken for another
+  write from the account (a human GM), so the retry is one interval after it.
 `note_last_write` places the last write of an earlier process (wall-clock time) on this one's
 monotonic clock, so a restart does not write too early either.
 """
@@ -36,6 +38,7 @@ class Pacer:
         self.cap_s = cap_s
         self.last_ok: float | None = None  # monotonic end of the last accepted write
         self._not_before: float | None = None
+        self._on_time_refusals = 0  # numberless refusals of writes sent on time, since one went through at once
 
     def due(self) -> float:
         """The monotonic time the next write is due (now or earlier: at once)."""
@@ -48,6 +51,8 @@ class Pacer:
             self.sleep(wait)
 
     def accepted(self) -> None:
+        if self._not_before is None:
+            self._on_time_refusals = 0  # through at the first try
         self.last_ok = self.monotonic()
         self._not_before = None
 
@@ -59,8 +64,11 @@ class Pacer:
         if named_s is not None and named_s > 0:
             self.interval_s = min(self.cap_s, max(self.interval_s, float(named_s)))
         else:
-            grown = self.interval_s * 2 if self.interval_s > 0 else self.numberless_start_s
-            self.interval_s = min(self.cap_s, max(grown, self.interval_s))
+            self._on_time_refusals += on_time
+            if self.interval_s <= 0 or not on_time or self._on_time_refusals >= 2:
+                grown = self.interval_s * 2 if self.interval_s > 0 else self.numberless_start_s
+                self.interval_s = min(self.cap_s, max(grown, self.interval_s))
+                self._on_time_refusals = 0
         if wait_s is not None:
             self._not_before = now + wait_s
         elif on_time and (self.last_ok is None or now - self.last_ok >= self.interval_s):
