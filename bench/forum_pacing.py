@@ -165,11 +165,9 @@ def timed_sends(interval: int, configured: bool, refusal_in_middle: bool, n: int
         state["sends"] += 1
         now = int(clock.t)  # the board stamps whole seconds
         message = parse_qs(request.content.decode()).get("message", [""])[0]
-        if refusal_in_middle and message == "send 4":  # someone else wrote from the account just now
-            refusal_in_middle_done = state.get("other")
-            if not refusal_in_middle_done:
-                state["other"] = True
-                state["last"] = now
+        if refusal_in_middle and message == "send 4" and not state.get("other"):
+            state["other"] = True  # someone else wrote from the account just now
+            state["last"] = now
         if state["last"] is not None and now - state["last"] < interval:
             return httpx.Response(200, json=flood)
         state["last"] = now

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import httpx
 import pytest
@@ -385,3 +386,71 @@ def test_the_transport_counts_requests() -> None:
     client.server_now()
     client.server_now()
     assert client.requests == 1
+
+
+# ---- Spirit's pacing and clock on a fake clock (a minimal Spirit-like server) -------------------------
+
+
+def _spirit_like(clock: Sleeps, throttled: list[bool]) -> httpx.MockTransport:
+    def page(body: str) -> str:
+        return f'<html><body><a href="/user/logout/">out</a>{body}</body></html>'
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        date = {"Date": format_datetime(EPOCH + timedelta(seconds=clock.t), usegmt=True),
+                "Content-Type": "text/html; charset=utf-8"}
+        path = request.url.path
+        if path == "/user/login/" and request.method == "GET":
+            return httpx.Response(200, headers={**date, "Set-Cookie": "csrftoken=t; Path=/"},
+                                  text='<input name="csrfmiddlewaretoken" value="t">')
+        if path == "/user/login/":
+            return httpx.Response(302, headers={**date, "Location": "/user/", "Set-Cookie": "sessionid=s; Path=/"})
+        if path == "/user/":
+            return httpx.Response(200, headers=date, text=page('<a data-related=".js-user-content">神的使者</a>'))
+        if path == "/comment/7/publish/":
+            if throttled and throttled.pop(0):
+                return httpx.Response(200, headers=date, text=page("Too many submissions, wait 10s."))
+            return httpx.Response(302, headers={**date, "Location": "/comment/100/find/"})
+        if path.startswith("/topic/7/"):
+            return httpx.Response(200, headers=date, text=page(
+                '<div class="comments_list"><div class="comments_list__comment js-comment" data-number="1" '
+                'data-pk="100"><a class="comment__info__username__link" href="/user/1/x/"><span>神的使者</span></a>'
+                '<ul class="comment__info__date"><li title="2026-12-02T13:30:00+00:00">now</li></ul>'
+                '<div class="comment__text"><p>x</p></div></div></div>'))
+        return httpx.Response(404, headers=date, text="no")
+    return httpx.MockTransport(handle)
+
+
+EPOCH = datetime(2026, 12, 2, 13, 30, tzinfo=UTC)
+
+
+def _spirit(clock: Sleeps, throttled: list[bool], interval: float):
+    from tianshen.forum.spirit import SpiritForum
+
+    wall = lambda: EPOCH + timedelta(seconds=clock.t)  # noqa: E731
+    forum = SpiritForum("http://spirit.test", "神的使者", "pw", min_write_interval_s=interval,
+                        client=httpx.Client(transport=_spirit_like(clock, throttled)), sleep=clock.sleep,
+                        monotonic=clock.monotonic, clock=wall)
+    forum.login()
+    return forum
+
+
+def test_spirit_writes_are_spaced_and_a_throttle_is_waited_out_once() -> None:
+    clock = Sleeps()
+    clock.t = 3.0  # 3 s into a 10-s window of the forum's clock (epoch-aligned)
+    forum = _spirit(clock, [False, True, False, False], interval=10)
+    for i in range(3):
+        forum.reply("7", f"第{i}条", f"k{i}")
+    # the 2nd, sent at 13 s, was throttled in the window [10, 20): sent again when the next one
+    # opened (+1 s for the Date's precision), with no spacing wait on top; the 3rd 10 s later
+    assert clock.calls == [10, 8, 10]
+
+
+def test_spirit_counts_from_the_last_write_before_a_restart_and_reads_its_clock_from_answers() -> None:
+    clock = Sleeps()
+    forum = _spirit(clock, [], interval=10)
+    forum.note_last_write(EPOCH + timedelta(seconds=clock.t - 4))
+    asked = forum._http.requests
+    assert abs((forum.now() - (EPOCH + timedelta(seconds=clock.t))).total_seconds()) < 1
+    assert forum._http.requests == asked  # no request for the clock
+    forum.reply("7", "重启后第一条", "k")
+    assert clock.calls == [6]
