@@ -289,6 +289,21 @@ def test_an_idle_poll_without_a_pm_mark_makes_two_requests(version: str) -> None
 
 
 @needs_recordings
+def test_a_cold_adapter_with_a_mark_reads_back_once_then_polls_with_one_request() -> None:
+    board = x35_board()
+    board.api("GET", "mypm", all_read("x3.5"))
+    forum = make_forum(board)  # restarted: the driver's mark is above every PM
+    forum.login()
+    views = len(board.sent("GET", "api/mobile/index.php", subop="view"))
+    assert forum.fetch_pms(500) == []
+    assert len(board.sent("GET", "api/mobile/index.php", subop="view")) - views == 1  # the newest only
+    for _ in range(3):
+        asked = len(board.requests)
+        assert forum.fetch_pms(500) == []
+        assert len(board.requests) - asked == 1
+
+
+@needs_recordings
 def test_an_idle_poll_of_a_one_page_thread_needs_no_findpost() -> None:
     board = x34_board()
     forum = make_forum(board)

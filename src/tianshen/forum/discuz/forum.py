@@ -220,8 +220,11 @@ class DiscuzForum:
                 need = False
             elif after_id is None:
                 need = True
+            elif cold_done:  # listed after one with nothing above the mark: nothing above it either
+                self._conv_pms[uid], self._conv_floor[uid], self._conv_sig[uid] = {}, floor, sig
+                need = False
             else:  # never read by this process, with a mark: newest first until one holds nothing newer
-                need = not cold_done
+                need = True
             if need:
                 top = self._read_conversation(conv, after_id, now)
                 if after_id is not None and not conv.unread and top <= after_id and not cached:
