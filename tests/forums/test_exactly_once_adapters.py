@@ -469,3 +469,44 @@ def test_spirit_counts_from_the_last_write_before_a_restart_and_reads_its_clock_
     assert forum._http.requests == asked  # no request for the clock
     forum.reply("7", "重启后第一条", "k")
     assert clock.calls == [6]
+
+
+@needs_recordings
+@pytest.mark.parametrize("version", ["x3.5", "x3.4"])
+def test_a_full_re_read_parses_only_the_pages_that_changed(version: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tianshen.forum.discuz import parse
+
+    parsed: list[str] = []
+    real = parse.thread_page
+
+    def counting(text: str, tz: object) -> object:
+        parsed.append(text[:0])
+        return real(text, tz)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parse, "thread_page", counting)
+    board = BOARDS[version]()
+    forum = make_forum(board)
+    forum.login()
+    first = forum.read_thread("1", None)
+    assert len(parsed) == 2
+    assert forum.read_thread("1", None) == first and len(parsed) == 2  # both pages unchanged
+    # a new post (and relative times that moved on) on page 2: page 2 is parsed again, page 1 not
+    name = "html-viewthread-tid1-page2.html"
+    when = "2026-12-2 21:29:10" if version == "x3.5" else "2026-12-2 22:15:00"
+    board.on("GET", "forum.php", thread_page_with_reply(version, name, 40, 30, "player1", 2, "投票 狼人甲", when),
+             mod="viewthread", tid="1", page="2")
+    again = forum.read_thread("1", None)
+    assert len(parsed) == 3 and [p.id for p in again] == [p.id for p in first] + [40]
+    assert {p.id for p in again if p.edited} == {3, 4}
+
+
+def test_the_digest_ignores_relative_times_only() -> None:
+    from tianshen.forum.discuz.pages import thread_digest
+
+    page = ('<div class="pg"><strong>1</strong></div><div id="post_1"><em id="authorposton1">发表于 '
+            '<span title="2026-12-2 21:23:14">{rel}</span></em><td id="postmessage_1">{body}</td>'
+            '<div id="postlistreply">')
+    base = thread_digest(page.format(rel="2 分钟前", body="投票 A"))
+    assert base is not None and base == thread_digest(page.format(rel="3 分钟前", body="投票 A"))
+    assert base != thread_digest(page.format(rel="2 分钟前", body="投票 B"))
+    assert thread_digest("<html>not a thread</html>") is None

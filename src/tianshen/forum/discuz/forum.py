@@ -52,7 +52,7 @@ from typing import Any, Literal
 import httpx
 
 from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write
-from tianshen.forum.discuz import parse
+from tianshen.forum.discuz import pages, parse
 from tianshen.forum.discuz.client import API, CAPTCHA_POST, DiscuzClient, LostAnswer, Reply
 from tianshen.forum.pacing import Pacer
 from tianshen.forum.render import escape_bbcode
@@ -149,6 +149,7 @@ class DiscuzForum:
         self._conv_pms: dict[int, dict[int, DiscuzPm]] = {}  # other uid -> the messages read, by pmid
         self._conv_floor: dict[int, int] = {}  # other uid -> the cache is complete above this pmid
         self._post_page: dict[int, dict[int, int]] = {}  # tid -> pid -> the page it was read on
+        self._parsed: dict[tuple[int, int], tuple[str, parse.ThreadPage]] = {}  # (tid, page) -> (digest, page)
         self._positions: dict[int, dict[int, int]] = {}  # tid -> pid -> floor
         self._ppp: dict[int, int] = {}
         self._board: _Board | None = None
@@ -374,7 +375,14 @@ class DiscuzForum:
             raise ForumError(f"thread {tid}: {reply.answer.message}")
         if reply.answer.kind == "error":
             raise ForumError(f"thread {tid}: {reply.answer.message}")
-        return parse.thread_page(reply.text, self.client.tz)
+        digest = pages.thread_digest(reply.text)
+        cached = self._parsed.get((tid, page))
+        if digest is not None and cached is not None and cached[0] == digest:
+            return cached[1]  # nothing new on the page: not parsed again
+        tp = parse.thread_page(reply.text, self.client.tz)
+        if digest is not None:
+            self._parsed[(tid, page)] = (digest, tp)
+        return tp
 
     # ---- the whole board ------------------------------------------------------------------------
 
