@@ -92,6 +92,7 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         verbose: Annotated[bool, typer.Option(help="also the forum adapters' requests")] = False) -> None:
     """The daemon: moderate every game of the configured board in real time."""
     from tianshen.config import load_config
+    from tianshen.forum.base import ForumError
     from tianshen.service.daemon import Daemon
 
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stdout,
@@ -100,10 +101,13 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         daemon = Daemon(load_config(config))
+        daemon.run()
     except ValueError as exc:
         _fail(str(exc))
         return
-    daemon.run()
+    except ForumError as exc:
+        _forum_stop(exc)
+        return
     for record in daemon.store.list_games(daemon.board_key):
         if record.status == "new":
             console.print(f"game {record.name}: not started yet (start {record.deadline_at:%Y-%m-%d %H:%M %Z})")
@@ -136,6 +140,19 @@ def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [
                            thread_url=cfg.web.thread_url or thread_url)
     app_ = create_app(Store(cfg.database.url), settings)
     uvicorn.run(app_, host=host or cfg.web.host, port=port or cfg.web.port, log_level="warning")
+
+
+def _forum_stop(exc: Exception) -> None:
+    """One line, no traceback.  Exit 3 when the forum refused the login (systemd must not
+    restart: every try counts towards the board's IP lockout), 4 for any other forum failure."""
+    from tianshen.forum.base import LoginRefused
+
+    if isinstance(exc, LoginRefused):
+        console.print(f"error: 论坛拒绝了 GM 账号登录，改好配置后再启动 / the forum refused the GM's login: {exc}",
+                      markup=False, highlight=False)
+        raise typer.Exit(3)
+    console.print(f"error: 论坛出错，稍后会再试 / the forum failed: {exc}", markup=False, highlight=False)
+    raise typer.Exit(4)
 
 
 @app.command()
@@ -481,6 +498,8 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
                 pm_to: Annotated[str | None, typer.Option(help="also send one test PM to this user")] = None) -> None:
     """Log in as the GM, read the forum's clock, the GM's PMs (and a thread, and send a test
     PM), and say what works — to verify a setup before a game."""
+    from rich.markup import escape
+
     from tianshen.config import load_config
     from tianshen.forum.base import ForumError
     from tianshen.forum.factory import make_forum
@@ -509,10 +528,11 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
         try:
             detail = step()
         except ForumError as exc:
-            console.print(f"  [red]✘[/red] {label}: {exc}", markup=True, highlight=False)
+            console.print(f"  [red]✘[/red] {escape(label)}: {escape(str(exc))}", markup=True, highlight=False)
             failed = True
             break
-        console.print(f"  [green]✔[/green] {label}" + (f": {detail}" if detail else ""), highlight=False)
+        console.print(f"  [green]✔[/green] {escape(label)}" + (f": {escape(detail)}" if detail else ""),
+                      highlight=False)
     if not failed:
         for line in getattr(forum, "describe", lambda: [])():  # adapter-specific facts (charset, flood…)
             console.print(f"  · {line}", highlight=False, markup=False)
@@ -521,10 +541,36 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
 
 
 def _thread_line(posts: list) -> str:
+    """How many posts, then one line per post: floor, id, author, time, edit and quote marks."""
     if not posts:
         return "no posts"
-    last = posts[-1]
-    return f"{len(posts)} posts, the last by {last.author} at {last.posted_at:%Y-%m-%d %H:%M %Z}"
+    edited = sum(1 for p in posts if p.edited)
+    quoting = sum(1 for p in posts if _quotes(p))
+    lines = [f"{len(posts)} posts, {edited} edited, {quoting} quoting"]
+    lines += [_post_line(p) for p in posts]
+    return "\n      ".join(lines)
+
+
+def _post_line(post) -> str:  # a ForumPost
+    line = f"#{post.position or '?'} id {post.id} {post.author} {post.posted_at:%Y-%m-%d %H:%M:%S %Z}"
+    if post.edited:
+        by, at = getattr(post, "edited_by", None), getattr(post, "edited_at", None)
+        line += " edited" + (f" by {by}" if by else "") + (f" at {at:%Y-%m-%d %H:%M %Z}" if at else "")
+        if post.original_text:
+            line += f" (first written: {_short(post.original_text)})"
+    if _quotes(post):
+        line += " quoting"
+    return line + f": {_short(post.text)}"
+
+
+def _quotes(post) -> bool:  # a ForumPost
+    full = getattr(post, "full_text", "")
+    return bool(full and full != post.text) or any(ln.startswith(">") for ln in post.text.split("\n"))
+
+
+def _short(text: str, n: int = 40) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= n else flat[: n - 1] + "…"
 
 
 def _clock_line(server: datetime) -> str:
