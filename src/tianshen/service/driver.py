@@ -445,8 +445,9 @@ class GameDriver:
 
     def flush(self, budget_s: float | None = None) -> int:
         """Send what the outbox holds, in order; stop at the first forum failure."""
-        if not self._maybe_pending:
-            return 0
+        if not self._maybe_pending and self._cached is not None and \
+                self.store.step_seq(self.game_id) == self._cached[0]:
+            return 0  # nothing committed since everything went out
         rows = self.store.pending_outbox(self.game_id)
         sent = self.sender.send(rows, budget_s)
         self._maybe_pending = sent < len(rows)
