@@ -67,7 +67,10 @@ class GameState(BaseModel):
         raise KeyError(name)
 
     def find(self, name: str) -> Player | None:
-        return next((p for p in self.players if p.name == name), None)
+        for p in self.players:
+            if p.name == name:
+                return p
+        return None
 
     def by_forum_name(self, forum_name: str) -> Player | None:
         return next((p for p in self.players if p.forum_name == forum_name), None)
@@ -90,18 +93,24 @@ class GameState(BaseModel):
 
 def _copy_player(p: Player) -> Player:
     fields = p.__dict__.copy()
-    fields["extra"] = copy_json(fields["extra"])
+    if fields["extra"]:
+        fields["extra"] = copy_json(fields["extra"])
+    else:
+        fields["extra"] = {}
     return _shallow(p, fields)
+
+
+_new = object.__new__
+_set = object.__setattr__
 
 
 def _shallow(model: _M, fields: dict[str, Any]) -> _M:
     """A new model of `model`'s class with these field values, unvalidated (what pydantic's
     `__copy__` does, without its generic copying).  For models without extra fields or
     private attributes, as all of this module's are."""
-    new = object.__new__(type(model))
-    _set = object.__setattr__
+    new = _new(type(model))
     _set(new, "__dict__", fields)
-    _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
     _set(new, "__pydantic_extra__", None)
     _set(new, "__pydantic_private__", None)
     return new

@@ -67,8 +67,7 @@ class GameResult:
 
     seed: int
     winner: str | None
-    days: int  # the number of the last day reached (0: ended on night 1)
-    nights: int
+    rounds: int  # the phase number the game ended in (night k and day k are round k)
     steps: int
     players: list[dict]  # name, role, faction, alive, died_in, death_cause
     counters: dict[str, int] = field(default_factory=dict)  # rule firings (sim/report.py)
@@ -156,7 +155,7 @@ def play(ruleset: Ruleset, seed: int, players: int | None = None, policy: str = 
     try:
         state = game.play()
     except Exception as exc:  # a sim or ruleset bug: counted and shown, not fatal to the run
-        return GameResult(seed=seed, winner=None, days=0, nights=0, steps=len(game.outcomes),
+        return GameResult(seed=seed, winner=None, rounds=game.state.phase.number, steps=len(game.outcomes),
                           players=[], error=f"{type(exc).__name__}: {exc}")
     return extract(game.ruleset, state, game.outcomes, seed)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from tianshen.core.model import GameState, Outcome
 from tianshen.core.ruleset import Ruleset
+from tianshen.core.spec import RulesetSpec
 
 # family -> (counter, regex on one GM log line); every match counts once
 PATTERNS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -55,6 +56,33 @@ PATTERNS: dict[str, tuple[tuple[str, str], ...]] = {
 _COMPILED: dict[str, list[tuple[str, re.Pattern[str]]]] = {
     family: [(name, re.compile(rx)) for name, rx in table] for family, table in PATTERNS.items()
 }
+# announcements counted in every family whose variant has the text: text key -> counter;
+# a message counts when it matches the template (its fields as wildcards)
+ANNOUNCEMENTS: dict[str, str] = {
+    "dawn_saved": "saved by 束魂 (announced)",
+    "dawn_bind_death": "束魂 failure death (announced)",
+    "dawn_nobody": "night without deaths",
+    "dawn_revived": "revival (announced)",
+    "convert_killer": "conversion to killer",
+    "convert_profession": "conversion to a profession",
+    "nobody_executed": "day without execution",
+    "victory_draw": "draw (announced)",
+    "two_player_draw": "two-player draw",
+}
+_TEMPLATES: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+
+
+def _announcements(spec: RulesetSpec) -> list[tuple[str, re.Pattern[str]]]:
+    """The compiled templates of `ANNOUNCEMENTS` this variant has (once per variant)."""
+    found = _TEMPLATES.get(spec.id)
+    if found is None:
+        found = _TEMPLATES[spec.id] = []
+        for key, name in ANNOUNCEMENTS.items():
+            template = spec.texts.get(key, "").strip("\n")
+            parts = [re.escape(part) for part in re.split(r"\{[^{}]*\}", template)]
+            if template and any(len(p) >= 4 for p in parts):
+                found.append((name, re.compile(".*?".join(parts))))
+    return found
 
 
 def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: int):  # -> GameResult
@@ -63,6 +91,7 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
 
     counters: Counter[str] = Counter()
     patterns = _COMPILED.get(ruleset.spec.ruleset, [])
+    announcements = _announcements(ruleset.spec)
     for outcome in outcomes:
         counters["refusals"] += len(outcome.refusals)
         counters["GM notes"] += len(outcome.notes)
@@ -70,6 +99,9 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
             for name, rx in patterns:
                 if rx.search(line):
                     counters[name] += 1
+        for body in [post.body for post in outcome.posts] + [pm.body for pm in outcome.pms]:
+            for name, rx in announcements:
+                counters[name] += len(rx.findall(body))
     players = []
     for p in state.players:
         players.append({"role": p.role, "faction": p.faction, "alive": p.alive, "died_in": p.died_in,
@@ -78,27 +110,8 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
             counters[f"death: {p.death_cause or '?'}"] += 1
     if state.winner == "draw":
         counters["draw"] += 1
-    nights = state.phase.number if state.phase.kind != "over" else _last_night(state)
-    return GameResult(seed=seed, winner=state.winner, days=_last_day(state), nights=nights, steps=len(outcomes),
+    return GameResult(seed=seed, winner=state.winner, rounds=state.phase.number, steps=len(outcomes),
                       players=players, counters=dict(counters))
-
-
-def _phase_numbers(state: GameState, kind: str) -> list[int]:
-    return [int(p.died_in.split()[1]) for p in state.players
-            if p.died_in and p.died_in.startswith(kind + " ") and p.died_in.split()[1].isdigit()]
-
-
-def _last_day(state: GameState) -> int:
-    """The number of the last day the game reached (the phase counter is kept when it ends)."""
-    days = state.data.get("day", {})
-    n = state.phase.number
-    seen = _phase_numbers(state, "day") + _phase_numbers(state, "night")
-    last_death = max(seen, default=0)
-    return max(last_death, n if days or n else 0)
-
-
-def _last_night(state: GameState) -> int:
-    return max(_phase_numbers(state, "night") + [state.phase.number, 1])
 
 
 # ---- figures ----------------------------------------------------------------------------
@@ -131,8 +144,8 @@ def summarize(results: list[Any], variant: str, policy: str, players: int | None
     winners = Counter(r.winner or "none" for r in played)
     win = {side: {"games": k, "rate": k / n if n else 0.0, "ci95": list(wilson(k, n))}
            for side, k in winners.most_common()}
-    days = Counter(r.days for r in played)
-    max_night = max((r.nights for r in played), default=1)
+    rounds = Counter(r.rounds for r in played)
+    max_night = max((r.rounds for r in played), default=1)
     by_role: dict[str, list[int]] = {}
     for r in played:
         for p in r.players:
@@ -149,8 +162,8 @@ def summarize(results: list[Any], variant: str, policy: str, players: int | None
         "errors": [{"seed": r.seed, "error": r.error} for r in results if r.error][:20],
         "error_count": len(results) - n,
         "winners": win,
-        "length": {"days": {str(k): v for k, v in sorted(days.items())},
-                   "mean_days": sum(r.days for r in played) / n if n else 0.0,
+        "length": {"rounds": {str(k): v for k, v in sorted(rounds.items())},
+                   "mean_rounds": sum(r.rounds for r in played) / n if n else 0.0,
                    "mean_steps": sum(r.steps for r in played) / n if n else 0.0},
         "survival_by_role": survival,
         "survival_by_night": _survival_by_night(played, max_night),
@@ -237,10 +250,10 @@ def _plot_winners(ax: Any, reports: list[dict[str, Any]]) -> None:
 
 
 def _plot_length(ax: Any, reports: list[dict[str, Any]]) -> None:
-    days = sorted({int(d) for r in reports for d in r["length"]["days"]})
-    keys = [str(d) for d in days]
-    _bars(ax, reports, keys, lambda r, d: r["length"]["days"].get(d, 0) / max(1, r["played"]))
-    ax.set_xlabel("last day reached")
+    rounds = sorted({int(d) for r in reports for d in r["length"]["rounds"]})
+    keys = [str(d) for d in rounds]
+    _bars(ax, reports, keys, lambda r, d: r["length"]["rounds"].get(d, 0) / max(1, r["played"]))
+    ax.set_xlabel("rounds played (night k + day k = round k; the round the game ended in)")
     ax.set_ylabel("share of games")
     ax.set_title("Game length")
 
@@ -287,7 +300,7 @@ def page(reports: list[dict[str, Any]], images: list[str]) -> str:
     for r in reports:
         failed = f", {r['error_count']} failed" if r["error_count"] else ""
         rows.append(f"<h2>{html.escape(_label(r))}</h2><p>{r['played']} games played{failed}; "
-                    f"mean {r['length']['mean_days']:.2f} days, {r['length']['mean_steps']:.0f} steps</p>")
+                    f"mean {r['length']['mean_rounds']:.2f} rounds, {r['length']['mean_steps']:.0f} steps</p>")
         rows.append("<table><tr><th>side</th><th>wins</th><th>rate</th><th>95% interval</th></tr>")
         for side, w in r["winners"].items():
             lo, hi = w["ci95"]
