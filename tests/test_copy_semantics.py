@@ -16,6 +16,14 @@ VARIANTS = [("classic_10", None), ("classic_8", None), ("game_ten", None), ("n_l
             ("hex_survival_12", None), ("butterfly_elder", None)]
 
 
+class CopyingGame(Game):
+    """A Monte Carlo game folded with `apply` (a copy per step), so every outcome keeps its
+    own state."""
+
+    def fold(self, event: PmIn | PostIn | DeadlineIn) -> None:
+        self.state = self._took(self.ruleset.apply(self.state, event))
+
+
 def _mutable_ids(value: object, found: set[int]) -> set[int]:
     if isinstance(value, dict):
         found.add(id(value))
@@ -39,7 +47,7 @@ def _all_mutable(state: GameState) -> set[int]:
 @pytest.mark.parametrize("variant,players", VARIANTS)
 def test_copy_equals_deep_copy_and_shares_nothing(variant: str, players: int | None) -> None:
     ruleset = load_ruleset(variant)
-    game = Game(ruleset, 3, players or ruleset.spec.players)
+    game = CopyingGame(ruleset, 3, players or ruleset.spec.players)
     game.play()
     for outcome in game.outcomes[::7]:
         state = outcome.state
@@ -47,6 +55,15 @@ def test_copy_equals_deep_copy_and_shares_nothing(variant: str, players: int | N
         assert copied.model_dump_json() == state.model_dump_json() == state.model_copy(deep=True).model_dump_json()
         assert copied.model_fields_set == state.model_fields_set
         assert not _all_mutable(copied) & _all_mutable(state)
+    assert len({id(o.state) for o in game.outcomes}) == len(game.outcomes)
+
+
+def test_in_place_folding_plays_the_same_game() -> None:
+    """`apply_in_place` (Monte Carlo, no copy) and `apply` (a copy per step) give the same game."""
+    ruleset = load_ruleset("game_ten")
+    for seed in (1, 2):
+        copying, in_place = CopyingGame(ruleset, seed, 14), Game(ruleset, seed, 14)
+        assert copying.play().model_dump_json() == in_place.play().model_dump_json()
 
 
 def test_copy_json_falls_back_to_deepcopy_for_other_types() -> None:
@@ -81,7 +98,7 @@ def test_apply_never_modifies_its_input(variant: str, players: int | None) -> No
     JSON is what it was before."""
     ruleset = load_ruleset(variant)
     rng = random.Random(variant)
-    game = Game(ruleset, 5, players or ruleset.spec.players)
+    game = CopyingGame(ruleset, 5, players or ruleset.spec.players)
     for _ in range(60):
         deadline = ruleset.next_deadline(game.state)
         if deadline is None:

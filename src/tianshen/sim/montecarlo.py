@@ -101,7 +101,9 @@ class Game:
         return key if key in self.threads else None
 
     def fold(self, event: PmIn | PostIn | DeadlineIn) -> None:
-        self.state = self._took(self.ruleset.apply(self.state, event))
+        """One input.  Nobody keeps the previous state (the outcomes kept are read for their
+        messages only), so the ruleset folds into the state itself: no copy per step."""
+        self.state = self._took(self.ruleset.apply_in_place(self.state, event))
 
     def play(self, max_steps: int = MAX_STEPS) -> GameState:
         """Like `sim.rehearsal.rehearse`: the sims act an hour in (or just before the
