@@ -69,19 +69,21 @@ ANNOUNCEMENTS: dict[str, str] = {
     "victory_draw": "draw (announced)",
     "two_player_draw": "two-player draw",
 }
-_TEMPLATES: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+_TEMPLATES: dict[str, list[tuple[str, str, re.Pattern[str]]]] = {}
 
 
-def _announcements(spec: RulesetSpec) -> list[tuple[str, re.Pattern[str]]]:
-    """The compiled templates of `ANNOUNCEMENTS` this variant has (once per variant)."""
+def _announcements(spec: RulesetSpec) -> list[tuple[str, str, re.Pattern[str]]]:
+    """(counter, longest literal part, compiled template) of the `ANNOUNCEMENTS` this
+    variant has (once per variant; the literal part is a quick test before the regex)."""
     found = _TEMPLATES.get(spec.id)
     if found is None:
         found = _TEMPLATES[spec.id] = []
         for key, name in ANNOUNCEMENTS.items():
             template = spec.texts.get(key, "").strip("\n")
-            parts = [re.escape(part) for part in re.split(r"\{[^{}]*\}", template)]
-            if template and any(len(p) >= 4 for p in parts):
-                found.append((name, re.compile(".*?".join(parts))))
+            parts = re.split(r"\{[^{}]*\}", template)
+            longest = max(parts, key=len) if template else ""
+            if len(longest) >= 4:
+                found.append((name, longest, re.compile(".*?".join(re.escape(part) for part in parts))))
     return found
 
 
@@ -100,8 +102,9 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
                 if rx.search(line):
                     counters[name] += 1
         for body in [post.body for post in outcome.posts] + [pm.body for pm in outcome.pms]:
-            for name, rx in announcements:
-                counters[name] += len(rx.findall(body))
+            for name, literal, rx in announcements:
+                if literal in body:
+                    counters[name] += len(rx.findall(body))
     players = []
     for p in state.players:
         players.append({"role": p.role, "faction": p.faction, "alive": p.alive, "died_in": p.died_in,
