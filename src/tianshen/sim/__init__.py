@@ -33,6 +33,7 @@ POLICIES: dict[str, dict[str, str]] = {
     "default": SIMS,
     "smart": {
         "classic": "tianshen.sim.smart:SmartClassicSims",
+        "game_ten": "tianshen.sim.smart:SmartGameTenSims",
     },
 }
 

@@ -1,4 +1,4 @@
-"""The `smart` policy for classic (docs/simulate.md): the default sims (sim/classic.py),
+"""The `smart` policy for classic and game_ten (docs/simulate.md): the default sims (sim/classic.py),
 with players who use what their role tells them.
 
 - The diviner asks about players not asked about yet; once told of a killer he says so at
@@ -24,6 +24,7 @@ import random
 from tianshen.core.model import GameState, Player
 from tianshen.rules.common.roles import group_of, is_killer, on_duty_killer
 from tianshen.sim.classic import KILL_FORMS, POWER_FORMS, ClassicSims, declaration
+from tianshen.sim.game_ten import GameTenSims
 
 
 def answered(state: GameState) -> dict[str, bool]:
@@ -128,3 +129,8 @@ class SmartClassicSims(ClassicSims):
         if is_killer(state.player(target)):
             self.voted_killer.add(p.name)
         return target
+
+
+class SmartGameTenSims(SmartClassicSims, GameTenSims):
+    """game_ten (no diviner): the smart killers, binder and voters of classic on top of the
+    game_ten sims (butterfly, summoner, skipped nights, conversions)."""
