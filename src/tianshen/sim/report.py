@@ -225,7 +225,8 @@ def _cjk_fonts() -> list[str]:
 
 
 def _label(r: dict[str, Any]) -> str:
-    return f"{r['variant']} ({r['policy']})"
+    """The variant id, or a variant file's name without `.toml`, and the policy."""
+    return f"{Path(r['variant']).name.removesuffix('.toml')} ({r['policy']})"
 
 
 def _bars(ax: Any, reports: list[dict[str, Any]], keys: list[str], values: Any, errors: Any = None) -> None:
