@@ -156,6 +156,58 @@ def _forum_stop(exc: Exception) -> None:
 
 
 @app.command()
+def simulate(
+    ruleset: Annotated[str, typer.Option(help="variant id or variant file, e.g. classic_10")] = "classic_10",
+    games: Annotated[int, typer.Option(help="number of games")] = 1000,
+    players: Annotated[int | None, typer.Option(help="number of players (n_lives: 5, 6 or 7)")] = None,
+    workers: Annotated[int, typer.Option(help="worker processes (default: the CPUs)")] = 0,
+    out: Annotated[str, typer.Option(help="report directory")] = "simulation",
+    policy: Annotated[str, typer.Option(help="how the simulated players play: default, smart")] = "default",
+    seed: Annotated[int, typer.Option(help="the first game's seed (games use seed, seed+1, …)")] = 1,
+    compare: Annotated[str | None, typer.Option(help="a second variant (id or file), played with the same seeds")] = None,
+) -> None:
+    """Monte Carlo: many pure-core games with simulated players; a report with plots in --out."""
+    import os
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tianshen.sim import POLICIES, montecarlo, report
+
+    if policy not in POLICIES:
+        _fail(f"unknown policy '{policy}'; policies: {', '.join(POLICIES)}")
+    variants = [ruleset] + ([compare] if compare else [])
+    for variant in variants:
+        try:
+            spec = load_spec(variant)
+        except ValueError as exc:
+            _fail(str(exc))
+            return
+        if players is not None and not spec.allows(players):
+            _fail(f"{spec.id} is not played by {players} players")
+    workers = workers or os.cpu_count() or 1
+    summaries = []
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as bar:
+        for variant in variants:
+            task = bar.add_task(f"{variant} ({policy})", total=games)
+            results = montecarlo.run(variant, games, players=players, policy=policy, seed=seed, workers=workers,
+                                     chunk=max(1, min(200, games // (workers * 8) or 1)),
+                                     progress=lambda n, task=task: bar.advance(task, n))
+            summaries.append(report.summarize(results, variant, policy, players))
+    elapsed = time.perf_counter() - t0
+    files = report.write(summaries, Path(out))
+    for s in summaries:
+        line = ", ".join(f"{side} {w['rate']:.1%} [{w['ci95'][0]:.1%}–{w['ci95'][1]:.1%}]" for side, w in s["winners"].items())
+        console.print(f"[bold]{s['variant']}[/bold]: {s['played']} games — {line}"
+                      + (f" — [red]{s['error_count']} failed[/red]" if s["error_count"] else ""))
+    console.print(f"{games * len(variants)} games in {elapsed:.1f} s on {workers} workers "
+                  f"({games * len(variants) / elapsed:.0f} games/s; this process {time.process_time() - cpu0:.1f} s CPU); "
+                  f"report: {files[-1]}")
+
+
+@app.command()
 def rulesets() -> None:
     """List the ruleset variants found in rulesets/."""
     for variant in available_variants():
