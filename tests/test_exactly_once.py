@@ -51,7 +51,7 @@ class Game:
         self.adapter, self.max_post_chars = adapter, max_post_chars
         tmp_path.mkdir(parents=True, exist_ok=True)
         self.url = f"sqlite:///{tmp_path / 'g.db'}"
-        self.store = Store(self.url)
+        self.store = Store(self.url, durable=False)
         self.store.upgrade()
         setup = GameSetup(seats=default_seats(8), seed=3, start=START, salt="ab" * 16)
         self.game_id = GameDriver.register(self.store, "g", "classic_8", setup)
@@ -67,7 +67,7 @@ class Game:
 
     def restart(self) -> None:
         self.store.close()
-        self.store = Store(self.url)
+        self.store = Store(self.url, durable=False)
         self.driver = self._driver()
         self.restarts += 1
 
