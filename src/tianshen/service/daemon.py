@@ -263,7 +263,7 @@ class Daemon:
         point = f"{state.phase.label}:{state.phase.step}"
         if point != served.acted and state.phase.kind != "over":
             served.acted = point
-            served.sims.act(state, now, lambda key: self.store.thread_id(driver.game_id, key))  # type: ignore[attr-defined]
+            served.sims.act(state, now, lambda key: driver.sender.thread_id(driver.game_id, key))  # type: ignore[attr-defined]
 
     def _advance(self, served: Served, now: datetime, pms: list[ForumPm], reachable: bool, mark: int | None) -> None:
         driver = served.driver
