@@ -17,7 +17,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, delete, event, func, insert, select, update
+from sqlalchemy import Engine, bindparam, create_engine, delete, event, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -38,6 +38,16 @@ from tianshen.store.models import (
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 BOARD_STATUS = "board"  # the row that holds a board's own inbound and outbox (PMs from no game's player)
+
+
+_G = Game.__table__
+_GAME_STEP = (
+    update(_G)
+    .where(_G.c.id == bindparam("gid"), _G.c.step_seq == bindparam("newest"))
+    .values(phase_label=bindparam("b_phase"), state_json=bindparam("b_state"), status=bindparam("b_status"),
+            deadline_at=bindparam("b_deadline"), winner=bindparam("b_winner"), step_seq=bindparam("b_seq"),
+            updated_at=bindparam("b_updated"))
+)
 
 
 class StaleState(Exception):
@@ -418,8 +428,11 @@ class Store:
         expected_seq: int | None,
         marks: dict[str, str],
     ) -> int:
-        """Core statements, not the ORM: a step is a handful of inserts and one update."""
-        head = s.execute(select(Game.name, Game.phase_label, Game.step_seq).where(Game.id == game_id)).one_or_none()
+        """Core statements on the connection, not the ORM: a handful of inserts and one update."""
+        conn = s.connection()
+        games, events, inbox, outbox_t = Game.__table__, EventRow.__table__, InboundRow.__table__, OutboxRow.__table__
+        head = conn.execute(select(games.c.name, games.c.phase_label, games.c.step_seq)
+                            .where(games.c.id == game_id)).one_or_none()
         if head is None:
             raise KeyError(game_id)
         name, previous_phase, newest = head
@@ -428,34 +441,33 @@ class Store:
         seq = newest + 1
         # The optimistic check and the row lock in one statement: it changes nothing when
         # another process committed this seq first (PostgreSQL waits for that one's commit).
-        moved = s.execute(
-            update(Game).where(Game.id == game_id, Game.step_seq == newest).values(
-                phase_label=phase_label, state_json=state_json, status=status, deadline_at=deadline_at,
-                winner=winner, step_seq=seq, updated_at=utcnow()))
+        moved = conn.execute(_GAME_STEP, dict(
+            gid=game_id, newest=newest, b_phase=phase_label, b_state=state_json, b_status=status,
+            b_deadline=deadline_at, b_winner=winner, b_seq=seq, b_updated=utcnow()))
         if moved.rowcount != 1:
             raise StaleState(f"game {name}: another step committed seq {seq} first")
         if inbound is not None:  # a duplicate fails here, before anything else is written
-            s.execute(insert(InboundRow).values(
+            conn.execute(inbox.insert(), dict(
                 game_id=game_id, source=inbound.source, forum_id=inbound.forum_id, thread_key=inbound.thread_key,
                 sender=inbound.sender, sent_at=inbound.sent_at, text=inbound.text, edited=inbound.edited,
                 phase_label=previous_phase, event_seq=seq, received_at=utcnow()))
-        s.execute(insert(EventRow).values(game_id=game_id, seq=seq, phase_label=previous_phase, kind=event_kind,
-                                          payload_json=event_payload, created_at=at))
+        conn.execute(events.insert(), dict(game_id=game_id, seq=seq, phase_label=previous_phase, kind=event_kind,
+                                           payload_json=event_payload, created_at=at))
         for mark, value in marks.items():
             self._set_mark(s, game_id, mark, value)
         if players is not None:
-            s.execute(delete(PlayerRow).where(PlayerRow.game_id == game_id))
+            conn.execute(delete(PlayerRow.__table__).where(PlayerRow.__table__.c.game_id == game_id))
             if players:
-                s.execute(insert(PlayerRow), [_player_values(game_id, p) for p in players])
+                conn.execute(PlayerRow.__table__.insert(), [_player_values(game_id, p) for p in players])
         if phase_label != previous_phase:
             self._next_phase(s, game_id, phase_label, at)
         if outbox:
-            out_seq = s.scalar(select(func.max(OutboxRow.seq)).where(OutboxRow.game_id == game_id)) or 0
+            out_seq = conn.execute(select(func.max(outbox_t.c.seq)).where(outbox_t.c.game_id == game_id)).scalar() or 0
             now = utcnow()
-            s.execute(insert(OutboxRow), [
+            conn.execute(outbox_t.insert(), [
                 dict(game_id=game_id, seq=out_seq + i + 1, kind=item.kind, target=item.target, title=item.title,
                      subject=item.subject, body=item.body, key=item.key or f"{name}:{seq}:{i}", status="pending",
-                     created_at=now, parts_done=0)
+                     created_at=now, sent_at=None, forum_ref=None, parts_done=0)
                 for i, item in enumerate(outbox)])
         return seq
 
