@@ -201,6 +201,20 @@ def test_a_vote_edited_after_it_was_read_is_judged_before_the_count(tmp_path: Pa
     assert len(edits) == 1 and edits[0].edited and edits[0].text == f"投票 {second.name}"
 
 
+def test_a_stale_commit_is_refused_on_every_database(db_url: str) -> None:
+    store = Store(db_url)
+    store.upgrade()
+    setup = GameSetup(seats=default_seats(8), seed=1, start=START)
+    game_id = GameDriver.register(store, "s", "classic_8", setup)
+    args = dict(inbound=None, event_kind="x", event_payload="{}", phase_label="setup", state_json="{}",
+                status="new", deadline_at=None, winner=None, players=None, outbox=[])
+    assert store.commit_step(game_id, expected_seq=0, **args) == 1
+    with pytest.raises(StaleState):
+        store.commit_step(game_id, expected_seq=0, **args)  # another process committed seq 1 first
+    assert store.step_seq(game_id) == 1 and len(store.events(game_id)) == 1
+    store.close()
+
+
 def test_a_commit_on_a_stale_state_is_refused_and_folded_again(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 14: two drivers (two processes) on one game; each step commits only on the
@@ -237,8 +251,8 @@ def test_a_deadline_is_folded_once_whichever_process_fires_it(tmp_path: Path, mo
     assert [e.kind for e in game.store.events(game.game_id)].count("deadline") == 1
 
 
-def test_an_outbox_row_claimed_by_one_process_is_not_sent_by_another(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
+def test_an_outbox_row_claimed_by_one_process_is_not_sent_by_another(db_url: str) -> None:
+    store = Store(db_url)
     store.upgrade()
     setup = GameSetup(seats=default_seats(8), seed=1, start=START)
     game_id = GameDriver.register(store, "c", "classic_8", setup)
@@ -252,10 +266,11 @@ def test_an_outbox_row_claimed_by_one_process_is_not_sent_by_another(tmp_path: P
     assert not store.claim(row.id, "b", now + timedelta(minutes=5))
     assert store.claim(row.id, "a", now + timedelta(minutes=5))  # the owner renews
     store.record_parts([])  # nothing to record is fine
+    store.close()
 
 
-def test_a_lease_is_held_by_one_process_and_taken_over_when_it_lapses(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'l.db'}")
+def test_a_lease_is_held_by_one_process_and_taken_over_when_it_lapses(db_url: str) -> None:
+    store = Store(db_url)
     store.upgrade()
     setup = GameSetup(seats=default_seats(8), seed=1, start=START)
     game_id = GameDriver.register(store, "l", "classic_8", setup)
@@ -266,6 +281,7 @@ def test_a_lease_is_held_by_one_process_and_taken_over_when_it_lapses(tmp_path: 
     assert not store.acquire_lease(game_id, "b", t + timedelta(seconds=49), 30)
     assert store.acquire_lease(game_id, "b", t + timedelta(seconds=51), 30)  # a is gone: b takes over
     assert store.lease(game_id) == ("b", t + timedelta(seconds=81))
+    store.close()
 
 
 def test_an_admin_command_leaves_the_sending_to_the_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
