@@ -190,15 +190,21 @@ def test_a_vote_edited_after_it_was_read_is_judged_before_the_count(tmp_path: Pa
     voter, first, second = [p for p in state.players if p.alive][:3]
     thread = game.store.thread_id(game.game_id, f"vote:{state.phase.number}")
     assert thread is not None
-    post_id = game.board.post(voter.forum_name, thread, f"投票 {first.name}")
+    post_id = game.board.post(voter.name, thread, f"投票 {first.name}")
     driver.advance(game.clock.now())
-    game.board.edit(post_id, voter.forum_name, f"投票 {second.name}")
+    game.board.edit(post_id, voter.name, f"投票 {second.name}")
+    before = len(game.store.outbox(game.game_id))
     deadline = driver.ruleset.next_deadline(driver.state())
     assert deadline is not None
     game.clock.set(deadline.at)
     driver.advance(game.clock.now())
     edits = [i for i in game.store.inbound(game.game_id) if i.forum_id.startswith(f"{post_id}~")]
     assert len(edits) == 1 and edits[0].edited and edits[0].text == f"投票 {second.name}"
+    after = game.store.outbox(game.game_id)[before:]
+    # 001 §5.1 投票一旦投出，就禁止修改: the vote stands as first read, and the voter is told
+    assert any(o.target == voter.name and "禁止修改" in o.body for o in after if o.kind == "pm")
+    result = next(o.body for o in after if o.kind == "post" and "投票结果" in o.body)
+    assert f"| {first.name} | 1票 | {voter.name} |" in result
 
 
 def test_a_stale_commit_is_refused_on_every_database(db_url: str) -> None:
