@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from tianshen.core.intake import Refused
 from tianshen.core.outbox import Messages
@@ -90,6 +91,7 @@ class VotePost:
         return "" if self.verb == "abstain" else self.target.error
 
 
+@lru_cache(maxsize=65536)
 def width_fold(text: str) -> str:
     """Width- and case-insensitive, spaces kept (names.fold drops them: not for prefixes)."""
     return unicodedata.normalize("NFKC", text).casefold()
