@@ -51,7 +51,7 @@ class Game:
         self.adapter, self.max_post_chars = adapter, max_post_chars
         tmp_path.mkdir(parents=True, exist_ok=True)
         self.url = f"sqlite:///{tmp_path / 'g.db'}"
-        self.store = Store(self.url)
+        self.store = Store(self.url, durable=False)
         self.store.upgrade()
         setup = GameSetup(seats=default_seats(8), seed=3, start=START, salt="ab" * 16)
         self.game_id = GameDriver.register(self.store, "g", "classic_8", setup)
@@ -67,7 +67,7 @@ class Game:
 
     def restart(self) -> None:
         self.store.close()
-        self.store = Store(self.url)
+        self.store = Store(self.url, durable=False)
         self.driver = self._driver()
         self.restarts += 1
 
@@ -190,15 +190,35 @@ def test_a_vote_edited_after_it_was_read_is_judged_before_the_count(tmp_path: Pa
     voter, first, second = [p for p in state.players if p.alive][:3]
     thread = game.store.thread_id(game.game_id, f"vote:{state.phase.number}")
     assert thread is not None
-    post_id = game.board.post(voter.forum_name, thread, f"投票 {first.name}")
+    post_id = game.board.post(voter.name, thread, f"投票 {first.name}")
     driver.advance(game.clock.now())
-    game.board.edit(post_id, voter.forum_name, f"投票 {second.name}")
+    game.board.edit(post_id, voter.name, f"投票 {second.name}")
+    before = len(game.store.outbox(game.game_id))
     deadline = driver.ruleset.next_deadline(driver.state())
     assert deadline is not None
     game.clock.set(deadline.at)
     driver.advance(game.clock.now())
     edits = [i for i in game.store.inbound(game.game_id) if i.forum_id.startswith(f"{post_id}~")]
     assert len(edits) == 1 and edits[0].edited and edits[0].text == f"投票 {second.name}"
+    after = game.store.outbox(game.game_id)[before:]
+    # 001 §5.1 投票一旦投出，就禁止修改: the vote stands as first read, and the voter is told
+    assert any(o.target == voter.name and "禁止修改" in o.body for o in after if o.kind == "pm")
+    result = next(o.body for o in after if o.kind == "post" and "投票结果" in o.body)
+    assert f"| {first.name} | 1票 | {voter.name} |" in result
+
+
+def test_a_stale_commit_is_refused_on_every_database(db_url: str) -> None:
+    store = Store(db_url)
+    store.upgrade()
+    setup = GameSetup(seats=default_seats(8), seed=1, start=START)
+    game_id = GameDriver.register(store, "s", "classic_8", setup)
+    args = dict(inbound=None, event_kind="x", event_payload="{}", phase_label="setup", state_json="{}",
+                status="new", deadline_at=None, winner=None, players=None, outbox=[])
+    assert store.commit_step(game_id, expected_seq=0, **args) == 1
+    with pytest.raises(StaleState):
+        store.commit_step(game_id, expected_seq=0, **args)  # another process committed seq 1 first
+    assert store.step_seq(game_id) == 1 and len(store.events(game_id)) == 1
+    store.close()
 
 
 def test_a_commit_on_a_stale_state_is_refused_and_folded_again(tmp_path: Path,
@@ -237,8 +257,8 @@ def test_a_deadline_is_folded_once_whichever_process_fires_it(tmp_path: Path, mo
     assert [e.kind for e in game.store.events(game.game_id)].count("deadline") == 1
 
 
-def test_an_outbox_row_claimed_by_one_process_is_not_sent_by_another(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
+def test_an_outbox_row_claimed_by_one_process_is_not_sent_by_another(db_url: str) -> None:
+    store = Store(db_url)
     store.upgrade()
     setup = GameSetup(seats=default_seats(8), seed=1, start=START)
     game_id = GameDriver.register(store, "c", "classic_8", setup)
@@ -252,10 +272,11 @@ def test_an_outbox_row_claimed_by_one_process_is_not_sent_by_another(tmp_path: P
     assert not store.claim(row.id, "b", now + timedelta(minutes=5))
     assert store.claim(row.id, "a", now + timedelta(minutes=5))  # the owner renews
     store.record_parts([])  # nothing to record is fine
+    store.close()
 
 
-def test_a_lease_is_held_by_one_process_and_taken_over_when_it_lapses(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'l.db'}")
+def test_a_lease_is_held_by_one_process_and_taken_over_when_it_lapses(db_url: str) -> None:
+    store = Store(db_url)
     store.upgrade()
     setup = GameSetup(seats=default_seats(8), seed=1, start=START)
     game_id = GameDriver.register(store, "l", "classic_8", setup)
@@ -266,3 +287,20 @@ def test_a_lease_is_held_by_one_process_and_taken_over_when_it_lapses(tmp_path: 
     assert not store.acquire_lease(game_id, "b", t + timedelta(seconds=49), 30)
     assert store.acquire_lease(game_id, "b", t + timedelta(seconds=51), 30)  # a is gone: b takes over
     assert store.lease(game_id) == ("b", t + timedelta(seconds=81))
+    store.close()
+
+
+def test_an_admin_command_leaves_the_sending_to_the_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tianshen admin` folds with an offline forum: its messages are neither claimed nor
+    marked as tried, so the daemon sends them at once, without asking the forum first."""
+    from tianshen.service.driver import OfflineForum
+
+    _arm(monkeypatch, None)
+    game = Game(tmp_path, ForgetfulForum)
+    game.driver.start()
+    admin = GameDriver(Store(game.url), OfflineForum(), game.game_id)
+    admin.gm("extend", "测试", game.clock.now(), hours=1)
+    [row] = game.store.pending_outbox(game.game_id)
+    assert row.attempt_part is None
+    assert game.driver.flush() == 1
+    assert not game.store.pending_outbox(game.game_id)

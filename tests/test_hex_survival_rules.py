@@ -317,7 +317,7 @@ def test_ambiguous_first_vote_must_be_cast_again_without_a_change() -> None:
     """003 §9.6: 原投票有歧义 … 要求游戏者再次投票，但取消改票权利; 改票有歧义 → 按原投票计票."""
     g = Hex()
     g.dawn()
-    out = g.post("甲", "投票 某某某")
+    out = g.post("甲", "投票 乙、丙")  # two players: ambiguous (an unknown name costs nothing, issue 17)
     assert out.refusals and "重新" in pms_to(out, "甲")[0] and "甲" not in g.state.data["day"]["ballots"]
     g.post("甲", "投票 乙", hours=2)
     assert _ballot(g, "甲") == "乙"

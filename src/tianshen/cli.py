@@ -92,6 +92,7 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         verbose: Annotated[bool, typer.Option(help="also the forum adapters' requests")] = False) -> None:
     """The daemon: moderate every game of the configured board in real time."""
     from tianshen.config import load_config
+    from tianshen.forum.base import ForumError
     from tianshen.service.daemon import Daemon
 
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stdout,
@@ -100,15 +101,110 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         daemon = Daemon(load_config(config))
+        daemon.run()
     except ValueError as exc:
         _fail(str(exc))
         return
-    daemon.run()
+    except ForumError as exc:
+        _forum_stop(exc)
+        return
     for record in daemon.store.list_games(daemon.board_key):
         if record.status == "new":
             console.print(f"game {record.name}: not started yet (start {record.deadline_at:%Y-%m-%d %H:%M %Z})")
         else:
             console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}")
+
+
+@app.command()
+def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [database] and [web])")] = "config.toml",
+        host: Annotated[str | None, typer.Option(help="default: [web] host, 127.0.0.1")] = None,
+        port: Annotated[int | None, typer.Option(help="default: [web] port, 8040")] = None) -> None:
+    """Read-only web pages beside the daemon: a public page per game, and the GM's (token)."""
+    import uvicorn
+
+    from tianshen.config import load_config
+    from tianshen.store import Store
+    from tianshen.web.app import WebSettings, create_app
+    from tianshen.web.views import link_templates
+
+    try:
+        cfg = load_config(config)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    token = cfg.web.secret()
+    if not token:
+        console.print("[yellow]no [web] token (or token_env unset): the GM pages stay closed[/yellow]")
+    post_url, thread_url = link_templates(cfg.forum.kind, cfg.forum.base_url)
+    settings = WebSettings(token=token, post_url=cfg.web.post_url or post_url,
+                           thread_url=cfg.web.thread_url or thread_url)
+    app_ = create_app(Store(cfg.database.url), settings)
+    uvicorn.run(app_, host=host or cfg.web.host, port=port or cfg.web.port, log_level="warning")
+
+
+def _forum_stop(exc: Exception) -> None:
+    """One line, no traceback.  Exit 3 when the forum refused the login (systemd must not
+    restart: every try counts towards the board's IP lockout), 4 for any other forum failure."""
+    from tianshen.forum.base import LoginRefused
+
+    if isinstance(exc, LoginRefused):
+        console.print(f"error: 论坛拒绝了 GM 账号登录，改好配置后再启动 / the forum refused the GM's login: {exc}",
+                      markup=False, highlight=False)
+        raise typer.Exit(3)
+    console.print(f"error: 论坛出错，稍后会再试 / the forum failed: {exc}", markup=False, highlight=False)
+    raise typer.Exit(4)
+
+
+@app.command()
+def simulate(
+    ruleset: Annotated[str, typer.Option(help="variant id or variant file, e.g. classic_10")] = "classic_10",
+    games: Annotated[int, typer.Option(help="number of games")] = 1000,
+    players: Annotated[int | None, typer.Option(help="number of players (n_lives: 5, 6 or 7)")] = None,
+    workers: Annotated[int, typer.Option(help="worker processes (default: the CPUs)")] = 0,
+    out: Annotated[str, typer.Option(help="report directory")] = "simulation",
+    policy: Annotated[str, typer.Option(help="how the simulated players play: default, smart")] = "default",
+    seed: Annotated[int, typer.Option(help="the first game's seed (games use seed, seed+1, …)")] = 1,
+    compare: Annotated[str | None, typer.Option(help="a second variant (id or file), played with the same seeds")] = None,
+) -> None:
+    """Monte Carlo: many pure-core games with simulated players; a report with plots in --out."""
+    import os
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tianshen.sim import POLICIES, montecarlo, report
+
+    if policy not in POLICIES:
+        _fail(f"unknown policy '{policy}'; policies: {', '.join(POLICIES)}")
+    variants = [ruleset] + ([compare] if compare else [])
+    for variant in variants:
+        try:
+            spec = load_spec(variant)
+        except ValueError as exc:
+            _fail(str(exc))
+            return
+        if players is not None and not spec.allows(players):
+            _fail(f"{spec.id} is not played by {players} players")
+    workers = workers or os.cpu_count() or 1
+    summaries = []
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as bar:
+        for variant in variants:
+            task = bar.add_task(f"{variant} ({policy})", total=games)
+            results = montecarlo.run(variant, games, players=players, policy=policy, seed=seed, workers=workers,
+                                     chunk=max(1, min(200, games // (workers * 8) or 1)),
+                                     progress=lambda n, task=task: bar.advance(task, n))
+            summaries.append(report.summarize(results, variant, policy, players))
+    elapsed = time.perf_counter() - t0
+    files = report.write(summaries, Path(out))
+    for s in summaries:
+        line = ", ".join(f"{side} {w['rate']:.1%} [{w['ci95'][0]:.1%}–{w['ci95'][1]:.1%}]" for side, w in s["winners"].items())
+        console.print(f"[bold]{s['variant']}[/bold]: {s['played']} games — {line}"
+                      + (f" — [red]{s['error_count']} failed[/red]" if s["error_count"] else ""))
+    console.print(f"{games * len(variants)} games in {elapsed:.1f} s on {workers} workers "
+                  f"({games * len(variants) / elapsed:.0f} games/s; this process {time.process_time() - cpu0:.1f} s CPU); "
+                  f"report: {files[-1]}")
 
 
 @app.command()
@@ -355,6 +451,14 @@ def reject_declaration(player: str, reason: REASON, game: GAME = None, db: DB = 
     _override(db, game, "reject-declaration", reason, at, player=player)
 
 
+@admin.command("flag-plagiarism")
+def flag_plagiarism(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+                    at: AT = None) -> None:
+    """classic (002 杀人宣言, DECISIONS C13): flag tonight's declaration of a killer as plagiarised
+    or too short, before dawn; at dawn one living civilian is drawn for an extra 占卜."""
+    _override(db, game, "flag-plagiarism", reason, at, player=player)
+
+
 @admin.command()
 def modkill(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
             at: AT = None) -> None:
@@ -446,6 +550,8 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
                 pm_to: Annotated[str | None, typer.Option(help="also send one test PM to this user")] = None) -> None:
     """Log in as the GM, read the forum's clock, the GM's PMs (and a thread, and send a test
     PM), and say what works — to verify a setup before a game."""
+    from rich.markup import escape
+
     from tianshen.config import load_config
     from tianshen.forum.base import ForumError
     from tianshen.forum.factory import make_forum
@@ -474,10 +580,11 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
         try:
             detail = step()
         except ForumError as exc:
-            console.print(f"  [red]✘[/red] {label}: {exc}", markup=True, highlight=False)
+            console.print(f"  [red]✘[/red] {escape(label)}: {escape(str(exc))}", markup=True, highlight=False)
             failed = True
             break
-        console.print(f"  [green]✔[/green] {label}" + (f": {detail}" if detail else ""), highlight=False)
+        console.print(f"  [green]✔[/green] {escape(label)}" + (f": {escape(detail)}" if detail else ""),
+                      highlight=False)
     if not failed:
         for line in getattr(forum, "describe", lambda: [])():  # adapter-specific facts (charset, flood…)
             console.print(f"  · {line}", highlight=False, markup=False)
@@ -486,10 +593,36 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
 
 
 def _thread_line(posts: list) -> str:
+    """How many posts, then one line per post: floor, id, author, time, edit and quote marks."""
     if not posts:
         return "no posts"
-    last = posts[-1]
-    return f"{len(posts)} posts, the last by {last.author} at {last.posted_at:%Y-%m-%d %H:%M %Z}"
+    edited = sum(1 for p in posts if p.edited)
+    quoting = sum(1 for p in posts if _quotes(p))
+    lines = [f"{len(posts)} posts, {edited} edited, {quoting} quoting"]
+    lines += [_post_line(p) for p in posts]
+    return "\n      ".join(lines)
+
+
+def _post_line(post) -> str:  # a ForumPost
+    line = f"#{post.position or '?'} id {post.id} {post.author} {post.posted_at:%Y-%m-%d %H:%M:%S %Z}"
+    if post.edited:
+        by, at = getattr(post, "edited_by", None), getattr(post, "edited_at", None)
+        line += " edited" + (f" by {by}" if by else "") + (f" at {at:%Y-%m-%d %H:%M %Z}" if at else "")
+        if post.original_text:
+            line += f" (first written: {_short(post.original_text)})"
+    if _quotes(post):
+        line += " quoting"
+    return line + f": {_short(post.text)}"
+
+
+def _quotes(post) -> bool:  # a ForumPost
+    full = getattr(post, "full_text", "")
+    return bool(full and full != post.text) or any(ln.startswith(">") for ln in post.text.split("\n"))
+
+
+def _short(text: str, n: int = 40) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= n else flat[: n - 1] + "…"
 
 
 def _clock_line(server: datetime) -> str:

@@ -68,6 +68,23 @@ class RunConfig(BaseModel):
     owner: str = ""  # this process's name in the leases (default host:pid)
 
 
+class WebConfig(BaseModel):
+    """`tianshen web`: the GM page's token (here or in the environment), where to listen,
+    and how a forum post id becomes a link (default: from the forum's kind and base_url)."""
+
+    token: SecretStr | None = None
+    token_env: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8040
+    post_url: str | None = None  # e.g. "https://bbs.example/t/{thread}#p{post}"
+    thread_url: str | None = None  # e.g. "https://bbs.example/t/{thread}"
+
+    def secret(self) -> str | None:
+        if self.token_env:
+            return os.environ.get(self.token_env) or None
+        return self.token.get_secret_value() if self.token else None
+
+
 class Config(BaseModel):
     def games(self) -> list[GameConfig]:
         """The games the config names ([game] or [[game]])."""
@@ -85,6 +102,7 @@ class Config(BaseModel):
     # `[game]` (one) or `[[game]]` (several): signed up by `run` when new (`admin new-game` does the same)
     game: GameConfig | list[GameConfig] | None = None
     run: RunConfig = Field(default_factory=RunConfig)
+    web: WebConfig = Field(default_factory=WebConfig)
 
 
 def load_config(path: str | Path) -> Config:

@@ -8,6 +8,7 @@ player's state (secrets included).
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -26,6 +27,7 @@ from tianshen.store import Store
 from tianshen.tomlfile import read_toml
 
 MAX_DEADLINES_PER_PHASE = 20
+log = logging.getLogger(__name__)  # warnings reach stderr without any logging set up
 
 
 class ScriptError(ValueError):
@@ -121,6 +123,7 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
             store.close()
             raise ScriptError(f"the game cannot start: {exc}") from exc
         states: dict[str, dict[str, Any]] = {}
+        watch = PostWatch(spec.id, spec.options)
         for entry in script.phase:
             state = driver.state()
             if state.phase.kind == "over":
@@ -128,11 +131,13 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
             label = state.phase.label
             if entry.phase and entry.phase.strip() != label:
                 raise ScriptError(f"script phase '{entry.phase}' but the game is at '{label}'")
+            watch.before(state, entry)
             _play_phase(entry, driver, board, store, clock, state.phase.started_at or script.start)
+            watch.after(driver.state(), label)
             states[label] = _view(driver)
         final = driver.state()
         store.close()
-    return {
+    result: dict[str, Any] = {
         "ruleset": spec.id,
         "seed": script.seed,
         "phases": [
@@ -142,6 +147,54 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
         ],
         "winner": final.winner,
     }
+    if watch.warnings:  # only then: a script without them keeps its JSON
+        result["warnings"] = watch.warnings
+    return result
+
+
+class PostWatch:
+    """Warns when a script lacks the posts its ruleset requires (issue 17), since the game then
+    removes the players quietly: 签到 (check-in: a reply to the player list, `checkin_hours`;
+    000 §5.2, 001 §3.2, 003 §7.2) and 004 补充 二 2's one post a day (`lurk_warnings_out`)."""
+
+    def __init__(self, ruleset: str, options: dict[str, Any]) -> None:
+        self.ruleset = ruleset
+        self.checkin_hours = float(options.get("checkin_hours", 0) or 0)
+        self.daily = int(options.get("lurk_warnings_out", 0) or 0) > 0
+        self.warnings: list[str] = []
+        self.checking: list[str] | None = None  # living players while the check-in window is open
+        self.checked: set[str] = set()
+        self.posted: set[str] = set()  # posters since the last vote end (004: a day is vote end to vote end)
+        self.day_voters: list[str] = []
+
+    def before(self, state: Any, entry: PhaseScript) -> None:
+        posters = {it.sender for it in entry.posts}
+        if state.data.get("checkin"):
+            if self.checking is None:
+                self.checking = [p.name for p in state.players if p.alive]
+            self.checked |= {it.sender for it in entry.posts if it.thread == "main"}
+        self.posted |= posters
+        if state.phase.kind == "day":
+            self.day_voters = [p.name for p in state.players if p.alive]
+
+    def after(self, state: Any, label: str) -> None:
+        if self.checking is not None and not state.data.get("checkin"):
+            missing = [n for n in self.checking if n not in self.checked]
+            if missing:
+                self._warn(f"{label}: no 签到 (check-in) post for {'、'.join(missing)}: {self.ruleset} removes a "
+                           f"player who does not reply to the player list within {self.checkin_hours:g} h "
+                           f"(add posts with thread = \"main\")")
+            self.checking = None
+        if self.daily and label.startswith("day") and self.day_voters:
+            silent = [n for n in self.day_voters if n not in self.posted]
+            if silent:
+                self._warn(f"{label}: no post at all by {'、'.join(silent)}: {self.ruleset} needs one post a day "
+                           f"(004 补充 二 2: a warning, and out at the second)")
+            self.posted, self.day_voters = set(), []
+
+    def _warn(self, text: str) -> None:
+        self.warnings.append(text)
+        log.warning("replay: %s", text)
 
 
 def _seats(script: Script, n: int, role_by_name: Any) -> tuple[list[Seat], dict[str, str]]:

@@ -23,7 +23,7 @@ from forums.discuz_fixtures import (
     x35_board,
 )
 from tianshen.config import ForumConfig
-from tianshen.forum.base import ForumError
+from tianshen.forum.base import ForumError, LoginRefused
 from tianshen.forum.discuz import DiscuzForum, DiscuzPost
 from tianshen.forum.factory import make_forum as factory_make_forum
 
@@ -93,9 +93,10 @@ def test_a_wrong_password_stops_at_once_and_says_what_to_fix(version: str) -> No
         forum.login()
     assert "5 failures" in str(err.value)
     assert logins(board) == 1  # never retried
-    with pytest.raises(ForumError):
-        forum.fetch_pms(None)  # a later call tries again only once more
-    assert logins(board) == 2
+    asked = len(board.requests)
+    with pytest.raises(LoginRefused):
+        forum.fetch_pms(None)  # nor by a later call: refused at once, with no request
+    assert logins(board) == 1 and len(board.requests) == asked
 
 
 @pytest.mark.parametrize("version", ["x3.5", "x3.4"])
@@ -189,7 +190,8 @@ def test_describe_tells_the_gm_about_the_board() -> None:
     forum = make_forum(x34_board())
     forum.login()
     lines = "\n".join(forum.describe())
-    assert "gbk" in lines and "UTC+8" in lines and "15 s" in lines and "captcha at login: not demanded" in lines
+    assert "gbk" in lines and "UTC+8" in lines and "captcha at login: not demanded" in lines
+    assert "writes spaced 0 s (learned from the board's refusals)" in lines
 
 
 # ---- PMs ------------------------------------------------------------------------------------------
@@ -523,7 +525,8 @@ def test_html_flood_answers_full_page_and_ajax() -> None:
     forum = make_forum(board, sleeps, recheck_window_s=0)
     forum.login()
     assert forum.reply("1", "投票 player3 理由充分", "k") == 24
-    assert len([s for s in sleeps.calls if s >= 16]) == 2
+    # no accepted write to count from: each retry one interval (the refusal's 15 s) after its refusal
+    assert sleeps.calls == [15, 15]
 
 
 def test_flood_control_that_never_ends_is_an_error() -> None:

@@ -143,7 +143,8 @@ def test_now_is_the_server_clock(gm: SpiritForum) -> None:
 
 
 def test_logged_out_session_is_reestablished_once(spirit_server: SpiritServer, players: SpiritPlayers) -> None:
-    forum = make_gm(spirit_server)
+    clock = [1000.0]
+    forum = make_gm(spirit_server, monotonic=lambda: clock[0])
     tid = forum.create_thread("会话测试", "开场", key())
     assert forum.logins == 1
     # The forum forgets the GM's sessions (as when they expire or the server's sessions are cleared).
@@ -159,8 +160,12 @@ def test_logged_out_session_is_reestablished_once(spirit_server: SpiritServer, p
     posts = forum.read_thread(tid, None)  # a GET: redirected to the login page -> log in, retry
     assert [p.text for p in posts] == ["开场"]
     assert forum.logins == 2
-    # A POST without any cookies (CSRF and session gone) also logs in again, once.
+    # A POST without any cookies (CSRF and session gone) also logs in again, once — the
+    # next re-login is allowed a backoff period (60 s) after the last one.
     forum._http.client.cookies.clear()
+    with pytest.raises(ForumError, match="not logging in again for 60 s"):
+        forum.reply(tid, "第二帖", key())
+    clock[0] += 61
     pk = forum.reply(tid, "第二帖", key())
     assert forum.logins == 3
     assert [p.id for p in forum.read_thread(tid, None)][-1] == pk

@@ -7,12 +7,15 @@ times always come in with the inputs.
 
 from __future__ import annotations
 
+import copy as _copy
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
 from tianshen.core.text import clean, clean_value
+
+_M = TypeVar("_M", bound=BaseModel)
 
 NIGHT = "night"
 DAY = "day"
@@ -67,7 +70,10 @@ class GameState(BaseModel):
         raise KeyError(name)
 
     def find(self, name: str) -> Player | None:
-        return next((p for p in self.players if p.name == name), None)
+        for p in self.players:
+            if p.name == name:
+                return p
+        return None
 
     def by_forum_name(self, forum_name: str) -> Player | None:
         return next((p for p in self.players if p.forum_name == forum_name), None)
@@ -76,7 +82,57 @@ class GameState(BaseModel):
         return [p for p in self.players if p.alive]
 
     def copy(self) -> GameState:
-        return self.model_copy(deep=True)
+        """A copy that shares nothing mutable with this state (what `Ruleset.apply` folds
+        into).  The same as `model_copy(deep=True)` for this JSON-only state, many times
+        faster: the fields' types are known, so the models are rebuilt field by field and
+        the dicts and lists of `data` and `Player.extra` by a plain recursive copy
+        (`copy_json`)."""
+        fields = self.__dict__.copy()  # the scalars (str, int, None) are shared
+        fields["phase"] = _shallow(self.phase, self.phase.__dict__.copy())  # its fields are immutable
+        fields["players"] = [_copy_player(p) for p in self.players]
+        fields["data"] = copy_json(self.data)
+        return _shallow(self, fields)
+
+
+def _copy_player(p: Player) -> Player:
+    fields = p.__dict__.copy()
+    if fields["extra"]:
+        fields["extra"] = copy_json(fields["extra"])
+    else:
+        fields["extra"] = {}
+    return _shallow(p, fields)
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _shallow(model: _M, fields: dict[str, Any]) -> _M:
+    """A new model of `model`'s class with these field values, unvalidated (what pydantic's
+    `__copy__` does, without its generic copying).  For models without extra fields or
+    private attributes, as all of this module's are."""
+    new = _new(type(model))
+    _set(new, "__dict__", fields)
+    _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
+    _set(new, "__pydantic_extra__", None)
+    _set(new, "__pydantic_private__", None)
+    return new
+
+
+_ATOMIC = frozenset((str, int, float, bool, type(None)))
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-like data: dicts and lists are rebuilt, str/int/float/bool/None
+    shared, anything else (a datetime, a tuple…) goes through `copy.deepcopy`."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _ATOMIC else copy_json(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _ATOMIC else copy_json(v) for v in value]
+    if kind in _ATOMIC:
+        return value
+    return _copy.deepcopy(value)
 
 
 # ---- inputs -------------------------------------------------------------------------

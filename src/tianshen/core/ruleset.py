@@ -231,7 +231,11 @@ class Ruleset(ABC):
 
     def apply(self, state: GameState, event: Input) -> Outcome:
         """Fold one input.  The state passed in is never modified."""
-        state = state.copy()
+        return self.apply_in_place(state.copy(), event)
+
+    def apply_in_place(self, state: GameState, event: Input) -> Outcome:
+        """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
+        caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
         first = Messages()  # what the shared mechanics say before the ruleset speaks
         if isinstance(event, PmIn | PostIn) and state.phase.kind != "over":
             sender = event.sender if isinstance(event, PmIn) else event.author

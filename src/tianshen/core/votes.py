@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tianshen.core.grammar import normalize, parse_pm
-
-_QUOTE = re.compile(r"\[quote\].*?\[/quote\]", re.S | re.I)
+from tianshen.core.vote_post import read_vote_post
 
 
 def vote_target_text(post_text: str, names: Iterable[str]) -> str | None:
-    """The name a vote post votes for, as written, or None when the post is no vote.
-
-    Accepted: `投票 丙`, `投 丙`, `投票：丙`, `vote 丙`, or a post that is only a player's
-    name.  Quoted text ([quote]…[/quote], `> ` lines) is ignored.
-    """
-    text = _QUOTE.sub("", post_text)
-    lines = [ln.strip() for ln in normalize(text).split("\n")]
-    lines = [ln for ln in lines if ln and not ln.startswith(">")]
-    if not lines:
+    """The player a vote post votes for ('' when refused), None when the post is no vote.
+    Kept for callers outside the rulesets; they read posts with core.vote_post."""
+    vote = read_vote_post(post_text, names)
+    if vote is None:
         return None
-    for cmd in parse_pm("\n".join(lines)).commands:
-        if cmd.verb == "vote":
-            return cmd.arg
-    if len(lines) == 1 and lines[0] in set(names):
-        return lines[0]
-    return None
+    return vote.name or ""
 
 
 @dataclass(frozen=True)

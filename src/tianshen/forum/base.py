@@ -2,8 +2,9 @@
 
 The bot keeps its own high-water marks: it asks for PMs and posts *after* an id it has
 already seen, and the store deduplicates by the forum's id anyway.  Every write carries an
-idempotency `key`: an adapter that is asked twice with the same key must not post twice
-where the forum lets it tell (the memory board always can).
+idempotency `key`: an adapter that is asked twice with the same key in one process does not
+post twice.  Across a crash only the memory board remembers keys (`remembers_keys`); on a
+real forum the driver asks `find_written` whether a write it did not record arrived.
 """
 
 from __future__ import annotations
@@ -36,26 +37,34 @@ class ForumPost:
 
 @dataclass(frozen=True)
 class Write:
-    """One forum write (one part of an outbox message), as the sender makes it."""
+    """One part of an outbox message, as the driver sends it: what `find_written` looks for."""
 
     kind: Literal["thread", "reply", "pm"]
     key: str  # idempotency key of this part
     body: str  # the rendered text as it was (or will be) sent
     title: str = ""  # kind "thread"
     thread_id: str = ""  # kind "reply"
-    to: str = ""  # kind "pm": the recipient's forum name
+    to: str = ""  # kind "pm": recipient's forum name
     subject: str = ""  # kind "pm"
-    since: datetime | None = None  # forum time just before the first try
+    since: datetime | None = None  # forum time just before the first attempt
 
 
 class ForumError(Exception):
     """The forum refused or failed; the message says what a GM should do about it."""
 
 
+class LoginRefused(ForumError):
+    """The forum refused the GM's login (wrong password, lockout, captcha).
+
+    The adapter never tries that password again in this process: every later call raises
+    this at once, without a request.  `tianshen run` exits with code 3 on it."""
+
+
 class Forum(Protocol):
     markup: Literal["bbcode", "markdown", "plain"]
     account: str  # the GM account's forum name (神的使者)
     max_post_chars: int | None  # the forum's cap on one post or PM (None: no cap)
+    remembers_keys: bool  # True: a repeated key is never written twice, in any process (memory board)
 
     def login(self) -> None: ...
 
@@ -87,16 +96,18 @@ class Forum(Protocol):
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None: ...
 
-    remembers_keys: bool  # the forum itself drops a repeated key forever (the memory board)
-
     def find_written(self, write: Write) -> str | None:
-        """Did this write arrive (a crash or a lost answer between the write and its
-        recording)?  Its ref (thread id, post id, or a non-empty string for a PM), else None.
-        Looks on the forum itself, not in a cache of this process."""
+        """Did this write arrive (a crash or a lost answer between the write and its recording)?
+
+        Looks on the forum itself (the thread, the PM conversation, the board list) for a GM
+        post made since `write.since` with the same text (whitespace aside).  Returns the ref —
+        the thread id ("thread"), the post id as str ("reply"), a non-empty string ("pm") —
+        or None when it is not there."""
         ...
 
     def note_last_write(self, at: datetime) -> None:
-        """After a restart: when the last write went out (UTC), so flood pacing holds."""
+        """When the GM's last write went out (wall-clock UTC), told after a restart, so the
+        flood pacing counts from it."""
         ...
 
 

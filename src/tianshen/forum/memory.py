@@ -159,6 +159,32 @@ class MemoryBoard:
         except KeyError:
             raise ForumError(f"no post {post_id}") from None
 
+    def find_gm_write(self, write: Write) -> str | None:
+        """The ref of a GM write like `write` on the board since `write.since`, or None."""
+        since = write.since or datetime.min.replace(tzinfo=UTC)
+        me = self.gm_account
+        if write.kind == "pm":
+            for pm in self._pms.values():
+                if pm.sender == me and pm.recipient == write.to and pm.sent_at >= since \
+                        and _same(pm.text, write.body):
+                    return str(pm.id)
+            return None
+        if write.kind == "thread":
+            for t in self._threads.values():
+                first = self._posts[t.post_ids[0]] if t.post_ids else None
+                if t.author == me and t.title == write.title and first is not None \
+                        and first.posted_at >= since and _same(first.original_text, write.body):
+                    return t.id
+            return None
+        if write.thread_id not in self._threads:
+            return None
+        for pid in self._threads[write.thread_id].post_ids:
+            post = self._posts[pid]
+            if post.author == me and post.position > 1 and post.posted_at >= since \
+                    and _same(post.original_text, write.body):
+                return str(post.id)
+        return None
+
     def gm(self) -> MemoryForum:
         """A fresh GM-account adapter (not yet logged in)."""
         return MemoryForum(self)
@@ -217,12 +243,16 @@ class MemoryBoard:
             raise ForumError(f"flood control: wait {math.ceil(self.flood_interval_s - waited)} s")
 
 
+def _same(a: str, b: str) -> bool:
+    return "".join(a.split()) == "".join(b.split())
+
+
 class MemoryForum:
     """The GM account's adapter onto a `MemoryBoard` (implements `forum.base.Forum`)."""
 
     markup: Literal["bbcode", "markdown", "plain"] = "bbcode"
     max_post_chars: int | None = None
-    remembers_keys = True  # the board keeps every key: a repeated write returns the first result
+    remembers_keys = True  # the board keeps every key: a repeated one is never written twice
 
     def __init__(self, board: MemoryBoard) -> None:
         self.board = board
@@ -284,12 +314,11 @@ class MemoryForum:
         self.board._gm_call("send_pm", key, lambda: self.board.pm(self.account, to, body, subject))
 
     def find_written(self, write: Write) -> str | None:
-        """The board's own record of the key (it keeps them all)."""
+        """Looks at the board's posts and PMs themselves (not at the keys): a GM post or PM
+        since `write.since` with the same text, whitespace aside."""
         self._require_login()
-        found = self.board._keys.get(write.key)
-        if found is None:
-            return None
-        return str(found[1]) if found[1] is not None else "pm"
+        return self.board._gm_call("read_thread", None, lambda: self.board.find_gm_write(write))
 
     def note_last_write(self, at: datetime) -> None:
-        """The board itself paces the GM account; nothing to restore."""
+        """Nothing to pace: the board's own flood check uses its own record of the last write."""
+        return None

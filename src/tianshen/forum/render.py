@@ -6,7 +6,20 @@ starting with `> ` (a quote; consecutive such lines form one quote block) and li
 core escapes nothing, so `render_post` escapes the *whole* body for the target markup
 first — player text included — and only then turns the two markers into markup.  A player
 who writes `**x**` gets bold text, which is harmless; nothing a player writes can open a
-link, an image or close a quote.
+link, an image, a mention, a heading or close a quote.
+
+What the forums turn into markup by themselves, and how it is defused (both checked on the
+real forums: django-spirit 0.14.3's mistune renderer, the Discuz recordings):
+- Spirit links every bare `http(s)://` (even `https://2130706433/`), shows a line that is an
+  image URL as an image and embeds video and audio URLs, notifies `@name`, draws `:smile:`,
+  reads `<…:…>` as a link and a line of `===` or `---` under text as a heading.  Backslash
+  escapes work only for mistune's own set; for the rest the renderer keeps HTML entities
+  (`&#58;`, `&#64;`, `&lt;`, `&amp;`) as they are, and the browser shows the character.  So
+  `@`, `<`, a scheme's or an emoji's `:`, an entity's `&` and a `=` underline go out as
+  entities, the other specials with a backslash.
+- Discuz: every tag starts with `[` (`[url]`, `[img]`, `[attach]`, `[hide]`, `[quote]`), so `[`
+  and `]` become full-width; `@name` notifies, so `@` becomes `＠`.  Bare URLs and smilies are
+  switched off per post by the adapter (`parseurloff=1`, `smileyoff=1`).
 """
 
 from __future__ import annotations
@@ -15,10 +28,13 @@ import re
 from typing import Protocol
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
-# Not `( ) < = &`: Spirit's renderer escapes HTML itself, shows `\<`, `\=`, `\&` with the
-# backslash and reads `\(…\)` as maths (checked on a live django-spirit 0.14.3); links
-# cannot open without `[`.
+# mistune's own backslash escapes (`\<`, `\=`, `\&`, `\:` would show the backslash)
 _MD_SPECIALS = re.compile(r"([\\`*_{}\[\]#+\-.!|>~])")
+# entities Spirit's renderer keeps (smart `&`), the browser shows the character: `&` that
+# starts an entity, `<` (autolinks), `@` (mentions), `:` of a URL scheme or an emoji
+_MD_ENTITIES = re.compile(r"&(?=#?\w+;)|<|@|:(?=//|[A-Za-z0-9_+\-]+:)")
+_ENTITY = {"&": "&amp;", "<": "&lt;", "@": "&#64;", ":": "&#58;"}
+_SETEXT = re.compile(r"^(\s*)(=+\s*)$")  # a line of `=` under text makes it a heading
 
 
 def escape_bbcode(text: str) -> str:
@@ -28,13 +44,17 @@ def escape_bbcode(text: str) -> str:
     by the full-width forms `［` and `］`, which Discuz shows literally and which read the
     same to a player.  `<` and `>` are left alone: Discuz escapes HTML itself.
     """
-    return text.replace("[", "［").replace("]", "］")
+    return text.replace("[", "［").replace("]", "］").replace("@", "＠")
 
 
 def escape_markdown(text: str) -> str:
-    r"""Backslash-escape the Markdown specials (every one is a legal CommonMark escape),
-    so `*`, `_`, `[`, `#`, `>`, `` ` ``, list and heading markers show literally."""
-    return _MD_SPECIALS.sub(r"\\\1", text)
+    r"""Make player text inert in a Markdown (Spirit) post: `*`, `_`, `[`, `#`, `>`, `` ` ``,
+    list and heading markers are backslash-escaped; `<`, `@` (mentions), the `:` of a URL
+    scheme or an emoji, and an `&` that starts an entity become entities, and so does a line
+    of `=` (a heading underline)."""
+    out = _MD_SPECIALS.sub(r"\\\1", text)
+    out = _MD_ENTITIES.sub(lambda m: _ENTITY[m.group(0)], out)
+    return _SETEXT.sub(lambda m: m.group(1) + "&#61;" + m.group(2)[1:], out)
 
 
 class Renderer(Protocol):
@@ -200,9 +220,22 @@ def _fitting_lines(lines: list[str], markup: str, max_chars: int) -> list[str]:
     out: list[str] = []
     for line in lines:
         while len(render_post(line, markup)) > max_chars:
-            cut = max_chars // 2  # escaping at most doubles a character
+            cut = _longest_prefix(line, markup, max_chars)
             prefix = "> " if line.startswith("> ") else ""
             out.append(line[:cut])
             line = prefix + line[cut:]
         out.append(line)
     return out
+
+
+def _longest_prefix(line: str, markup: str, max_chars: int) -> int:
+    """The longest prefix of `line` that renders within `max_chars` (at least 1 character;
+    an escape can make one character up to 6)."""
+    lo, hi = 1, len(line)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(render_post(line[:mid], markup)) <= max_chars:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

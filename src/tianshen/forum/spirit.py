@@ -34,15 +34,18 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Literal
 from zoneinfo import ZoneInfo
 
 import httpx
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, LoginRefused, Write
+from tianshen.forum.pacing import Pacer
 from tianshen.forum.render import escape_markdown
+from tianshen.forum.session import LoginGuard
+from tianshen.forum.text import storable
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +204,7 @@ class Row:
     at: datetime
     text: str
     edited: bool
+    edits: int = 0  # how many times it was edited (the history link's number)
 
 
 def parse_rows(soup: BeautifulSoup, tz: tzinfo = UTC) -> list[Row]:
@@ -216,11 +220,12 @@ def parse_rows(soup: BeautifulSoup, tz: tzinfo = UTC) -> list[Row]:
         body = div.select_one("div.comment__text")
         if name is None or date is None or body is None:
             raise ForumError(f"unexpected comment markup for comment {div.get('data-pk')!r}")
+        history = div.select_one('ul.comment__info__date a[href^="/comment/history/"]')
+        count = re.sub(r"\D", "", history.get_text()) if history is not None else ""
         rows.append(Row(
             pk=int(div["data-pk"]), number=int(div.get("data-number") or 0),
             author=name.get_text(strip=True), at=parse_spirit_date(str(date["title"]), tz),
-            text=html_to_text(body),
-            edited=div.select_one('ul.comment__info__date a[href^="/comment/history/"]') is not None))
+            text=html_to_text(body), edited=history is not None, edits=int(count or 0)))
     return rows
 
 
@@ -300,20 +305,26 @@ class _Account:
     def __init__(self, base_url: str, username: str | None, password: str | None, *,
                  client: httpx.Client | None = None, min_write_interval_s: float = 0.0,
                  sleep: Callable[[float], None] = time.sleep, max_throttle_waits: int = 3,
-                 tz: tzinfo = UTC, timeout: float = 30.0) -> None:
+                 tz: tzinfo = UTC, timeout: float = 30.0, monotonic: Callable[[], float] = time.monotonic,
+                 clock: Callable[[], datetime] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.username = username
         self._password = password
         self.client = client or httpx.Client(base_url=self.base_url, timeout=timeout)
         self.client.headers["Accept-Language"] = "en"
         self.client.headers.setdefault("User-Agent", "tianshen/0.1 (forum game master)")
-        self.min_write_interval_s = min_write_interval_s
         self.sleep = sleep
+        self.monotonic = monotonic
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.pacer = Pacer(min_write_interval_s, sleep=sleep, monotonic=monotonic, wall=self.clock,
+                           numberless_start_s=10.0)
+        self.guard = LoginGuard(monotonic)
+        self.requests = 0  # every HTTP request made (idle-poll accounting)
+        self.skew: timedelta | None = None  # the forum's clock minus ours, from the last `Date` header
         self.max_throttle_waits = max_throttle_waits
         self.tz = tz
         self.logged_in = False
         self.logins = 0
-        self._last_write: float | None = None
         self.topics: dict[int, _TopicState] = {}
         self._list_paths: dict[str, str] = {}  # a list's address -> where it redirected (with the slug)
 
@@ -326,11 +337,19 @@ class _Account:
         return path if path.startswith("http") else self.base_url + path
 
     def _request(self, method: str, path: str, **kw: object) -> httpx.Response:
+        self.requests += 1
         try:
-            return self.client.request(method, self._url(path), **kw)  # type: ignore[arg-type]
+            r = self.client.request(method, self._url(path), **kw)  # type: ignore[arg-type]
         except httpx.HTTPError as exc:
             raise ForumError(f"the forum at {self.base_url} did not answer ({type(exc).__name__}: {exc}); "
                              "check that it is up and the address is right") from None
+        date = r.headers.get("date")
+        if date:
+            try:
+                self.skew = email.utils.parsedate_to_datetime(date).astimezone(UTC) - self.clock()
+            except (TypeError, ValueError):
+                pass
+        return r
 
     def _csrf(self) -> str:
         token = self.client.cookies.get("csrftoken")
@@ -342,8 +361,18 @@ class _Account:
         return token
 
     def login(self) -> None:
+        """Log in; a refusal is remembered: every later call raises it again, with no request."""
         if self.username is None:
             return
+        self.guard.check()
+        try:
+            self._login()
+        except LoginRefused as exc:
+            self.guard.note_refused(exc)
+            raise
+        self.guard.note_ok()
+
+    def _login(self) -> None:
         self.client.cookies.clear()
         r = self._request("GET", "/user/login/", follow_redirects=False)
         soup = BeautifulSoup(r.text, "lxml")
@@ -365,19 +394,23 @@ class _Account:
             page = self._request("GET", "/user/login/", follow_redirects=False).text
             m = _THROTTLE.search(page)
             wait = f"{m.group(1)}{m.group(2)}" if m else "5m"
-            raise ForumError(f"the forum refuses logins from this address for now (too many attempts): "
-                             f"wait {wait} before logging in as {self.username} again; do not retry in a loop")
+            raise LoginRefused(f"the forum refuses logins from this address for now (too many attempts): "
+                               f"wait {wait} before logging in as {self.username} again; do not retry in a loop")
         m = _THROTTLE.search(r.text)
         if m:
-            raise ForumError(f"the forum refuses logins from this address for now (too many attempts): "
-                             f"wait {m.group(1)}{m.group(2)} before logging in as {self.username} again")
+            raise LoginRefused(f"the forum refuses logins from this address for now (too many attempts): "
+                               f"wait {m.group(1)}{m.group(2)} before logging in as {self.username} again")
         errors = parse_form_errors(BeautifulSoup(r.text, "lxml"))
-        raise ForumError(f"login as {self.username!r} at {self.base_url} failed (HTTP {r.status_code}"
+        raise LoginRefused(f"login as {self.username!r} at {self.base_url} failed (HTTP {r.status_code}"
                          f"{': ' + errors if errors else ''}); check the account name and password in the "
                          "config, and that the account is active (not waiting for email activation)")
 
     def ensure_login(self) -> None:
+        """Logged in, or a `LoginRefused` at once (no request) when the password was refused."""
+        self.guard.check()
         if not self.logged_in:
+            if self.guard.good_logins:  # the session ended after a good login: renew it, with backoff
+                self.guard.allow_relogin()
             self.login()
 
     @staticmethod
@@ -399,6 +432,7 @@ class _Account:
                 if attempt == 1:
                     log.info("the forum session of %s ended; logging in again", self.username)
                     self.logged_in = False
+                    self.guard.allow_relogin()
                     self.login()
                     continue
                 raise ForumError(f"the forum logged {self.username} out again right after a login")
@@ -420,18 +454,12 @@ class _Account:
                     log.info("the forum session of %s ended (HTTP %s on POST); logging in again",
                              self.username, r.status_code)
                     self.logged_in = False
+                    self.guard.allow_relogin()
                     self.login()
                     continue
                 raise ForumError(f"POST {path} as {self.username} refused (HTTP {r.status_code}) after a fresh login")
             return r
         raise AssertionError("unreachable")
-
-    def _space_writes(self) -> None:
-        if self._last_write is None or self.min_write_interval_s <= 0:
-            return
-        wait = self._last_write + self.min_write_interval_s - time.monotonic()
-        if wait > 0:
-            self.sleep(wait)
 
     def _throttle_wait(self, r: httpx.Response) -> float | None:
         """Seconds until the forum's rate-limit window that refused `r` has passed, or None."""
@@ -447,11 +475,12 @@ class _Account:
 
     def publish(self, path: str, data: dict[str, str], what: str) -> str:
         """POST a publishing form; returns the `Location`; waits out and retries throttle answers."""
+        data = {k: storable(v) for k, v in data.items()}  # Django refuses NUL in a form
         for attempt in range(self.max_throttle_waits + 1):
-            self._space_writes()
+            self.pacer.wait_turn()
             r = self.post_form(path, data)
-            self._last_write = time.monotonic()
             if r.status_code in (301, 302, 303):
+                self.pacer.accepted()
                 return r.headers.get("location", "")
             if r.status_code == 404:
                 raise ForumError(f"{what}: the topic is closed, deleted or not visible to {self.username} (404)")
@@ -461,10 +490,12 @@ class _Account:
             if wait is None:
                 errors = parse_form_errors(BeautifulSoup(r.text, "lxml")) or "the form came back without errors"
                 raise ForumError(f"{what} refused by the forum: {errors}")
+            m = _THROTTLE.search(r.text)
+            named = int(m.group(1)) * (60 if m.group(2) == "m" else 1) if m else None
+            self.pacer.refused(named_s=named, wait_s=wait)
             if attempt == self.max_throttle_waits:
                 break
-            log.info("%s: throttled by the forum, waiting %.0f s", what, wait)
-            self.sleep(wait)
+            log.info("%s: throttled by the forum, sending again in %.0f s", what, wait)
         raise ForumError(f"{what}: the forum kept refusing with 'Too many submissions' "
                          f"after {self.max_throttle_waits} waits; try again later")
 
@@ -530,6 +561,18 @@ class _Account:
             page += 1
         return sorted(rows, key=lambda r: r.pk)
 
+    def rows_since(self, topic_id: int, since: datetime, private: bool) -> list[Row]:
+        """The topic's rows from its last page back to the first page that starts before `since`."""
+        rows = self._read_page(topic_id, 1, private)
+        page = self.topics[topic_id].pages
+        while page > 1:
+            got = self._read_page(topic_id, page, private)
+            rows += got
+            if not got or got[0].at < since:
+                break
+            page -= 1
+        return sorted({r.pk: r for r in rows}.values(), key=lambda r: r.pk)
+
     def _read_page(self, topic_id: int, page: int, private: bool) -> list[Row]:
         soup = self.topic_page(topic_id, page, private)
         return self._note_page(self.topics[topic_id], page, soup)
@@ -589,6 +632,10 @@ class _Account:
         return int(m.group(1)) if m else None
 
 
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
 # ---- the GM's adapter ------------------------------------------------------------------
 
 
@@ -597,23 +644,27 @@ class SpiritForum:
 
     markup: Literal["bbcode", "markdown", "plain"] = "markdown"
     max_post_chars: int | None = 3000
+    remembers_keys = False  # comment_hash drops a repeat only of the GM's *last* post, for 30 minutes
 
     def __init__(self, base_url: str, username: str, password: str, *, category: str | int | None = None,
                  client: httpx.Client | None = None, min_write_interval_s: float = 10.0,
                  sleep: Callable[[float], None] = time.sleep, max_throttle_waits: int = 3,
-                 timezone: str = "UTC") -> None:
+                 timezone: str = "UTC", monotonic: Callable[[], float] = time.monotonic,
+                 clock: Callable[[], datetime] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.account = username  # replaced by the nickname the forum shows, once logged in
         self.category = category
         self._tz = ZoneInfo(timezone)
         self._http = _Account(base_url, username, password, client=client,
                               min_write_interval_s=min_write_interval_s, sleep=sleep,
-                              max_throttle_waits=max_throttle_waits, tz=self._tz)
+                              max_throttle_waits=max_throttle_waits, tz=self._tz, monotonic=monotonic,
+                              clock=clock)
         self._category_id: int | None = None
         self._done: dict[str, object] = {}  # idempotency key -> result, for this process
         self._pm_topics: dict[str, int] = {}  # player (casefolded) -> private topic id
         self._pm_cache: dict[int, _PmTopic] = {}
         self._board: _BoardCache | None = None
+        self._originals: dict[tuple[int, int], str | None] = {}  # (pk, edit count) -> first version
 
     def __repr__(self) -> str:
         return f"<SpiritForum {self.account!r} at {self.base_url}>"
@@ -630,6 +681,10 @@ class SpiritForum:
             self.account = nick.get_text(strip=True)
 
     def now(self) -> datetime:
+        """The forum's clock: ours plus the skew of the last answer's `Date` (a request only
+        when no answer came yet)."""
+        if self._http.skew is not None:
+            return (self._http.clock() + self._http.skew).astimezone(UTC)
         r = self._http._request("GET", "/user/login/", follow_redirects=False)
         date = r.headers.get("date")
         if not date:
@@ -645,15 +700,19 @@ class SpiritForum:
         if key in self._done:
             return
         title = pm_topic_title(self.account, to)
-        text = body
-        if subject and subject != title:
-            head = f"**{escape_markdown(subject)}**"
-            if self.max_post_chars is None or len(head) + 2 + len(body) <= self.max_post_chars:
-                text = f"{head}\n\n{body}"
-            else:  # no room under the cap: the subject goes first, on its own
-                self._pm(to, title, head, f"{key}#subject")
-        self._pm(to, title, text, key)
+        for text, part_key in self._pm_parts(to, subject, body, key):
+            self._pm(to, title, text, part_key)
         self._done[key] = None
+
+    def _pm_parts(self, to: str, subject: str, body: str, key: str) -> list[tuple[str, str]]:
+        """(text, key) of the comments one PM becomes: the subject in bold above the body, or
+        first on its own when there is no room under the cap."""
+        if not subject or subject == pm_topic_title(self.account, to):
+            return [(body, key)]
+        head = f"**{escape_markdown(subject)}**"
+        if self.max_post_chars is None or len(head) + 2 + len(body) <= self.max_post_chars:
+            return [(f"{head}\n\n{body}", key)]
+        return [(head, f"{key}#subject"), (body, key)]
 
     def _pm(self, to: str, title: str, text: str, key: str) -> None:
         if key in self._done:
@@ -795,9 +854,66 @@ class SpiritForum:
     def _posts(self, thread_id: str, rows: list[Row]) -> list[ForumPost]:
         out = []
         for r in rows:
-            original = self._http.history_first(r.pk) if r.edited else None
+            original = self._original(r) if r.edited else None
             out.append(ForumPost(r.pk, thread_id, r.author, r.at, r.text, r.edited, r.number, original))
         return out
+
+    def _original(self, row: Row) -> str | None:
+        """The first version of an edited comment; its history is read again only after another edit."""
+        key = (row.pk, row.edits)
+        if key not in self._originals:
+            self._originals[key] = self._http.history_first(row.pk)
+        return self._originals[key]
+
+    # -- exactly once --------------------------------------------------------------------
+
+    def note_last_write(self, at: datetime) -> None:
+        self._http.pacer.note_last_write(at)
+
+    def find_written(self, write: Write) -> str | None:
+        """Is this write on the forum (see `forum.base.Forum.find_written`)?  The GM's comments
+        since `write.since` in the topic (every page back to then), the category's topics of
+        that title, or the private topic with `write.to`, compared by their Markdown source
+        (the comment's edit form) with the text sent, whitespace aside.  (Spirit shows no
+        comment_hash, so the text is what is compared.)"""
+        since = (write.since or self.now() - timedelta(minutes=30)) - timedelta(seconds=61)
+        if write.kind == "reply":
+            pk = self._own_comment_since(int(write.thread_id), write.body, since, private=False)
+            return None if pk is None else str(pk)
+        if write.kind == "pm":
+            topic_id = self._find_pm_topic(write.to)
+            if topic_id is None:
+                return None
+            text = self._pm_parts(write.to, write.subject, write.body, write.key)[-1][0]
+            pk = self._own_comment_since(topic_id, text, since, private=True)
+            return None if pk is None else str(pk)
+        if write.kind == "thread":
+            return self._own_topic_since(write.title, write.body, since)
+        raise ValueError(f"unknown write kind {write.kind!r}")
+
+    def _own_comment_since(self, topic_id: int, text: str, since: datetime, private: bool) -> int | None:
+        for row in self._http.rows_since(topic_id, since, private):
+            if row.author == self.account and row.at >= since and self._same_source(row.pk, text):
+                return row.pk
+        return None
+
+    def _own_topic_since(self, title: str, body: str, since: datetime) -> str | None:
+        for t in self._http.topic_list(f"/category/{self._game_category()}/"):
+            if not t.pinned and t.last_active and parse_spirit_date(t.last_active, self._tz) < since:
+                break  # listed by last activity: every later topic is older still
+            if t.title != title[:255]:
+                continue
+            rows = parse_rows(self._http.topic_page(t.id, 1, private=False), self._tz)
+            first = rows[0] if rows and rows[0].number == 1 else None
+            if first and first.author == self.account and first.at >= since and self._same_source(first.pk, body):
+                return str(t.id)
+        return None
+
+    def _same_source(self, pk: int, text: str) -> bool:
+        """Is comment `pk`'s Markdown source `text` (as stored), whitespace aside?"""
+        soup = BeautifulSoup(self._http.get(f"/comment/{pk}/update/").text, "lxml")
+        area = soup.select_one("textarea[name=comment]")
+        return area is not None and _squash(area.get_text()) == _squash(storable(text))
 
     def board_posts(self, after_id: int | None) -> list[ForumPost]:
         """Every comment in the game category's topics with id > after_id, in id order.

@@ -31,7 +31,7 @@ from apscheduler.triggers.date import DateTrigger
 from tianshen.config import Config, GameConfig
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.core.spec import load_spec
-from tianshen.forum.base import Forum, ForumError, ForumPm
+from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused
 from tianshen.forum.factory import make_forum
 from tianshen.service import crash
 from tianshen.service.driver import GameDriver, default_owner
@@ -114,6 +114,7 @@ class Daemon:
         if not self.store.mark(self.board_row, "since"):  # PMs older than the service are not refused
             self.store.set_mark(self.board_row, "since", self.clock.now().isoformat())
         self.board_owned = False
+        self.login_refused: LoginRefused | None = None
         self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
         self.served: dict[int, Served] = {}
         self.scheduler = BlockingScheduler(timezone=UTC)
@@ -200,6 +201,12 @@ class Daemon:
         with self._lock:
             try:
                 self._tick()
+            except LoginRefused as exc:  # trying again would count towards the board's lockout
+                log.error("the forum refused the GM's login; stopping: %s", exc)
+                self.login_refused = exc
+                if self.scheduler.running:
+                    self.scheduler.shutdown(wait=False)
+                return
             except Exception:  # the daemon keeps going; the next tick retries
                 log.exception("tick failed")
             self._schedule_deadlines()
@@ -224,6 +231,8 @@ class Daemon:
         """One game's failure never stops the others; the GM is told once per error."""
         try:
             work()
+        except LoginRefused:
+            raise
         except Exception as exc:
             log.exception("game=%s failed", served.driver.name)
             text = f"{type(exc).__name__}: {exc}"
@@ -254,7 +263,7 @@ class Daemon:
         point = f"{state.phase.label}:{state.phase.step}"
         if point != served.acted and state.phase.kind != "over":
             served.acted = point
-            served.sims.act(state, now, lambda key: self.store.thread_id(driver.game_id, key))  # type: ignore[attr-defined]
+            served.sims.act(state, now, lambda key: driver.sender.thread_id(driver.game_id, key))  # type: ignore[attr-defined]
 
     def _advance(self, served: Served, now: datetime, pms: list[ForumPm], reachable: bool, mark: int | None) -> None:
         driver = served.driver
@@ -323,7 +332,7 @@ class Daemon:
                                 text=pm.text)
         self.store.commit_step(self.board_row, inbound=inbound, event_kind="board_pm", event_payload="{}",
                                phase_label="board", state_json="{}", status="board", deadline_at=None,
-                               winner=None, players=[], outbox=[OutboxItem(kind="pm", target=pm.sender,
+                               winner=None, players=None, outbox=[OutboxItem(kind="pm", target=pm.sender,
                                                                            subject="天神回复：未能接受", body=body)])
 
     # ---- the board's write queue --------------------------------------------------------
@@ -403,6 +412,8 @@ class Daemon:
                 self.store.release_lease(game_id, self.owner)
             self.store.release_lease(self.board_row, self.owner)
         log.info("board=%s daemon stopped", self.board_key)
+        if self.login_refused is not None:
+            raise self.login_refused
 
     def _stop(self, signum: int, _frame: object) -> None:
         """A clean stop: the step under way finishes (every step is one transaction)."""

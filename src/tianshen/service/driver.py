@@ -61,6 +61,8 @@ class GameDriver:
         self.sender = sender or OutboxSender(store, forum, self.owner)
         self._cached: tuple[int, GameState] | None = None  # (step seq, state)
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
+        self._marks: dict[str, str] | None = None  # the stored marks, during one advance
+        self._maybe_pending = True  # False after a flush that sent everything, until the next commit
 
     # ---- creating a game ------------------------------------------------------------
 
@@ -152,7 +154,12 @@ class GameDriver:
         if self._cached is None or self._cached[0] != seq:
             record = self.store.load_game(self.game_id)
             self._cached = (record.step_seq, GameState.model_validate_json(record.state_json))
+            self._maybe_pending = True  # committed elsewhere (a GM command): it may have queued messages
         return self._cached[1]
+
+    def _current(self) -> GameState:
+        """The state as this driver last read or made it (a step's commit checks it is newest)."""
+        return self._cached[1] if self._cached is not None else self.state()
 
     def is_over(self) -> bool:
         return self.state().phase.kind == "over"
@@ -228,7 +235,7 @@ class GameDriver:
         return outcome
 
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
-        state = self.state()
+        state = self._current()
         seq_before = self._cached[0] if self._cached else 0
         outcome = self.ruleset.apply(state, event)
         new = outcome.state
@@ -237,7 +244,7 @@ class GameDriver:
             self.game_id, inbound=inbound, event_kind=event.type,
             event_payload=event.model_dump_json(), phase_label=new.phase.label,
             state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
-            deadline_at=dl.at if dl else None, winner=new.winner, players=_player_rows(new),
+            deadline_at=dl.at if dl else None, winner=new.winner, players=_changed_players(state, new),
             outbox=_outbox(outcome) + self._notes(outcome), at=event.at, expected_seq=seq_before, marks=marks,
         )
         if inbound is not None and self._seen is not None:
@@ -246,6 +253,7 @@ class GameDriver:
             log.info("game=%s duplicate input %s ignored", self.name, getattr(event, "id", "?"))
             return None
         self._cached = (seq, new)
+        self._maybe_pending = True
         log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
                  event.type, getattr(event, "id", ""), state.phase.label, new.phase.label, len(outcome.posts),
                  len(outcome.pms), len(outcome.refusals))
@@ -267,6 +275,8 @@ class GameDriver:
         steps = 0
         self._clock_hint = now
         self.sender.clock_hint = now
+        self.state()  # once: the steps below fold on it and check it is still the newest
+        self._marks = self.store.marks(self.game_id)
         # High-water marks move in memory while reading and are stored with the steps they
         # lead to, or at the end: a crash in between re-reads them (the store dedupes).
         marks: dict[str, str] = {}
@@ -275,11 +285,11 @@ class GameDriver:
         if not self._forum_reachable(read_ok and reachable, now):
             return steps  # deadlines wait: nobody could post while the board was down
         while True:
-            dl = self.ruleset.next_deadline(self.state())
+            dl = self.ruleset.next_deadline(self._current())
             due = dl is not None and dl.at <= now
             while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
                 steps += self.handle(pending.pop(0), send=False)
-                dl = self.ruleset.next_deadline(self.state())
+                dl = self.ruleset.next_deadline(self._current())
                 due = dl is not None and dl.at <= now
             if not due or dl is None:
                 break
@@ -294,16 +304,19 @@ class GameDriver:
             self.flush()
         return steps
 
+    def _mark(self, name: str) -> str | None:
+        return self._marks.get(name) if self._marks is not None else self.store.mark(self.game_id, name)
+
     def _store_marks(self, marks: dict[str, str]) -> None:
-        known = self.store.marks(self.game_id) if marks else {}
-        for name, value in marks.items():
-            if known.get(name) != value:
-                self.store.set_mark(self.game_id, name, value)
+        changed = {k: v for k, v in marks.items() if (self._marks or {}).get(k) != v}
+        if changed:
+            self.store.set_marks(self.game_id, changed)
+        self._marks = None
 
     def _forum_reachable(self, reachable: bool, now: datetime) -> bool:
         """003 §12.4: when the board was unreachable longer than `outage_extension_after`,
         the current phase is extended by the outage, as a logged GM override."""
-        down = self.store.mark(self.game_id, "forum_down_since")
+        down = self._mark("forum_down_since")
         if not reachable:
             if not down:
                 self.store.set_mark(self.game_id, "forum_down_since", now.isoformat())
@@ -312,7 +325,7 @@ class GameDriver:
         if down:
             self.store.set_mark(self.game_id, "forum_down_since", "")
             outage = now - datetime.fromisoformat(down)
-            if outage >= self.outage_extension_after and self.ruleset.next_deadline(self.state()) is not None:
+            if outage >= self.outage_extension_after and self.ruleset.next_deadline(self._current()) is not None:
                 hours = round(outage.total_seconds() / 3600, 2)
                 reason = f"论坛无法访问约{hours:g}小时（003 §12.4：时段顺延）"
                 log.warning("game=%s forum back after %s: phase extended by %s h", self.name, outage, hours)
@@ -334,7 +347,7 @@ class GameDriver:
                 if thread_id is None:
                     continue
                 name = f"thread:{key}"
-                after = marks.get(name) or self.store.mark(self.game_id, name)
+                after = marks.get(name) or self._mark(name)
                 for post in self.forum.read_thread(thread_id, int(after) if after else None):
                     marks[name] = str(max(post.id, int(marks.get(name) or after or 0)))
                     if post.author != self.forum.account:  # not the GM's own posts
@@ -355,7 +368,7 @@ class GameDriver:
         return PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text)
 
     def _own_pms(self, marks: dict[str, str]) -> list[PmIn | PostIn]:
-        after = marks.get("pm") or self.store.mark(self.game_id, "pm")
+        after = marks.get("pm") or self._mark("pm")
         settled = self.forum_time_settled()
         found: list[PmIn | PostIn] = []
         for pm in self.forum.fetch_pms(int(after) if after else None):
@@ -375,9 +388,7 @@ class GameDriver:
         keys = [k for k in self._watched() if k.startswith("vote:")]
         if not keys:
             return []
-        known: dict[str, list[str]] = {}
-        for fid, text in self.store.inbound_texts(self.game_id).items():
-            known.setdefault(fid.split("~")[0], []).append(text)
+        known: dict[str, list[str]] | None = None
         found: list[PmIn | PostIn] = []
         try:
             for key in keys:
@@ -385,6 +396,12 @@ class GameDriver:
                 if thread_id is None:
                     continue
                 for post in self.forum.read_thread(thread_id, None):
+                    if post.author == self.forum.account:
+                        continue
+                    if known is None:  # read once, and only when there are players' posts
+                        known = {}
+                        for fid, text in self.store.inbound_texts(self.game_id).items():
+                            known.setdefault(fid.split("~")[0], []).append(text)
                     texts = known.get(str(post.id))
                     if post.author == self.forum.account or not texts or post.text in texts:
                         continue
@@ -405,7 +422,7 @@ class GameDriver:
         own threads keeps that thread's key, so a vote read here is still a vote (and the
         store folds it once, whichever way it came)."""
         keys = self.store.threads(self.game_id)
-        after = marks.get("board") or self.store.mark(self.game_id, "board")
+        after = marks.get("board") or self._mark("board")
         found: list[PmIn | PostIn] = []
         for post in self.forum.board_posts(int(after) if after else None):
             marks["board"] = str(post.id)
@@ -416,7 +433,7 @@ class GameDriver:
 
     def _watched(self) -> list[str]:
         """Today's vote thread; at night the last one, so a late vote still gets its refusal."""
-        state = self.state()
+        state = self._current()
         watched = ["main"] if state.data.get("checkin") else []  # 签到: replies to the player list
         if state.phase.kind == "day":
             return watched + [f"vote:{state.phase.number}"]
@@ -428,7 +445,13 @@ class GameDriver:
 
     def flush(self, budget_s: float | None = None) -> int:
         """Send what the outbox holds, in order; stop at the first forum failure."""
-        return self.sender.send(self.store.pending_outbox(self.game_id), budget_s)
+        if not self._maybe_pending and self._cached is not None and \
+                self.store.step_seq(self.game_id) == self._cached[0]:
+            return 0  # nothing committed since everything went out
+        rows = self.store.pending_outbox(self.game_id)
+        sent = self.sender.send(rows, budget_s)
+        self._maybe_pending = sent < len(rows)
+        return sent
 
 
 def _post_input(post: ForumPost, key: str) -> PostIn:
@@ -453,6 +476,12 @@ def _outbox(outcome: Outcome) -> list[OutboxItem]:
     return items
 
 
+def _changed_players(old: GameState, new: GameState) -> list[dict] | None:
+    """The players' rows when a step changed them (None: the stored rows still hold)."""
+    rows = _player_rows(new)
+    return rows if rows != _player_rows(old) else None
+
+
 def _player_rows(state: GameState) -> list[dict]:
     return [dict(name=p.name, forum_name=p.forum_name, seat=p.seat, role=p.role, faction=p.faction, alive=p.alive)
             for p in state.players]
@@ -472,5 +501,6 @@ class OfflineForum:
         raise ForumError("no forum connection here: the running daemon sends it")
 
     remembers_keys = False
+    offline = True  # the sender leaves the outbox to the daemon: no claim, no try on record
     login = now = fetch_pms = read_thread = board_posts = create_thread = reply = send_pm = _offline
     find_written = note_last_write = _offline

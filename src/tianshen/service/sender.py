@@ -42,6 +42,8 @@ class OutboxSender:
     def send(self, rows: Sequence[OutboxRecord], budget_s: float | None = None) -> int:
         """Send `rows` in the order given; stop at the first forum failure, or when the
         time budget is spent.  Returns how many rows went out whole."""
+        if getattr(self.forum, "offline", False):
+            return 0  # `tianshen admin` beside the daemon: the daemon sends (and claims) them
         remembers = bool(getattr(self.forum, "remembers_keys", False))
         batch: list[SentPart] = []
         sent = 0

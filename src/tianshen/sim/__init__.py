@@ -26,6 +26,17 @@ SIMS: dict[str, str] = {
     "butterfly_elder": "tianshen.sim.butterfly_elder:ButterflySims",
 }
 
+# policy name -> family id -> "module:class"; `default` is the sims above (rehearsals use
+# them), other policies play better where they are written (docs/simulate.md) and fall back
+# to the default sims for the families they do not cover.
+POLICIES: dict[str, dict[str, str]] = {
+    "default": SIMS,
+    "smart": {
+        "classic": "tianshen.sim.smart:SmartClassicSims",
+        "game_ten": "tianshen.sim.smart:SmartGameTenSims",
+    },
+}
+
 
 def check_in(board: PlayerSide, state: GameState, main_thread: str, already: set[str]) -> None:
     """签到 (000 §5.2, 001 §3.2, 003 §7.2): every living player who has not yet replies once
@@ -41,10 +52,12 @@ class Sims(Protocol):
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None: ...
 
 
-def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int) -> Sims:
-    """The simulated players of a ruleset family."""
+def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default") -> Sims:
+    """The simulated players of a ruleset family, playing by `policy`."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy '{policy}'; policies: {', '.join(POLICIES)}")
     try:
-        module, cls = SIMS[family].split(":")
+        module, cls = POLICIES[policy].get(family, SIMS[family]).split(":")
     except KeyError as exc:
         raise ValueError(f"no simulated players for ruleset family '{family}'") from exc
     sims: Sims = getattr(import_module(module), cls)(board, gm_account, seed)

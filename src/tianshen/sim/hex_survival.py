@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime
+from functools import cache
 
 from tianshen.core.model import GameState, Player
 from tianshen.forum.base import PlayerSide
@@ -53,7 +54,7 @@ class HexSims:
 
     def _neighbours(self, state: GameState, cell: str) -> list[str]:
         if self._map is None:
-            self._map = load_ruleset(state.variant).map  # type: ignore[assignment]
+            self._map = _map_of(state.variant)
         return list(self._map.neighbours[cell])  # type: ignore[attr-defined]
 
     # ---- nights ---------------------------------------------------------------------
@@ -125,3 +126,9 @@ class HexSims:
             if leader in options:
                 return leader
         return rng.choice(options)
+
+
+@cache
+def _map_of(variant: str) -> object:
+    """The variant's map, read once per process (a Monte Carlo run plays thousands of games)."""
+    return load_ruleset(variant).map  # type: ignore[attr-defined]

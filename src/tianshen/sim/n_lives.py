@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec, load_spec
@@ -64,8 +65,7 @@ class NLivesSims:
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         """What the simulated players do at this point of the game."""
         if self.spec is None:
-            self.spec = load_spec(state.variant)
-            self.table = abilities(self.spec)
+            self.spec, self.table = _spec_of(state.variant)
         ph = state.phase
         main = thread("main")
         if state.data.get("checkin") and main:
@@ -351,3 +351,11 @@ def declaration(target: str, rng: random.Random) -> str:
     middle = lines[1:4]
     rng.shuffle(middle)
     return "".join(line.format(t=target) for line in [lines[0], *middle, lines[4]])
+
+
+@cache
+def _spec_of(variant: str) -> tuple[RulesetSpec, dict[str, Ability]]:
+    """The variant and its ability table, read once per process (a Monte Carlo run plays
+    thousands of games; the sims only read them)."""
+    spec = load_spec(variant)
+    return spec, abilities(spec)

@@ -87,7 +87,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     board = MemoryBoard(clock.now)
     forum = board.gm()
     forum.login()
-    store = Store(db_url)
+    store = Store(db_url, durable=False)  # a rehearsal: no fsync per step
     store.upgrade()
     from tianshen.core.spec import load_spec
 
@@ -110,7 +110,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
             break
         act_at = min(clock.now() + timedelta(hours=1), deadline.at - timedelta(minutes=1))
         clock.set(act_at)
-        sims.act(state, clock.now(), lambda key: store.thread_id(driver.game_id, key))
+        sims.act(state, clock.now(), lambda key: driver.sender.thread_id(driver.game_id, key))
         clock.set(deadline.at)
         driver.advance(clock.now())
     else:

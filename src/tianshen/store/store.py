@@ -17,7 +17,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, delete, event, func, select, update
+from sqlalchemy import Engine, bindparam, create_engine, delete, event, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -38,6 +38,16 @@ from tianshen.store.models import (
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 BOARD_STATUS = "board"  # the row that holds a board's own inbound and outbox (PMs from no game's player)
+
+
+_G = Game.__table__
+_GAME_STEP = (
+    update(_G)
+    .where(_G.c.id == bindparam("gid"), _G.c.step_seq == bindparam("newest"))
+    .values(phase_label=bindparam("b_phase"), state_json=bindparam("b_state"), status=bindparam("b_status"),
+            deadline_at=bindparam("b_deadline"), winner=bindparam("b_winner"), step_seq=bindparam("b_seq"),
+            updated_at=bindparam("b_updated"))
+)
 
 
 class StaleState(Exception):
@@ -171,6 +181,11 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
     )
 
 
+def _player_values(game_id: int, p: dict[str, Any]) -> dict[str, Any]:
+    return dict(game_id=game_id, name=p["name"], forum_name=p["forum_name"], seat=int(p["seat"]),
+                role=p.get("role") or "", faction=p.get("faction") or "", alive=bool(p.get("alive", True)))
+
+
 def _player_rows(game_id: int, players: list[dict[str, Any]]) -> list[PlayerRow]:
     return [
         PlayerRow(
@@ -192,14 +207,27 @@ def _enable_sqlite_fks(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for `url`; SQLite gets foreign keys on, and in-memory SQLite one shared connection."""
+def _sqlite_wal(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def make_engine(url: str, durable: bool = True) -> Engine:
+    """An engine for `url`; SQLite gets foreign keys on, and in-memory SQLite one shared connection.
+
+    `durable=False` (rehearsals, simulations): SQLite in WAL mode without an fsync per commit —
+    a killed process loses nothing, a power cut may lose the last commits."""
     if url.startswith("sqlite"):
         kwargs: dict[str, Any] = {}
-        if ":memory:" in url or url.rstrip("/") == "sqlite:":
+        memory = ":memory:" in url or url.rstrip("/") == "sqlite:"
+        if memory:
             kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
         engine = create_engine(url, **kwargs)
         event.listen(engine, "connect", _enable_sqlite_fks)
+        if not durable and not memory:
+            event.listen(engine, "connect", _sqlite_wal)
         return engine
     return create_engine(url, pool_pre_ping=True)
 
@@ -215,9 +243,9 @@ def alembic_config(url: str) -> Config:
 class Store:
     """All database access of tianshen goes through here."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, durable: bool = True) -> None:
         self.url = url
-        self.engine = make_engine(url)
+        self.engine = make_engine(url, durable)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -340,7 +368,7 @@ class Store:
         status: str,
         deadline_at: datetime | None,
         winner: str | None,
-        players: list[dict[str, Any]],
+        players: list[dict[str, Any]] | None,
         outbox: list[OutboxItem],
         at: datetime | None = None,
         expected_seq: int | None = None,
@@ -394,96 +422,63 @@ class Store:
         status: str,
         deadline_at: datetime | None,
         winner: str | None,
-        players: list[dict[str, Any]],
+        players: list[dict[str, Any]] | None,
         outbox: list[OutboxItem],
         at: datetime,
         expected_seq: int | None,
         marks: dict[str, str],
     ) -> int:
-        # Lock the game row (PostgreSQL) so that steps of one game are serialised.
-        game = s.scalars(select(Game).where(Game.id == game_id).with_for_update()).one_or_none()
-        if game is None:
+        """Core statements on the connection, not the ORM: a handful of inserts and one update."""
+        conn = s.connection()
+        games, events, inbox, outbox_t = Game.__table__, EventRow.__table__, InboundRow.__table__, OutboxRow.__table__
+        head = conn.execute(select(games.c.name, games.c.phase_label, games.c.step_seq)
+                            .where(games.c.id == game_id)).one_or_none()
+        if head is None:
             raise KeyError(game_id)
-        if expected_seq is not None and game.step_seq != expected_seq:
-            raise StaleState(f"game {game.name}: folded seq {expected_seq}, newest is {game.step_seq}")
-        previous_phase = game.phase_label
-        seq = game.step_seq + 1
-
-        if inbound is not None:
-            s.add(
-                InboundRow(
-                    game_id=game_id,
-                    source=inbound.source,
-                    forum_id=inbound.forum_id,
-                    thread_key=inbound.thread_key,
-                    sender=inbound.sender,
-                    sent_at=inbound.sent_at,
-                    text=inbound.text,
-                    edited=inbound.edited,
-                    phase_label=previous_phase,
-                    event_seq=seq,
-                )
-            )
-            s.flush()  # a duplicate fails here, before anything else is written
-
-        s.add(
-            EventRow(
-                game_id=game_id,
-                seq=seq,
-                phase_label=previous_phase,
-                kind=event_kind,
-                payload_json=event_payload,
-                created_at=at,
-            )
-        )
-
-        game.phase_label = phase_label
-        game.state_json = state_json
-        game.status = status
-        game.deadline_at = deadline_at
-        game.winner = winner
-        game.step_seq = seq
-        game.updated_at = utcnow()
-        for name, value in marks.items():
-            self._set_mark(s, game_id, name, value)
-
-        s.execute(delete(PlayerRow).where(PlayerRow.game_id == game_id))
-        s.add_all(_player_rows(game_id, players))
-
+        name, previous_phase, newest = head
+        if expected_seq is not None and newest != expected_seq:
+            raise StaleState(f"game {name}: folded seq {expected_seq}, newest is {newest}")
+        seq = newest + 1
+        # The optimistic check and the row lock in one statement: it changes nothing when
+        # another process committed this seq first (PostgreSQL waits for that one's commit).
+        moved = conn.execute(_GAME_STEP, dict(
+            gid=game_id, newest=newest, b_phase=phase_label, b_state=state_json, b_status=status,
+            b_deadline=deadline_at, b_winner=winner, b_seq=seq, b_updated=utcnow()))
+        if moved.rowcount != 1:
+            raise StaleState(f"game {name}: another step committed seq {seq} first")
+        if inbound is not None:  # a duplicate fails here, before anything else is written
+            conn.execute(inbox.insert(), dict(
+                game_id=game_id, source=inbound.source, forum_id=inbound.forum_id, thread_key=inbound.thread_key,
+                sender=inbound.sender, sent_at=inbound.sent_at, text=inbound.text, edited=inbound.edited,
+                phase_label=previous_phase, event_seq=seq, received_at=utcnow()))
+        conn.execute(events.insert(), dict(game_id=game_id, seq=seq, phase_label=previous_phase, kind=event_kind,
+                                           payload_json=event_payload, created_at=at))
+        for mark, value in marks.items():
+            self._set_mark(s, game_id, mark, value)
+        if players is not None:
+            conn.execute(delete(PlayerRow.__table__).where(PlayerRow.__table__.c.game_id == game_id))
+            if players:
+                conn.execute(PlayerRow.__table__.insert(), [_player_values(game_id, p) for p in players])
         if phase_label != previous_phase:
-            s.execute(
-                update(PhaseRow)
-                .where(PhaseRow.game_id == game_id, PhaseRow.ended_at.is_(None))
-                .values(ended_at=at)
-            )
-            known = s.scalar(
-                select(PhaseRow.id).where(PhaseRow.game_id == game_id, PhaseRow.label == phase_label)
-            )
-            if known is None:
-                s.add(PhaseRow(game_id=game_id, label=phase_label, started_at=at))
-            else:  # a label seen before (unusual): reopen it rather than duplicate it
-                s.execute(update(PhaseRow).where(PhaseRow.id == known).values(ended_at=None))
-
-        out_seq = s.scalar(select(func.max(OutboxRow.seq)).where(OutboxRow.game_id == game_id)) or 0
-        now = utcnow()
-        for i, item in enumerate(outbox):
-            out_seq += 1
-            s.add(
-                OutboxRow(
-                    game_id=game_id,
-                    seq=out_seq,
-                    kind=item.kind,
-                    target=item.target,
-                    title=item.title,
-                    subject=item.subject,
-                    body=item.body,
-                    key=item.key or f"{game.name}:{seq}:{i}",
-                    status="pending",
-                    created_at=now,
-                )
-            )
-        s.flush()
+            self._next_phase(s, game_id, phase_label, at)
+        if outbox:
+            out_seq = conn.execute(select(func.max(outbox_t.c.seq)).where(outbox_t.c.game_id == game_id)).scalar() or 0
+            now = utcnow()
+            conn.execute(outbox_t.insert(), [
+                dict(game_id=game_id, seq=out_seq + i + 1, kind=item.kind, target=item.target, title=item.title,
+                     subject=item.subject, body=item.body, key=item.key or f"{name}:{seq}:{i}", status="pending",
+                     created_at=now, sent_at=None, forum_ref=None, parts_done=0)
+                for i, item in enumerate(outbox)])
         return seq
+
+    @staticmethod
+    def _next_phase(s: Session, game_id: int, phase_label: str, at: datetime) -> None:
+        s.execute(update(PhaseRow).where(PhaseRow.game_id == game_id, PhaseRow.ended_at.is_(None)).values(ended_at=at))
+        known = s.scalar(select(PhaseRow.id).where(PhaseRow.game_id == game_id, PhaseRow.label == phase_label))
+        if known is None:
+            s.execute(insert(PhaseRow).values(game_id=game_id, label=phase_label, started_at=at))
+        else:  # a label seen before (unusual): reopen it rather than duplicate it
+            s.execute(update(PhaseRow).where(PhaseRow.id == known).values(ended_at=None))
 
     # ---- inbound and events -----------------------------------------------------------
 
@@ -719,6 +714,11 @@ class Store:
     def set_mark(self, game_id: int, name: str, value: str) -> None:
         with self._tx() as s:
             self._set_mark(s, game_id, name, value)
+
+    def set_marks(self, game_id: int, marks: dict[str, str]) -> None:
+        with self._tx() as s:
+            for name, value in marks.items():
+                self._set_mark(s, game_id, name, value)
 
     def marks(self, game_id: int) -> dict[str, str]:
         with self._tx() as s:

@@ -6,14 +6,16 @@ has 手机版 switched on) and the PC pages (`member.php`, `forum.php`, `home.ph
 board's charset (forms are sent in it; the mobile API is told `charset=utf-8`), keeps the
 cookies (the prefix is read from the board, never assumed), fetches a fresh formhash after
 login (the one in the login answer is the stale guest hash), notices a logged-out answer and
-logs in again once.  A wrong password, a lockout or a captcha stops with a `ForumError`
-saying what the GM must change; it is never retried (Discuz locks every login from the IP
-after 5 failures in 15 minutes).
+logs in again once (at most once a backoff period, see `forum.session`).  A wrong password,
+a lockout or a captcha stops with a `LoginRefused` saying what the GM must change; it is never
+tried again in this process (Discuz locks every login from the IP after 5 failures in 15
+minutes).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
@@ -23,9 +25,11 @@ from urllib.parse import urlencode
 
 import httpx
 
-from tianshen.forum.base import ForumError
+from tianshen.forum.base import ForumError, LoginRefused
 from tianshen.forum.discuz import parse
 from tianshen.forum.discuz.parse import Answer
+from tianshen.forum.session import LoginGuard
+from tianshen.forum.text import storable
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +75,8 @@ class DiscuzClient:
     def __init__(self, base_url: str, username: str, password: str, *, fid: int | None = None,
                  api: str = "auto", charset: str = "auto", tz: timezone | None = None,
                  transport: httpx.BaseTransport | None = None, timeout: float = 30.0,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         if api not in ("auto", "mobile", "html"):
             raise ValueError(f"api must be auto, mobile or html, not {api!r}")
         self.base_url = base_url.rstrip("/") + "/"
@@ -94,6 +99,8 @@ class DiscuzClient:
         self.login_captcha: bool | None = None
         self._skew: timedelta | None = None
         self._relogging = False
+        self.guard = LoginGuard(monotonic)
+        self.requests = 0  # every HTTP request made (idle-poll accounting)
 
     # ---- clock --------------------------------------------------------------------------------
 
@@ -118,7 +125,7 @@ class DiscuzClient:
 
     def _encode(self, data: dict[str, str], api: bool) -> bytes:
         charset = "utf-8" if api else (self.charset or "utf-8")
-        fitted = {k: parse.fit_charset(v, self.charset or "utf-8") for k, v in data.items()}
+        fitted = {k: storable(v, self.charset or "utf-8") for k, v in data.items()}
         return urlencode(fitted, encoding="gbk" if charset == "gbk" else charset).encode("ascii")
 
     def request(self, method: str, path: str, params: dict[str, Any] | None = None,
@@ -129,6 +136,7 @@ class DiscuzClient:
             params["charset"] = "utf-8"  # the plugin then converts every field from UTF-8
         content = self._encode(data, api) if data is not None else None
         headers = {"Content-Type": "application/x-www-form-urlencoded"} if content is not None else {}
+        self.requests += 1
         try:
             resp = self.http.request(method, path, params=params or None, content=content, headers=headers)
         except httpx.TransportError as exc:
@@ -177,6 +185,7 @@ class DiscuzClient:
         if check_login and self.logged_in and not self._relogging and self._logged_out(reply):
             log.warning("the board treats the GM as logged out; logging in again")
             self.logged_in = False
+            self.guard.allow_relogin()
             self.login()
             reply = action()
             if self._logged_out(reply):
@@ -200,12 +209,22 @@ class DiscuzClient:
     # ---- login --------------------------------------------------------------------------------
 
     def login(self) -> None:
+        """Log in; a refusal is remembered: every later call raises it again, with no request."""
+        self.guard.check()
+        try:
+            self._login()
+        except LoginRefused as exc:
+            self.guard.note_refused(exc)
+            raise
+        self.guard.note_ok()
+
+    def _login(self) -> None:
         probe = self.request("GET", "member.php", {"mod": "logging", "action": "login"})
         self._learn(probe)
         form = parse.login_form(probe.text)
         self.login_captcha = bool(form and form.captcha)
         if form is not None and form.captcha:
-            raise ForumError(CAPTCHA_LOGIN.format(detail="the login page shows a captcha"))
+            raise LoginRefused(CAPTCHA_LOGIN.format(detail="the login page shows a captcha"))
         done = False
         if self.mobile is not False:
             done = self._api_login()
@@ -281,12 +300,12 @@ class DiscuzClient:
     def _login_failed(self, key: str, message: str) -> None:
         detail = f"{key}: {message}" if key and message and key not in message else (message or key)
         if key == "login_strike" or "次数过多" in message:
-            raise ForumError(LOCKED_OUT.format(detail=detail))
+            raise LoginRefused(LOCKED_OUT.format(detail=detail))
         if "seccode" in key or "secqaa" in key or "验证码" in message or "验证问答" in message:
-            raise ForumError(CAPTCHA_LOGIN.format(detail=detail))
+            raise LoginRefused(CAPTCHA_LOGIN.format(detail=detail))
         if key == "login_invalid" or "登录失败" in message or "密码" in message:
-            raise ForumError(WRONG_PASSWORD.format(detail=detail))
-        raise ForumError(f"the board refused the login ({detail})")
+            raise LoginRefused(WRONG_PASSWORD.format(detail=detail))
+        raise LoginRefused(f"the board refused the login ({detail})")
 
     def refresh(self) -> None:
         """A fresh formhash and the GM's uid (the login answer's formhash is the guest one)."""

@@ -24,10 +24,11 @@ Reading
 Writing
 - New thread, reply and PM (by username, or `uid:N`), through the mobile API when the board
   has it (it returns tid/pid/pmid) else the PC forms (in the board's charset).
-- Writes are spaced by the board's flood interval (`flood_interval_s`, default Discuz's 15 s,
-  raised to what the board reports); a flood refusal (`post_flood_ctrl`,
-  `message_can_not_send_2`, 「两次发表间隔少于 15 秒」, 「两次发送短消息太快」) means wait and send
-  again, a few times.  A post shorter than the board's minimum is padded with full-width
+- Writes are spaced by the board's flood interval (`forum.pacing`): `flood_interval_s` when
+  configured (0 allowed), else learned from the board's refusals, which name it
+  (「两次发表间隔少于 15 秒」) or not (「两次发送短消息太快」: the interval doubles from 15 s);
+  a refusal means send again when due, a few times.  Every write has `parseurloff=1` and
+  `smileyoff=1`: a player's bare URL or `:)` quoted in an announcement stays text.  A post shorter than the board's minimum is padded with full-width
   spaces once.
 - Idempotency: Discuz has no field for a client's key, and nothing is added to the text.
   A key already sent by this adapter returns its first result.  A send whose answer was lost
@@ -35,6 +36,7 @@ Writing
   posts in the thread, the board's thread list, the PM conversation — before it is repeated.
   A reply or thread whose key this process has not seen (a restart after a crash) is also
   looked up: an identical GM post in the same place within `recheck_window_s` counts as sent.
+  `find_written` is that look-up for the driver (`forum.base.Write`).
 """
 
 from __future__ import annotations
@@ -49,15 +51,18 @@ from typing import Any, Literal
 
 import httpx
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost
-from tianshen.forum.discuz import parse
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write
+from tianshen.forum.discuz import pages, parse
 from tianshen.forum.discuz.client import API, CAPTCHA_POST, DiscuzClient, LostAnswer, Reply
+from tianshen.forum.pacing import Pacer
 from tianshen.forum.render import escape_bbcode
+from tianshen.forum.text import storable
 
 log = logging.getLogger(__name__)
 
 FLOOD_KEYS = ("post_flood_ctrl", "message_can_not_send_2")
 FLOOD_TEXT = ("间隔少于", "发送短消息太快", "发帖过于频繁", "灌水")
+NO_MARKUP = {"parseurloff": "1", "smileyoff": "1"}  # bare URLs and smilies stay text
 SUCCESS_KEYS = ("post_reply_succeed", "post_newthread_succeed", "do_success", "post_newthread_mod_succeed",
                 "post_reply_mod_succeed")
 
@@ -114,6 +119,7 @@ def _tz(value: str | None) -> timezone | None:
 
 class DiscuzForum:
     markup: Literal["bbcode", "markdown", "plain"] = "bbcode"
+    remembers_keys = False  # keys are kept for this process only; `find_written` looks on the board
 
     def __init__(self, base_url: str, username: str, password: str, fid: int | None = None, *,
                  api: str = "auto", charset: str = "auto", timezone: str | None = None,
@@ -122,23 +128,28 @@ class DiscuzForum:
                  clock: Callable[[], datetime] | None = None, flood_retries: int = 4,
                  recheck_window_s: float = 600, api_ppp: int = 20, timeout: float = 30.0) -> None:
         self.client = DiscuzClient(base_url, username, password, fid=fid, api=api, charset=charset,
-                                   tz=_tz(timezone), transport=transport, timeout=timeout, clock=clock)
+                                   tz=_tz(timezone), transport=transport, timeout=timeout, clock=clock,
+                                   monotonic=monotonic)
         self.fid = fid
         self.thread_api = api == "mobile"  # edits are visible only on the PC pages
         self.max_post_chars: int | None = 10000  # Discuz's default maxpostsize; learned from the board
-        self.flood_interval_s = 15.0 if flood_interval_s is None else float(flood_interval_s)
         self.flood_configured = flood_interval_s is not None
+        self.pacer = Pacer(0.0 if flood_interval_s is None else flood_interval_s, sleep=sleep, monotonic=monotonic,
+                           wall=clock)
         self.flood_retries = flood_retries
         self.recheck_window = timedelta(seconds=recheck_window_s)
         self.api_ppp = api_ppp
         self.sleep, self.monotonic = sleep, monotonic
         self.min_post_chars: int | None = None
-        self._last_write: float | None = None
         self._done: dict[str, Any] = {}
         self._uncertain: dict[str, datetime] = {}
         self._seen_pm: dict[int, datetime] = {}
         self._conv_sig: dict[int, tuple[int, str]] = {}
         self._conv_max: dict[int, int] = {}
+        self._conv_pms: dict[int, dict[int, DiscuzPm]] = {}  # other uid -> the messages read, by pmid
+        self._conv_floor: dict[int, int] = {}  # other uid -> the cache is complete above this pmid
+        self._post_page: dict[int, dict[int, int]] = {}  # tid -> pid -> the page it was read on
+        self._parsed: dict[tuple[int, int], tuple[str, parse.ThreadPage]] = {}  # (tid, page) -> (digest, page)
         self._positions: dict[int, dict[int, int]] = {}  # tid -> pid -> floor
         self._ppp: dict[int, int] = {}
         self._board: _Board | None = None
@@ -153,8 +164,20 @@ class DiscuzForum:
         self.client.login()
 
     def _ensure(self) -> None:
+        """Logged in, or a `LoginRefused` at once (no request) when the password was refused."""
+        guard = self.client.guard
+        guard.check()
         if not self.client.logged_in:
+            if guard.good_logins:  # the session ended after a good login: renew it, with backoff
+                guard.allow_relogin()
             self.client.login()
+
+    @property
+    def flood_interval_s(self) -> float:
+        return self.pacer.interval_s
+
+    def note_last_write(self, at: datetime) -> None:
+        self.pacer.note_last_write(at)
 
     def now(self) -> datetime:
         return self.client.server_now()
@@ -165,7 +188,8 @@ class DiscuzForum:
         offset = c.tz.utcoffset(None)
         hours = offset.total_seconds() / 3600 if offset is not None else 0
         tz_src = "from the config" if c.tz_configured else ("read from the board" if c.tz_known else "assumed")
-        flood_src = "from the config" if self.flood_configured else "Discuz default, raised when the board says more"
+        flood_src = "from the config, raised when the board says more" if self.flood_configured \
+            else "learned from the board's refusals"
         return [
             f"board charset {c.charset or 'unknown'}; "
             f"{'mobile API' if c.mobile else 'PC pages'} for PMs and writing, "
@@ -179,37 +203,53 @@ class DiscuzForum:
     # ---- PMs ----------------------------------------------------------------------------------
 
     def fetch_pms(self, after_id: int | None) -> list[ForumPm]:
+        """One inbox request when nothing changed: a conversation is read only when it is
+        unread, its last message changed, or the cache does not reach down to `after_id`;
+        the messages read are kept, so a poll with no mark yet costs no more than one with."""
         self._ensure()
         now = self.now()
-        found: dict[int, DiscuzPm] = {}
+        floor = after_id or 0
         cold_done = False
+        found: list[DiscuzPm] = []
         for conv in self._conversations():
+            uid = conv.other_uid
             sig = (conv.last_from_uid, conv.last_text)
-            known = conv.other_uid in self._conv_max
-            if conv.unread or after_id is None:
+            cached = uid in self._conv_pms and self._conv_floor.get(uid, 0) <= floor
+            if conv.unread or (cached and self._conv_sig.get(uid) != sig):
                 need = True
-            elif known:
-                need = self._conv_sig.get(conv.other_uid) != sig
-            else:
-                need = not cold_done
-            if not need:
+            elif cached:
+                need = False
+            elif after_id is None:
+                need = True
+            elif cold_done:  # listed after one with nothing above the mark: nothing above it either
+                self._conv_pms[uid], self._conv_floor[uid], self._conv_sig[uid] = {}, floor, sig
+                need = False
+            else:  # never read by this process, with a mark: newest first until one holds nothing newer
+                need = True
+            if need:
+                top = self._read_conversation(conv, after_id, now)
+                if after_id is not None and not conv.unread and top <= after_id and not cached:
+                    cold_done = True  # the list is newest first: older conversations hold nothing newer
+            found += [m for m in self._conv_pms.get(uid, {}).values() if m.id > floor]
+        return sorted({m.id: m for m in found}.values(), key=lambda m: m.id)
+
+    def _read_conversation(self, conv: parse.Conversation, after_id: int | None, now: datetime) -> int:
+        """Read one conversation down to `after_id` into the cache; returns its newest pmid."""
+        uid = conv.other_uid
+        messages = self._conversation(uid, after_id)
+        top = max((m.pmid for m in messages), default=0)
+        self._conv_sig[uid] = (conv.last_from_uid, conv.last_text)
+        self._conv_max[uid] = max(top, self._conv_max.get(uid, 0))
+        cache = self._conv_pms.setdefault(uid, {})
+        self._conv_floor[uid] = min(self._conv_floor.get(uid, after_id or 0), after_id or 0)
+        for m in messages:
+            if m.sender_uid == self.client.uid or m.sender == self.account:
                 continue
-            messages = self._conversation(conv.other_uid, after_id)
-            top = max((m.pmid for m in messages), default=0)
-            self._conv_sig[conv.other_uid] = sig
-            self._conv_max[conv.other_uid] = max(top, self._conv_max.get(conv.other_uid, 0))
-            if after_id is not None and not known and not conv.unread and top <= after_id:
-                cold_done = True  # the list is newest first: older conversations hold nothing newer
-            for m in messages:
-                if m.sender_uid == self.client.uid or m.sender == self.account:
-                    continue
-                if after_id is not None and m.pmid <= after_id:
-                    continue
-                seen = self._seen_pm.setdefault(m.pmid, now)
-                sent = parse.estimate(m.when, seen) if m.when else seen
-                found[m.pmid] = DiscuzPm(m.pmid, m.sender, sent, "", m.text, sender_uid=m.sender_uid,
-                                         conversation_uid=conv.other_uid, seen_at=seen, sent_between=m.when)
-        return [found[k] for k in sorted(found)]
+            seen = self._seen_pm.setdefault(m.pmid, now)
+            sent = parse.estimate(m.when, seen) if m.when else seen
+            cache[m.pmid] = DiscuzPm(m.pmid, m.sender, sent, "", m.text, sender_uid=m.sender_uid,
+                                     conversation_uid=uid, seen_at=seen, sent_between=m.when)
+        return top
 
     def _conversations(self) -> list[parse.Conversation]:
         out: list[parse.Conversation] = []
@@ -278,6 +318,7 @@ class DiscuzForum:
             tp = self._thread_page(tid, page)
             for raw in tp.posts:
                 self._positions.setdefault(tid, {})[raw.pid] = raw.position
+                self._post_page.setdefault(tid, {})[raw.pid] = page
                 if after_id is None or raw.pid > after_id:
                     posts[raw.pid] = self._post(tid, raw, now)
             if tp.per_page:
@@ -304,6 +345,9 @@ class DiscuzForum:
     def _start_page(self, tid: int, after_id: int | None) -> int:
         if after_id is None:
             return 1
+        known = self._post_page.get(tid, {}).get(after_id)
+        if known is not None:  # a post stays on the page it was read on (a one-page thread too)
+            return known
         position = self._positions.get(tid, {}).get(after_id)
         ppp = self._ppp.get(tid) or (self.api_ppp if self.thread_api else None)
         if position and ppp:
@@ -331,7 +375,14 @@ class DiscuzForum:
             raise ForumError(f"thread {tid}: {reply.answer.message}")
         if reply.answer.kind == "error":
             raise ForumError(f"thread {tid}: {reply.answer.message}")
-        return parse.thread_page(reply.text, self.client.tz)
+        digest = pages.thread_digest(reply.text)
+        cached = self._parsed.get((tid, page))
+        if digest is not None and cached is not None and cached[0] == digest:
+            return cached[1]  # nothing new on the page: not parsed again
+        tp = parse.thread_page(reply.text, self.client.tz)
+        if digest is not None:
+            self._parsed[(tid, page)] = (digest, tp)
+        return tp
 
     # ---- the whole board ------------------------------------------------------------------------
 
@@ -426,7 +477,7 @@ class DiscuzForum:
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
         self._ensure()
-        message = (f"[b]{escape_bbcode(subject)}[/b]\n" if subject else "") + body
+        message = _pm_message(subject, body)
         self._write(key, lambda: self._send_pm(to, message), lambda since: self._find_pm(to, message, since),
                     recheck=False)
 
@@ -460,26 +511,22 @@ class DiscuzForum:
         return result
 
     def _send_spaced(self, send: Callable[[], _Outcome]) -> Any:
+        """Send when due (`forum.pacing`); a flood refusal means send again when due, not sleep
+        on top of the interval."""
         padded = False
         for attempt in range(self.flood_retries + 1):
-            if self._last_write is not None:
-                wait = self._last_write + self.flood_interval_s - self.monotonic()
-                if wait > 0:
-                    self.sleep(wait)
+            self.pacer.wait_turn()
             outcome = send()
-            self._last_write = self.monotonic()
             if outcome.kind == "ok":
+                self.pacer.accepted()
                 return outcome.value
             if outcome.kind == "short" and not padded:
                 padded = True
                 self.min_post_chars = outcome.need
                 continue
             if outcome.kind == "flood":
-                if outcome.wait_s > self.flood_interval_s:
-                    self.flood_interval_s = outcome.wait_s
-                log.info("flood control on the board; waiting %.0f s (try %d)", self.flood_interval_s, attempt + 1)
-                self.sleep(self.flood_interval_s + 1)
-                self._last_write = self.monotonic()
+                self.pacer.refused(named_s=outcome.wait_s or None)
+                log.info("flood control on the board (try %d); interval %.0f s", attempt + 1, self.pacer.interval_s)
                 continue
             raise ForumError("the board refused the post as too short even after padding")
         raise ForumError(f"the board's flood control refused {self.flood_retries + 1} tries; raise the GM group's "
@@ -500,7 +547,7 @@ class DiscuzForum:
             if a.key in SUCCESS_KEYS or a.key.endswith("_succeed"):
                 return _Outcome("ok", a.variables)
             if a.key in FLOOD_KEYS:
-                return _Outcome("flood", wait_s=_number(text) or 0)
+                return _Outcome("flood", wait_s=_seconds(text) or 0)  # X3.4 says 「…少于 15 秒」, X3.5 only a key
             if "seccode" in a.key or "secqaa" in a.key:
                 raise ForumError(CAPTCHA_POST.format(detail=f"{a.key}: {text}"))
             if "tooshort" in a.key or ("小于" in text and "字符" in text):
@@ -511,7 +558,7 @@ class DiscuzForum:
         if a.ok:
             return _Outcome("ok", a)
         if any(t in text for t in FLOOD_TEXT):
-            return _Outcome("flood", wait_s=float(a.params.get("floodctrl") or _number(text) or 0))
+            return _Outcome("flood", wait_s=float(a.params.get("floodctrl") or _seconds(text) or 0))
         if "验证码" in text or "验证问答" in text:
             raise ForumError(CAPTCHA_POST.format(detail=text))
         if "小于" in text and "字符" in text:
@@ -533,7 +580,7 @@ class DiscuzForum:
         what = f"reply in thread {tid}"
         if self.client.mobile:
             reply = self.client.post(API, {"version": 4, "module": "sendreply", "fid": self.fid or "", "tid": tid,
-                                           "replysubmit": "yes"}, {"message": message, "usesig": "1"})
+                                           "replysubmit": "yes"}, {"message": message, "usesig": "1", **NO_MARKUP})
             out = self._refused(self._judge(reply, what), what, reply)
             if out.kind == "ok":
                 out.value = int(out.value.get("pid") or 0) or self._lookup_pid(tid, body)
@@ -542,7 +589,7 @@ class DiscuzForum:
                                                "extra": "", "replysubmit": "yes", "infloat": "yes",
                                                "handlekey": "fastpost", "inajax": 1},
                                  {"message": message, "posttime": str(int(self.now().timestamp())), "usesig": "1",
-                                  "subject": ""})
+                                  "subject": "", **NO_MARKUP})
         out = self._refused(self._judge(reply, what), what, reply)
         if out.kind == "ok":
             a = out.value
@@ -561,7 +608,7 @@ class DiscuzForum:
         what = f"new thread on fid {self.fid}"
         if self.client.mobile:
             reply = self.client.post(API, {"version": 4, "module": "newthread", "fid": self.fid, "topicsubmit": "yes"},
-                                     {"subject": title, "message": message})
+                                     {"subject": title, "message": message, **NO_MARKUP})
             out = self._refused(self._judge(reply, what), what, reply)
             if out.kind == "ok":
                 out.value = int(out.value.get("tid") or 0)
@@ -569,7 +616,8 @@ class DiscuzForum:
         reply = self.client.post("forum.php", {"mod": "post", "action": "newthread", "fid": self.fid, "extra": "",
                                                "topicsubmit": "yes"},
                                  {"posttime": str(int(self.now().timestamp())), "wysiwyg": "0", "subject": title,
-                                  "message": message, "usesig": "1", "allownoticeauthor": "1", "save": ""})
+                                  "message": message, "usesig": "1", "allownoticeauthor": "1", "save": "",
+                                  **NO_MARKUP})
         location = reply.headers.get("location", "")
         if reply.status in (301, 302, 303) and "tid=" in location:
             return _Outcome("ok", parse.location_ids(location)["tid"])
@@ -589,14 +637,14 @@ class DiscuzForum:
             params: dict[str, Any] = {"version": 4, "module": "sendpm", "pmsubmit": "yes"}
             if touid:
                 params["touid"] = touid
-            reply = self.client.post(API, params, {**who, "message": message})
+            reply = self.client.post(API, params, {**who, "message": message, **NO_MARKUP})
             out = self._refused(self._judge(reply, what), what, reply)
             if out.kind == "ok":
                 out.value = int(out.value.get("pmid") or 0) or None
             return out
         reply = self.client.post("home.php", {"mod": "spacecp", "ac": "pm", "op": "send", "touid": touid or 0,
                                               "pmid": 0, "inajax": 1},
-                                 {"pmsubmit": "true", **who, "message": message, "handlekey": "pmform_0"})
+                                 {"pmsubmit": "true", **who, "message": message, "handlekey": "pmform_0", **NO_MARKUP})
         out = self._refused(self._judge(reply, what), what, reply)
         if out.kind == "ok":
             out.value = None
@@ -604,9 +652,28 @@ class DiscuzForum:
 
     # ---- looking on the board for a send whose answer was lost --------------------------------------
 
-    def _find_reply(self, tid: int, body: str, since: datetime) -> int | None:
-        want = parse.bbcode_text(body)
-        for post in self._last_posts(tid):
+    def find_written(self, write: Write) -> str | None:
+        """Is this write on the board (see `forum.base.Forum.find_written`)?  Looks at the GM's
+        posts in the thread since `write.since` (every page back to then), the board list for a
+        GM thread of that title, or the PM conversation with `write.to`."""
+        self._ensure()
+        since = (write.since or self.now() - self.recheck_window) - timedelta(seconds=60)  # minute-precision times
+        if write.kind == "thread":
+            if self.fid is None:
+                return None
+            tid = self._find_thread(write.title, since, write.body)
+            return None if tid is None else str(tid)
+        if write.kind == "reply":
+            pid = self._find_reply(int(write.thread_id), write.body, since, deep=True)
+            return None if pid is None else str(pid)
+        if write.kind == "pm":
+            pmid = self._find_pm(write.to, _pm_message(write.subject, write.body), since)
+            return None if pmid is None else (str(pmid) if pmid else "pm")
+        raise ValueError(f"unknown write kind {write.kind!r}")
+
+    def _find_reply(self, tid: int, body: str, since: datetime, deep: bool = False) -> int | None:
+        want = self._as_shown(body)
+        for post in (self._posts_since(tid, since) if deep else self._last_posts(tid)):
             if (post.author_uid == self.client.uid or post.author == self.account) and post.posted_at >= since \
                     and parse.same_text(post.full_text, want):
                 return post.id
@@ -620,7 +687,25 @@ class DiscuzForum:
             pages.insert(0, self._thread_page(tid, first.pages - 1))
         return [self._post(tid, raw, now) for tp in pages for raw in tp.posts]
 
-    def _find_thread(self, title: str, since: datetime) -> int | None:
+    def _as_shown(self, body: str) -> str:
+        """What the board shows of a body we send: stored in its charset, tags dropped."""
+        return parse.bbcode_text(storable(body, self.client.charset or "utf-8"))
+
+    def _posts_since(self, tid: int, since: datetime) -> list[DiscuzPost]:
+        """The thread's posts from the last page back to the first page that starts before `since`."""
+        now = self.now()
+        first = self._thread_page(tid, 1)
+        pages = [first]
+        page = first.pages
+        while page > 1:
+            tp = self._thread_page(tid, page)
+            pages.append(tp)
+            if not tp.posts or tp.posts[0].posted[1] < since:
+                break
+            page -= 1
+        return [self._post(tid, raw, now) for tp in pages for raw in tp.posts]
+
+    def _find_thread(self, title: str, since: datetime, body: str | None = None) -> int | None:
         if self.client.mobile:
             reply = self.client.api_get("forumdisplay", fid=self.fid, page=1)
             rows = parse.api_forum_threads(reply.answer.variables)
@@ -633,12 +718,13 @@ class DiscuzForum:
                 if self.client.mobile:
                     return row.tid
                 first = self._thread_page(row.tid, 1).posts
-                if first and first[0].posted[1] >= since:
+                if first and first[0].posted[1] >= since and (
+                        body is None or parse.same_text(first[0].body.full_text, self._as_shown(body))):
                     return row.tid
         return None
 
     def _find_pm(self, to: str, message: str, since: datetime) -> int | None:
-        want = parse.bbcode_text(message)
+        want = self._as_shown(message)
         touid = int(to[4:]) if to.startswith("uid:") else None
         if touid is None:
             for conv in self._conversations():
@@ -653,6 +739,17 @@ class DiscuzForum:
             if mine and parse.same_text(m.text, want) and (m.when is None or m.when[1] >= since):
                 return m.pmid
         return None
+
+
+def _pm_message(subject: str, body: str) -> str:
+    """A Discuz PM has no subject of its own: it goes first, in bold."""
+    return (f"[b]{escape_bbcode(subject)}[/b]\n" if subject else "") + body
+
+
+def _seconds(text: str) -> int | None:
+    """The interval a flood refusal names (「间隔少于 15 秒」), not any digit (`message_can_not_send_2`)."""
+    m = re.search(r"(\d+)\s*秒", text or "")
+    return int(m.group(1)) if m else None
 
 
 def _number(text: str) -> int | None:

@@ -20,7 +20,7 @@ VERBS: dict[str, tuple[str, ...]] = {
     "mute": ("禁言",),
     "zero": ("归零",),
     "cancel": ("取消", "撤销", "/cancel"),
-    "vote": ("投票", "投", "vote"),
+    "vote": ("投票", "投", "改票", "改投", "票投", "vote"),  # a PM vote is refused: 四 votes are posts
     "confirm": ("确认", "收到"),
 }
 

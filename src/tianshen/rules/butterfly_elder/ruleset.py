@@ -28,6 +28,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.vote_post import refusal
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.powers import Refused
 from tianshen.rules.butterfly_elder.roles import (
@@ -337,7 +338,9 @@ class ButterflyElder(Ruleset):
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day" or (
                     ends is not None and post.at >= ends):
                 raise Refused(spec.text("vote_closed"))
-            line = vote.cast(spec, state, p.name, parsed[0], parsed[1], post.at, post.id)
+            if parsed.error:  # issue 17: unreadable or naming two players — the last vote stands
+                raise Refused(refusal(parsed, spec.text("vote_form")))
+            line = vote.cast(spec, state, p.name, parsed.verb, parsed.name or "", post.at, post.id)
         except Refused as exc:
             out.refuse(p.name, post.text, spec.text("vote_refused", text=_short(post.text), reason=str(exc)),
                        reply_to=p.name)
@@ -346,7 +349,7 @@ class ButterflyElder(Ruleset):
         if post.edited:
             out.pm(p.name, spec.text("receipt_subject"), spec.text("vote_edited", counted=line))
             out.notes.append(spec.text("note_vote_edited", name=p.name, text=_short(post.text)))
-        if self.is_muted(state, p.name) and not vote.name_only(text, state.data["ballots"][p.name]["target"]):
+        if self.is_muted(state, p.name) and not vote.name_only(parsed):
             # 一 技能一: only the name — the vote counts, the GM judges the rest (DECISIONS 5.1.5)
             out.notes.append(spec.text("note_muted_vote", name=p.name, text=_short(post.text)))
 

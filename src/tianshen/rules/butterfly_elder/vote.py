@@ -7,46 +7,34 @@ published lot; the elder's 归零.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from tianshen.core import rng
-from tianshen.core.grammar import normalize
 from tianshen.core.model import GameState
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.votes import vote_target_text
-from tianshen.rules.butterfly_elder.powers import Refused, match
+from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name
+from tianshen.rules.butterfly_elder.powers import Refused
 
 ABSTAIN = ("弃权", "弃票", "abstain")
-_QUOTE = re.compile(r"\[quote\].*?\[/quote\]", re.S | re.I)
-_VOTE_WORD = re.compile(r"^(投票|投|vote)[\s:：,，]*", re.I)
 
 
-def read(text: str, names: list[str]) -> tuple[str, str] | None:
-    """("vote", written name) or ("abstain", "") or None when the post is no vote."""
-    body = normalize(_QUOTE.sub("", text)).strip()
-    lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.strip().startswith(">")]
-    if lines and lines[0].strip("。.!！") in ABSTAIN:
-        return ("abstain", "")
-    if lines and _VOTE_WORD.sub("", lines[0]).strip("。.!！") in ABSTAIN:
-        return ("abstain", "")
-    written = vote_target_text(text, names)
-    return ("vote", written) if written is not None else None
+def read(text: str, names: list[str]) -> VotePost | None:
+    """The vote of a post (core.vote_post: a name, or 弃权/弃票; a reason may follow), None
+    when the post is no vote."""
+    return read_vote_post(text, names, abstain=ABSTAIN)
 
 
-def name_only(text: str, target: str) -> bool:
+def name_only(vote: VotePost) -> bool:
     """一 技能一: a muted voter may write only the name (a bare `投票 名字` is taken as that too)."""
-    body = normalize(_QUOTE.sub("", text)).strip()
-    body = _VOTE_WORD.sub("", body).strip()
-    return body in (target, "弃权", "")
+    return not vote.reason and not vote.others
 
 
 def cast(spec: RulesetSpec, state: GameState, voter: str, kind: str, written: str, at: datetime, post_id: str) -> str:
     """Record the voter's latest post (补充 一 6 (2)(3): a change or an abstention is a new post)."""
     target = ""
     if kind == "vote":
-        target = match(written, [p.name for p in state.players])
+        target = resolve_name(written, [p.name for p in state.players])
         if not state.player(target).alive:
             raise Refused(spec.text("vote_target_dead", name=target))
     ballots = state.data.setdefault("ballots", {})

@@ -11,10 +11,12 @@ from datetime import datetime
 from typing import Any
 
 from tianshen.core import rng
-from tianshen.core.model import GameState, Player
+from tianshen.core.grammar import Command
+from tianshen.core.model import GameState, GmIn, Outcome, Player
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import GameSetup
+from tianshen.core.ruleset import GameSetup, GmRefused
 from tianshen.rules.classic import night as nights
+from tianshen.rules.classic import plagiarism
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused, group_target
 from tianshen.rules.common.game import MAIN, ForumGame, _fmt
@@ -79,7 +81,28 @@ class Classic(ForumGame):
         for diviner, target, yes in dawn.answers:
             out.pm(diviner, spec.text("divine_subject"),
                    spec.text("divine_answer", night=k - 1, target=target, answer="是" if yes else "不是"))
-        self._check_victory(state, at, out)
+        plagiarism.answers(spec, state, out)  # C13: yesterday's extra question
+        if not self._check_victory(state, at, out):
+            plagiarism.draw(spec, state, out)  # C13: today's extra question, drawn after the deaths
+
+    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+        """C13: the civilian drawn for an extra divination asks it by PM during the day."""
+        if cmd.verb == "divine" and (line := plagiarism.ask(state, p, cmd.arg)):
+            return line
+        return super()._command(state, p, cmd, at, out)
+
+    def gm_flag_plagiarism(self, state: GameState, gm: GmIn) -> Outcome:
+        """002 杀人宣言 / C13: the GM flags tonight's declaration of a killer as breaking the
+        originality (or length) rule; at dawn one living civilian is drawn for an extra 占卜.
+        `reject-declaration` is something else: it asks the killers for a new text."""
+        p = self._player_arg(state, gm)
+        try:
+            entry = plagiarism.flag(state, p, gm.reason)
+        except plagiarism.NotFlaggable as exc:
+            raise GmRefused(str(exc)) from None
+        out = Messages()
+        out.log.append(f"declaration of {p.name} (group {entry['group']}) flagged: extra divination at dawn")
+        return out.outcome(state)
 
     def _curse_bless(self, state: GameState) -> dict[str, int]:
         """002 诅咒/庇佑: +1/−1 on the next day's vote; they cancel each other."""

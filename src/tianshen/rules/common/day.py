@@ -18,6 +18,7 @@ from datetime import datetime
 from tianshen.core.clock import PhaseClock
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.vote_post import resolve_name
 from tianshen.core.votes import Tally, tally
 from tianshen.rules.common.actions import Refused, names_match
 
@@ -82,6 +83,16 @@ def window_end(state: GameState) -> datetime:
     return ts(d["step_ends_at"]) if state.phase.step in ("ld", "summon") else ts(d["vote_ends_at"])
 
 
+def candidate(state: GameState, kind: str, written: str) -> str:
+    """The candidate a vote names: read against every player (so a dead 丙丁 is not taken
+    for 丙), then checked against this ballot's candidates."""
+    name = resolve_name(written, [q.name for q in state.players])
+    allowed = candidates(state, kind)
+    if name not in allowed:
+        raise Refused(f"{name}不是这次投票的候选人。候选人：{'、'.join(allowed)}。")
+    return name
+
+
 def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
     """Record one vote; returns the receipt.  001 §5.1: a vote once cast cannot change."""
     kind = ballot_kind(state)
@@ -96,7 +107,7 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
     ballots = day(state)["ballots"][kind]
     if p.name in ballots:
         raise Refused(f"你已经投给了{ballots[p.name]['target']}。投票一旦投出，就禁止修改。")
-    target = names_match(written, candidates(state, kind))
+    target = candidate(state, kind, written)
     ballots[p.name] = {"target": target, "at": at.isoformat(), "source": source}
     day(state)["delegations"].get(kind, {}).pop(p.name, None)  # 001 §5.3: own vote voids the delegation
     return f"{p.name} 投票给 {target}"
@@ -117,7 +128,7 @@ def delegate(state: GameState, p: Player, written: str, at: datetime) -> str:
         raise Refused("你已经在投票帖里投过票了，委托投票无效。")
     if not written:
         raise Refused("委托投票必须写一个确定的游戏者名字。格式：委托投票 名字")
-    target = names_match(written, candidates(state, kind))
+    target = candidate(state, kind, written)  # issue 17: `委托投票 丙，理由` names 丙
     day(state)["delegations"][kind][p.name] = target
     return f"委托投票 {target}（天神将在其他人投票后代你投出；公布前可以修改）"
 

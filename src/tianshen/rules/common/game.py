@@ -32,7 +32,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.votes import vote_target_text
+from tianshen.core.vote_post import read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -455,14 +455,16 @@ class ForumGame(Ruleset):
     # ---- posts ----------------------------------------------------------------------
 
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        """Votes are posts in today's vote thread, judged by the forum's post time."""
+        """Votes are posts in today's vote thread, judged by the forum's post time; the post is
+        read by core.vote_post (a reason may follow the name, issue 17).  A refused vote post
+        is answered with the accepted form and changes nothing."""
         out = Messages()
         names = [q.name for q in state.players]
         # 001 §5.1 投票一旦投出，就禁止修改: an edited vote counts as first written, when the forum shows it
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        written = vote_target_text(text, names)
+        vote = read_vote_post(text, names)
         p = state.find(post.author)
-        if written is None or p is None or not post.thread.startswith("vote:"):
+        if vote is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
             return out.outcome(state)
         try:
@@ -470,7 +472,10 @@ class ForumGame(Ruleset):
                 raise Refused("这个投票帖已经截止。")
             if not p.alive and not days.may_vote_dead(state, p.name):
                 raise Refused(self.spec.text("dead_player"))
-            line = days.cast_vote(state, p, written, post.at, "post")
+            if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (001 §5.3)
+                raise unreadable(self.spec, out, p.name, post.text, vote.error)
+            # 改票/改投 is read as a vote: the first one counts, a later one meets 001 §5.1's "no change"
+            line = days.cast_vote(state, p, vote.name, post.at, "post")
             out.log.append(line)
             if post.edited:
                 note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tianshen.core.model import GameState, Player
-from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.votes import vote_target_text
+from tianshen.core.vote_post import VotePost, read_vote_post
 
 ABSTAIN = ("弃权", "空票", "不投", "abstain")
 
@@ -35,31 +34,40 @@ def ts(value: str) -> datetime:
 
 @dataclass(frozen=True)
 class Written:
-    """What a vote post or PM names: a player, oneself (blank/abstain), or nothing usable."""
+    """What a vote post or PM names: a player, oneself (blank/abstain), or nothing usable.
+    `ambiguous` is 003 §9.6's 措辞含混 (two players fit); any other refusal is unreadable
+    or invalid and costs nothing (DECISIONS §0.3, issue 17)."""
 
     target: str | None
     error: str = ""
+    ambiguous: bool = False
 
 
-def read_target(spec: RulesetSpec, state: GameState, p: Player, written: str | None) -> Written:
+def read_post(text: str | None, state: GameState) -> VotePost | None:
+    """The vote of a post (core.vote_post: a reason may follow the name), None when no vote."""
+    if text is None:
+        return None
+    return read_vote_post(text, [q.name for q in state.players], abstain=ABSTAIN)
+
+
+def read_arg(written: str, state: GameState) -> VotePost:
+    """A delegation's argument (`委托投票 丙，理由`), read like a vote line."""
+    vote = read_vote_post("投票 " + written, [q.name for q in state.players], abstain=ABSTAIN)
+    return vote or VotePost("vote", "投票", written)  # never None: the line starts with a verb
+
+
+def choose(spec: RulesetSpec, state: GameState, p: Player, vote: VotePost | None) -> Written:
     """003 §9.5: a blank or abstaining vote is a vote for oneself; a name must be a living
     player, written so that it can mean only one (§9.6)."""
-    if written is None:
+    if vote is None:
         return Written(None, spec.text("vote_not_understood"))
-    text = written.strip()
-    if not text or any(word in text.lower() for word in ABSTAIN):
+    if vote.verb == "abstain" or vote.blank:
         return Written(p.name)
-    living = [q.name for q in state.players if q.alive]
-    try:
-        return Written(match_name(text, living))
-    except NameMatchError as exc:
-        dead = [q.name for q in state.players if not q.alive and q.name == text]
-        return Written(None, spec.text("vote_dead_target", name=dead[0]) if dead else str(exc))
-
-
-def post_target(text: str, state: GameState) -> str | None:
-    """The name written in a vote post ('' for a bare 投票), None when it is no vote."""
-    return vote_target_text(text, [q.name for q in state.players])
+    if vote.name is None:
+        return Written(None, vote.error, ambiguous=vote.ambiguous)
+    if not state.player(vote.name).alive:
+        return Written(None, spec.text("vote_dead_target", name=vote.name))
+    return Written(vote.name)
 
 
 def cast(spec: RulesetSpec, state: GameState, p: Player, target: str, at: datetime, source: str,
@@ -100,7 +108,7 @@ def edited_post(spec: RulesetSpec, state: GameState, p: Player, original: str | 
     version cannot be known, a first vote counts for the editor himself."""
     d = day(state)
     ballot = d["ballots"].get(p.name)
-    written = read_target(spec, state, p, post_target(original, state)) if original is not None else Written(None)
+    written = choose(spec, state, p, read_post(original, state)) if original is not None else Written(None)
     if ballot is None:
         target = written.target or p.name
         line = cast(spec, state, p, target, at, "edited", edited=True)

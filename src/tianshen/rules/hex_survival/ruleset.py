@@ -34,6 +34,7 @@ from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.vote_post import VotePost, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
@@ -510,7 +511,7 @@ class HexSurvival(Ruleset):
         spec = self.spec
         if state.phase.kind != "day" or state.phase.step != "vote":
             raise Refused(spec.text("delegate_not_now"))
-        chosen = ballot.read_target(spec, state, p, written)
+        chosen = ballot.choose(spec, state, p, ballot.read_arg(written, state))
         if chosen.target is None:
             raise Refused(chosen.error)
         try:
@@ -535,13 +536,13 @@ class HexSurvival(Ruleset):
         if p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
             return out.outcome(state)
-        written = ballot.post_target(post.text, state)
+        vote = ballot.read_post(post.text, state)
         original = post.original_text if post.edited else None
-        if written is None and (original is None or ballot.post_target(original, state) is None):
+        if vote is None and ballot.read_post(original, state) is None:
             out.log.append(f"post {post.id} by {post.author}: no vote in it")
             return out.outcome(state)
         try:
-            line = self._vote_post(state, p, post, written)
+            line = self._vote_post(state, p, post, vote, out)
             out.log.append(f"{p.name}: {line}")
             if post.edited:  # the player is told how the edited post was counted
                 out.pm(p.name, self.spec.text("receipt_subject"), line)
@@ -550,7 +551,10 @@ class HexSurvival(Ruleset):
                        reply_to=p.name)
         return out.outcome(state)
 
-    def _vote_post(self, state: GameState, p: Player, post: PostIn, written: str | None) -> str:
+    def _vote_post(self, state: GameState, p: Player, post: PostIn, vote: VotePost | None, out: Messages) -> str:
+        """003 §9.3/§9.6, issue 17: a vote or a change (改票/改投 or any new reply); an unreadable
+        post is refused with the accepted form, uses no change and freezes nothing, and the GM
+        is told (a player who never votes again is counted for himself, §9.5)."""
         spec = self.spec
         if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
             raise VoteRefused(spec.text("vote_closed"))
@@ -558,12 +562,20 @@ class HexSurvival(Ruleset):
             raise VoteRefused(spec.text("dead_player"))
         if post.edited:
             original = post.original_text
-            if original is not None and ballot.post_target(original, state) is None:
+            if original is not None and ballot.read_post(original, state) is None:
                 raise VoteRefused(spec.text("edited_into_vote"))
+            first = ballot.choose(spec, state, p, ballot.read_post(original, state))
+            if first.target is None and p.name not in state.data["day"]["ballots"]:
+                # §9.3: 不能判断…原来一票投给了谁，这一票将被计为投给了改票者自己 — and the GM is told
+                out.notes.append(spec.text("note_edited_self", name=p.name, text=_short(post.text)))
             return ballot.edited_post(spec, state, p, original, post.at)
-        chosen = ballot.read_target(spec, state, p, written)
-        if chosen.target is None:
+        chosen = ballot.choose(spec, state, p, vote)
+        if chosen.ambiguous:
             raise VoteRefused(ballot.ambiguous_original(spec, state, p, chosen.error))
+        if chosen.target is None and p.name not in state.data["day"]["ballots"]:
+            raise VoteRefused(str(unreadable(spec, out, p.name, post.text, chosen.error)))  # GM told (§9.5)
+        if chosen.target is None:  # an unreadable change: void, the first vote and the change stand
+            raise VoteRefused(with_form(chosen.error, spec.text("vote_form")))
         return ballot.cast(spec, state, p, chosen.target, post.at, "post")
 
     # ---- activity: wills, 诈尸, 默哀期 (003 §8.2–8.4, D28, D29) -----------------------------

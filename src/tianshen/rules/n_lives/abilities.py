@@ -44,6 +44,19 @@ class Ability:
 
 
 def abilities(spec: RulesetSpec) -> dict[str, Ability]:
+    """The privileges of the variant (read once per spec object: the spec does not change)."""
+    cached = _ABILITIES.get(id(spec))
+    if cached is not None and cached[0] is spec:
+        return cached[1]
+    table = _read_abilities(spec)
+    _ABILITIES[id(spec)] = (spec, table)
+    return table
+
+
+_ABILITIES: dict[int, tuple[RulesetSpec, dict[str, Ability]]] = {}
+
+
+def _read_abilities(spec: RulesetSpec) -> dict[str, Ability]:
     return {aid: Ability(aid, info["name"], int(info["cost"]), tuple(info.get("words", [info["name"]])),
                          info.get("target", "player"), bool(info.get("any_time", False)))
             for aid, info in spec.section("abilities").items()}

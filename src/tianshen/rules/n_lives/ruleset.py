@@ -26,11 +26,10 @@ from tianshen.core.model import (
     PostIn,
     PrivateMessage,
 )
-from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.votes import vote_target_text
+from tianshen.core.vote_post import read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -671,18 +670,22 @@ class NLives(Ruleset):
 
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
         """§8.1, §8.3, A43: one vote a day, by a post in the vote thread; the first valid one
-        counts and cannot be changed (an edited post counts as first written)."""
+        counts and cannot be changed (an edited post counts as first written).  The post is
+        read by core.vote_post (a reason may follow the name; 改票 is read, and refused once a
+        vote stands); a refused vote post is answered with the accepted form."""
         out = Messages()
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        written = vote_target_text(text, [q.name for q in state.players])
+        vote = read_vote_post(text, [q.name for q in state.players])
         p = state.find(post.author)
-        if written is None or p is None or not post.thread.startswith("vote:"):
+        if vote is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
             return out.outcome(state)
         try:
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
                 raise Refused("这个投票帖已经截止。")
-            line = self._cast(state, p, written, post.at, "post")
+            if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
+                raise unreadable(self.spec, out, p.name, post.text, vote.error)
+            line = self._cast(state, p, vote.name, post.at, "post")
             out.log.append(line)
         except Refused as exc:
             out.refuse(p.name, post.text, f"你在投票帖的跟帖无效：{exc}", reply_to=p.name)
@@ -719,10 +722,7 @@ class NLives(Ruleset):
         return self.spec.text("delegate_ok", target=target)
 
     def _living(self, state: GameState, written: str) -> str:
-        try:
-            name = match_name(written, [q.name for q in state.players])
-        except NameMatchError as exc:
-            raise Refused(exc.message) from None
+        name = resolve_name(written, [q.name for q in state.players])  # issue 17: `委托投票 丙，理由`
         if not state.player(name).alive:
             raise Refused(f"{name}已经出局。")
         return name
@@ -891,3 +891,4 @@ def _ts(value: str) -> datetime:
 
 def _fmt(t: datetime | None) -> str:
     return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+

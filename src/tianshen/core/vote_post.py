@@ -1,0 +1,329 @@
+"""Reading a vote post as players write it (issue 17), shared by every ruleset.
+
+A vote line is a verb, the target, then the reason, on one line or several:
+`投票 丑，因为他昨晚攻击了我`, `投丑 因为他很可疑`, `改票：投票 丙`, `票投丙\n理由：……`.
+003 §9.6: 投票不要求固定格式，只要在跟贴中清晰、明确的指定一个投票对象并说明自己的投票理由即可.
+
+* The target is the longest player name (or alias) the text after the verb starts with,
+  followed by a separator: punctuation (full- or half-width), a space, 因为/理由/原因, a line
+  break or the end.  A written name is matched exactly first, then ignoring width and case.
+* Names that are prefixes of one another resolve by that rule (丙 / 丙丁: `投丙丁` is 丙丁,
+  `投丙，丁…` is 丙).  When two players still fit (a longer name that goes on with a
+  separator, width twins Ａ甲 / A甲 written neither way), or the vote line lists two players
+  (`投票 丙、丁`), the vote is ambiguous and both names are given back; it is never a guess.
+  Only when no name is followed by a separator does the longest name the text starts with
+  count (`投丙他很可疑`).
+* Verbs: 投票/投/改票/改投/票投/vote, plus a ruleset's own (委托投票, 弃票 where allowed).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from tianshen.core.intake import Refused
+from tianshen.core.outbox import Messages
+from tianshen.core.spec import RulesetSpec
+
+VOTE_WORDS = ("投票", "改票", "改投", "票投", "投", "vote")
+CHANGE_WORDS = ("改票", "改投")  # 003 §9.3: a change is made by a new reply
+REASON_WORDS = ("因为", "理由", "原因")
+SUBJECTS = ("我要", "我决定", "我", "本人")  # `我投丙`, `我要改投丙`: the voter before the verb
+# characters that end a name: punctuation of both widths, spaces, brackets and quotes
+_STOP = set(" \t\n\u3000:：,，、.。;；!！?？…-—=＝>~～/|()（）[]【】<>《》「」『』“”\"'·")
+_OPEN = "“「『《【(（[\"'"
+_LIST = " \t\u3000,，、/|;；和或及与&+"  # what joins two names in a list (`丙、丁`, `丙或丁`)
+_SEP = "".join(sorted(_STOP - {"\n"}))
+_QUOTE = re.compile(r"\[quote\].*?\[/quote\]", re.S | re.I)
+ACCEPTED_FORM = "投票 名字（理由可以写在同一行，如：投票 丙，因为……）"
+NO_NAME = "没有写投票对象。"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the text after a verb names: one player, or why not."""
+
+    name: str | None  # the player, None when refused
+    reason: str = ""  # the text after the name and its separator
+    candidates: tuple[str, ...] = ()  # for an ambiguous target: every player it can mean
+    error: str = ""  # plain Chinese, "" when a player was found
+    loose: bool = False  # found with no separator after the name (`投丙他很可疑`)
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.candidates) > 1
+
+
+@dataclass(frozen=True)
+class VotePost:
+    """One vote post, read.  `verb` is "vote", "abstain" or a ruleset's own verb."""
+
+    verb: str
+    word: str  # the verb as written (投票, 改票…)
+    line: str  # the vote line as written
+    target: Target = field(default_factory=lambda: Target(None))
+    change: bool = False  # written as 改票/改投
+    others: str = ""  # the post's other lines (a reason below the vote line, chat)
+
+    @property
+    def name(self) -> str | None:
+        return self.target.name
+
+    @property
+    def reason(self) -> str:
+        return self.target.reason
+
+    @property
+    def blank(self) -> bool:
+        """A verb with nothing after it (003 §9.5 counts it for the voter himself)."""
+        return self.verb == "vote" and self.target.name is None and not self.target.candidates and \
+            self.target.error == NO_NAME
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.target.ambiguous
+
+    @property
+    def error(self) -> str:
+        return "" if self.verb == "abstain" else self.target.error
+
+
+@lru_cache(maxsize=65536)
+def width_fold(text: str) -> str:
+    """Width- and case-insensitive, spaces kept (names.fold drops them: not for prefixes)."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _at_boundary(rest: str) -> bool:
+    return not rest or rest[0] in _STOP or rest.startswith(REASON_WORDS)
+
+
+def _skip_separator(rest: str) -> str:
+    """The reason: what follows the name, without the separator before it."""
+    rest = rest.lstrip(_SEP)
+    for word in REASON_WORDS:
+        if rest.startswith(word):
+            rest = rest[len(word):]
+            break
+    return rest.lstrip("".join(_STOP)).strip()
+
+
+def _hits(text: str, keys: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(exact, width-folded) prefix hits of (written key, player), each followed by a separator."""
+    exact = [(k, p) for k, p in keys if text.startswith(k) and _at_boundary(text[len(k):])]
+    folded = [(k, p) for k, p in keys
+              if width_fold(text[:len(k)]) == width_fold(k) and _at_boundary(text[len(k):])]
+    return exact, folded
+
+
+def _longest_unbounded(text: str, keys: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The longest names the text starts with when no separator follows (`投丙他很可疑`)."""
+    hits = [(k, p) for k, p in keys if text.startswith(k)]
+    if not hits:
+        hits = [(k, p) for k, p in keys if width_fold(text[:len(k)]) == width_fold(k)]
+    if not hits:
+        return []
+    top = max(len(k) for k, _ in hits)
+    return [(k, p) for k, p in hits if len(k) == top]
+
+
+def read_target(text: str, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> Target:
+    """The player the text starts with (name or alias), the reason after it, or why not."""
+    names = list(names)
+    keys = [(n, n) for n in names if n] + [(a, p) for a, p in (aliases or {}).items() if a and p in names]
+    text = text.strip().lstrip("".join(_STOP)).lstrip(_OPEN).strip()
+    if not text:
+        return Target(None, error=NO_NAME)
+    exact, folded = _hits(text, keys)
+    hits = exact or folded
+    loose = not hits
+    hits = hits or _longest_unbounded(text, keys)
+    players = list(dict.fromkeys(p for _, p in hits))
+    if not players:
+        return Target(None, error=_unknown(text, names))
+    if len(players) > 1:
+        return Target(None, candidates=tuple(players), error=_ambiguous(players))
+    key = max((k for k, p in hits if p == players[0]), key=len)
+    rest = text[len(key):]
+    second = _listed_second(rest, keys, players[0])
+    if second:
+        both = [players[0], second]
+        return Target(None, candidates=tuple(both), error=f"这一票同时写了{_list(both)}，只能投一人。")
+    return Target(players[0], reason=_skip_separator(rest), loose=loose)
+
+
+def _listed_second(rest: str, keys: list[tuple[str, str]], first: str) -> str | None:
+    """Another player listed right after the target on the vote line (`丙、丁`, `丙 或 丁`);
+    a name after 因为/理由 is part of the reason."""
+    line = rest.split("\n", 1)[0]
+    after = line.lstrip(_LIST + _SEP).lstrip(_OPEN)
+    if not after or line.startswith(REASON_WORDS) or after.startswith(REASON_WORDS):
+        return None
+    exact, folded = _hits(after, keys)
+    others = [p for _, p in (exact or folded) if p != first]
+    return others[0] if others else None
+
+
+def _unknown(text: str, names: list[str]) -> str:
+    shown = text.split("\n", 1)[0][:12]
+    return f"没有读出投给谁：“{shown}”不是以游戏者的名字开头。游戏者名单：{_list(names)}。"
+
+
+def _ambiguous(players: list[str]) -> str:
+    return f"写的名字可以指{_list(players)}，请写出完整、准确的名字。"
+
+
+def _list(names: Iterable[str]) -> str:
+    return "、".join(f"“{n}”" for n in names)
+
+
+# ---- posts ----------------------------------------------------------------------------
+
+
+def _lines(post_text: str) -> list[str]:
+    """The post's own lines: quotes ([quote]…[/quote], `> ` lines) and blank lines dropped."""
+    # not grammar.normalize: it folds full-width letters, and "Ａ甲" and "A甲" may be two players
+    text = _QUOTE.sub("", post_text).replace("\r\n", "\n").replace("\r", "\n")
+    return [ln.strip() for ln in text.split("\n") if ln.strip() and not ln.strip().startswith(">")]
+
+
+def _verb_words(verbs: Mapping[str, Iterable[str]] | None) -> list[tuple[str, str]]:
+    table = [(w, "vote") for w in VOTE_WORDS] + [(w, v) for v, ws in (verbs or {}).items() for w in ws]
+    return sorted(table, key=lambda x: -len(x[0]))
+
+
+def _starts_word(text: str, words: Iterable[str]) -> str | None:
+    """The longest of `words` the text starts with, followed by a separator."""
+    hits = [w for w in words if text.lower().startswith(w.lower()) and _at_boundary(text[len(w):])]
+    return max(hits, key=len) if hits else None
+
+
+def _verb_parses(line: str, table: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """Every (verb, word, rest) the line can start with, longest word first: `投票丙` is 投票 + 丙
+    and 投 + 票丙; `改票：投票 丙` is one verb (the change); `投给丙` also reads 投 + 丙."""
+    parses = []
+    low = line.lower()
+    for word, verb in table:
+        if not low.startswith(word.lower()):
+            continue
+        rest = line[len(word):]
+        inner = [(v, r) for v, _, r in _verb_parses(rest.lstrip(_SEP), table)] if verb == "vote" else []
+        parses += [(verb, word, r) for v, r in inner if v == "vote"]
+        parses.append((verb, word, rest))
+        if rest.lstrip(_SEP).startswith("给"):
+            parses.append((verb, word, rest.lstrip(_SEP)[1:]))  # 投给丙, 投票给丙
+    return parses
+
+
+def _read_line(line: str, next_line: str, names: list[str], aliases: Mapping[str, str] | None,
+               table: list[tuple[str, str]], abstain: tuple[str, ...]) -> VotePost | None:
+    """The vote of one line (`next_line` holds the name when the verb stands alone).  When the
+    line can be split into verb and name in several ways, they must agree on the player."""
+    if word := _starts_word(line, abstain):
+        return VotePost("abstain", word, line)
+    parses = _verb_parses(line, table)
+    subject = next((s for s in SUBJECTS if line.startswith(s)), "")
+    if not parses and subject:
+        parses = _verb_parses(line[len(subject):].lstrip(_SEP), table)
+    if not parses:
+        return None
+    reads = []
+    for verb, word, rest in parses:
+        change = word in CHANGE_WORDS
+        written = rest.strip().lstrip(_SEP)
+        if _starts_word(written, abstain):
+            return VotePost("abstain", word, line, change=change)
+        reads.append(VotePost(verb, word, line, read_target(written or next_line, names, aliases), change))
+    for found in ([v for v in reads if v.ambiguous or v.name and not v.target.loose], [v for v in reads if v.name]):
+        players = list(dict.fromkeys(n for v in found for n in (v.target.candidates or (v.name,))))
+        if len(players) > 1 and len(found) == 1:
+            return found[0]  # one reading, itself ambiguous: its own message (`丙、丁`)
+        if len(players) > 1:
+            both = Target(None, candidates=tuple(players), error=_ambiguous(players))
+            return VotePost(found[0].verb, found[0].word, line, both, found[0].change)
+        if players:
+            return found[0]
+    return reads[0]
+
+
+def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, str] | None = None,
+                   verbs: Mapping[str, Iterable[str]] | None = None,
+                   abstain: Iterable[str] = ()) -> VotePost | None:
+    """The vote of a post, or None when the post has no vote line (no verb, not a name).
+
+    `verbs` adds a ruleset's own words (canonical verb -> words, e.g. {"delegate": ("委托投票",)});
+    `abstain` the words of an abstention where the ruleset allows one (004: 弃权, 弃票).
+    The first readable line starting with a verb is the vote; another vote line for another
+    player makes the post ambiguous.  A post whose first line is only a name votes for him.
+    """
+    names = list(names)
+    table = _verb_words(verbs)
+    lines = _lines(post_text)
+    abstain = tuple(abstain)
+    found = [v for i, line in enumerate(lines)
+             if (v := _read_line(line, lines[i + 1] if i + 1 < len(lines) else "", names, aliases, table, abstain))]
+    if not found:
+        return _name_only(lines, names, aliases)
+    vote = _first_or_ambiguous(found)
+    rest = [ln for ln in lines if ln != vote.line]
+    if vote.verb != "abstain" and not vote.line[len(vote.word):].strip(_SEP + "\n") and rest:
+        rest = rest[1:]  # `投票` alone: its name is on the next line
+    return replace(vote, others="\n".join(rest))
+
+
+def _name_only(lines: list[str], names: list[str], aliases: Mapping[str, str] | None) -> VotePost | None:
+    if not lines:
+        return None
+    target = read_target(lines[0].rstrip(_SEP), names, aliases)
+    if target.name is None or target.reason:
+        return None
+    return VotePost("vote", "", lines[0], Target(target.name), others="\n".join(lines[1:]))
+
+
+def _first_or_ambiguous(found: list[VotePost]) -> VotePost:
+    """The first readable vote line (one with a separator after the name first); another
+    such line for another player makes the post ambiguous (a chat line like `投丙的人…` does not)."""
+    readable = [v for v in found if v.verb == "abstain" or v.name is not None]
+    if not readable:
+        return found[0]
+    clean = [v for v in readable if not v.target.loose]
+    chosen = (clean or readable)[0]
+    change = any(v.change for v in found[:found.index(chosen) + 1])
+    mine = chosen.name or "弃权"
+    others = [v.name or "弃权" for v in clean if (v.name or "弃权") != mine]
+    if others:
+        both = [mine, others[0]]
+        target = Target(None, candidates=tuple(both), error=f"这一帖有两行投票，分别投给{_list(both)}，只能投一人。")
+        return VotePost(chosen.verb, chosen.word, chosen.line, target, change)
+    return VotePost(chosen.verb, chosen.word, chosen.line, chosen.target, change)
+
+
+def resolve_name(written: str, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> str:
+    """The player `written` starts with, for a delegation or a GM-entered vote (the rest is
+    the reason); intake.Refused with why not (unknown, or both names when ambiguous)."""
+    target = read_target(written, names, aliases)
+    if target.name is None:
+        raise Refused(target.error)
+    return target.name
+
+
+def unreadable(spec: RulesetSpec, out: Messages, voter: str, post_text: str, error: str) -> Refused:
+    """An unreadable vote post: the GM is told (`note_vote_unreadable`: a player who never
+    votes again is counted for himself or removed), the voter gets the accepted form
+    (`vote_form`); the refusal to raise is returned, and nothing is recorded."""
+    short = " ".join(post_text.split())
+    short = short if len(short) <= 20 else short[:20] + "…"
+    out.notes.append(spec.text("note_vote_unreadable", name=voter, text=short, reason=error))
+    return Refused(with_form(error, spec.text("vote_form")))
+
+
+def refusal(vote: VotePost, form: str = ACCEPTED_FORM) -> str:
+    """Why a vote post could not be read, with the form that is accepted."""
+    return with_form(vote.error, form)
+
+
+def with_form(reason: str, form: str = ACCEPTED_FORM) -> str:
+    return reason if form in reason else f"{reason}格式：{form}"

@@ -1,0 +1,210 @@
+"""Monte Carlo: whole games on the pure core with simulated players, many at once.
+
+No database and no forum: `play` drives `Ruleset.apply` with a virtual clock that jumps
+from deadline to deadline (`ruleset.next_deadline`), and the family's simulated players
+(sim/*.py, the same ones the rehearsals use) write their PMs and posts on a `CoreBoard`,
+which turns them into the inputs the driver would have read.  `run` spreads chunks of seeds
+over worker processes and hands back one `GameResult` per game; sim/report.py sums them up.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
+from tianshen.core.ruleset import GameSetup, Ruleset
+from tianshen.rules import load_ruleset
+from tianshen.sim import sims_for
+from tianshen.sim.rehearsal import DEFAULT_START, MAX_STEPS, default_seats
+
+GM_ACCOUNT = "神的使者"
+
+
+class CoreBoard:
+    """A `PlayerSide` that keeps what the sims write as core inputs, in the order the
+    driver would read them: the GM's PMs first, then the posts (all stamped `now`)."""
+
+    def __init__(self, clock: Callable[[], datetime]) -> None:
+        self.clock = clock
+        self.pms: list[PmIn] = []
+        self.posts: list[PostIn] = []
+        self._next = 0
+
+    def _id(self) -> str:
+        self._next += 1
+        return str(self._next)
+
+    def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
+        self.pms.append(PmIn(id=self._id(), sender=sender, at=self.clock(), text=text))
+        return self._next
+
+    def post(self, author: str, thread_id: str, text: str) -> int:
+        self.posts.append(PostIn(id=self._id(), thread=thread_id, author=author, at=self.clock(), text=text))
+        return self._next
+
+    def edit(self, post_id: int, author: str, new_text: str) -> None:
+        raise NotImplementedError("simulated players do not edit posts in a Monte Carlo game")
+
+    def inbox(self, user: str) -> list:
+        return []
+
+    def thread_posts(self, thread_id: str) -> list:
+        return []
+
+    def take(self) -> list[PmIn | PostIn]:
+        found: list[PmIn | PostIn] = [*self.pms, *self.posts]
+        self.pms, self.posts = [], []
+        return found
+
+
+@dataclass
+class GameResult:
+    """What one game left behind, small enough to send back from a worker."""
+
+    seed: int
+    winner: str | None
+    rounds: int  # the phase number the game ended in (night k and day k are round k)
+    steps: int
+    players: list[dict]  # name, role, faction, alive, died_in, death_cause
+    counters: dict[str, int] = field(default_factory=dict)  # rule firings (sim/report.py)
+    error: str | None = None
+
+
+Extractor = Callable[[GameState, list[Outcome]], Counter[str]]
+
+
+class Game:
+    """One pure-core game: the state, the clock, the open threads and the sims."""
+
+    def __init__(self, ruleset: Ruleset, seed: int, players: int, policy: str = "default",
+                 start: datetime = DEFAULT_START) -> None:
+        self.ruleset = ruleset
+        self.now = start
+        self.board = CoreBoard(lambda: self.now)
+        self.threads: set[str] = set()
+        self.outcomes: list[Outcome] = []
+        setup = GameSetup(seats=default_seats(players), seed=seed, start=start)
+        self.state = self._took(ruleset.setup(setup))
+        self.watch_board = bool(ruleset.spec.options.get("analysis_quota") or ruleset.spec.options.get("watch_board"))
+        self.sims = sims_for(ruleset.spec.ruleset, self.board, GM_ACCOUNT, seed, policy=policy)
+
+    def _took(self, outcome: Outcome) -> GameState:
+        self.outcomes.append(outcome)
+        self.threads.update(post.thread for post in outcome.posts)
+        return outcome.state
+
+    def thread(self, key: str) -> str | None:
+        return key if key in self.threads else None
+
+    def fold(self, event: PmIn | PostIn | DeadlineIn) -> None:
+        """One input.  Nobody keeps the previous state (the outcomes kept are read for their
+        messages only), so the ruleset folds into the state itself: no copy per step."""
+        self.state = self._took(self.ruleset.apply_in_place(self.state, event))
+
+    def play(self, max_steps: int = MAX_STEPS) -> GameState:
+        """Like `sim.rehearsal.rehearse`: the sims act an hour in (or just before the
+        deadline), then the clock jumps to the deadline and the driver's `advance` runs."""
+        for _ in range(max_steps):
+            deadline = self.ruleset.next_deadline(self.state)
+            if deadline is None:
+                return self.state
+            self.now = max(self.now, min(self.now + timedelta(hours=1), deadline.at - timedelta(minutes=1)))
+            self.sims.act(self.state, self.now, self.thread)
+            pending = self._read()
+            self.now = max(self.now, deadline.at)
+            self.advance(pending)
+        raise RuntimeError(f"the game did not end within {max_steps} steps")
+
+    def _read(self) -> list[PmIn | PostIn]:
+        """What the driver's `_collect` would read: PMs, and posts in the watched threads."""
+        watched = set(_watched(self.state))
+        return [e for e in self.board.take()
+                if isinstance(e, PmIn) or self.watch_board or e.thread in watched]
+
+    def advance(self, pending: list[PmIn | PostIn]) -> None:
+        """`GameDriver.advance(now)`: inputs stamped before a due deadline first."""
+        while True:
+            dl = self.ruleset.next_deadline(self.state)
+            due = dl is not None and dl.at <= self.now
+            while pending and (dl is None or not due or pending[0].at <= dl.at):
+                self.fold(pending.pop(0))
+                dl = self.ruleset.next_deadline(self.state)
+                due = dl is not None and dl.at <= self.now
+            if dl is None or not due:
+                return
+            self.fold(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
+
+
+def _watched(state: GameState) -> list[str]:
+    """The threads `GameDriver._watched` reads at this point of the game."""
+    watched = ["main"] if state.data.get("checkin") else []
+    if state.phase.kind == "day":
+        return watched + [f"vote:{state.phase.number}"]
+    if state.phase.kind == "night" and state.phase.number > 1:
+        return watched + [f"vote:{state.phase.number - 1}"]
+    return watched
+
+
+def play(ruleset: Ruleset, seed: int, players: int | None = None, policy: str = "default") -> GameResult:
+    """One whole game, summed up."""
+    from tianshen.sim.report import extract
+
+    game = Game(ruleset, seed, players or ruleset.spec.players, policy)
+    try:
+        state = game.play()
+    except Exception as exc:  # a sim or ruleset bug: counted and shown, not fatal to the run
+        return GameResult(seed=seed, winner=None, rounds=game.state.phase.number, steps=len(game.outcomes),
+                          players=[], error=f"{type(exc).__name__}: {exc}")
+    return extract(game.ruleset, state, game.outcomes, seed)
+
+
+# ---- many games over processes -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    variant: str  # a variant id or a variant file
+    seeds: tuple[int, ...]
+    players: int | None
+    policy: str
+
+
+_RULESETS: dict[str, Ruleset] = {}
+
+
+def run_job(job: Job) -> list[GameResult]:
+    """One chunk of seeds, in a worker (the ruleset is loaded once per process)."""
+    ruleset = _RULESETS.get(job.variant)
+    if ruleset is None:
+        ruleset = _RULESETS[job.variant] = load_ruleset(job.variant)
+    return [play(ruleset, seed, job.players, job.policy) for seed in job.seeds]
+
+
+def chunks(seeds: range, size: int) -> Iterator[tuple[int, ...]]:
+    for i in range(0, len(seeds), size):
+        yield tuple(seeds[i:i + size])
+
+
+def run(variant: str, games: int, *, players: int | None = None, policy: str = "default", seed: int = 1,
+        workers: int = 1, chunk: int = 50, progress: Callable[[int], None] | None = None) -> list[GameResult]:
+    """`games` games with seeds seed, seed+1, …; results in seed order.  `progress(n)` is
+    called as each chunk of n games comes back."""
+    jobs = [Job(variant, part, players, policy) for part in chunks(range(seed, seed + games), chunk)]
+    results: list[GameResult] = []
+    if workers <= 1:
+        for job in jobs:
+            results += run_job(job)
+            if progress:
+                progress(len(job.seeds))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for future in as_completed([pool.submit(run_job, job) for job in jobs]):
+                part = future.result()
+                results += part
+                if progress:
+                    progress(len(part))
+    return sorted(results, key=lambda r: r.seed)

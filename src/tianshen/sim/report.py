@@ -1,0 +1,332 @@
+"""Sums up Monte Carlo games (sim/montecarlo.py): figures (report.json), PNG plots and an
+index.html that shows them.
+
+What one game leaves (`extract`) is generic: the winner, the last day reached, every
+player's role, side and death, the refusals and GM notes, and rule firings counted from
+the GM log lines of the outcomes with a small table of patterns per family (`PATTERNS`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tianshen.core.model import GameState, Outcome
+from tianshen.core.ruleset import Ruleset
+from tianshen.core.spec import RulesetSpec
+
+# family -> (counter, regex on one GM log line); every match counts once
+PATTERNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "classic": (
+        ("kill survived (束魂/祈祷)", r"^kill on .*: survives"),
+        ("bind failure death", r"^bind failure"),
+        ("prayer protected someone", r"protected: \["),
+        ("kill forfeited (declaration)", r"no valid declaration"),
+        ("killer targeted killer", r"targeted the other killer"),
+        ("no execution", r"executed nobody"),
+    ),
+    "game_ten": (
+        ("one-hit kill night", r"\(一击必杀\)"),
+        ("skipped kill night", r"— a skip"),
+        ("kill survived", r"^kill victim .*: survives"),
+        ("prayer save", r"protected by prayer"),
+        ("killer immune (one-hit night)", r"immune \(001 §2\.2\)"),
+        ("bind failure death", r"^bind failure"),
+        ("butterfly voided a kill", r"void by the butterfly"),
+        ("conversion", r"^conversion: (?!\[\]|\{\}|None)"),
+        ("summon used", r"^summon of .* used"),
+        ("no execution", r"executed nobody"),
+    ),
+    "hex_survival": (
+        ("attack", r" attacks "),
+        ("dig", r"^dig "),
+    ),
+    "butterfly_elder": (
+        ("will posted", r"^will of "),
+    ),
+    "n_lives": (
+        ("imprisonment night", r"^imprisoned: \['"),
+    ),
+}
+_COMPILED: dict[str, list[tuple[str, re.Pattern[str]]]] = {
+    family: [(name, re.compile(rx)) for name, rx in table] for family, table in PATTERNS.items()
+}
+# announcements counted in every family whose variant has the text: text key -> counter;
+# a message counts when it matches the template (its fields as wildcards)
+ANNOUNCEMENTS: dict[str, str] = {
+    "dawn_saved": "saved by 束魂 (announced)",
+    "dawn_bind_death": "束魂 failure death (announced)",
+    "dawn_nobody": "night without deaths",
+    "dawn_revived": "revival (announced)",
+    "convert_killer": "conversion to killer",
+    "convert_profession": "conversion to a profession",
+    "nobody_executed": "day without execution",
+    "victory_draw": "draw (announced)",
+    "two_player_draw": "two-player draw",
+}
+_TEMPLATES: dict[str, list[tuple[str, str, re.Pattern[str]]]] = {}
+
+
+def _announcements(spec: RulesetSpec) -> list[tuple[str, str, re.Pattern[str]]]:
+    """(counter, longest literal part, compiled template) of the `ANNOUNCEMENTS` this
+    variant has (once per variant; the literal part is a quick test before the regex)."""
+    found = _TEMPLATES.get(spec.id)
+    if found is None:
+        found = _TEMPLATES[spec.id] = []
+        for key, name in ANNOUNCEMENTS.items():
+            template = spec.texts.get(key, "").strip("\n")
+            parts = re.split(r"\{[^{}]*\}", template)
+            longest = max(parts, key=len) if template else ""
+            if len(longest) >= 4:
+                found.append((name, longest, re.compile(".*?".join(re.escape(part) for part in parts))))
+    return found
+
+
+def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: int):  # -> GameResult
+    """What one finished game leaves for the report."""
+    from tianshen.sim.montecarlo import GameResult
+
+    counters: Counter[str] = Counter()
+    patterns = _COMPILED.get(ruleset.spec.ruleset, [])
+    announcements = _announcements(ruleset.spec)
+    for outcome in outcomes:
+        counters["refusals"] += len(outcome.refusals)
+        counters["GM notes"] += len(outcome.notes)
+        for line in outcome.log:
+            for name, rx in patterns:
+                if rx.search(line):
+                    counters[name] += 1
+        for body in [post.body for post in outcome.posts] + [pm.body for pm in outcome.pms]:
+            for name, literal, rx in announcements:
+                if literal in body:
+                    counters[name] += len(rx.findall(body))
+    players = []
+    for p in state.players:
+        players.append({"role": p.role, "faction": p.faction, "alive": p.alive, "died_in": p.died_in,
+                        "cause": p.death_cause})
+        if not p.alive:
+            counters[f"death: {p.death_cause or '?'}"] += 1
+    if state.winner == "draw":
+        counters["draw"] += 1
+    return GameResult(seed=seed, winner=state.winner, rounds=state.phase.number, steps=len(outcomes),
+                      players=players, counters=dict(counters))
+
+
+# ---- figures ----------------------------------------------------------------------------
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for k successes in n trials (95% by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _death_time(died_in: str | None) -> tuple[int, int] | None:
+    """(number, 0 night / 1 day) of a death, or None for a survivor or an unknown label."""
+    if not died_in:
+        return None
+    kind, _, num = died_in.partition(" ")
+    if not num.isdigit():
+        return (10**6, 0)
+    return (int(num), 0 if kind == "night" else 1)
+
+
+def summarize(results: list[Any], variant: str, policy: str, players: int | None) -> dict[str, Any]:
+    """The report's figures for one variant."""
+    played = [r for r in results if r.error is None]
+    n = len(played)
+    winners = Counter(r.winner or "none" for r in played)
+    win = {side: {"games": k, "rate": k / n if n else 0.0, "ci95": list(wilson(k, n))}
+           for side, k in winners.most_common()}
+    rounds = Counter(r.rounds for r in played)
+    max_night = max((r.rounds for r in played), default=1)
+    by_role: dict[str, list[int]] = {}
+    for r in played:
+        for p in r.players:
+            seen = by_role.setdefault(p["role"], [0, 0])
+            seen[0] += 1
+            seen[1] += bool(p["alive"])
+    survival = {role: {"players": total, "survived": alive, "rate": alive / total}
+                for role, (total, alive) in sorted(by_role.items())}
+    counters: Counter[str] = Counter()
+    for r in played:
+        counters.update(r.counters)
+    return {
+        "variant": variant, "policy": policy, "players": players, "games": len(results), "played": n,
+        "errors": [{"seed": r.seed, "error": r.error} for r in results if r.error][:20],
+        "error_count": len(results) - n,
+        "winners": win,
+        "length": {"rounds": {str(k): v for k, v in sorted(rounds.items())},
+                   "mean_rounds": sum(r.rounds for r in played) / n if n else 0.0,
+                   "mean_steps": sum(r.steps for r in played) / n if n else 0.0},
+        "survival_by_role": survival,
+        "survival_by_night": _survival_by_night(played, max_night),
+        "rules": {k: {"total": v, "per_game": v / n if n else 0.0,
+                      "games_with": sum(1 for r in played if r.counters.get(k))}
+                  for k, v in sorted(counters.items())},
+    }
+
+
+def _survival_by_night(played: list[Any], max_night: int) -> dict[str, list[float]]:
+    """Per side, the share of its players alive at the start of night 1, 2, … (games that
+    ended earlier count with the players they ended with)."""
+    alive: dict[str, list[int]] = {}
+    total: Counter[str] = Counter()
+    for r in played:
+        for p in r.players:
+            side = p["faction"] or "?"
+            total[side] += 1
+            row = alive.setdefault(side, [0] * max_night)
+            t = _death_time(p["died_in"]) if not p["alive"] else None
+            for k in range(1, max_night + 1):
+                row[k - 1] += t is None or t >= (k, 0)
+    return {side: [a / total[side] for a in row] for side, row in sorted(alive.items())}
+
+
+# ---- plots and page ------------------------------------------------------------------
+
+
+def plot(reports: list[dict[str, Any]], out: Path) -> list[str]:
+    """PNG plots of one or two reports side by side; returns the file names."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["font.sans-serif"] = _cjk_fonts() + plt.rcParams["font.sans-serif"]
+    plt.rcParams["axes.unicode_minus"] = False
+    names = []
+    for name, draw in (("winners.png", _plot_winners), ("length.png", _plot_length),
+                       ("survival_role.png", _plot_roles), ("survival_night.png", _plot_nights),
+                       ("rules.png", _plot_rules)):
+        fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+        draw(ax, reports)
+        fig.tight_layout()
+        fig.savefig(out / name)
+        plt.close(fig)
+        names.append(name)
+    return names
+
+
+def _cjk_fonts() -> list[str]:
+    from matplotlib import font_manager
+
+    wanted = ("Noto Sans CJK", "WenQuanYi", "Source Han", "SimHei", "Droid Sans Fallback", "AR PL")
+    return sorted({f.name for f in font_manager.fontManager.ttflist if f.name.startswith(wanted)})
+
+
+def _label(r: dict[str, Any]) -> str:
+    """The variant id, or a variant file's name without `.toml`, and the policy."""
+    return f"{Path(r['variant']).name.removesuffix('.toml')} ({r['policy']})"
+
+
+def _bars(ax: Any, reports: list[dict[str, Any]], keys: list[str], values: Any, errors: Any = None) -> None:
+    width = 0.8 / len(reports)
+    for i, r in enumerate(reports):
+        xs = [j + (i - (len(reports) - 1) / 2) * width for j in range(len(keys))]
+        ys = [values(r, k) for k in keys]
+        yerr = None
+        if errors:
+            lo_hi = [errors(r, k) for k in keys]
+            yerr = [[y - lo for y, (lo, _) in zip(ys, lo_hi, strict=True)],
+                    [hi - y for y, (_, hi) in zip(ys, lo_hi, strict=True)]]
+        ax.bar(xs, ys, width, yerr=yerr, capsize=3, label=_label(r))
+    ax.set_xticks(range(len(keys)), keys, rotation=20 if len(keys) > 5 else 0, ha="right" if len(keys) > 5 else "center")
+    ax.legend(fontsize=8)
+
+
+def _plot_winners(ax: Any, reports: list[dict[str, Any]]) -> None:
+    sides = sorted({s for r in reports for s in r["winners"]})
+    _bars(ax, reports, sides, lambda r, s: r["winners"].get(s, {}).get("rate", 0.0),
+          lambda r, s: tuple(r["winners"].get(s, {}).get("ci95", (0.0, 0.0))))
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_title("Win rate per side")
+    ax.set_ylim(0, 1)
+
+
+def _plot_length(ax: Any, reports: list[dict[str, Any]]) -> None:
+    rounds = sorted({int(d) for r in reports for d in r["length"]["rounds"]})
+    keys = [str(d) for d in rounds]
+    _bars(ax, reports, keys, lambda r, d: r["length"]["rounds"].get(d, 0) / max(1, r["played"]))
+    ax.set_xlabel("rounds played (night k + day k = round k; the round the game ended in)")
+    ax.set_ylabel("share of games")
+    ax.set_title("Game length")
+
+
+def _plot_roles(ax: Any, reports: list[dict[str, Any]]) -> None:
+    roles = sorted({role for r in reports for role in r["survival_by_role"]})
+    _bars(ax, reports, roles, lambda r, role: r["survival_by_role"].get(role, {}).get("rate", 0.0))
+    ax.set_ylabel("share alive at the end")
+    ax.set_title("Survival by role")
+    ax.set_ylim(0, 1)
+
+
+def _plot_nights(ax: Any, reports: list[dict[str, Any]]) -> None:
+    styles = ("-", "--")
+    for r, style in zip(reports, styles, strict=False):
+        for side, row in r["survival_by_night"].items():
+            ax.plot(range(1, len(row) + 1), row, style, marker="o", markersize=3, label=f"{side} — {_label(r)}")
+    ax.set_xlabel("start of night")
+    ax.set_ylabel("share of the side alive")
+    ax.set_title("Survival by night")
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=7)
+
+
+def _plot_rules(ax: Any, reports: list[dict[str, Any]]) -> None:
+    keys = sorted({k for r in reports for k in r["rules"] if k not in ("refusals",)})
+    if not keys:
+        ax.text(0.5, 0.5, "no rule firings counted", ha="center")
+        return
+    width = 0.8 / len(reports)
+    for i, r in enumerate(reports):
+        ys = [j + (i - (len(reports) - 1) / 2) * width for j in range(len(keys))]
+        ax.barh(ys, [r["rules"].get(k, {}).get("per_game", 0.0) for k in keys], width, label=_label(r))
+    ax.set_yticks(range(len(keys)), keys, fontsize=7)
+    ax.set_xlabel("times per game")
+    ax.set_title("How often each rule fires")
+    ax.legend(fontsize=8)
+
+
+def page(reports: list[dict[str, Any]], images: list[str]) -> str:
+    """index.html: the plots and the main figures."""
+    title = " vs ".join(_label(r) for r in reports)
+    rows = []
+    for r in reports:
+        failed = f", {r['error_count']} failed" if r["error_count"] else ""
+        rows.append(f"<h2>{html.escape(_label(r))}</h2><p>{r['played']} games played{failed}; "
+                    f"mean {r['length']['mean_rounds']:.2f} rounds, {r['length']['mean_steps']:.0f} steps</p>")
+        rows.append("<table><tr><th>side</th><th>wins</th><th>rate</th><th>95% interval</th></tr>")
+        for side, w in r["winners"].items():
+            lo, hi = w["ci95"]
+            rows.append(f"<tr><td>{html.escape(side)}</td><td>{w['games']}</td><td>{w['rate']:.1%}</td>"
+                        f"<td>{lo:.1%} – {hi:.1%}</td></tr>")
+        rows.append("</table><table><tr><th>rule</th><th>per game</th><th>games with it</th></tr>")
+        for k, v in r["rules"].items():
+            rows.append(f"<tr><td>{html.escape(k)}</td><td>{v['per_game']:.3f}</td><td>{v['games_with']}</td></tr>")
+        rows.append("</table>")
+    imgs = "".join(f'<figure><img src="{name}" alt="{name}"></figure>' for name in images)
+    style = ("body{font-family:sans-serif;max-width:1000px;margin:auto}table{border-collapse:collapse;"
+             "margin:8px 0}td,th{border:1px solid #ccc;padding:2px 8px}img{max-width:100%}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body><h1>Simulation: {html.escape(title)}</h1>{imgs}"
+            f"{''.join(rows)}<p>Figures: <a href='report.json'>report.json</a></p></body></html>")
+
+
+def write(reports: list[dict[str, Any]], out: Path) -> list[Path]:
+    """report.json, the PNG plots and index.html in `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    body = reports[0] if len(reports) == 1 else {"compare": reports}
+    (out / "report.json").write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")
+    images = plot(reports, out)
+    (out / "index.html").write_text(page(reports, images), encoding="utf-8")
+    return [out / "report.json", *(out / name for name in images), out / "index.html"]

@@ -1,0 +1,302 @@
+"""What the web pages show, as plain data, in small pure helpers.
+
+The public view is built only from what the players were told: the 马甲, alive or dead,
+the side `Ruleset.public_identity` gives for the dead, posts on the board, and the count
+the ruleset itself answers to a 「票数」 PM.  Everything else is in the GM view.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from tianshen.core.model import GameState, InputEnvelope, Phase, PmIn
+from tianshen.core.ruleset import REMINDER, Deadline, GameSetup, Ruleset
+from tianshen.rules.butterfly_elder import vote
+from tianshen.rules.hex_survival import ballot as hex_ballot
+from tianshen.rules.hex_survival import hexmap
+
+PHASE_WORDS = {"night": "夜", "day": "天"}
+STATUS_WORDS = {"new": "报名中", "running": "进行中", "paused": "暂停", "over": "已结束"}
+
+
+def phase_name(phase: Phase) -> str:
+    """第2天 / 第1夜 / 准备 / 结束."""
+    if phase.kind in PHASE_WORDS:
+        return label_name(phase.label)
+    return {"setup": "准备", "over": "结束"}.get(phase.kind, phase.kind)
+
+
+def label_name(label: str) -> str:
+    """A stored phase label ("day 2") in words (第2天)."""
+    kind, _, number = label.partition(" ")
+    if kind in PHASE_WORDS and number.isdigit():
+        return f"第{number}{PHASE_WORDS[kind]}"
+    return label
+
+
+def public_deadline(ruleset: Ruleset, state: GameState) -> Deadline | None:
+    """When the current phase (or step) ends, passing over reminders (only they remind)."""
+    due = ruleset.next_deadline(state)
+    if due is not None and due.kind == REMINDER:
+        due = ruleset.phase_end(state.copy())  # phase_end moves the state past reminders
+    return due
+
+
+# ---- what the board has been told ------------------------------------------------------------
+
+
+def first_unsent_event(game_name: str, outbox: list[Any]) -> int | None:
+    """The event whose public post is not on the board yet (the forum was down, or the
+    daemon is between its commit and its send), from the store's default outbox key
+    `{game}:{seq}:{i}`; None when every post went out."""
+    prefix = game_name + ":"
+    seqs = []
+    for o in outbox:
+        if o.kind == "post" and o.status == "pending" and o.key.startswith(prefix):
+            seq = o.key[len(prefix):].split(":")[0]
+            if seq.isdigit():
+                seqs.append(int(seq))
+    return min(seqs, default=None)
+
+
+def replay_state(ruleset: Ruleset, events: list[Any], before_seq: int | None = None) -> GameState | None:
+    """The state after folding the stored events in order (those before `before_seq` only):
+    the same folds the driver made, so with every event it is the stored state."""
+    state: GameState | None = None
+    for e in events:
+        if before_seq is not None and e.seq >= before_seq:
+            break
+        if e.kind == "setup":
+            state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
+        elif state is not None:
+            event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
+            state = ruleset.apply(state, event).state
+    return state
+
+
+# ---- players --------------------------------------------------------------------------
+
+
+@dataclass
+class PublicPlayer:
+    seat: int
+    name: str
+    alive: bool
+    died_in: str = ""
+    identity: str = ""  # what the rules revealed of a dead player's side
+
+
+def public_players(ruleset: Ruleset, state: GameState) -> list[PublicPlayer]:
+    out = []
+    for p in state.players:
+        if p.alive:
+            out.append(PublicPlayer(seat=p.seat, name=p.name, alive=True))
+            continue
+        out.append(PublicPlayer(seat=p.seat, name=p.name, alive=False, died_in=label_name(p.died_in or ""),
+                                identity=ruleset.public_identity(state, p)))
+    return out
+
+
+# ---- the count --------------------------------------------------------------------------
+
+
+@dataclass
+class Count:
+    """The current count: the ruleset's own text (its 「票数」 reply), or rows counted by
+    the ruleset's own functions; `note` says what kind of count it is."""
+
+    text: str = ""
+    rows: list[tuple[str, int, str]] = field(default_factory=list)  # name, votes, voters
+    note: str = ""
+
+
+def current_count(ruleset: Ruleset, state: GameState, at: datetime) -> Count | None:
+    """None when no vote is running."""
+    if state.phase.kind != "day":
+        return None
+    if ruleset.spec.ruleset == "hex_survival":
+        return _hex_count(state)
+    if ruleset.spec.ruleset == "butterfly_elder":
+        return _butterfly_count(state)
+    return _asked_count(ruleset, state, at)
+
+
+def _asked_count(ruleset: Ruleset, state: GameState, at: datetime) -> Count | None:
+    """What the ruleset PMs a living player who asks 「票数」 — the count every player may
+    have, by the rules' own counting.  The state is a copy; nothing is kept."""
+    asker = next((p for p in state.players if p.alive), None)
+    if asker is None:
+        return None
+    outcome = ruleset.apply(state, PmIn(id="web-count", sender=asker.name, at=at, text="票数"))
+    if outcome.refusals or not outcome.pms:
+        return None
+    return Count(text=_unwrap_receipt(outcome.pms[-1].body), note="天神对「票数」短消息的回复")
+
+
+def _unwrap_receipt(body: str) -> str:
+    """The count without the receipt's frame (「已收到：」 and the ✔ of each line)."""
+    lines = body.strip().split("\n")
+    if lines and lines[0].strip() == "已收到：":
+        lines = lines[1:]
+    return "\n".join(line[2:] if line.startswith("✔ ") else line for line in lines).strip()
+
+
+def _hex_count(state: GameState) -> Count | None:
+    """003 §9: the votes posted so far, counted by the ruleset's `ballot.punished`; a missing
+    vote counts for the voter himself only at the close, so it is not shown here."""
+    d = state.data.get("day") or {}
+    if state.phase.step != "vote":
+        return None
+    votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
+             if state.player(v).alive and state.player(b["target"]).alive}
+    counts, _ = hex_ballot.punished(votes)
+    rows = [(name, n, "、".join(v for v, t in votes.items() if t == name))
+            for name, n in sorted(counts.items(), key=lambda x: (-x[1], state.player(x[0]).seat))]
+    return Count(rows=rows, note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
+
+
+def _butterfly_count(state: GameState) -> Count | None:
+    """四: the latest post of each living voter (butterfly_elder.vote.count, without 归零,
+    which stays secret until the count)."""
+    if not state.data.get("ballots"):
+        return Count(note="还没有人投票")
+    c = vote.count(state.copy(), None)
+    rows = [(name, n, "、".join(c.voters[name])) for name, n in c.counts.items()]
+    note = "每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else "")
+    return Count(rows=rows, note=note)
+
+
+# ---- votes on the board ---------------------------------------------------------------------
+
+
+@dataclass
+class BoardPost:
+    forum_id: str
+    author: str
+    at: datetime
+    text: str
+    edited: bool
+    url: str | None
+
+
+@dataclass
+class VoteDay:
+    number: int
+    thread_key: str
+    thread_url: str | None
+    posts: list[BoardPost]
+    gm_posts: list[str]  # what 神的使者 posted in the vote thread (opening, the result)
+
+
+def vote_days(posts: list[Any], gm_posts: list[Any], links: PostLinks) -> list[VoteDay]:
+    """Each day's vote thread, newest first: the players' posts as they are on the board,
+    and the GM's posts that were sent (a pending one is not on the board yet)."""
+    keys = sorted({p.thread_key for p in posts if _is_vote(p.thread_key)}
+                  | {o.target for o in gm_posts if _is_vote(o.target)}, key=_day_number, reverse=True)
+    days = []
+    for key in keys:
+        mine = [BoardPost(forum_id=p.forum_id, author=p.sender, at=p.sent_at, text=p.text, edited=p.edited,
+                          url=links.post(key, p.forum_id)) for p in posts if p.thread_key == key]
+        said = [o.body for o in gm_posts if o.target == key and o.kind == "post" and o.status == "sent"]
+        days.append(VoteDay(number=_day_number(key), thread_key=key, thread_url=links.thread(key), posts=mine,
+                            gm_posts=said))
+    return days
+
+
+def _is_vote(key: str | None) -> bool:
+    return bool(key) and key.startswith("vote:") and key[5:].isdigit()  # type: ignore[union-attr]
+
+
+def _day_number(key: str) -> int:
+    return int(key[5:])
+
+
+class PostLinks:
+    """Forum ids to links, by templates with {thread} and {post}; none without a template
+    (the memory board: plain ids)."""
+
+    def __init__(self, templates: tuple[str | None, str | None], threads: dict[str, str]) -> None:
+        self.post_template, self.thread_template = templates
+        self.threads = threads  # logical key -> forum thread id
+
+    def post(self, key: str, post_id: str) -> str | None:
+        thread = self.threads.get(key)
+        if not self.post_template or thread is None:
+            return None
+        return self.post_template.format(thread=thread, post=post_id)
+
+    def thread(self, key: str) -> str | None:
+        thread = self.threads.get(key)
+        if not self.thread_template or thread is None:
+            return None
+        return self.thread_template.format(thread=thread)
+
+
+def link_templates(kind: str, base_url: str) -> tuple[str | None, str | None]:
+    """(post, thread) link templates of each forum kind; the memory board has none."""
+    base = base_url.rstrip("/")
+    if not base or kind == "memory":
+        return None, None
+    if kind == "discuz":
+        return (base + "/forum.php?mod=redirect&goto=findpost&ptid={thread}&pid={post}",
+                base + "/forum.php?mod=viewthread&tid={thread}")
+    if kind == "spirit":
+        return base + "/comment/{post}/find/", base + "/topic/{thread}/"
+    return None, None
+
+
+# ---- the hex map ------------------------------------------------------------------------------
+
+
+@dataclass
+class HexCell:
+    name: str
+    x: float
+    y: float
+    points: str
+    people: list[str] = field(default_factory=list)  # GM only: "白狐 42"
+    depth: int | None = None  # GM only: how deep it was dug
+
+
+HEX_R = 38.0
+
+
+def hex_cells(ruleset: Ruleset, state: GameState | None, secret: bool) -> list[HexCell]:
+    """The 4×4 torus drawn as offset rows (a–d) of pointy hexes; with `secret`, who stands
+    where with his HP, and the dig depths (003 §5.1: never public)."""
+    the_map = hexmap.load(ruleset.spec.options)
+    w = HEX_R * 3 ** 0.5
+    cells = []
+    for i, name in enumerate(the_map.cells):
+        row, col = divmod(i, 4)
+        x = w * col + (w / 2 if row % 2 else 0) + w / 2 + 4
+        y = HEX_R * 1.5 * row + HEX_R + 4
+        pts = " ".join(f"{x + HEX_R * _cos(a):.1f},{y + HEX_R * _sin(a):.1f}" for a in range(30, 390, 60))
+        cells.append(HexCell(name=name.upper(), x=x, y=y, points=pts))
+    if secret and state is not None:
+        by_name = {c.name.lower(): c for c in cells}
+        for p in state.players:
+            cell = by_name.get(str(p.extra.get("cell") or "").lower())
+            if cell is not None and p.alive:
+                cell.people.append(f"{p.name} {p.extra.get('hp', '?')}")
+        for name, depth in (state.data.get("depth") or {}).items():
+            if name.lower() in by_name:
+                by_name[name.lower()].depth = depth
+    return cells
+
+
+def hex_size() -> tuple[int, int]:
+    w = HEX_R * 3 ** 0.5
+    return int(w * 4.5 + 8), int(HEX_R * 1.5 * 3 + HEX_R * 2 + 8)
+
+
+def _cos(deg: int) -> float:
+    return math.cos(math.radians(deg))
+
+
+def _sin(deg: int) -> float:
+    return math.sin(math.radians(deg))

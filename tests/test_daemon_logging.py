@@ -1,0 +1,68 @@
+"""Issue 13 item 14: a service logs at INFO to stdout by default, one line per step, and
+warns when a game's start time is in the past."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tianshen.config import load_config
+from tianshen.forum.memory import MemoryBoard
+from tianshen.service.daemon import Daemon, ForumClock
+
+
+def _config(tmp_path: Path, start: str) -> Path:
+    config = tmp_path / "c.toml"
+    config.write_text(f"""
+[database]
+url = "sqlite:///{(tmp_path / 'd.db').as_posix()}"
+[forum]
+kind = "memory"
+[game]
+name = "log"
+ruleset = "classic_8"
+seed = 1
+start = "{start}"
+[run]
+simulate = true
+time_scale = 3600.0
+poll_seconds = 0.2
+""", encoding="utf-8")
+    return config
+
+
+def test_run_logs_every_step_at_info_on_stdout_by_default(tmp_path: Path) -> None:
+    config = _config(tmp_path, "2026-01-01T20:00:00Z")
+    proc = subprocess.Popen([sys.executable, "-m", "tianshen.cli", "run", "--config", str(config)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "200"})
+    try:
+        time.sleep(6)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    steps = [line for line in out.splitlines() if "level=INFO" in line and " seq=" in line and "input=" in line]
+    assert proc.returncode == 0, err
+    assert "game=log started" in out and len(steps) >= 3, out[-2000:]
+    assert "level=INFO" not in err  # the log goes to stdout
+
+
+def test_a_start_time_in_the_past_is_warned_about(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    past = datetime.now(UTC) - timedelta(hours=3)
+    config = load_config(_config(tmp_path, past.isoformat()))
+    board = MemoryBoard(lambda: datetime.now(UTC))
+    forum = board.gm()
+    with caplog.at_level(logging.WARNING, logger="tianshen.service.daemon"):
+        daemon = Daemon(config, forum=forum, clock=ForumClock(forum))
+    assert any("start time" in r.message and "in the past" in r.message for r in caplog.records)
+    daemon.store.close()

@@ -1,0 +1,81 @@
+"""`tianshen simulate`: a small Monte Carlo run over two workers, and its report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tianshen.cli import app
+from tianshen.rules import load_ruleset
+from tianshen.sim import montecarlo
+from tianshen.sim.report import wilson
+
+GAMES = 40
+
+
+def _check(report: dict, games: int, players: int) -> None:
+    assert report["games"] == games and report["played"] == games and report["error_count"] == 0
+    assert sum(w["games"] for w in report["winners"].values()) == games
+    assert abs(sum(w["rate"] for w in report["winners"].values()) - 1) < 1e-9
+    for w in report["winners"].values():
+        lo, hi = w["ci95"]
+        assert 0 <= lo <= w["rate"] <= hi <= 1
+    assert sum(report["length"]["rounds"].values()) == games
+    assert sum(r["players"] for r in report["survival_by_role"].values()) == games * players
+    for row in report["survival_by_night"].values():
+        assert row[0] == 1.0  # everybody is alive when night 1 starts
+        assert all(a >= b for a, b in zip(row, row[1:], strict=False))  # nobody comes back… in classic
+    deaths = sum(v["total"] for k, v in report["rules"].items() if k.startswith("death: "))
+    alive = sum(r["survived"] for r in report["survival_by_role"].values())
+    assert deaths + alive == games * players
+
+
+def test_simulate_writes_a_consistent_report(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = CliRunner().invoke(app, ["simulate", "--ruleset", "classic_10", "--games", str(GAMES), "--workers", "2",
+                                      "--out", str(out), "--seed", "3"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    _check(report, GAMES, 10)
+    for name in ("winners.png", "length.png", "survival_role.png", "survival_night.png", "rules.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert name in (out / "index.html").read_text(encoding="utf-8")
+    assert report["rules"]["death: killed"]["total"] > 0
+
+
+def test_compare_reports_both_variants_side_by_side(tmp_path: Path) -> None:
+    out = tmp_path / "cmp"
+    result = CliRunner().invoke(app, ["simulate", "--ruleset", "classic_10", "--compare", "classic_8", "--games", "12",
+                                      "--workers", "1", "--policy", "smart", "--out", str(out)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    both = json.loads((out / "report.json").read_text(encoding="utf-8"))["compare"]
+    assert [r["variant"] for r in both] == ["classic_10", "classic_8"]
+    _check(both[0], 12, 10)
+    _check(both[1], 12, 8)
+
+
+def test_workers_do_not_change_the_games() -> None:
+    one = montecarlo.run("classic_8", 6, workers=1, chunk=2)
+    two = montecarlo.run("classic_8", 6, workers=2, chunk=2)
+    assert [(r.seed, r.winner, r.steps) for r in one] == [(r.seed, r.winner, r.steps) for r in two]
+
+
+@pytest.mark.parametrize("variant,players", [("classic_10", None), ("n_lives", 5), ("hex_survival_12", None)])
+def test_default_policy_plays_the_rehearsal_sims_game(variant: str, players: int | None) -> None:
+    """The pure-core game with the default sims is the game a rehearsal (driver, store,
+    memory board) plays: the same inputs reach the ruleset, the final state is the same."""
+    from tianshen.sim.rehearsal import rehearse
+
+    rehearsal = rehearse(variant, 7, "sqlite://", players=players)
+    ruleset = load_ruleset(variant)
+    state = montecarlo.Game(ruleset, 7, players or ruleset.spec.players).play()
+    assert state.model_dump_json() == rehearsal.state.model_dump_json()
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson(50, 100)
+    assert round(lo, 3) == 0.404 and round(hi, 3) == 0.596
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0

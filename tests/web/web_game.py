@@ -1,0 +1,105 @@
+"""Helpers of the web tests: a rehearsal stopped in the middle: classic_10 (or any variant) played by simulated players
+on the memory board into a SQLite file, until a day's vote is open."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from tianshen.core.model import GameState, PostIn
+from tianshen.core.ruleset import GameSetup
+from tianshen.forum.memory import MemoryBoard
+from tianshen.service.driver import GameDriver
+from tianshen.sim import sims_for
+from tianshen.sim.rehearsal import DEFAULT_START, VirtualClock, default_seats
+from tianshen.store import Store
+
+TOKEN = "gm-token-for-tests-only"
+
+
+@dataclass
+class Running:
+    store: Store
+    driver: GameDriver
+    clock: VirtualClock
+    board: MemoryBoard
+
+    def state(self) -> GameState:
+        return self.driver.state()
+
+
+def play_until(db_url: str, variant: str, seed: int, done, max_steps: int = 60, act: bool = True,
+               start: datetime = DEFAULT_START) -> Running:
+    """Play deadline by deadline until `done(state)`; the simulated players act before each."""
+    clock = VirtualClock(start)
+    board = MemoryBoard(clock.now)
+    forum = board.gm()
+    forum.login()
+    store = Store(db_url)
+    store.upgrade()
+    from tianshen.core.spec import load_spec
+
+    spec = load_spec(variant)
+    setup = GameSetup(seats=default_seats(spec.players), seed=seed, start=start)
+    driver = GameDriver.create(store, forum, f"{variant}-web", spec.id, setup)
+    sims = sims_for(spec.ruleset, board, forum.account, seed)
+    for _ in range(max_steps):
+        state = driver.state()
+        if done(state):
+            return Running(store, driver, clock, board)
+        deadline = driver.ruleset.next_deadline(state)
+        assert deadline is not None, "the game ended before the wanted point"
+        if act:
+            clock.set(min(clock.now() + timedelta(hours=1), deadline.at - timedelta(minutes=1)))
+            sims.act(state, clock.now(), lambda key: store.thread_id(driver.game_id, key))
+        clock.set(deadline.at)
+        driver.advance(clock.now())
+    raise AssertionError("the wanted point was not reached")
+
+
+def play_until_now(db_url: str, variant: str, seed: int, done) -> Running:
+    """The same game, started so that the wanted point is about now (real time): its
+    countdown then counts down.  Played once in memory to learn how long it takes."""
+    trial = play_until("sqlite://", variant, seed, done)
+    offset = trial.clock.now() - DEFAULT_START
+    trial.store.close()
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    return play_until(db_url, variant, seed, done, start=now - offset)
+
+
+def at_vote(day: int):
+    return lambda s: s.phase.kind == "day" and s.phase.number == day and s.phase.step == "vote"
+
+
+def vote(running: Running, voter: str, target: str, post_id: str, minutes: int = 5) -> None:
+    """A vote post folded through the driver, as the daemon would."""
+    running.driver.handle(PostIn(id=post_id, thread=f"vote:{running.state().phase.number}", author=voter,
+                                 at=running.clock.now() + timedelta(minutes=minutes), text=f"投票 {target}"))
+
+
+class Server:
+    def __init__(self, app: object) -> None:
+        import uvicorn
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Server:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
