@@ -213,8 +213,15 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
     victim.start()
     wait_for_leases(store, victim)  # `a` leases the games first, then `b` starts
     survivor.start()
+    given_up = ""
     try:
-        final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=400, between=watch)
+        try:
+            final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=300,
+                             between=watch)
+        except TimeoutError as exc:  # compare what reached the forum all the same
+            given_up = f"{exc}\nb's log ends:\n{survivor.tail(2500)}"
+            final = [GameState.model_validate_json(store.load_game(s.game_id).state_json) for s in sims
+                     if s.game_id is not None]
         pending = pending_rows(store, survivor.config, [s.game_id for s in sims if s.game_id is not None])
     finally:
         for d in daemons.values():
@@ -229,14 +236,17 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
           f"{', '.join(f'{t:.1f} s' for t in taken.values())} (lease {LEASE_SECONDS} s, poll {POLL_SECONDS} s)")
     assert takeover.killed_at is not None, "`a` never held a game in its first day: nothing was killed mid-game"
     assert takeover.orphans, "the killed process held no game"
-    assert set(taken) == takeover.orphans, f"games never taken over: {takeover.orphans - set(taken)}"
     limit = LEASE_SECONDS + POLL_SECONDS + OBSERVE_SECONDS
-    assert max(taken.values()) <= limit, f"takeover took {max(taken.values()):.1f} s > {limit} s"
-    assert not clean_pending, f"left pending in the outbox (uncrashed): {clean_pending}"
-    assert not pending, f"left pending in the outbox: {pending}"
-    doubled = Counter(crashed.gm_writes()) - Counter(clean.gm_writes())
-    lost = Counter(clean.gm_writes()) - Counter(crashed.gm_writes())
-    assert not doubled, f"sent twice: {list(doubled)[:10]}"
-    assert not lost, f"never sent: {list(lost)[:10]}"
+    problems = [f"game {g} never taken over" for g in takeover.orphans - set(taken)]
+    problems += [f"game {g} taken over after {t:.1f} s > {limit} s" for g, t in taken.items() if t > limit]
+    problems += [f"doubled ×{n}: {w[:160]!r}" for w, n in
+                 (Counter(crashed.gm_writes()) - Counter(clean.gm_writes())).items()]
+    problems += [f"lost ×{n}: {w[:160]!r}" for w, n in
+                 (Counter(clean.gm_writes()) - Counter(crashed.gm_writes())).items()]
+    problems += [f"left pending in the outbox (uncrashed): {clean_pending}"] if clean_pending else []
+    problems += [f"left pending in the outbox: {pending}"] if pending else []
+    if [s.winner for s in final] != [s.winner for s in clean_final]:
+        problems.append(f"winners {[s.winner for s in final]}, uncrashed {[s.winner for s in clean_final]}")
+    problems += [f"given up: {given_up}"] if given_up else []
+    assert not problems, "\n".join(problems[:60])
     assert crashed == clean
-    assert [s.winner for s in final] == [s.winner for s in clean_final]
