@@ -304,3 +304,27 @@ def test_an_admin_command_leaves_the_sending_to_the_daemon(tmp_path: Path, monke
     assert row.attempt_part is None
     assert game.driver.flush() == 1
     assert not game.store.pending_outbox(game.game_id)
+
+
+def test_a_receipt_like_an_earlier_one_is_not_taken_for_it_after_a_crash(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the Spirit crash test: the same command twice gets the same receipt twice.
+    Killed just before the second is written, the restart must not take the first one, on
+    the forum, for the second."""
+    _arm(monkeypatch, None)
+    game = Game(tmp_path, ForgetfulForum)
+    game.driver.start()
+    player = game.driver.state().players[0]
+    game.board.pm(player.name, GM, "帮助")
+    game.driver.advance(game.clock.now())
+    first = [m for m in game.board.inbox(player.name) if m.sender == GM]
+    game.board.pm(player.name, GM, "帮助")
+    monkeypatch.setattr(crash, "point", lambda name: _raise(Crash(name)) if name == "before-write" else None)
+    with pytest.raises(Crash):
+        game.driver.advance(game.clock.now())
+    _arm(monkeypatch, None)
+    game.restart()
+    game.driver.flush()
+    now = [m for m in game.board.inbox(player.name) if m.sender == GM]
+    assert len(now) == len(first) + 1 and now[-1].text == first[-1].text  # the second receipt went out
+    assert not game.store.pending_outbox(game.game_id)

@@ -83,3 +83,25 @@ def test_strangers_and_undecided_players_get_one_refusal_each(tmp_path: Path) ->
     refusals = [m for m in daemon.board.inbox("路人甲") if m.sender == daemon.forum.account]
     assert len(refusals) == 1 and "不在本版正在进行的任何一局游戏中" in refusals[0].text
     daemon.store.close()
+
+
+def test_a_restarted_daemon_takes_its_dead_predecessors_leases_at_once(tmp_path: Path) -> None:
+    """Issue 14: a process of this host that is gone holds no game for a lease period."""
+    import socket
+    import subprocess
+    import sys
+
+    db = f"sqlite:///{tmp_path / 'board.db'}"
+    config = load_config(_config(tmp_path, db))
+    config.run.simulate = False
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_owner = f"{socket.gethostname()}:{gone.stdout.strip()}"
+    store = Store(db)
+    store.upgrade()
+    first = Daemon(config)
+    for r in first.games():
+        assert store.acquire_lease(r.id, dead_owner, datetime.now(UTC), 600)
+    first.tick()
+    assert len(first.served) == len(GAMES)  # not 10 minutes later: now
+    store.close()
+    first.store.close()

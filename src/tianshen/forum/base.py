@@ -47,6 +47,7 @@ class Write:
     to: str = ""  # kind "pm": recipient's forum name
     subject: str = ""  # kind "pm"
     since: datetime | None = None  # forum time just before the first attempt
+    known: int = 0  # copies of the same text the sender already knows are on the forum since `since`
 
 
 class ForumError(Exception):

@@ -163,27 +163,23 @@ class MemoryBoard:
         """The ref of a GM write like `write` on the board since `write.since`, or None."""
         since = write.since or datetime.min.replace(tzinfo=UTC)
         me = self.gm_account
+        found: list[str] = []
         if write.kind == "pm":
-            for pm in self._pms.values():
-                if pm.sender == me and pm.recipient == write.to and pm.sent_at >= since \
-                        and _same(pm.text, write.body):
-                    return str(pm.id)
-            return None
-        if write.kind == "thread":
+            found = [str(pm.id) for pm in self._pms.values() if pm.sender == me and pm.recipient == write.to
+                     and pm.sent_at >= since and _same(pm.text, write.body)]
+        elif write.kind == "thread":
             for t in self._threads.values():
                 first = self._posts[t.post_ids[0]] if t.post_ids else None
                 if t.author == me and t.title == write.title and first is not None \
                         and first.posted_at >= since and _same(first.original_text, write.body):
-                    return t.id
-            return None
-        if write.thread_id not in self._threads:
-            return None
-        for pid in self._threads[write.thread_id].post_ids:
-            post = self._posts[pid]
-            if post.author == me and post.position > 1 and post.posted_at >= since \
-                    and _same(post.original_text, write.body):
-                return str(post.id)
-        return None
+                    found.append(t.id)
+        elif write.thread_id in self._threads:
+            for pid in self._threads[write.thread_id].post_ids:
+                post = self._posts[pid]
+                if post.author == me and post.position > 1 and post.posted_at >= since \
+                        and _same(post.original_text, write.body):
+                    found.append(str(post.id))
+        return found[-1] if len(found) > write.known else None  # more copies than the sender knows of
 
     def gm(self) -> MemoryForum:
         """A fresh GM-account adapter (not yet logged in)."""

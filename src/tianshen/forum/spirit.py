@@ -878,24 +878,26 @@ class SpiritForum:
         comment_hash, so the text is what is compared.)"""
         since = (write.since or self.now() - timedelta(minutes=30)) - timedelta(seconds=61)
         if write.kind == "reply":
-            pk = self._own_comment_since(int(write.thread_id), write.body, since, private=False)
+            pk = self._own_comment_since(int(write.thread_id), write.body, since, private=False, known=write.known)
             return None if pk is None else str(pk)
         if write.kind == "pm":
             topic_id = self._find_pm_topic(write.to)
             if topic_id is None:
                 return None
             text = self._pm_parts(write.to, write.subject, write.body, write.key)[-1][0]
-            pk = self._own_comment_since(topic_id, text, since, private=True)
+            pk = self._own_comment_since(topic_id, text, since, private=True, known=write.known)
             return None if pk is None else str(pk)
         if write.kind == "thread":
             return self._own_topic_since(write.title, write.body, since)
         raise ValueError(f"unknown write kind {write.kind!r}")
 
-    def _own_comment_since(self, topic_id: int, text: str, since: datetime, private: bool) -> int | None:
-        for row in self._http.rows_since(topic_id, since, private):
-            if row.author == self.account and row.at >= since and self._same_source(row.pk, text):
-                return row.pk
-        return None
+    def _own_comment_since(self, topic_id: int, text: str, since: datetime, private: bool,
+                           known: int = 0) -> int | None:
+        """The newest GM comment with this source since `since`, when there are more such
+        comments than the `known` other writes of the same text."""
+        found = sorted(row.pk for row in self._http.rows_since(topic_id, since, private)
+                       if row.author == self.account and row.at >= since and self._same_source(row.pk, text))
+        return found[-1] if len(found) > known else None
 
     def _own_topic_since(self, title: str, body: str, since: datetime) -> str | None:
         for t in self._http.topic_list(f"/category/{self._game_category()}/"):

@@ -106,7 +106,7 @@ class Daemon:
         if clock is None and forum is None and config.forum.kind != "memory":
             self.clock = ForumClock(self.forum)
         self.sender = OutboxSender(self.store, self.forum, self.owner,
-                                   claim_seconds=max(2 * config.run.lease_seconds, 60))
+                                   claim_seconds=config.run.lease_seconds)
         self._resume_pacing()
         for game in config.games():
             self._sign_up(game)
@@ -156,7 +156,11 @@ class Daemon:
         for r in records:
             if not r.board:
                 self.store.set_board(r.id, self.board_key)
-        return [r for r in records if include_over or r.status != "over"]
+        if include_over:
+            return records
+        over = [r.id for r in records if r.status == "over"]
+        unsent = {row.game_id for row in self.store.pending_for_games(over)}  # its last posts still to send
+        return [r for r in records if r.status != "over" or r.id in unsent]
 
     def _own(self, records: list[GameRecord], now: datetime) -> None:
         """Take or renew the lease of every game; let go of those another process holds."""
@@ -167,6 +171,7 @@ class Daemon:
                     log.warning("game=%s is now served by another process", r.name)
                 continue
             if r.id not in self.served:
+                self.store.release_claims(r.id, self.owner)  # a dead owner's claims lapse with its lease
                 self.served[r.id] = self._serve(r)
                 log.info("game=%s served by %s (%s)", r.name, self.owner, r.status)
         for game_id in [g for g in self.served if g not in {r.id for r in records}]:
@@ -179,11 +184,23 @@ class Daemon:
         until = self._leases.get(game_id)
         if until is not None and wall < until - timedelta(seconds=period / 2):
             return True
-        if self.store.acquire_lease(game_id, self.owner, wall, period):
+        if self.store.acquire_lease(game_id, self.owner, wall, period) or self._take_from_dead(game_id, wall):
             self._leases[game_id] = wall + timedelta(seconds=period)
             return True
         self._leases.pop(game_id, None)
         return False
+
+    def _take_from_dead(self, game_id: int, wall: datetime) -> bool:
+        """A lease of a process on this host that is gone (a restart): taken over at once."""
+        held = self.store.lease(game_id)
+        if held is None or not _dead_here(held[0]):
+            return False
+        log.info("game_id=%s lease of %s (no longer running) taken over", game_id, held[0])
+        return self.store.acquire_lease(game_id, self.owner, held[1] + timedelta(seconds=1),
+                                        self.config.run.lease_seconds) and self._renew(game_id, wall)
+
+    def _renew(self, game_id: int, wall: datetime) -> bool:
+        return self.store.acquire_lease(game_id, self.owner, wall, self.config.run.lease_seconds)
 
     def _serve(self, r: GameRecord) -> Served:
         driver = GameDriver(self.store, self.forum, r.id, owner=self.owner, sender=self.sender)
@@ -301,7 +318,10 @@ class Daemon:
                 if chosen[0].id in self.served:
                     routed.setdefault(chosen[0].id, []).append(_without_game_word(pm, chosen[0]))
             elif self.board_owned and pm.sent_at >= since:
-                self._refuse(pm, games, [g for g in played if g.status == "over"])
+                ended = [g for g in played if g.status == "over"]
+                if not games and any(self.store.has_inbound(g.id, "pm", str(pm.id)) for g in ended):
+                    continue  # read again (the mark trails): its game answered it before it ended
+                self._refuse(pm, games, ended)
         if self.board_owned and mark is not None and str(mark) != marks[-1]:
             self.store.set_mark(self.board_row, "pm", str(mark))
         return routed, True, mark
@@ -420,6 +440,23 @@ class Daemon:
         log.info("signal %s: stopping", signal.Signals(signum).name)
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+
+
+def _dead_here(owner: str) -> bool:
+    """Is `owner` (host:pid) a process of this host that no longer runs?"""
+    import os
+    import socket
+
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def _queue_order(row: OutboxRecord) -> tuple[int, int]:

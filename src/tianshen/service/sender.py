@@ -15,6 +15,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from tianshen.forum.base import Forum, ForumError, Write
@@ -25,7 +26,8 @@ from tianshen.store import OutboxRecord, SentPart, Store
 log = logging.getLogger(__name__)
 
 CLAIM_SECONDS = 300.0  # a claim outlives a slow write; a dead process's claim lapses after it
-SINCE_MARGIN = timedelta(minutes=1)  # forum clocks and post times drift: look back a little further
+SINCE_MARGIN = timedelta(minutes=1)
+KNOWN_MARGIN = timedelta(minutes=3)  # wider than any adapter's look-back past `since`: no older copy is taken for this one  # forum clocks and post times drift: look back a little further
 
 
 class OutboxSender:
@@ -82,8 +84,7 @@ class OutboxSender:
             if not self.store.claim(row.id, self.owner, until, part=i, since=since):
                 log.info("game_id=%s outbox %s is claimed by another process", row.game_id, row.key)
                 return False
-            write = _with_since(write, since)
-            found = self.forum.find_written(write) if retry else None
+            found = self.forum.find_written(self._asked(row, write, since)) if retry else None
             if found is not None:
                 log.info("game_id=%s %s part %d had arrived before the restart", row.game_id, row.key, i + 1)
                 result = found
@@ -97,6 +98,15 @@ class OutboxSender:
             crash.point("after-record")
             row.attempt_part = None
         return True
+
+    def _asked(self, row: OutboxRecord, write: Write, since: datetime | None) -> Write:
+        """The question for `find_written`: since when, and how many copies of the same text
+        the forum already holds from other writes (a receipt is often the same twice)."""
+        local_since = (since or datetime.now(UTC)) - self._forum_offset() - KNOWN_MARGIN
+        return replace(write, since=since, known=self.store.count_sent_like(row, local_since))
+
+    def _forum_offset(self) -> timedelta:
+        return (self.clock_hint - datetime.now(UTC)) if self.clock_hint is not None else timedelta(0)
 
     def _part(self, row: OutboxRecord, i: int, total: int, result: str, write: Write) -> SentPart:
         thread = (row.target, result) if write.kind == "thread" else None
@@ -142,9 +152,3 @@ class OutboxSender:
             return self.forum.now()
         except ForumError:
             return datetime.now(UTC)
-
-
-def _with_since(write: Write, since: datetime | None) -> Write:
-    from dataclasses import replace
-
-    return replace(write, since=since)

@@ -561,6 +561,15 @@ class Store:
             )
             return [_outbox_record(r) for r in rows]
 
+    def count_sent_like(self, row: OutboxRecord, since: datetime) -> int:
+        """Other rows of the game with the same kind, target, subject and text sent since
+        `since` (local clock): copies a forum may hold that are not this row's write."""
+        with self._tx() as s:
+            return s.scalar(select(func.count(OutboxRow.id)).where(
+                OutboxRow.game_id == row.game_id, OutboxRow.id != row.id, OutboxRow.kind == row.kind,
+                OutboxRow.target == row.target, OutboxRow.body == row.body, OutboxRow.status == "sent",
+                OutboxRow.sent_at >= since)) or 0
+
     def add_outbox(self, game_id: int, items: list[OutboxItem]) -> None:
         """Messages outside any step (the daemon telling the GM a game failed)."""
         with self._tx() as s:
@@ -605,6 +614,13 @@ class Store:
             if part is not None and row.attempt_part != part:
                 row.attempt_part, row.attempt_since = part, since
             return True
+
+    def release_claims(self, game_id: int, owner: str) -> None:
+        """Claims of other processes on the game's rows end (it took the game's lease over)."""
+        with self._tx() as s:
+            s.execute(update(OutboxRow).where(OutboxRow.game_id == game_id, OutboxRow.status == "pending",
+                                              OutboxRow.claimed_by.is_not(None), OutboxRow.claimed_by != owner)
+                      .values(claimed_by=None, claimed_until=None))
 
     def record_parts(self, parts: list[SentPart], game_id: int | None = None) -> None:
         """What a flush wrote, in one transaction: parts done, threads opened, rows sent."""

@@ -664,20 +664,21 @@ class DiscuzForum:
             tid = self._find_thread(write.title, since, write.body)
             return None if tid is None else str(tid)
         if write.kind == "reply":
-            pid = self._find_reply(int(write.thread_id), write.body, since, deep=True)
+            pid = self._find_reply(int(write.thread_id), write.body, since, deep=True, known=write.known)
             return None if pid is None else str(pid)
         if write.kind == "pm":
-            pmid = self._find_pm(write.to, _pm_message(write.subject, write.body), since)
+            pmid = self._find_pm(write.to, _pm_message(write.subject, write.body), since, known=write.known)
             return None if pmid is None else (str(pmid) if pmid else "pm")
         raise ValueError(f"unknown write kind {write.kind!r}")
 
-    def _find_reply(self, tid: int, body: str, since: datetime, deep: bool = False) -> int | None:
+    def _find_reply(self, tid: int, body: str, since: datetime, deep: bool = False, known: int = 0) -> int | None:
+        """The newest GM post with this text since `since`, when there are more of them than
+        the `known` other writes of the same text (a receipt is often written twice)."""
         want = self._as_shown(body)
-        for post in (self._posts_since(tid, since) if deep else self._last_posts(tid)):
-            if (post.author_uid == self.client.uid or post.author == self.account) and post.posted_at >= since \
-                    and parse.same_text(post.full_text, want):
-                return post.id
-        return None
+        found = sorted(post.id for post in (self._posts_since(tid, since) if deep else self._last_posts(tid))
+                       if (post.author_uid == self.client.uid or post.author == self.account)
+                       and post.posted_at >= since and parse.same_text(post.full_text, want))
+        return found[-1] if len(found) > known else None
 
     def _last_posts(self, tid: int) -> list[DiscuzPost]:
         now = self.now()
@@ -723,7 +724,7 @@ class DiscuzForum:
                     return row.tid
         return None
 
-    def _find_pm(self, to: str, message: str, since: datetime) -> int | None:
+    def _find_pm(self, to: str, message: str, since: datetime, known: int = 0) -> int | None:
         want = self._as_shown(message)
         touid = int(to[4:]) if to.startswith("uid:") else None
         if touid is None:
@@ -734,11 +735,9 @@ class DiscuzForum:
         if touid is None:
             return None
         msgs, _, _ = self._conversation_page(touid, None)
-        for m in msgs:
-            mine = m.sender_uid == self.client.uid or m.sender == self.account
-            if mine and parse.same_text(m.text, want) and (m.when is None or m.when[1] >= since):
-                return m.pmid
-        return None
+        found = [m.pmid for m in msgs if (m.sender_uid == self.client.uid or m.sender == self.account)
+                 and parse.same_text(m.text, want) and (m.when is None or m.when[1] >= since)]
+        return found[-1] if len(found) > known else None
 
 
 def _pm_message(subject: str, body: str) -> str:
