@@ -440,3 +440,30 @@ def test_a_game_signed_up_but_not_started(store: Store) -> None:
     record = store.load_game(game)
     assert (record.status, record.phase_label, record.deadline_at) == ("new", "setup", t)
     assert store.events(game) == [] and store.pending_outbox(game) == []
+
+
+def test_a_database_made_by_the_first_release_upgrades_to_head(tmp_path: Path) -> None:
+    """Migration 0002 on a database that already holds a game: its step seq is filled from
+    its events, and the new tables and columns are there."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from tianshen.store.store import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    store = Store(url)
+    with store.engine.begin() as conn:
+        cfg = alembic_config(url)
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0001")
+        conn.execute(text("INSERT INTO games (id, name, ruleset, seed, status, phase_label, state_json, config_json,"
+                          " created_at, updated_at) VALUES (1, 'old', 'classic_8', 1, 'running', 'night 1', '{}',"
+                          " '{}', '2026-01-01 00:00:00', '2026-01-01 00:00:00')"))
+        for seq in (1, 2, 3):
+            conn.execute(text("INSERT INTO events (game_id, seq, phase_label, kind, payload_json, created_at)"
+                              f" VALUES (1, {seq}, 'night 1', 'pm', '{{}}', '2026-01-01 00:00:00')"))
+    store.upgrade()  # what `alembic upgrade head` does
+    assert store.step_seq(1) == 3
+    assert store.load_game(1).board == ""
+    assert store.acquire_lease(1, "a", T0, 30)
+    store.close()
