@@ -21,7 +21,7 @@ from tianshen.store.models import Base
 from tianshen.store.store import MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-TABLES = {"games", "players", "phases", "inbound", "events", "outbox", "threads", "marks", "leases", "board_marks"}
+TABLES = {"games", "players", "phases", "inbound", "events", "outbox", "threads", "marks", "leases"}
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 CST = timezone(timedelta(hours=8))
 

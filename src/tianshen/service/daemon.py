@@ -196,11 +196,7 @@ class Daemon:
         if held is None or not _dead_here(held[0]):
             return False
         log.info("game_id=%s lease of %s (no longer running) taken over", game_id, held[0])
-        return self.store.acquire_lease(game_id, self.owner, held[1] + timedelta(seconds=1),
-                                        self.config.run.lease_seconds) and self._renew(game_id, wall)
-
-    def _renew(self, game_id: int, wall: datetime) -> bool:
-        return self.store.acquire_lease(game_id, self.owner, wall, self.config.run.lease_seconds)
+        return self.store.acquire_lease(game_id, self.owner, wall, self.config.run.lease_seconds, dead_owner=held[0])
 
     def _serve(self, r: GameRecord) -> Served:
         driver = GameDriver(self.store, self.forum, r.id, owner=self.owner, sender=self.sender)

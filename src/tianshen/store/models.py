@@ -219,14 +219,3 @@ class LeaseRow(Base):
     owner: Mapped[str] = mapped_column(String(200))
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
-
-class BoardMarkRow(Base):
-    """A high-water mark of a whole board, e.g. the last PM the GM account has read."""
-
-    __tablename__ = "board_marks"
-    __table_args__ = (UniqueConstraint("board", "name"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    board: Mapped[str] = mapped_column(String(300))
-    name: Mapped[str] = mapped_column(String(100))
-    value: Mapped[str] = mapped_column(String(200))

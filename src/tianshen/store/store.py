@@ -23,7 +23,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 from tianshen.store.models import (
-    BoardMarkRow,
     EventRow,
     Game,
     InboundRow,
@@ -644,8 +643,10 @@ class Store:
 
     # ---- leases (one process moderates a game at a time) -------------------------------
 
-    def acquire_lease(self, game_id: int, owner: str, now: datetime, period_s: float) -> bool:
-        """Take or renew the game's lease until now + period; False while another holds it."""
+    def acquire_lease(self, game_id: int, owner: str, now: datetime, period_s: float,
+                      dead_owner: str | None = None) -> bool:
+        """Take or renew the game's lease until now + period; False while another holds it
+        (unless it is `dead_owner`, known to be gone)."""
         until = now + timedelta(seconds=period_s)
         try:
             with self._tx() as s:
@@ -654,7 +655,7 @@ class Store:
                     s.add(LeaseRow(game_id=game_id, owner=owner, expires_at=until))
                     s.flush()
                     return True
-                if row.owner != owner and row.expires_at > now:
+                if row.owner not in (owner, dead_owner) and row.expires_at > now:
                     return False
                 row.owner, row.expires_at = owner, until
                 return True
@@ -669,20 +670,6 @@ class Store:
     def release_lease(self, game_id: int, owner: str) -> None:
         with self._tx() as s:
             s.execute(delete(LeaseRow).where(LeaseRow.game_id == game_id, LeaseRow.owner == owner))
-
-    # ---- board marks --------------------------------------------------------------------
-
-    def board_mark(self, board: str, name: str) -> str | None:
-        with self._tx() as s:
-            return s.scalar(select(BoardMarkRow.value).where(BoardMarkRow.board == board, BoardMarkRow.name == name))
-
-    def set_board_mark(self, board: str, name: str, value: str) -> None:
-        with self._tx() as s:
-            row = s.scalar(select(BoardMarkRow).where(BoardMarkRow.board == board, BoardMarkRow.name == name))
-            if row is None:
-                s.add(BoardMarkRow(board=board, name=name, value=value))
-            else:
-                row.value = value
 
     def inbound_keys(self, game_id: int) -> set[tuple[str, str]]:
         """(source, forum id) of every stored input: what a driver need not fold again."""
@@ -728,8 +715,7 @@ class Store:
             return s.scalar(select(MarkRow.value).where(MarkRow.game_id == game_id, MarkRow.name == name))
 
     def set_mark(self, game_id: int, name: str, value: str) -> None:
-        with self._tx() as s:
-            self._set_mark(s, game_id, name, value)
+        self.set_marks(game_id, {name: value})
 
     def set_marks(self, game_id: int, marks: dict[str, str]) -> None:
         with self._tx() as s:

@@ -5,7 +5,6 @@
 - `leases`: which process owns a game, until when.
 - `outbox`: parts already written, the part being written and since when (so a restart asks
   the forum whether that write arrived before writing it again), and a claim.
-- `board_marks`: high-water marks of a whole board (the GM account's PMs are read once).
 
 Revision ID: 0002
 Revises: 0001
@@ -46,19 +45,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_leases"),
         sa.UniqueConstraint("game_id", name="uq_leases_game_id"),
     )
-    op.create_table(
-        "board_marks",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("board", sa.String(300), nullable=False),
-        sa.Column("name", sa.String(100), nullable=False),
-        sa.Column("value", sa.String(200), nullable=False),
-        sa.PrimaryKeyConstraint("id", name="pk_board_marks"),
-        sa.UniqueConstraint("board", "name", name="uq_board_marks_board_name"),
-    )
 
 
 def downgrade() -> None:
-    op.drop_table("board_marks")
     op.drop_table("leases")
     with op.batch_alter_table("outbox") as t:
         for name in ("claimed_until", "claimed_by", "attempt_since", "attempt_part", "parts_done"):
