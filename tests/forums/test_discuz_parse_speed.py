@@ -47,6 +47,8 @@ def outcome(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 def recorded(folder: Path) -> list[str]:
+    if not folder.is_dir():  # a clone without ../shared: the module is skipped (needs_recordings)
+        return []
     return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.endswith(".headers.txt")
                   and p.suffix in (".html", ".xml", ".json", ".txt"))
 
