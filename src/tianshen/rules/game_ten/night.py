@@ -162,7 +162,7 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     # ---- 5. curse / bless for the day (001 §2.5–2.6, B27) -----------------------------------
     for verb, group, delta in (("curse", "curser", 1), ("bless", "blesser", -1)):
         t = acted_on(verb, group)
-        for x in mirror({t} if t else set()):
+        for x in sorted(mirror({t} if t else set())):  # a set: sorted, so the log is the same every run
             dawn.net[x] = dawn.net.get(x, 0) + delta
     dawn.net = {x: v for x, v in dawn.net.items() if v}
 
