@@ -81,14 +81,16 @@ class RehearsalResult:
 
 def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
              printer: Callable[[str], None] | None = None, start: datetime = DEFAULT_START,
-             players: int | None = None) -> RehearsalResult:
-    """A whole game; `players` for a ruleset played by several numbers (n_lives: 5–7)."""
+             players: int | None = None, store: Store | None = None) -> RehearsalResult:
+    """A whole game; `players` for a ruleset played by several numbers (n_lives: 5–7).
+    `store`: an open store of `db_url` to play in (many rehearsals share one engine)."""
     clock = VirtualClock(start)
     board = MemoryBoard(clock.now)
     forum = board.gm()
     forum.login()
-    store = Store(db_url, durable=False)  # a rehearsal: no fsync per step
-    store.upgrade()
+    if store is None:
+        store = Store(db_url, durable=False)  # a rehearsal: no fsync per step
+        store.upgrade()
     from tianshen.core.spec import load_spec
 
     spec = load_spec(variant)

@@ -17,7 +17,18 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, bindparam, create_engine, delete, event, func, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    bindparam,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -47,6 +58,52 @@ _GAME_STEP = (
             deadline_at=bindparam("b_deadline"), winner=bindparam("b_winner"), step_seq=bindparam("b_seq"),
             updated_at=bindparam("b_updated"))
 )
+
+
+_O, _I, _T, _M, _P = (OutboxRow.__table__, InboundRow.__table__, ThreadRow.__table__, MarkRow.__table__,
+                      PhaseRow.__table__)
+_E, _PL = EventRow.__table__, PlayerRow.__table__
+
+# The hot statements, built once: building a statement costs more than running it on SQLite.
+_GID = bindparam("gid")
+_HEAD = select(_G.c.name, _G.c.phase_label, _G.c.step_seq).where(_G.c.id == _GID)
+_SEQ = select(_G.c.step_seq).where(_G.c.id == _GID)
+_NEWEST_OUT = select(func.max(_O.c.seq)).where(_O.c.game_id == _GID)
+_PENDING = select(_O).where(_O.c.game_id == _GID, _O.c.status == "pending").order_by(_O.c.seq)
+_OUT_ROW = select(_O.c.game_id, _O.c.forum_ref).where(_O.c.id == bindparam("oid"))
+_PART_DONE = update(_O).where(_O.c.id == bindparam("oid")).values(
+    parts_done=bindparam("b_parts"), forum_ref=bindparam("b_ref"), attempt_part=None, attempt_since=None)
+_ROW_SENT = update(_O).where(_O.c.id == bindparam("oid")).values(
+    parts_done=bindparam("b_parts"), forum_ref=bindparam("b_ref"), attempt_part=None, attempt_since=None,
+    status="sent", sent_at=bindparam("b_sent"), claimed_by=None, claimed_until=None)
+_MARKS = select(_M.c.name, _M.c.value).where(_M.c.game_id == _GID)
+_SET_MARK = update(_M).where(_M.c.game_id == _GID, _M.c.name == bindparam("mname")).values(value=bindparam("b_value"))
+_THREAD = select(_T.c.forum_thread_id).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
+_SET_THREAD = (update(_T).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
+               .values(forum_thread_id=bindparam("b_thread")))
+_END_PHASE = update(_P).where(_P.c.game_id == _GID, _P.c.ended_at.is_(None)).values(ended_at=bindparam("b_at"))
+_FIND_PHASE = select(_P.c.id).where(_P.c.game_id == _GID, _P.c.label == bindparam("plabel"))
+_REOPEN_PHASE = update(_P).where(_P.c.id == bindparam("pid")).values(ended_at=None)
+_DROP_PLAYERS = delete(_PL).where(_PL.c.game_id == _GID)
+
+
+def _set_mark(conn: Connection, game_id: int, name: str, value: str) -> None:
+    if conn.execute(_SET_MARK, dict(gid=game_id, mname=name, b_value=value)).rowcount == 0:
+        conn.execute(insert(_M), dict(game_id=game_id, name=name, value=value))
+
+
+def _set_thread(conn: Connection, game_id: int, key: str, forum_thread_id: str) -> None:
+    if conn.execute(_SET_THREAD, dict(gid=game_id, tkey=key, b_thread=forum_thread_id)).rowcount == 0:
+        conn.execute(insert(_T), dict(game_id=game_id, key=key, forum_thread_id=forum_thread_id))
+
+
+def _next_phase(conn: Connection, game_id: int, phase_label: str, at: datetime) -> None:
+    conn.execute(_END_PHASE, dict(gid=game_id, b_at=at))
+    known = conn.scalar(_FIND_PHASE, dict(gid=game_id, plabel=phase_label))
+    if known is None:
+        conn.execute(insert(_P), dict(game_id=game_id, label=phase_label, started_at=at))
+    else:  # a label seen before (unusual): reopen it rather than duplicate it
+        conn.execute(_REOPEN_PHASE, dict(pid=known))
 
 
 class StaleState(Exception):
@@ -263,6 +320,12 @@ class Store:
         with self._sessions() as session, session.begin():
             yield session
 
+    @contextmanager
+    def _conn(self) -> Iterator[Connection]:
+        """One transaction of Core statements, no ORM session: the driver's hot paths."""
+        with self.engine.begin() as conn:
+            yield conn
+
     # ---- games ------------------------------------------------------------------------
 
     def create_game(
@@ -328,8 +391,8 @@ class Store:
 
     def step_seq(self, game_id: int) -> int:
         """The seq of the game's newest event (0 before the first)."""
-        with self._tx() as s:
-            seq = s.scalar(select(Game.step_seq).where(Game.id == game_id))
+        with self._conn() as conn:
+            seq = conn.scalar(_SEQ, dict(gid=game_id))
             if seq is None:
                 raise KeyError(game_id)
             return seq
@@ -385,9 +448,9 @@ class Store:
         if at is None:
             at = inbound.sent_at if inbound is not None else utcnow()
         try:
-            with self._tx() as s:
+            with self._conn() as conn:
                 return self._step(
-                    s,
+                    conn,
                     game_id,
                     inbound=inbound,
                     event_kind=event_kind,
@@ -410,7 +473,7 @@ class Store:
 
     def _step(
         self,
-        s: Session,
+        conn: Connection,
         game_id: int,
         *,
         inbound: InboundRecord | None,
@@ -428,10 +491,7 @@ class Store:
         marks: dict[str, str],
     ) -> int:
         """Core statements on the connection, not the ORM: a handful of inserts and one update."""
-        conn = s.connection()
-        games, events, inbox, outbox_t = Game.__table__, EventRow.__table__, InboundRow.__table__, OutboxRow.__table__
-        head = conn.execute(select(games.c.name, games.c.phase_label, games.c.step_seq)
-                            .where(games.c.id == game_id)).one_or_none()
+        head = conn.execute(_HEAD, dict(gid=game_id)).one_or_none()
         if head is None:
             raise KeyError(game_id)
         name, previous_phase, newest = head
@@ -446,38 +506,29 @@ class Store:
         if moved.rowcount != 1:
             raise StaleState(f"game {name}: another step committed seq {seq} first")
         if inbound is not None:  # a duplicate fails here, before anything else is written
-            conn.execute(inbox.insert(), dict(
+            conn.execute(insert(_I), dict(
                 game_id=game_id, source=inbound.source, forum_id=inbound.forum_id, thread_key=inbound.thread_key,
                 sender=inbound.sender, sent_at=inbound.sent_at, text=inbound.text, edited=inbound.edited,
                 phase_label=previous_phase, event_seq=seq, received_at=utcnow()))
-        conn.execute(events.insert(), dict(game_id=game_id, seq=seq, phase_label=previous_phase, kind=event_kind,
+        conn.execute(insert(_E), dict(game_id=game_id, seq=seq, phase_label=previous_phase, kind=event_kind,
                                            payload_json=event_payload, created_at=at))
         for mark, value in marks.items():
-            self._set_mark(s, game_id, mark, value)
+            _set_mark(conn, game_id, mark, value)
         if players is not None:
-            conn.execute(delete(PlayerRow.__table__).where(PlayerRow.__table__.c.game_id == game_id))
+            conn.execute(_DROP_PLAYERS, dict(gid=game_id))
             if players:
-                conn.execute(PlayerRow.__table__.insert(), [_player_values(game_id, p) for p in players])
+                conn.execute(insert(_PL), [_player_values(game_id, p) for p in players])
         if phase_label != previous_phase:
-            self._next_phase(s, game_id, phase_label, at)
+            _next_phase(conn, game_id, phase_label, at)
         if outbox:
-            out_seq = conn.execute(select(func.max(outbox_t.c.seq)).where(outbox_t.c.game_id == game_id)).scalar() or 0
+            out_seq = conn.scalar(_NEWEST_OUT, dict(gid=game_id)) or 0
             now = utcnow()
-            conn.execute(outbox_t.insert(), [
+            conn.execute(insert(_O), [
                 dict(game_id=game_id, seq=out_seq + i + 1, kind=item.kind, target=item.target, title=item.title,
                      subject=item.subject, body=item.body, key=item.key or f"{name}:{seq}:{i}", status="pending",
                      created_at=now, sent_at=None, forum_ref=None, parts_done=0)
                 for i, item in enumerate(outbox)])
         return seq
-
-    @staticmethod
-    def _next_phase(s: Session, game_id: int, phase_label: str, at: datetime) -> None:
-        s.execute(update(PhaseRow).where(PhaseRow.game_id == game_id, PhaseRow.ended_at.is_(None)).values(ended_at=at))
-        known = s.scalar(select(PhaseRow.id).where(PhaseRow.game_id == game_id, PhaseRow.label == phase_label))
-        if known is None:
-            s.execute(insert(PhaseRow).values(game_id=game_id, label=phase_label, started_at=at))
-        else:  # a label seen before (unusual): reopen it rather than duplicate it
-            s.execute(update(PhaseRow).where(PhaseRow.id == known).values(ended_at=None))
 
     # ---- inbound and events -----------------------------------------------------------
 
@@ -535,12 +586,8 @@ class Store:
     # ---- outbox -----------------------------------------------------------------------
 
     def pending_outbox(self, game_id: int) -> list[OutboxRecord]:
-        with self._tx() as s:
-            rows = s.scalars(
-                select(OutboxRow)
-                .where(OutboxRow.game_id == game_id, OutboxRow.status == "pending")
-                .order_by(OutboxRow.seq)
-            )
+        with self._conn() as conn:
+            rows = conn.execute(_PENDING, dict(gid=game_id))
             return [_outbox_record(r) for r in rows]
 
     def outbox(self, game_id: int) -> list[OutboxRecord]:
@@ -626,20 +673,19 @@ class Store:
         if not parts:
             return
         now = utcnow()
-        with self._tx() as s:
+        with self._conn() as conn:
             for part in parts:
-                row = s.get(OutboxRow, part.outbox_id)
+                row = conn.execute(_OUT_ROW, dict(oid=part.outbox_id)).one_or_none()
                 if row is None:
                     raise KeyError(part.outbox_id)
                 if part.thread is not None:
-                    self._set_thread(s, row.game_id, *part.thread)
-                row.parts_done = part.parts_done
-                row.attempt_part = row.attempt_since = None
-                if part.forum_ref and not row.forum_ref:
-                    row.forum_ref = part.forum_ref
+                    _set_thread(conn, row.game_id, *part.thread)
+                ref = row.forum_ref if row.forum_ref or not part.forum_ref else part.forum_ref  # the first ref stays
+                values = dict(oid=part.outbox_id, b_parts=part.parts_done, b_ref=ref)
                 if part.done:
-                    row.status, row.sent_at = "sent", now
-                    row.claimed_by = row.claimed_until = None
+                    conn.execute(_ROW_SENT, values | dict(b_sent=now))
+                else:
+                    conn.execute(_PART_DONE, values)
 
     # ---- leases (one process moderates a game at a time) -------------------------------
 
@@ -673,24 +719,21 @@ class Store:
 
     def inbound_keys(self, game_id: int) -> set[tuple[str, str]]:
         """(source, forum id) of every stored input: what a driver need not fold again."""
-        with self._tx() as s:
-            return {(src, fid) for src, fid in s.execute(
-                select(InboundRow.source, InboundRow.forum_id).where(InboundRow.game_id == game_id))}
+        with self._conn() as conn:
+            return {(src, fid) for src, fid in conn.execute(
+                select(_I.c.source, _I.c.forum_id).where(_I.c.game_id == game_id))}
 
     def inbound_texts(self, game_id: int, source: str = "post") -> dict[str, str]:
         """forum id -> text of the stored inputs of one source (to notice edits)."""
-        with self._tx() as s:
-            return {fid: text for fid, text in s.execute(
-                select(InboundRow.forum_id, InboundRow.text).where(InboundRow.game_id == game_id,
-                                                                  InboundRow.source == source))}
+        with self._conn() as conn:
+            return {fid: text for fid, text in conn.execute(
+                select(_I.c.forum_id, _I.c.text).where(_I.c.game_id == game_id, _I.c.source == source))}
 
     # ---- threads and marks ------------------------------------------------------------
 
     def thread_id(self, game_id: int, key: str) -> str | None:
-        with self._tx() as s:
-            return s.scalar(
-                select(ThreadRow.forum_thread_id).where(ThreadRow.game_id == game_id, ThreadRow.key == key)
-            )
+        with self._conn() as conn:
+            return conn.scalar(_THREAD, dict(gid=game_id, tkey=key))
 
     def threads(self, game_id: int) -> dict[str, str]:
         """Every thread the game opened: forum thread id -> logical key."""
@@ -699,16 +742,8 @@ class Store:
             return {forum_id: key for forum_id, key in rows}
 
     def set_thread_id(self, game_id: int, key: str, forum_thread_id: str) -> None:
-        with self._tx() as s:
-            self._set_thread(s, game_id, key, forum_thread_id)
-
-    @staticmethod
-    def _set_thread(s: Session, game_id: int, key: str, forum_thread_id: str) -> None:
-        row = s.scalar(select(ThreadRow).where(ThreadRow.game_id == game_id, ThreadRow.key == key))
-        if row is None:
-            s.add(ThreadRow(game_id=game_id, key=key, forum_thread_id=forum_thread_id))
-        else:
-            row.forum_thread_id = forum_thread_id
+        with self._conn() as conn:
+            _set_thread(conn, game_id, key, forum_thread_id)
 
     def mark(self, game_id: int, name: str) -> str | None:
         with self._tx() as s:
@@ -718,18 +753,10 @@ class Store:
         self.set_marks(game_id, {name: value})
 
     def set_marks(self, game_id: int, marks: dict[str, str]) -> None:
-        with self._tx() as s:
+        with self._conn() as conn:
             for name, value in marks.items():
-                self._set_mark(s, game_id, name, value)
+                _set_mark(conn, game_id, name, value)
 
     def marks(self, game_id: int) -> dict[str, str]:
-        with self._tx() as s:
-            return dict(s.execute(select(MarkRow.name, MarkRow.value).where(MarkRow.game_id == game_id)).all())
-
-    @staticmethod
-    def _set_mark(s: Session, game_id: int, name: str, value: str) -> None:
-        row = s.scalar(select(MarkRow).where(MarkRow.game_id == game_id, MarkRow.name == name))
-        if row is None:
-            s.add(MarkRow(game_id=game_id, name=name, value=value))
-        else:
-            row.value = value
+        with self._conn() as conn:
+            return dict(conn.execute(_MARKS, dict(gid=game_id)).all())
