@@ -40,6 +40,9 @@ _SEP = "".join(sorted(_STOP - {"\n"}))
 _QUOTE = re.compile(r"\[quote\].*?\[/quote\]", re.S | re.I)
 ACCEPTED_FORM = "投票 名字（理由可以写在同一行，如：投票 丙，因为……）"
 NO_NAME = "没有写投票对象。"
+# the arguments as cache keys: aliases as (alias, player) pairs, verbs as (verb, words) pairs
+AliasesKey = tuple[tuple[str, str], ...] | None
+VerbsKey = tuple[tuple[str, tuple[str, ...]], ...] | None
 
 
 @dataclass(frozen=True)
@@ -130,10 +133,18 @@ def _longest_unbounded(text: str, keys: list[tuple[str, str]]) -> list[tuple[str
     return [(k, p) for k, p in hits if len(k) == top]
 
 
+def _aliases_key(aliases: Mapping[str, str] | None) -> AliasesKey:
+    return tuple(aliases.items()) if aliases else None
+
+
 def read_target(text: str, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> Target:
     """The player the text starts with (name or alias), the reason after it, or why not."""
-    names = list(names)
-    keys = [(n, n) for n in names if n] + [(a, p) for a, p in (aliases or {}).items() if a and p in names]
+    return _target(text, tuple(names), _aliases_key(aliases))
+
+
+@lru_cache(maxsize=4096)
+def _target(text: str, names: tuple[str, ...], aliases: AliasesKey) -> Target:
+    keys = [(n, n) for n in names if n] + [(a, p) for a, p in aliases or () if a and p in names]
     text = text.strip().lstrip("".join(_STOP)).lstrip(_OPEN).strip()
     if not text:
         return Target(None, error=NO_NAME)
@@ -167,7 +178,7 @@ def _listed_second(rest: str, keys: list[tuple[str, str]], first: str) -> str | 
     return others[0] if others else None
 
 
-def _unknown(text: str, names: list[str]) -> str:
+def _unknown(text: str, names: tuple[str, ...]) -> str:
     shown = text.split("\n", 1)[0][:12]
     return f"没有读出投给谁：“{shown}”不是以游戏者的名字开头。游戏者名单：{_list(names)}。"
 
@@ -190,8 +201,9 @@ def _lines(post_text: str) -> list[str]:
     return [ln.strip() for ln in text.split("\n") if ln.strip() and not ln.strip().startswith(">")]
 
 
-def _verb_words(verbs: Mapping[str, Iterable[str]] | None) -> list[tuple[str, str]]:
-    table = [(w, "vote") for w in VOTE_WORDS] + [(w, v) for v, ws in (verbs or {}).items() for w in ws]
+@lru_cache(maxsize=64)
+def _verb_words(verbs: VerbsKey) -> list[tuple[str, str]]:
+    table = [(w, "vote") for w in VOTE_WORDS] + [(w, v) for v, ws in verbs or () for w in ws]
     return sorted(table, key=lambda x: -len(x[0]))
 
 
@@ -218,7 +230,7 @@ def _verb_parses(line: str, table: list[tuple[str, str]]) -> list[tuple[str, str
     return parses
 
 
-def _read_line(line: str, next_line: str, names: list[str], aliases: Mapping[str, str] | None,
+def _read_line(line: str, next_line: str, names: tuple[str, ...], aliases: AliasesKey,
                table: list[tuple[str, str]], abstain: tuple[str, ...]) -> VotePost | None:
     """The vote of one line (`next_line` holds the name when the verb stands alone).  When the
     line can be split into verb and name in several ways, they must agree on the player."""
@@ -236,7 +248,7 @@ def _read_line(line: str, next_line: str, names: list[str], aliases: Mapping[str
         written = rest.strip().lstrip(_SEP)
         if _starts_word(written, abstain):
             return VotePost("abstain", word, line, change=change)
-        reads.append(VotePost(verb, word, line, read_target(written or next_line, names, aliases), change))
+        reads.append(VotePost(verb, word, line, _target(written or next_line, names, aliases), change))
     for found in ([v for v in reads if v.ambiguous or v.name and not v.target.loose], [v for v in reads if v.name]):
         players = list(dict.fromkeys(n for v in found for n in (v.target.candidates or (v.name,))))
         if len(players) > 1 and len(found) == 1:
@@ -259,10 +271,16 @@ def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, s
     The first readable line starting with a verb is the vote; another vote line for another
     player makes the post ambiguous.  A post whose first line is only a name votes for him.
     """
-    names = list(names)
+    words = tuple((v, tuple(ws)) for v, ws in verbs.items()) if verbs else None
+    return _vote_post(post_text, tuple(names), _aliases_key(aliases), words, tuple(abstain))
+
+
+@lru_cache(maxsize=4096)
+def _vote_post(post_text: str, names: tuple[str, ...], aliases: AliasesKey, verbs: VerbsKey,
+               abstain: tuple[str, ...]) -> VotePost | None:
+    """read_vote_post on hashable arguments (its answer is frozen: one post read once is enough)."""
     table = _verb_words(verbs)
     lines = _lines(post_text)
-    abstain = tuple(abstain)
     found = [v for i, line in enumerate(lines)
              if (v := _read_line(line, lines[i + 1] if i + 1 < len(lines) else "", names, aliases, table, abstain))]
     if not found:
@@ -274,10 +292,10 @@ def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, s
     return replace(vote, others="\n".join(rest))
 
 
-def _name_only(lines: list[str], names: list[str], aliases: Mapping[str, str] | None) -> VotePost | None:
+def _name_only(lines: list[str], names: tuple[str, ...], aliases: AliasesKey) -> VotePost | None:
     if not lines:
         return None
-    target = read_target(lines[0].rstrip(_SEP), names, aliases)
+    target = _target(lines[0].rstrip(_SEP), names, aliases)
     if target.name is None or target.reason:
         return None
     return VotePost("vote", "", lines[0], Target(target.name), others="\n".join(lines[1:]))
