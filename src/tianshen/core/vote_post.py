@@ -114,19 +114,39 @@ def _skip_separator(rest: str) -> str:
     return rest.lstrip("".join(_STOP)).strip()
 
 
-def _hits(text: str, keys: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+@dataclass(frozen=True)
+class _Keys:
+    """The names and aliases a target may be written as, ready for matching."""
+
+    keys: tuple[tuple[str, str, str, int], ...]  # (written key, player, its width fold, its length)
+    lengths: frozenset[int]  # the lengths of the keys
+
+
+@lru_cache(maxsize=256)
+def _keys(names: tuple[str, ...], aliases: AliasesKey) -> _Keys:
+    pairs = [(n, n) for n in names if n] + [(a, p) for a, p in aliases or () if a and p in names]
+    return _Keys(tuple((k, p, width_fold(k), len(k)) for k, p in pairs), frozenset(len(k) for k, _ in pairs))
+
+
+def _folds(text: str, keys: _Keys) -> dict[int, str]:
+    """The width fold of the text's prefix of every key length."""
+    return {n: width_fold(text[:n]) for n in keys.lengths}
+
+
+def _hits(text: str, keys: _Keys) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(exact, width-folded) prefix hits of (written key, player), each followed by a separator."""
-    exact = [(k, p) for k, p in keys if text.startswith(k) and _at_boundary(text[len(k):])]
-    folded = [(k, p) for k, p in keys
-              if width_fold(text[:len(k)]) == width_fold(k) and _at_boundary(text[len(k):])]
+    exact = [(k, p) for k, p, _, n in keys.keys if text.startswith(k) and _at_boundary(text[n:])]
+    prefix = _folds(text, keys)
+    folded = [(k, p) for k, p, fk, n in keys.keys if prefix[n] == fk and _at_boundary(text[n:])]
     return exact, folded
 
 
-def _longest_unbounded(text: str, keys: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _longest_unbounded(text: str, keys: _Keys) -> list[tuple[str, str]]:
     """The longest names the text starts with when no separator follows (`投丙他很可疑`)."""
-    hits = [(k, p) for k, p in keys if text.startswith(k)]
+    hits = [(k, p) for k, p, _, _ in keys.keys if text.startswith(k)]
     if not hits:
-        hits = [(k, p) for k, p in keys if width_fold(text[:len(k)]) == width_fold(k)]
+        prefix = _folds(text, keys)
+        hits = [(k, p) for k, p, fk, n in keys.keys if prefix[n] == fk]
     if not hits:
         return []
     top = max(len(k) for k, _ in hits)
@@ -144,7 +164,7 @@ def read_target(text: str, names: Iterable[str], aliases: Mapping[str, str] | No
 
 @lru_cache(maxsize=4096)
 def _target(text: str, names: tuple[str, ...], aliases: AliasesKey) -> Target:
-    keys = [(n, n) for n in names if n] + [(a, p) for a, p in aliases or () if a and p in names]
+    keys = _keys(names, aliases)
     text = text.strip().lstrip("".join(_STOP)).lstrip(_OPEN).strip()
     if not text:
         return Target(None, error=NO_NAME)
@@ -166,7 +186,7 @@ def _target(text: str, names: tuple[str, ...], aliases: AliasesKey) -> Target:
     return Target(players[0], reason=_skip_separator(rest), loose=loose)
 
 
-def _listed_second(rest: str, keys: list[tuple[str, str]], first: str) -> str | None:
+def _listed_second(rest: str, keys: _Keys, first: str) -> str | None:
     """Another player listed right after the target on the vote line (`丙、丁`, `丙 或 丁`);
     a name after 因为/理由 is part of the reason."""
     line = rest.split("\n", 1)[0]
@@ -202,9 +222,10 @@ def _lines(post_text: str) -> list[str]:
 
 
 @lru_cache(maxsize=64)
-def _verb_words(verbs: VerbsKey) -> list[tuple[str, str]]:
+def _verb_words(verbs: VerbsKey) -> list[tuple[str, str, str]]:
+    """(word, verb, word lowered), longest word first."""
     table = [(w, "vote") for w in VOTE_WORDS] + [(w, v) for v, ws in verbs or () for w in ws]
-    return sorted(table, key=lambda x: -len(x[0]))
+    return [(w, v, w.lower()) for w, v in sorted(table, key=lambda x: -len(x[0]))]
 
 
 def _starts_word(text: str, words: Iterable[str]) -> str | None:
@@ -213,13 +234,13 @@ def _starts_word(text: str, words: Iterable[str]) -> str | None:
     return max(hits, key=len) if hits else None
 
 
-def _verb_parses(line: str, table: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+def _verb_parses(line: str, table: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     """Every (verb, word, rest) the line can start with, longest word first: `投票丙` is 投票 + 丙
     and 投 + 票丙; `改票：投票 丙` is one verb (the change); `投给丙` also reads 投 + 丙."""
     parses = []
     low = line.lower()
-    for word, verb in table:
-        if not low.startswith(word.lower()):
+    for word, verb, low_word in table:
+        if not low.startswith(low_word):
             continue
         rest = line[len(word):]
         inner = [(v, r) for v, _, r in _verb_parses(rest.lstrip(_SEP), table)] if verb == "vote" else []
@@ -231,7 +252,7 @@ def _verb_parses(line: str, table: list[tuple[str, str]]) -> list[tuple[str, str
 
 
 def _read_line(line: str, next_line: str, names: tuple[str, ...], aliases: AliasesKey,
-               table: list[tuple[str, str]], abstain: tuple[str, ...]) -> VotePost | None:
+               table: list[tuple[str, str, str]], abstain: tuple[str, ...]) -> VotePost | None:
     """The vote of one line (`next_line` holds the name when the verb stands alone).  When the
     line can be split into verb and name in several ways, they must agree on the player."""
     if word := _starts_word(line, abstain):
