@@ -43,6 +43,7 @@ NO_NAME = "没有写投票对象。"
 # the arguments as cache keys: aliases as (alias, player) pairs, verbs as (verb, words) pairs
 AliasesKey = tuple[tuple[str, str], ...] | None
 VerbsKey = tuple[tuple[str, tuple[str, ...]], ...] | None
+VerbTable = tuple[tuple[str, str, str], ...]  # (word, verb, word lowered), longest word first
 
 
 @dataclass(frozen=True)
@@ -222,10 +223,10 @@ def _lines(post_text: str) -> list[str]:
 
 
 @lru_cache(maxsize=64)
-def _verb_words(verbs: VerbsKey) -> list[tuple[str, str, str]]:
+def _verb_words(verbs: VerbsKey) -> VerbTable:
     """(word, verb, word lowered), longest word first."""
     table = [(w, "vote") for w in VOTE_WORDS] + [(w, v) for v, ws in verbs or () for w in ws]
-    return [(w, v, w.lower()) for w, v in sorted(table, key=lambda x: -len(x[0]))]
+    return tuple((w, v, w.lower()) for w, v in sorted(table, key=lambda x: -len(x[0])))
 
 
 def _starts_word(text: str, words: Iterable[str]) -> str | None:
@@ -234,7 +235,7 @@ def _starts_word(text: str, words: Iterable[str]) -> str | None:
     return max(hits, key=len) if hits else None
 
 
-def _verb_parses(line: str, table: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+def _verb_parses(line: str, table: VerbTable) -> list[tuple[str, str, str]]:
     """Every (verb, word, rest) the line can start with, longest word first: `投票丙` is 投票 + 丙
     and 投 + 票丙; `改票：投票 丙` is one verb (the change); `投给丙` also reads 投 + 丙."""
     parses = []
@@ -252,7 +253,7 @@ def _verb_parses(line: str, table: list[tuple[str, str, str]]) -> list[tuple[str
 
 
 def _read_line(line: str, next_line: str, names: tuple[str, ...], aliases: AliasesKey,
-               table: list[tuple[str, str, str]], abstain: tuple[str, ...]) -> VotePost | None:
+               table: VerbTable, abstain: tuple[str, ...]) -> VotePost | None:
     """The vote of one line (`next_line` holds the name when the verb stands alone).  When the
     line can be split into verb and name in several ways, they must agree on the player."""
     if word := _starts_word(line, abstain):
