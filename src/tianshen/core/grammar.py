@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # canonical verb -> aliases as players write them (longest alias wins when parsing)
 VERBS: dict[str, tuple[str, ...]] = {
@@ -42,10 +43,29 @@ BARE_VERBS = {"done", "count"}
 DECLARING_VERBS = frozenset({"kill"})
 
 Verbs = dict[str, tuple[str, ...]]
+# a verb table compiled for _verb_at: first character of the lowered alias -> (lowered alias,
+# its length as written, verb), longest first; "" holds an empty alias (it matches any line)
+Aliases = dict[str, tuple[tuple[str, int, str], ...]]
+VerbsKey = tuple[tuple[str, tuple[str, ...]], ...]  # a verb table as a cache key
+Row = tuple[str, str, str, str]  # a Command's fields, as cached
 
 
-def _aliases(verbs: Verbs) -> list[tuple[str, str]]:
-    return sorted(((a, v) for v, al in verbs.items() for a in al), key=lambda x: -len(x[0]))
+def _aliases(verbs: Verbs) -> Aliases:
+    ordered = sorted(((a, v) for v, al in verbs.items() for a in al), key=lambda x: -len(x[0]))
+    table: dict[str, list[tuple[str, int, str]]] = {}
+    for alias, verb in ordered:
+        low = alias.lower()
+        table.setdefault(low[:1], []).append((low, len(alias), verb))
+    return {first: tuple(entries) for first, entries in table.items()}
+
+
+@lru_cache(maxsize=64)
+def _compiled(key: VerbsKey) -> Aliases:
+    return _aliases(dict(key))
+
+
+def _verbs_key(verbs: Verbs) -> VerbsKey:
+    return tuple((v, tuple(al)) for v, al in verbs.items())
 
 
 _ALIASES = _aliases(VERBS)
@@ -81,25 +101,25 @@ class ParsedPm:
     unknown: list[str] = field(default_factory=list)  # lines that are not commands
 
 
+# the ideographic space and the full-width forms U+FF01..U+FF5E (but ：，；（）) made half-width
+_HALF_WIDTH = {0x3000: " "} | {
+    c: unicodedata.normalize("NFKC", chr(c)) for c in range(0xFF01, 0xFF5F) if chr(c) not in "：，；（）"
+}
+
+
 def normalize(text: str) -> str:
     """Half-width punctuation and spaces; keeps CJK characters unchanged."""
-    out = []
-    for ch in text:
-        if ch == "\u3000":
-            out.append(" ")
-        elif "\uff01" <= ch <= "\uff5e" and ch not in "：，；（）":
-            out.append(unicodedata.normalize("NFKC", ch))
-        else:
-            out.append(ch)
-    return "".join(out).replace("\r\n", "\n").replace("\r", "\n")
+    return text.translate(_HALF_WIDTH).replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _verb_at(line: str, aliases: list[tuple[str, str]] = _ALIASES) -> tuple[str, str] | None:
+def _verb_at(line: str, aliases: Aliases = _ALIASES) -> tuple[str, str] | None:
     """(verb, rest) if the line starts with a verb alias."""
     low = line.lower()
-    for alias, verb in aliases:
-        if low.startswith(alias.lower()):
-            return verb, line[len(alias):]
+    for alias, length, verb in aliases.get(low[:1], ()):
+        if low.startswith(alias):
+            return verb, line[length:]
+    for _, length, verb in aliases.get("", ()):
+        return verb, line[length:]
     return None
 
 
@@ -107,7 +127,19 @@ def parse_pm(text: str, verbs: Verbs | None = None, declaring: frozenset[str] = 
     """The commands of a PM.  `verbs` replaces the shared table for a ruleset with its own
     words (e.g. `VERBS | {"hug": ("抱",)}`); TEXT_VERBS and BARE_VERBS keep their meaning;
     `declaring` are the verbs followed by a declaration on the next lines."""
-    aliases = _ALIASES if verbs is None else _aliases(verbs)
+    declaring = declaring if isinstance(declaring, frozenset) else frozenset(declaring)
+    commands, unknown = _parsed(text, None if verbs is None else _verbs_key(verbs), declaring)
+    return ParsedPm([Command(*c) for c in commands], list(unknown))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str, verbs: VerbsKey | None, declaring: frozenset[str]) -> tuple[tuple[Row, ...], tuple[str, ...]]:
+    """parse_pm as tuples (a PM read once is read the same again: the cache hands out copies)."""
+    result = _parse(text, _ALIASES if verbs is None else _compiled(verbs), declaring)
+    return tuple((c.verb, c.arg, c.text, c.line) for c in result.commands), tuple(result.unknown)
+
+
+def _parse(text: str, aliases: Aliases, declaring: frozenset[str]) -> ParsedPm:
     lines = normalize(text).split("\n")
     result = ParsedPm()
     i = 0
@@ -137,7 +169,7 @@ def parse_pm(text: str, verbs: Verbs | None = None, declaring: frozenset[str] = 
     return result
 
 
-def _starts_attack(line: str, aliases: list[tuple[str, str]], declaring: frozenset[str]) -> bool:
+def _starts_attack(line: str, aliases: Aliases, declaring: frozenset[str]) -> bool:
     """A line that is itself an attack command (a short argument: a name, maybe a position),
     not a line of prose that happens to begin with 杀."""
     cmd = _command(line.strip(), aliases)
@@ -147,7 +179,7 @@ def _starts_attack(line: str, aliases: list[tuple[str, str]], declaring: frozens
 MAX_ATTACK_ARG = 16
 
 
-def _command(part: str, aliases: list[tuple[str, str]]) -> Command | None:
+def _command(part: str, aliases: Aliases) -> Command | None:
     hit = _verb_at(part, aliases)
     if not hit:
         return None
@@ -160,4 +192,4 @@ def _command(part: str, aliases: list[tuple[str, str]]) -> Command | None:
 
 def count_declaration_chars(text: str) -> int:
     """DECISIONS §0.4: Unicode code points that are not whitespace, punctuation included."""
-    return sum(1 for ch in text if not ch.isspace())
+    return len("".join(text.split()))  # str.split() splits on exactly the str.isspace() characters

@@ -12,6 +12,7 @@ import re
 
 # C0 controls except \t \n \r, DEL, and the C1 controls.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
 
@@ -25,7 +26,7 @@ def clean(text: str) -> str:
 
 
 def _fix_surrogates(text: str) -> str:
-    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+    if not _SURROGATE.search(text):
         return text
     # UTF-16 round trip: a valid pair joins into one character, a lone half is replaced.
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

@@ -40,6 +40,10 @@ _SEP = "".join(sorted(_STOP - {"\n"}))
 _QUOTE = re.compile(r"\[quote\].*?\[/quote\]", re.S | re.I)
 ACCEPTED_FORM = "投票 名字（理由可以写在同一行，如：投票 丙，因为……）"
 NO_NAME = "没有写投票对象。"
+# the arguments as cache keys: aliases as (alias, player) pairs, verbs as (verb, words) pairs
+AliasesKey = tuple[tuple[str, str], ...] | None
+VerbsKey = tuple[tuple[str, tuple[str, ...]], ...] | None
+VerbTable = tuple[tuple[str, str, str], ...]  # (word, verb, word lowered), longest word first
 
 
 @dataclass(frozen=True)
@@ -111,29 +115,57 @@ def _skip_separator(rest: str) -> str:
     return rest.lstrip("".join(_STOP)).strip()
 
 
-def _hits(text: str, keys: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+@dataclass(frozen=True)
+class _Keys:
+    """The names and aliases a target may be written as, ready for matching."""
+
+    keys: tuple[tuple[str, str, str, int], ...]  # (written key, player, its width fold, its length)
+    lengths: frozenset[int]  # the lengths of the keys
+
+
+@lru_cache(maxsize=256)
+def _keys(names: tuple[str, ...], aliases: AliasesKey) -> _Keys:
+    pairs = [(n, n) for n in names if n] + [(a, p) for a, p in aliases or () if a and p in names]
+    return _Keys(tuple((k, p, width_fold(k), len(k)) for k, p in pairs), frozenset(len(k) for k, _ in pairs))
+
+
+def _folds(text: str, keys: _Keys) -> dict[int, str]:
+    """The width fold of the text's prefix of every key length."""
+    return {n: width_fold(text[:n]) for n in keys.lengths}
+
+
+def _hits(text: str, keys: _Keys) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(exact, width-folded) prefix hits of (written key, player), each followed by a separator."""
-    exact = [(k, p) for k, p in keys if text.startswith(k) and _at_boundary(text[len(k):])]
-    folded = [(k, p) for k, p in keys
-              if width_fold(text[:len(k)]) == width_fold(k) and _at_boundary(text[len(k):])]
+    exact = [(k, p) for k, p, _, n in keys.keys if text.startswith(k) and _at_boundary(text[n:])]
+    prefix = _folds(text, keys)
+    folded = [(k, p) for k, p, fk, n in keys.keys if prefix[n] == fk and _at_boundary(text[n:])]
     return exact, folded
 
 
-def _longest_unbounded(text: str, keys: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _longest_unbounded(text: str, keys: _Keys) -> list[tuple[str, str]]:
     """The longest names the text starts with when no separator follows (`投丙他很可疑`)."""
-    hits = [(k, p) for k, p in keys if text.startswith(k)]
+    hits = [(k, p) for k, p, _, _ in keys.keys if text.startswith(k)]
     if not hits:
-        hits = [(k, p) for k, p in keys if width_fold(text[:len(k)]) == width_fold(k)]
+        prefix = _folds(text, keys)
+        hits = [(k, p) for k, p, fk, n in keys.keys if prefix[n] == fk]
     if not hits:
         return []
     top = max(len(k) for k, _ in hits)
     return [(k, p) for k, p in hits if len(k) == top]
 
 
+def _aliases_key(aliases: Mapping[str, str] | None) -> AliasesKey:
+    return tuple(aliases.items()) if aliases else None
+
+
 def read_target(text: str, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> Target:
     """The player the text starts with (name or alias), the reason after it, or why not."""
-    names = list(names)
-    keys = [(n, n) for n in names if n] + [(a, p) for a, p in (aliases or {}).items() if a and p in names]
+    return _target(text, tuple(names), _aliases_key(aliases))
+
+
+@lru_cache(maxsize=4096)
+def _target(text: str, names: tuple[str, ...], aliases: AliasesKey) -> Target:
+    keys = _keys(names, aliases)
     text = text.strip().lstrip("".join(_STOP)).lstrip(_OPEN).strip()
     if not text:
         return Target(None, error=NO_NAME)
@@ -155,7 +187,7 @@ def read_target(text: str, names: Iterable[str], aliases: Mapping[str, str] | No
     return Target(players[0], reason=_skip_separator(rest), loose=loose)
 
 
-def _listed_second(rest: str, keys: list[tuple[str, str]], first: str) -> str | None:
+def _listed_second(rest: str, keys: _Keys, first: str) -> str | None:
     """Another player listed right after the target on the vote line (`丙、丁`, `丙 或 丁`);
     a name after 因为/理由 is part of the reason."""
     line = rest.split("\n", 1)[0]
@@ -167,7 +199,7 @@ def _listed_second(rest: str, keys: list[tuple[str, str]], first: str) -> str | 
     return others[0] if others else None
 
 
-def _unknown(text: str, names: list[str]) -> str:
+def _unknown(text: str, names: tuple[str, ...]) -> str:
     shown = text.split("\n", 1)[0][:12]
     return f"没有读出投给谁：“{shown}”不是以游戏者的名字开头。游戏者名单：{_list(names)}。"
 
@@ -190,9 +222,11 @@ def _lines(post_text: str) -> list[str]:
     return [ln.strip() for ln in text.split("\n") if ln.strip() and not ln.strip().startswith(">")]
 
 
-def _verb_words(verbs: Mapping[str, Iterable[str]] | None) -> list[tuple[str, str]]:
-    table = [(w, "vote") for w in VOTE_WORDS] + [(w, v) for v, ws in (verbs or {}).items() for w in ws]
-    return sorted(table, key=lambda x: -len(x[0]))
+@lru_cache(maxsize=64)
+def _verb_words(verbs: VerbsKey) -> VerbTable:
+    """(word, verb, word lowered), longest word first."""
+    table = [(w, "vote") for w in VOTE_WORDS] + [(w, v) for v, ws in verbs or () for w in ws]
+    return tuple((w, v, w.lower()) for w, v in sorted(table, key=lambda x: -len(x[0])))
 
 
 def _starts_word(text: str, words: Iterable[str]) -> str | None:
@@ -201,13 +235,13 @@ def _starts_word(text: str, words: Iterable[str]) -> str | None:
     return max(hits, key=len) if hits else None
 
 
-def _verb_parses(line: str, table: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+def _verb_parses(line: str, table: VerbTable) -> list[tuple[str, str, str]]:
     """Every (verb, word, rest) the line can start with, longest word first: `投票丙` is 投票 + 丙
     and 投 + 票丙; `改票：投票 丙` is one verb (the change); `投给丙` also reads 投 + 丙."""
     parses = []
     low = line.lower()
-    for word, verb in table:
-        if not low.startswith(word.lower()):
+    for word, verb, low_word in table:
+        if not low.startswith(low_word):
             continue
         rest = line[len(word):]
         inner = [(v, r) for v, _, r in _verb_parses(rest.lstrip(_SEP), table)] if verb == "vote" else []
@@ -218,8 +252,8 @@ def _verb_parses(line: str, table: list[tuple[str, str]]) -> list[tuple[str, str
     return parses
 
 
-def _read_line(line: str, next_line: str, names: list[str], aliases: Mapping[str, str] | None,
-               table: list[tuple[str, str]], abstain: tuple[str, ...]) -> VotePost | None:
+def _read_line(line: str, next_line: str, names: tuple[str, ...], aliases: AliasesKey,
+               table: VerbTable, abstain: tuple[str, ...]) -> VotePost | None:
     """The vote of one line (`next_line` holds the name when the verb stands alone).  When the
     line can be split into verb and name in several ways, they must agree on the player."""
     if word := _starts_word(line, abstain):
@@ -236,7 +270,7 @@ def _read_line(line: str, next_line: str, names: list[str], aliases: Mapping[str
         written = rest.strip().lstrip(_SEP)
         if _starts_word(written, abstain):
             return VotePost("abstain", word, line, change=change)
-        reads.append(VotePost(verb, word, line, read_target(written or next_line, names, aliases), change))
+        reads.append(VotePost(verb, word, line, _target(written or next_line, names, aliases), change))
     for found in ([v for v in reads if v.ambiguous or v.name and not v.target.loose], [v for v in reads if v.name]):
         players = list(dict.fromkeys(n for v in found for n in (v.target.candidates or (v.name,))))
         if len(players) > 1 and len(found) == 1:
@@ -259,10 +293,16 @@ def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, s
     The first readable line starting with a verb is the vote; another vote line for another
     player makes the post ambiguous.  A post whose first line is only a name votes for him.
     """
-    names = list(names)
+    words = tuple((v, tuple(ws)) for v, ws in verbs.items()) if verbs else None
+    return _vote_post(post_text, tuple(names), _aliases_key(aliases), words, tuple(abstain))
+
+
+@lru_cache(maxsize=4096)
+def _vote_post(post_text: str, names: tuple[str, ...], aliases: AliasesKey, verbs: VerbsKey,
+               abstain: tuple[str, ...]) -> VotePost | None:
+    """read_vote_post on hashable arguments (its answer is frozen: one post read once is enough)."""
     table = _verb_words(verbs)
     lines = _lines(post_text)
-    abstain = tuple(abstain)
     found = [v for i, line in enumerate(lines)
              if (v := _read_line(line, lines[i + 1] if i + 1 < len(lines) else "", names, aliases, table, abstain))]
     if not found:
@@ -274,10 +314,10 @@ def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, s
     return replace(vote, others="\n".join(rest))
 
 
-def _name_only(lines: list[str], names: list[str], aliases: Mapping[str, str] | None) -> VotePost | None:
+def _name_only(lines: list[str], names: tuple[str, ...], aliases: AliasesKey) -> VotePost | None:
     if not lines:
         return None
-    target = read_target(lines[0].rstrip(_SEP), names, aliases)
+    target = _target(lines[0].rstrip(_SEP), names, aliases)
     if target.name is None or target.reason:
         return None
     return VotePost("vote", "", lines[0], Target(target.name), others="\n".join(lines[1:]))
