@@ -7,6 +7,7 @@ forum; times come with the inputs, randomness from the RNG in the state.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -77,7 +78,11 @@ class GameSetup(BaseModel):
         return self
 
 
-class Deadline(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A scheduled moment and what it closes or opens (a plain value, built several times
+    per input)."""
+
     at: datetime
     kind: str
 

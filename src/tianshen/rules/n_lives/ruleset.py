@@ -29,7 +29,8 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import read_vote_post, resolve_name, unreadable
+from tianshen.core.vote_post import unreadable
+from tianshen.core.votes import read_vote, resolve
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -675,7 +676,7 @@ class NLives(Ruleset):
         vote stands); a refused vote post is answered with the accepted form."""
         out = Messages()
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        vote = read_vote_post(text, [q.name for q in state.players])
+        vote = read_vote(text, [q.name for q in state.players])
         p = state.find(post.author)
         if vote is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
@@ -722,7 +723,7 @@ class NLives(Ruleset):
         return self.spec.text("delegate_ok", target=target)
 
     def _living(self, state: GameState, written: str) -> str:
-        name = resolve_name(written, [q.name for q in state.players])  # issue 17: `委托投票 丙，理由`
+        name = resolve(written, [q.name for q in state.players])  # issue 17: `委托投票 丙，理由`
         if not state.player(name).alive:
             raise Refused(f"{name}已经出局。")
         return name
