@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -40,8 +41,10 @@ REHEARSALS = ("classic_8", "classic_10", "game_ten", "n_lives", "hex_survival_12
 
 def replay_output(script: Path) -> str:
     done = subprocess.run([str(Path(sys.executable).parent / "tianshen"), "replay", "--json", str(script)],
-                          capture_output=True, text=True, encoding="utf-8")
-    return done.stdout if done.returncode == 0 else f"exit {done.returncode}\n{done.stdout}{done.stderr}"
+                          capture_output=True, text=True, encoding="utf-8",
+                          env={**os.environ, "COLUMNS": "1000"})  # no wrapping at the path's length
+    out = done.stdout if done.returncode == 0 else f"exit {done.returncode}\n{done.stdout}{done.stderr}"
+    return out.replace(str(HERE), "tests")  # the same in every checkout
 
 
 class _DigestingGame(Game):

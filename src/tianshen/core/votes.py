@@ -7,24 +7,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tianshen.core.intake import Refused
-from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name
-
-
-def read_vote(post_text: str, names: Iterable[str], abstain: Iterable[str] = ()) -> VotePost | None:
-    """`core.vote_post.read_vote_post`, remembered: the reading depends on the text, the
-    names and the abstain words only, and a `VotePost` is frozen, so one reading serves
-    every post written alike (simulated players write the same lines over and over)."""
-    return _read_vote(post_text, tuple(names), tuple(abstain))
-
-
-@lru_cache(maxsize=4096)
-def _read_vote(post_text: str, names: tuple[str, ...], abstain: tuple[str, ...]) -> VotePost | None:
-    return read_vote_post(post_text, names, abstain=abstain)
+from tianshen.core.vote_post import read_vote_post, resolve_name
 
 
 def resolve(written: str, names: Iterable[str]) -> str:
-    """`core.vote_post.resolve_name`, remembered like `read_vote` (Refused with the same
-    reason when no single player is named)."""
+    """`core.vote_post.resolve_name`, remembered: it depends on the text and the names only
+    (Refused with the same reason when no single player is named)."""
     name, reason = _resolve(written, tuple(names))
     if name is None:
         raise Refused(reason)
@@ -42,7 +30,7 @@ def _resolve(written: str, names: tuple[str, ...]) -> tuple[str | None, str]:
 def vote_target_text(post_text: str, names: Iterable[str]) -> str | None:
     """The player a vote post votes for ('' when refused), None when the post is no vote.
     Kept for callers outside the rulesets; they read posts with core.vote_post."""
-    vote = read_vote(post_text, names)
+    vote = read_vote_post(post_text, names)
     if vote is None:
         return None
     return vote.name or ""

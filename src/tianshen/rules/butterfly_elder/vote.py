@@ -13,8 +13,8 @@ from datetime import datetime
 from tianshen.core import rng
 from tianshen.core.model import GameState
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost
-from tianshen.core.votes import read_vote, resolve
+from tianshen.core.vote_post import VotePost, read_vote_post
+from tianshen.core.votes import resolve
 from tianshen.rules.butterfly_elder.powers import Refused
 
 ABSTAIN = ("弃权", "弃票", "abstain")
@@ -23,7 +23,7 @@ ABSTAIN = ("弃权", "弃票", "abstain")
 def read(text: str, names: list[str]) -> VotePost | None:
     """The vote of a post (core.vote_post: a name, or 弃权/弃票; a reason may follow), None
     when the post is no vote."""
-    return read_vote(text, names, abstain=ABSTAIN)
+    return read_vote_post(text, names, abstain=ABSTAIN)
 
 
 def name_only(vote: VotePost) -> bool:

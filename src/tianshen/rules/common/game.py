@@ -32,8 +32,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import unreadable
-from tianshen.core.votes import read_vote
+from tianshen.core.vote_post import read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -463,7 +462,7 @@ class ForumGame(Ruleset):
         names = [q.name for q in state.players]
         # 001 §5.1 投票一旦投出，就禁止修改: an edited vote counts as first written, when the forum shows it
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        vote = read_vote(text, names)
+        vote = read_vote_post(text, names)
         p = state.find(post.author)
         if vote is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")

@@ -15,8 +15,7 @@ from datetime import datetime
 
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost
-from tianshen.core.votes import read_vote
+from tianshen.core.vote_post import VotePost, read_vote_post
 
 ABSTAIN = ("弃权", "空票", "不投", "abstain")
 
@@ -48,12 +47,12 @@ def read_post(text: str | None, state: GameState) -> VotePost | None:
     """The vote of a post (core.vote_post: a reason may follow the name), None when no vote."""
     if text is None:
         return None
-    return read_vote(text, [q.name for q in state.players], abstain=ABSTAIN)
+    return read_vote_post(text, [q.name for q in state.players], abstain=ABSTAIN)
 
 
 def read_arg(written: str, state: GameState) -> VotePost:
     """A delegation's argument (`委托投票 丙，理由`), read like a vote line."""
-    vote = read_vote("投票 " + written, [q.name for q in state.players], abstain=ABSTAIN)
+    vote = read_vote_post("投票 " + written, [q.name for q in state.players], abstain=ABSTAIN)
     return vote or VotePost("vote", "投票", written)  # never None: the line starts with a verb
 
 

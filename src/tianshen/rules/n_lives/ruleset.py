@@ -29,8 +29,8 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import unreadable
-from tianshen.core.votes import read_vote, resolve
+from tianshen.core.vote_post import read_vote_post, unreadable
+from tianshen.core.votes import resolve
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -676,7 +676,7 @@ class NLives(Ruleset):
         vote stands); a refused vote post is answered with the accepted form."""
         out = Messages()
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        vote = read_vote(text, [q.name for q in state.players])
+        vote = read_vote_post(text, [q.name for q in state.players])
         p = state.find(post.author)
         if vote is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
