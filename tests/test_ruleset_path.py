@@ -174,3 +174,13 @@ def test_run_signs_up_and_resumes_a_path_game(tmp_path: Path, monkeypatch) -> No
     again = Daemon(load_config(config))  # a restart finds the game and its file
     assert again.driver("g").ruleset.spec.title == TITLE
     again.store.close()
+
+
+def test_a_file_is_parsed_once_and_read_anew_when_the_gm_edits_it(tmp_path: Path) -> None:
+    path = variant_file(tmp_path / "v")
+    first = load_spec(str(path))
+    first.options["changed_by_a_caller"] = True  # a caller's change does not reach the next load
+    assert "changed_by_a_caller" not in load_spec(str(path)).options
+    path.write_text(path.read_text(encoding="utf-8").replace(f'title = "{TITLE}"', 'title = "改过的变体"', 1),
+                    encoding="utf-8")
+    assert load_spec(str(path)).title == "改过的变体"

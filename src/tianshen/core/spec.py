@@ -6,6 +6,7 @@ so a GM can run a variant without touching code.
 
 from __future__ import annotations
 
+import copy
 import os
 import tomllib
 from pathlib import Path
@@ -162,14 +163,27 @@ def game_file(variant: str) -> str | None:
     return None if find_by_id(spec_id) == path else str(path)
 
 
+_parsed: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}  # file -> ((mtime, size), its TOML)
+
+
 def _read(path: Path) -> dict[str, Any]:
     """A variant file may `include` a shared file (name starting with `_`); the variant wins."""
-    with path.open("rb") as fh:
-        data = tomllib.load(fh)
+    data = copy.deepcopy(_toml(path))
     base: dict[str, Any] = {}
     for name in data.pop("include", []):
         base = _merge(base, _read(path.parent / name))
     return _merge(base, data)
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    """A file's TOML, parsed once while the file stays the same (a GM's edit is read anew)."""
+    stat = path.stat()
+    version = (stat.st_mtime_ns, stat.st_size)
+    known = _parsed.get(path)
+    if known is None or known[0] != version:
+        with path.open("rb") as fh:
+            known = _parsed[path] = (version, tomllib.load(fh))
+    return known[1]
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
