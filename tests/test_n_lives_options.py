@@ -103,3 +103,21 @@ def test_a_substitute_gets_the_seat_with_its_hand_and_points():
     body = pms_to(out, "替补甲")  # his own account: the role PM of the seat
     assert "平民阵营" in body and "庶民、防弹衣/狼毒、诅咒/庇佑、狙击手/圣人" in body and "3点行动点数" in body
     assert g.state.player("丙").forum_name == "替补甲"
+
+
+def test_card_and_ability_tables_are_built_once_per_spec_and_go_with_it() -> None:
+    import gc
+    import weakref
+
+    from tianshen.core.spec import load_spec
+    from tianshen.rules.n_lives.abilities import abilities
+    from tianshen.rules.n_lives.cards import card_types
+
+    spec = load_spec("n_lives")
+    assert card_types(spec) is card_types(spec) and abilities(spec) is abilities(spec)
+    other = load_spec("n_lives")
+    assert card_types(other) is not card_types(spec) and card_types(other) == card_types(spec)
+    gone = weakref.ref(next(iter(card_types(other).values())))  # a CardType (a dict takes no weak reference)
+    del other
+    gc.collect()
+    assert gone() is None  # no module-wide cache keeps a dropped spec's tables (web pages load one per request)

@@ -9,10 +9,11 @@ from __future__ import annotations
 import copy
 import os
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
 class Timing(BaseModel):
@@ -61,6 +62,7 @@ class RulesetSpec(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     factions: dict[str, str] = Field(default_factory=dict)  # id -> Chinese name
     texts: dict[str, str] = Field(default_factory=dict)
+    _derived: dict[str, Any] = PrivateAttr(default_factory=dict)  # see `derived`
 
     def text(self, key: str, **values: Any) -> str:
         """Render announcement `key` from its template (str.format fields)."""
@@ -69,6 +71,13 @@ class RulesetSpec(BaseModel):
         except KeyError as exc:
             raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
         return template.format(**values).strip("\n")
+
+    def derived(self, key: str, build: Callable[[RulesetSpec], Any]) -> Any:
+        """A table a family reads out of the spec, built once per spec object and kept on it
+        (it goes with the spec: no module-wide cache grows in a long-running process)."""
+        if key not in self._derived:
+            self._derived[key] = build(self)
+        return self._derived[key]
 
     def section(self, name: str) -> dict[str, Any]:
         """A family's own top-level table of the variant file."""

@@ -45,15 +45,7 @@ class Ability:
 
 def abilities(spec: RulesetSpec) -> dict[str, Ability]:
     """The privileges of the variant (read once per spec object: the spec does not change)."""
-    cached = _ABILITIES.get(id(spec))
-    if cached is not None and cached[0] is spec:
-        return cached[1]
-    table = _read_abilities(spec)
-    _ABILITIES[id(spec)] = (spec, table)
-    return table
-
-
-_ABILITIES: dict[int, tuple[RulesetSpec, dict[str, Ability]]] = {}
+    return spec.derived("n_lives.abilities", _read_abilities)
 
 
 def _read_abilities(spec: RulesetSpec) -> dict[str, Ability]:

@@ -39,15 +39,7 @@ class CardType:
 def card_types(spec: RulesetSpec) -> dict[str, CardType]:
     """The card types of the variant (read once per spec object: the spec does not change;
     the table is shared, read it only)."""
-    cached = _TYPES.get(id(spec))
-    if cached is not None and cached[0] is spec:
-        return cached[1]
-    table = _read_card_types(spec)
-    _TYPES[id(spec)] = (spec, table)
-    return table
-
-
-_TYPES: dict[int, tuple[RulesetSpec, dict[str, CardType]]] = {}
+    return spec.derived("n_lives.card_types", _read_card_types)
 
 
 def _read_card_types(spec: RulesetSpec) -> dict[str, CardType]:
