@@ -4,27 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
-from tianshen.core.intake import Refused
-from tianshen.core.vote_post import read_vote_post, resolve_name
-
-
-def resolve(written: str, names: Iterable[str]) -> str:
-    """`core.vote_post.resolve_name`, remembered: it depends on the text and the names only
-    (Refused with the same reason when no single player is named)."""
-    name, reason = _resolve(written, tuple(names))
-    if name is None:
-        raise Refused(reason)
-    return name
-
-
-@lru_cache(maxsize=4096)
-def _resolve(written: str, names: tuple[str, ...]) -> tuple[str | None, str]:
-    try:
-        return resolve_name(written, names), ""
-    except Refused as exc:
-        return None, str(exc)
+from tianshen.core.vote_post import read_vote_post
 
 
 def vote_target_text(post_text: str, names: Iterable[str]) -> str | None:

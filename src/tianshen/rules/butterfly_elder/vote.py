@@ -13,8 +13,7 @@ from datetime import datetime
 from tianshen.core import rng
 from tianshen.core.model import GameState
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost, read_vote_post
-from tianshen.core.votes import resolve
+from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name
 from tianshen.rules.butterfly_elder.powers import Refused
 
 ABSTAIN = ("弃权", "弃票", "abstain")
@@ -35,7 +34,7 @@ def cast(spec: RulesetSpec, state: GameState, voter: str, kind: str, written: st
     """Record the voter's latest post (补充 一 6 (2)(3): a change or an abstention is a new post)."""
     target = ""
     if kind == "vote":
-        target = resolve(written, [p.name for p in state.players])
+        target = resolve_name(written, [p.name for p in state.players])
         if not state.player(target).alive:
             raise Refused(spec.text("vote_target_dead", name=target))
     ballots = state.data.setdefault("ballots", {})

@@ -16,7 +16,7 @@ from tianshen.core import rng
 from tianshen.core.model import GameState, Player
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.votes import resolve
+from tianshen.core.vote_post import resolve_name
 from tianshen.rules.common.actions import Refused
 from tianshen.rules.common.roles import group_of, is_killer, living_civilians
 
@@ -68,7 +68,7 @@ def ask(state: GameState, p: Player, written: str) -> str | None:
         raise Refused("你已经死亡，不能再占卜。")
     if not written:
         raise Refused("没有写要占卜的游戏者。格式：占卜 名字")
-    mine[0]["target"] = resolve(written, [q.name for q in state.players])
+    mine[0]["target"] = resolve_name(written, [q.name for q in state.players])
     return f"额外占卜：{mine[0]['target']}（明天天亮时天神告诉你答案；一经寄出不能更改）"
 
 

@@ -18,7 +18,8 @@ from datetime import datetime
 from tianshen.core.clock import PhaseClock
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.votes import Tally, resolve, tally
+from tianshen.core.vote_post import resolve_name
+from tianshen.core.votes import Tally, tally
 from tianshen.rules.common.actions import Refused, names_match
 
 
@@ -85,7 +86,7 @@ def window_end(state: GameState) -> datetime:
 def candidate(state: GameState, kind: str, written: str) -> str:
     """The candidate a vote names: read against every player (so a dead 丙丁 is not taken
     for 丙), then checked against this ballot's candidates."""
-    name = resolve(written, [q.name for q in state.players])
+    name = resolve_name(written, [q.name for q in state.players])
     allowed = candidates(state, kind)
     if name not in allowed:
         raise Refused(f"{name}不是这次投票的候选人。候选人：{'、'.join(allowed)}。")

@@ -29,8 +29,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import read_vote_post, unreadable
-from tianshen.core.votes import resolve
+from tianshen.core.vote_post import read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -723,7 +722,7 @@ class NLives(Ruleset):
         return self.spec.text("delegate_ok", target=target)
 
     def _living(self, state: GameState, written: str) -> str:
-        name = resolve(written, [q.name for q in state.players])  # issue 17: `委托投票 丙，理由`
+        name = resolve_name(written, [q.name for q in state.players])  # issue 17: `委托投票 丙，理由`
         if not state.player(name).alive:
             raise Refused(f"{name}已经出局。")
         return name
