@@ -72,12 +72,13 @@ def test_the_driver_reads_every_board_post_and_tells_the_gm(tmp_path: Path, monk
     g.clock.set(g.at(1))
     analysis = g.board.new_thread("丙", "丙的分析", "我认为甲很可疑")
     g.run_to(1)
-    g.run_to(24 + 13)  # dawn (庚 is dead), the vote thread opens
+    g.run_to(24)  # dawn (庚 is dead)
+    g.run_to(24 + 12)  # the vote thread opens (on time: a late one would extend the day)
     vote = g.thread("vote:1")
     for name in ROLES_10:
         if name != "庚":
             g.board.post(name, vote, "投票 乙")
-    g.run_to(24 + 36 + 1)  # night 2
+    g.run_to(24 + 36)  # night 2
     g.board.post("庚", analysis, "我来说两句")  # no will-writer any more: 诈尸
     g.run_to(24 + 36 + 2)
     store, driver = g.store, g.driver

@@ -48,7 +48,11 @@ def test_a_restart_mid_night_resumes_without_losing_or_repeating(tmp_path: Path)
     driver = GameDriver(store, forum, store.game_id("r"))
     driver.advance(clock.now())
     state = driver.state()
-    assert state.phase.label == "day 1" and state.phase.step == "vote"  # both deadlines, in order
+    # The night ends as it should; the dawn post reached the board 13 hours late, so the day
+    # is extended by that (issue 22 item 7): the vote opens 13 hours later than planned.
+    assert state.phase.label == "day 1" and state.phase.step == "discussion"
+    assert [e["command"] for e in state.data["gm_log"]] == ["extend"]
+    assert driver.ruleset.next_deadline(state).at == START + timedelta(hours=36 + 13)
     assert not state.player("庚").alive
     assert state.data["day"]["cannot_vote"] == []  # 丁's late-read PM counted (bound 丙, not attacked)
     gm_items = [x for x in board.activity() if (x.author if isinstance(x, StoredPost) else x.sender) == "神的使者"]
@@ -101,7 +105,8 @@ def test_the_human_gm_is_told_by_pm(tmp_path: Path) -> None:
     account by PM, through the outbox like every message."""
     g = board_game(tmp_path, gm_contact="真天神")
     g.board.pm("甲", GM, KILL_庚)
-    g.run_to(24 + 13)  # dawn, and the vote thread opens
+    g.run_to(24)  # dawn
+    g.run_to(24 + 12)  # the vote thread opens (each on time: a late one would extend the day)
     vote = g.thread("vote:1")
     g.board.post("庚", vote, "投票 甲")  # the dead man posts in the vote thread: 诈尸
     for name in ROLES:

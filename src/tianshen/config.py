@@ -64,6 +64,8 @@ class RunConfig(BaseModel):
     simulate: bool = False  # memory board only: simulated players
     stop_when_over: bool = True
     outage_minutes: float = 30  # 003 §12.4: an outage longer than this extends the phase by its length
+    late_window: Literal["extend", "none"] = "extend"  # issue 22 item 7: a window whose opening post came late
+    late_window_minutes: float = 10  # ... later than this is extended by the time it was missing
     lease_seconds: float = 120  # a game is owned by one process this long past its last tick
     owner: str = ""  # this process's name in the leases (default host:pid)
 

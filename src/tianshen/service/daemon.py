@@ -202,6 +202,8 @@ class Daemon:
         driver = GameDriver(self.store, self.forum, r.id, owner=self.owner, sender=self.sender)
         driver.reads_pms = False  # the board reads them for every game
         driver.outage_extension_after = timedelta(minutes=self.config.run.outage_minutes)
+        driver.late_window_policy = self.config.run.late_window
+        driver.late_window_grace = timedelta(minutes=self.config.run.late_window_minutes)
         sims = None
         if self.board is not None and self.config.run.simulate:
             seed = GameSetup.model_validate(r.config["setup"]).seed
@@ -236,6 +238,9 @@ class Daemon:
                                                                               mark))
         crash.point("before-send")
         self.flush()
+        for served in self.served.values():  # issue 22 item 7: a window that opened late is extended
+            if served.driver.is_started():
+                self._guard(served, lambda s=served: s.driver.check_window(self.clock.now()))
         for served in self.served.values():  # rehearsal: the simulated players read what was sent
             if served.sims is not None and served.driver.is_started():
                 self._guard(served, lambda s=served: self._simulate(s, now))

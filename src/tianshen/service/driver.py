@@ -10,6 +10,7 @@ the outbox; the next `flush` sends them, each with its idempotency key.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import socket
@@ -24,7 +25,7 @@ from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost
 from tianshen.rules import load_ruleset
 from tianshen.service import crash
 from tianshen.service.sender import OutboxSender
-from tianshen.store import InboundRecord, OutboxItem, StaleState, Store
+from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Store
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,9 @@ class GameDriver:
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
         self._marks: dict[str, str] | None = None  # the stored marks, during one advance
         self._maybe_pending = True  # False after a flush that sent everything, until the next commit
+        self.late_window_policy = "extend"  # issue 22 item 7: "extend" or "none" ([run] late_window)
+        self.late_window_grace = timedelta(minutes=10)  # later than this, the window is extended
+        self._window_open: bool | None = None  # a window's opening not yet checked (None: unknown)
 
     # ---- creating a game ------------------------------------------------------------
 
@@ -123,10 +127,12 @@ class GameDriver:
         self._cached = (seq, state)
         self._game_start = setup.start
         log.info("game=%s started seed=%s players=%d", self.name, setup.seed, len(state.players))
+        self._open_window(setup.start)
         if self.on_step:
             self.on_step("setup", setup, outcome)
         if send:
             self.flush()
+            self.check_window(self.forum_now(setup.start))
         return outcome
 
     def _old_marks(self) -> dict[str, str]:
@@ -293,16 +299,97 @@ class GameDriver:
                 due = dl is not None and dl.at <= now
             if not due or dl is None:
                 break
+            settled = self._settle_writes()
+            if settled is False:
+                break  # what it wrote is not on the board yet: the deadline waits
+            if settled and self.check_window(now):
+                continue  # the window opened late and was extended: the deadline moved
+            if settled:  # threads just found or written: read them before the count
+                more, _ = self._collect(marks, None if pms is None else [])
+                pending = sorted(pending + more, key=lambda e: e.at)
             pending = sorted(pending + self._edits(), key=lambda e: e.at)  # 13: edits seen before the count
             if pending and pending[0].at <= dl.at:
                 continue
             steps += self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False)
+            self._open_window(dl.at)
             more, _ = self._collect(marks, None if pms is None else [])
             pending = sorted(pending + more, key=lambda e: e.at)
         self._store_marks(marks)
         if send:
             self.flush()
+            self.check_window(now)
         return steps
+
+    # ---- windows that opened late on the board (issue 22 items 1 and 7) -----------------
+
+    def _settle_writes(self) -> bool | None:
+        """Before a deadline is folded, everything the game wrote must be on the board and
+        known, so the posts in its threads are read (a vote posted before the deadline always
+        counts).  Receipts may wait (the burst of PMs before a deadline is folded first); posts
+        and any write whose try is on record may not.  None: nothing needed sending; True:
+        sent now; False: a post is still not on the board (the forum failed): the deadline waits."""
+        if not any(row.kind == "post" or row.attempt_part is not None
+                   for row in self.store.pending_outbox(self.game_id)):
+            return None
+        self._maybe_pending = True
+        self.flush()
+        return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
+
+    def _open_window(self, at: datetime) -> None:
+        """A deadline (or the deal) opened a window: remember its opening posts, to check
+        when they reached the board."""
+        rows = [row.id for row in self.store.pending_outbox(self.game_id) if row.kind == "post"]
+        if rows and self.ruleset.next_deadline(self._current()) is not None:
+            self.store.set_mark(self.game_id, "window", json.dumps({"at": at.isoformat(), "rows": rows}))
+            self._window_open = True
+
+    def check_window(self, now: datetime) -> bool:
+        """Issue 22 item 7: a window that players could not use, because its opening post or
+        thread was not on the board, is extended by the time it was missing (003 §12.4 for
+        an outage of the board; the same for the daemon's own downtime).  Checked once its
+        opening posts are all sent; True when the phase was extended."""
+        if self._window_open is False:
+            return False
+        raw = self.store.mark(self.game_id, "window")
+        window = json.loads(raw) if raw else None
+        if not window:
+            self._window_open = False
+            return False
+        rows = {row.id: row for row in self.store.outbox(self.game_id) if row.id in set(window["rows"])}
+        if any(row.status != "sent" for row in rows.values()):
+            return False  # not all on the board yet: checked after the next flush
+        self.store.set_mark(self.game_id, "window", "")
+        self._window_open = False
+        opened = datetime.fromisoformat(window["at"])
+        late = max((self._posted_at(row, now) for row in rows.values()), default=opened) - opened
+        if self.late_window_policy != "extend" or late <= self.late_window_grace or self.is_over():
+            return False
+        hours = round(late.total_seconds() / 3600, 2)
+        log.warning("game=%s the window opened at %s reached the board %s late: extended", self.name,
+                    opened.isoformat(), late)
+        self.gm("extend", f"本时段的开始公告迟了约{hours:g}小时才出现在论坛上，时段相应顺延", now, hours=hours)
+        return True
+
+    def _posted_at(self, row: OutboxRecord, now: datetime) -> datetime:
+        """When an outbox post reached the board, by the board's time (now when unknown)."""
+        ref, thread_id = row.forum_ref, self.sender.thread_id(self.game_id, row.target)
+        if not ref or thread_id is None or (not ref.isdigit() and ref != thread_id):
+            return now
+        try:
+            if ref == thread_id:  # the row opened the thread: its first post
+                posts = self.forum.read_thread(thread_id, None)[:1]
+            else:
+                posts = [p for p in self.forum.read_thread(thread_id, int(ref) - 1) if str(p.id) == str(ref)]
+        except ForumError:
+            return now
+        return posts[0].posted_at if posts else now
+
+    def forum_now(self, fallback: datetime) -> datetime:
+        """The forum's clock, or `fallback` when it cannot be read."""
+        try:
+            return self.forum.now()
+        except ForumError:
+            return fallback
 
     def _mark(self, name: str) -> str | None:
         return self._marks.get(name) if self._marks is not None else self.store.mark(self.game_id, name)
