@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from tianshen.forum.base import Forum, ForumError, Write, look_back_from
+from tianshen.forum.base import Forum, ForumError, LoginRefused, Write, look_back_from
 from tianshen.forum.render import render_parts
 from tianshen.service import crash
 from tianshen.store import OutboxRecord, SentPart, Store
@@ -55,6 +55,8 @@ class OutboxSender:
                     break
                 try:
                     done = self._send_row(row, remembers, batch)
+                except LoginRefused:
+                    raise  # not "will retry": the daemon holds the clocks and stops (issue 22)
                 except ForumError as exc:
                     log.warning("game_id=%s sending %s failed, will retry: %s", row.game_id, row.key, exc)
                     break
