@@ -4,7 +4,7 @@ arrives twice, and `find_written` must look at what is on the board."""
 
 from __future__ import annotations
 
-from tianshen.forum.base import Write
+from tianshen.forum.base import Write, look_back_from
 from tianshen.forum.memory import MemoryForum
 
 
@@ -26,8 +26,8 @@ class ForgetfulForum(MemoryForum):
     def find_written(self, write: Write) -> str | None:
         """What a real adapter does: the GM's writes since `since` with the same text."""
         self._require_login()
-        since = write.since
-        assert since is not None, "the sender always says since when"
+        assert write.since is not None, "the sender always says since when"
+        since = look_back_from(write.since)
         found: list[str] = []
         if write.kind == "pm":
             found = [str(pm.id) for pm in self.board._pms.values()

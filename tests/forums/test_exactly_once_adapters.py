@@ -22,7 +22,7 @@ from forums.discuz_fixtures import (
     x34_board,
     x35_board,
 )
-from tianshen.forum.base import ForumError, LoginRefused, Write
+from tianshen.forum.base import LOOK_BACK, ForumError, LoginRefused, Write, look_back_from
 from tianshen.forum.memory import MemoryBoard
 from tianshen.forum.pacing import Pacer
 
@@ -115,7 +115,9 @@ def test_the_memory_board_finds_writes_on_the_board_not_in_its_keys() -> None:
     assert fresh.find_written(Write("reply", "a", "请投票", thread_id=tid, since=since)) is None  # the opener
     assert fresh.find_written(Write("pm", "b", "你是村民", to="白狐", since=since))
     assert fresh.find_written(Write("pm", "b", "你是村民", to="青竹", since=since)) is None
-    assert fresh.find_written(Write("pm", "b", "你是村民", to="白狐", since=since + timedelta(seconds=1))) is None
+    # the look-back (issue 22): a whole minute before the first try, and no further
+    assert fresh.find_written(Write("pm", "b", "你是村民", to="白狐", since=since + timedelta(seconds=119)))
+    assert fresh.find_written(Write("pm", "b", "你是村民", to="白狐", since=since + timedelta(minutes=2))) is None
     fresh.note_last_write(t[0])  # accepted, nothing to do
 
 
@@ -510,3 +512,19 @@ def test_the_digest_ignores_relative_times_only() -> None:
     assert base is not None and base == thread_digest(page.format(rel="3 分钟前", body="投票 A"))
     assert base != thread_digest(page.format(rel="2 分钟前", body="投票 B"))
     assert thread_digest("<html>not a thread</html>") is None
+
+
+@needs_recordings
+def test_the_discuz_look_back_is_the_shared_window_to_the_minute() -> None:
+    """Issue 22 item 8: Discuz looks back exactly as far as `look_back_from` says (the window
+    the sender counts its known copies in), a whole minute, whether a page shows seconds or not."""
+    board = x34_board()
+    board.date = datetime(2026, 12, 2, 14, 30, tzinfo=UTC)
+    forum = make_forum(board)
+    text = "【主持人】目前票数：狼人甲 4 票，player3 1 票，player4 1 票。"
+    shown = next(p.posted_at for p in forum.read_thread("1", None) if p.id == 10)
+    last = shown.replace(second=0) + LOOK_BACK + timedelta(seconds=59)  # the latest first try that shows it
+    assert look_back_from(last) <= shown < look_back_from(last + timedelta(seconds=1))
+    assert forum.find_written(Write("reply", "k", text, thread_id="1", since=last)) == "10"
+    assert forum.find_written(Write("reply", "k", text, thread_id="1", since=last + timedelta(seconds=1))) is None
+    assert forum.find_written(Write("reply", "k", text, thread_id="1", since=last, known=1)) is None

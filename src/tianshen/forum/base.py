@@ -10,7 +10,7 @@ real forum the driver asks `find_written` whether a write it did not record arri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
 
@@ -47,7 +47,19 @@ class Write:
     to: str = ""  # kind "pm": recipient's forum name
     subject: str = ""  # kind "pm"
     since: datetime | None = None  # forum time just before the first attempt
-    known: int = 0  # copies of the same text the sender already knows are on the forum since `since`
+    known: int = 0  # copies of the same text the sender already knows are on the forum since look_back_from(since)
+
+
+LOOK_BACK = timedelta(minutes=1)  # how far before a write's first try `find_written` looks
+
+
+def look_back_from(since: datetime) -> datetime:
+    """Where `find_written` starts looking for a write first tried at `since` (forum time),
+    and where the sender starts counting the copies of the same text it knows it wrote: one
+    window for both, so a copy the look-up no longer shows is not counted either (issue 22).
+    A whole minute: on a board that shows times to the minute, "shown at or after the start"
+    then means "made at or after the start"."""
+    return (since - LOOK_BACK).replace(second=0, microsecond=0)
 
 
 class ForumError(Exception):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal, TypeVar, cast
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write, look_back_from
 
 Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "board_posts", "any"]
 _WRITES = ("reply", "send_pm", "create_thread")
@@ -160,8 +160,8 @@ class MemoryBoard:
             raise ForumError(f"no post {post_id}") from None
 
     def find_gm_write(self, write: Write) -> str | None:
-        """The ref of a GM write like `write` on the board since `write.since`, or None."""
-        since = write.since or datetime.min.replace(tzinfo=UTC)
+        """The ref of a GM write like `write` on the board since `look_back_from(write.since)`, or None."""
+        since = look_back_from(write.since) if write.since else datetime.min.replace(tzinfo=UTC)
         me = self.gm_account
         found: list[str] = []
         if write.kind == "pm":

@@ -41,7 +41,7 @@ from zoneinfo import ZoneInfo
 import httpx
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost, LoginRefused, Write
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, LoginRefused, Write, look_back_from
 from tianshen.forum.pacing import Pacer
 from tianshen.forum.render import escape_markdown
 from tianshen.forum.session import LoginGuard
@@ -876,7 +876,7 @@ class SpiritForum:
         that title, or the private topic with `write.to`, compared by their Markdown source
         (the comment's edit form) with the text sent, whitespace aside.  (Spirit shows no
         comment_hash, so the text is what is compared.)"""
-        since = (write.since or self.now() - timedelta(minutes=30)) - timedelta(seconds=61)
+        since = look_back_from(write.since or self.now() - timedelta(minutes=30))
         if write.kind == "reply":
             pk = self._own_comment_since(int(write.thread_id), write.body, since, private=False, known=write.known)
             return None if pk is None else str(pk)

@@ -214,13 +214,14 @@ class Daemon:
 
     def tick(self) -> None:
         with self._lock:
+            if self.login_refused is not None:  # stopping: nothing more is read or written
+                if self.scheduler.running:
+                    self.scheduler.shutdown(wait=False)
+                return
             try:
                 self._tick()
             except LoginRefused as exc:  # trying again would count towards the board's lockout
-                log.error("the forum refused the GM's login; stopping: %s", exc)
-                self.login_refused = exc
-                if self.scheduler.running:
-                    self.scheduler.shutdown(wait=False)
+                self._stop_refused(exc)
                 return
             except Exception:  # the daemon keeps going; the next tick retries
                 log.exception("tick failed")
@@ -244,6 +245,24 @@ class Daemon:
         for served in self.served.values():  # rehearsal: the simulated players read what was sent
             if served.sims is not None and served.driver.is_started():
                 self._guard(served, lambda s=served: self._simulate(s, now))
+
+    def _stop_refused(self, exc: LoginRefused) -> None:
+        """Issue 22 item 6: the forum refused the GM's login (at a read or a write).  Every
+        started game served here holds its clock from now (the `forum_down_since` mark: on
+        return, 003 §12.4 extends the phase by the time lost), and the daemon stops; `run()`
+        raises, and `tianshen run` exits 3 so systemd does not restart it into a lockout."""
+        try:
+            now = self.clock.now()
+        except ForumError:
+            now = datetime.now(UTC)
+        for game_id, served in self.served.items():
+            if served.driver.is_started() and not self.store.mark(game_id, "forum_down_since"):
+                self.store.set_mark(game_id, "forum_down_since", now.isoformat())
+        log.error("the forum refused the login of the GM account %s: the games' clocks are held and tianshen "
+                  "stops (exit 3); fix the password in the config, then start it again: %s", self.forum.account, exc)
+        self.login_refused = exc
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
 
     def _guard(self, served: Served, work: Callable[[], object]) -> None:
         """One game's failure never stops the others; the GM is told once per error."""
@@ -302,6 +321,8 @@ class Daemon:
         after = min((int(m) for m in marks if m), default=None) if all(marks) else None
         try:
             pms = self.forum.fetch_pms(after)
+        except LoginRefused:
+            raise
         except ForumError as exc:
             log.warning("reading the GM's PMs failed, will retry: %s", exc)
             return {}, False, None

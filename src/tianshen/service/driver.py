@@ -21,7 +21,7 @@ from typing import NoReturn
 
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
-from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost
+from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.rules import load_ruleset
 from tianshen.service import crash
 from tianshen.service.sender import OutboxSender
@@ -441,6 +441,8 @@ class GameDriver:
                         found.append(_post_input(post, key))
             if self.watch_board:
                 found += self._board_posts(marks)
+        except LoginRefused:
+            raise  # not "will retry": the daemon holds the clock and stops (issue 22)
         except ForumError as exc:
             log.warning("game=%s reading the forum failed, will retry: %s", self.name, exc)
             return sorted(found, key=lambda e: e.at), False
@@ -495,6 +497,8 @@ class GameDriver:
                     digest = hashlib.sha256(post.text.encode()).hexdigest()[:12]
                     found.append(PostIn(id=f"{post.id}~{digest}", thread=key, author=post.author, at=post.posted_at,
                                         text=post.text, edited=True, original_text=texts[0]))
+        except LoginRefused:
+            raise  # the deadline must not fire without the edits (issue 22)
         except ForumError as exc:
             log.warning("game=%s re-reading the vote thread failed: %s", self.name, exc)
         return [e for e in found if not self._already(_inbound(e))]

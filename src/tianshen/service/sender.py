@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from tianshen.forum.base import Forum, ForumError, Write
+from tianshen.forum.base import Forum, ForumError, LoginRefused, Write, look_back_from
 from tianshen.forum.render import render_parts
 from tianshen.service import crash
 from tianshen.store import OutboxRecord, SentPart, Store
@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 
 CLAIM_SECONDS = 300.0  # a claim outlives a slow write; a dead process's claim lapses after it
 SINCE_MARGIN = timedelta(minutes=1)
-KNOWN_MARGIN = timedelta(minutes=3)  # wider than any adapter's look-back past `since`: no older copy is taken for this one  # forum clocks and post times drift: look back a little further
 
 
 class OutboxSender:
@@ -56,6 +55,8 @@ class OutboxSender:
                     break
                 try:
                     done = self._send_row(row, remembers, batch)
+                except LoginRefused:
+                    raise  # not "will retry": the daemon holds the clocks and stops (issue 22)
                 except ForumError as exc:
                     log.warning("game_id=%s sending %s failed, will retry: %s", row.game_id, row.key, exc)
                     break
@@ -101,12 +102,20 @@ class OutboxSender:
 
     def _asked(self, row: OutboxRecord, write: Write, since: datetime | None) -> Write:
         """The question for `find_written`: since when, and how many copies of the same text
-        the forum already holds from other writes (a receipt is often the same twice)."""
-        local_since = (since or datetime.now(UTC)) - self._forum_offset() - KNOWN_MARGIN
-        return replace(write, since=since, known=self.store.count_sent_like(row, local_since))
+        the forum already holds from other writes (a receipt is often the same twice) in the
+        window the adapter looks at, `look_back_from(since)`, on our clock.  (A copy written
+        just before the window's start and recorded just after it is counted and not found:
+        the gap is one write's answer, seconds.)"""
+        forum_now, local_now = self._fresh_now(), datetime.now(UTC)
+        start = look_back_from(since or forum_now) - (forum_now - local_now)
+        return replace(write, since=since, known=self.store.count_sent_like(row, start))
 
-    def _forum_offset(self) -> timedelta:
-        return (self.clock_hint - datetime.now(UTC)) if self.clock_hint is not None else timedelta(0)
+    def _fresh_now(self) -> datetime:
+        """The forum's clock now (a retry after a crash is rare: worth asking), not the round's."""
+        try:
+            return self.forum.now()
+        except ForumError:
+            return self._now()
 
     def _part(self, row: OutboxRecord, i: int, total: int, result: str, write: Write) -> SentPart:
         thread = (row.target, result) if write.kind == "thread" else None

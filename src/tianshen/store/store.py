@@ -288,6 +288,31 @@ def make_engine(url: str, durable: bool = True) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
+@contextmanager
+def ddl_transaction(conn: Connection) -> Iterator[None]:
+    """One transaction on `conn` that holds DDL too, committed at the end.
+
+    PostgreSQL does this by itself.  pysqlite does not: it opens a transaction only before
+    INSERT/UPDATE/DELETE, so each CREATE or ALTER before the first of those commits on its own,
+    and a process killed half-way left tables without their alembic_version row.  For the
+    migration only, the connection is put in driver autocommit and the transaction begun by hand
+    (SQLAlchemy's "pysqlite serializable" recipe); IMMEDIATE makes a second process that
+    upgrades at the same time wait for this one instead of failing."""
+    if conn.dialect.name != "sqlite":
+        with conn.begin():
+            yield
+        return
+    raw = conn.connection.driver_connection
+    saved = raw.isolation_level
+    raw.isolation_level = None
+    try:
+        with conn.begin():
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            yield
+    finally:
+        raw.isolation_level = saved
+
+
 def alembic_config(url: str) -> Config:
     """An Alembic config for the packaged migrations, independent of the working directory."""
     cfg = Config()
@@ -309,9 +334,10 @@ class Store:
         self.engine.dispose()
 
     def upgrade(self) -> None:
-        """Build or migrate the schema: `alembic upgrade head` on this store's database."""
+        """Build or migrate the schema: `alembic upgrade head` on this store's database, in one
+        transaction (a process killed half-way leaves the schema as it was)."""
         cfg = alembic_config(self.url)
-        with self.engine.begin() as conn:
+        with self.engine.connect() as conn, ddl_transaction(conn):
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
 

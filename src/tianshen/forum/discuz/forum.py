@@ -51,7 +51,7 @@ from typing import Any, Literal
 
 import httpx
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write, look_back_from
 from tianshen.forum.discuz import pages, parse
 from tianshen.forum.discuz.client import API, CAPTCHA_POST, DiscuzClient, LostAnswer, Reply
 from tianshen.forum.pacing import Pacer
@@ -657,7 +657,7 @@ class DiscuzForum:
         posts in the thread since `write.since` (every page back to then), the board list for a
         GM thread of that title, or the PM conversation with `write.to`."""
         self._ensure()
-        since = (write.since or self.now() - self.recheck_window) - timedelta(seconds=60)  # minute-precision times
+        since = look_back_from(write.since or self.now() - self.recheck_window)  # a whole minute: times are to the minute
         if write.kind == "thread":
             if self.fid is None:
                 return None

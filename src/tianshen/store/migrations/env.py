@@ -14,6 +14,7 @@ from alembic import context
 from sqlalchemy import Connection, create_engine, pool
 
 from tianshen.store.models import Base
+from tianshen.store.store import ddl_transaction
 
 DEFAULT_URL = "sqlite:///tianshen.db"
 
@@ -66,9 +67,8 @@ def run_migrations_online() -> None:
         return
     engine = create_engine(database_url(), poolclass=pool.NullPool)
     try:
-        with engine.connect() as conn:
+        with engine.connect() as conn, ddl_transaction(conn):
             run_with(conn)
-            conn.commit()
     finally:
         engine.dispose()
 
