@@ -8,6 +8,7 @@ write first when he answers it."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import test_daemon
@@ -90,3 +91,52 @@ def test_a_player_in_two_games_is_told_which_game_every_pm_is_from(tmp_path: Pat
     refusal, = [m for m in board.inbox(both) if m.sender == gm][3:]
     assert "测试局A（1号）" in refusal.text and "第一行先写" in refusal.text
     daemon.store.close()
+
+
+def test_a_game_restarted_between_trying_a_thread_and_writing_it_does_not_take_the_other_games(
+        tmp_path: Path, monkeypatch) -> None:
+    """Two games of one variant dealt in the same minute with the same seats, seed and salt:
+    their player lists are the same text.  The second dies after its try is on record and
+    before the write; after the restart it asks the board whether the write arrived — and
+    must not take the first game's thread for it (22eaf70: the same title and text)."""
+    from datetime import UTC, datetime
+
+    from tianshen.core.ruleset import GameSetup
+    from tianshen.forum.memory import MemoryBoard
+    from tianshen.service import crash
+    from tianshen.service.driver import GameDriver
+    from tianshen.sim.rehearsal import VirtualClock, default_seats
+
+    class Crash(BaseException):
+        pass
+
+    start = datetime(2026, 1, 1, 20, tzinfo=UTC)
+    clock = VirtualClock(start)
+    board = MemoryBoard(clock.now, remembers_keys=False)
+    store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    store.upgrade()
+    setup = GameSetup(seats=default_seats(8), seed=3, start=start, salt="ab" * 16)
+    ids = [GameDriver.register(store, name, "classic_8", setup, board="b") for name, *_ in GAMES]
+
+    def driver(game_id: int) -> GameDriver:
+        forum = board.gm()
+        forum.login()
+        return GameDriver(store, forum, game_id)
+
+    driver(ids[0]).start()
+    clock.set(start + timedelta(seconds=20))
+
+    def point(name: str) -> None:
+        if name == "before-write":
+            raise Crash(name)
+
+    monkeypatch.setattr(crash, "point", point)
+    try:
+        driver(ids[1]).start()
+    except Crash:
+        pass
+    monkeypatch.setattr(crash, "point", lambda name: None)
+    driver(ids[1]).flush()  # the restarted process
+    a, b = (store.thread_id(g, "main") for g in ids)
+    assert a and b and a != b
+    assert board.thread_title(b).startswith("【测试局B】") and len(board.thread_posts(a)) == 1
