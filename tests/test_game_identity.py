@@ -140,3 +140,11 @@ def test_a_game_restarted_between_trying_a_thread_and_writing_it_does_not_take_t
     a, b = (store.thread_id(g, "main") for g in ids)
     assert a and b and a != b
     assert board.thread_title(b).startswith("【测试局B】") and len(board.thread_posts(a)) == 1
+
+
+def test_a_title_names_its_game_once_even_when_the_name_is_part_of_it() -> None:
+    from tianshen.service.identity import titled
+
+    assert titled("《游戏者名单》经典杀人游戏（8人）", "经典") == "【经典】《游戏者名单》经典杀人游戏（8人）"
+    assert titled("【经典】第1天投票帖", "经典") == "【经典】第1天投票帖"
+    assert titled(None, "经典") is None

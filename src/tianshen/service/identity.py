@@ -39,10 +39,12 @@ def elsewhere(configs: list[tuple[int, str, dict[str, Any]]], game_id: int) -> t
 
 
 def titled(title: str | None, game: str) -> str | None:
-    """A thread title naming its game."""
-    if not title or game in title:
+    """A thread title naming its game (a name inside the title is not enough: a game 「经典」
+    and the title 「《游戏者名单》经典杀人游戏」)."""
+    head = f"【{game}】"
+    if not title or title.startswith(head):
         return title
-    return f"【{game}】{title}"
+    return head + title
 
 
 def pm_header(game: str, game_id: int, player: bool) -> str:
