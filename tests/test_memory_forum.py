@@ -183,6 +183,27 @@ def test_gm_writes_are_idempotent_by_key(board: MemoryBoard, gm: MemoryForum) ->
     assert board.get_post(p).author == GM
 
 
+def test_a_board_told_to_forget_keys_behaves_like_discuz_and_spirit(clock: Clock) -> None:
+    """Issue 27: keys kept per adapter (a restart forgets them), titles repeat, and
+    `find_written` looks at the posts: a thread of the same title with another text is not
+    this write."""
+    from tianshen.forum.base import Write
+
+    board = MemoryBoard(clock, remembers_keys=False)
+    gm = board.gm()
+    gm.login()
+    assert gm.remembers_keys is False
+    first = gm.create_thread("第1天投票帖", "甲局的投票帖", key="甲:5:0")
+    assert gm.create_thread("第1天投票帖", "甲局的投票帖", key="甲:5:0") == first  # this process wrote it
+    second = gm.create_thread("第1天投票帖", "乙局的投票帖", key="乙:5:0")
+    assert second != first and [t for _, t in board.threads()] == ["第1天投票帖"] * 2
+    again = board.gm()  # a restart: the key is forgotten, the write made twice arrives twice
+    again.login()
+    assert again.create_thread("第1天投票帖", "甲局的投票帖", key="甲:5:0") not in (first, second)
+    asked = Write(kind="thread", key="乙:5:0", body="乙局的投票帖", title="第1天投票帖", since=T0)
+    assert again.find_written(asked) == second
+
+
 def test_key_reused_for_another_operation_is_a_bug(gm: MemoryForum) -> None:
     tid = gm.create_thread("t", "b", key="k")
     with pytest.raises(ValueError):

@@ -33,6 +33,7 @@ class ForumConfig(BaseModel):
     charset: str = "auto"  # Discuz: utf-8 / gbk, or read from the board
     timezone: str | None = None  # the board's time zone when it shows local times (read from it when it can)
     flood_interval_s: float | None = None  # the bot's own posts at least this far apart (None: the adapter's default)
+    remembers_keys: bool = True  # memory board: False forgets the write keys on a restart, as Discuz and Spirit do
 
     def secret(self) -> str | None:
         if self.password_env:

@@ -23,7 +23,7 @@ from forums.discuz_fixtures import (
     x35_board,
 )
 from tianshen.config import ForumConfig
-from tianshen.forum.base import ForumError, LoginRefused
+from tianshen.forum.base import ForumError, LoginRefused, Write
 from tianshen.forum.discuz import DiscuzForum, DiscuzPost
 from tianshen.forum.factory import make_forum as factory_make_forum
 
@@ -629,14 +629,17 @@ def test_a_lost_reply_not_on_the_board_is_an_error_and_is_checked_again_before_r
     assert len(board.sent("POST", "api/mobile/index.php", module="sendreply")) == 2
 
 
-def test_after_a_restart_an_identical_recent_gm_post_counts_as_sent() -> None:
+def test_after_a_restart_the_write_tried_before_is_found_on_the_board() -> None:
+    """The driver asks for the write it had on record as tried (a key this process has not
+    seen is written: an identical post may be another game's, issue 27)."""
     board = x35_board()
     board.date = datetime(2026, 12, 2, 13, 26, 0, tzinfo=UTC)
-    board.api("POST", "sendreply", "api-sendreply.json")
-    forum = make_forum(board)  # the default recheck window
+    forum = make_forum(board)
     forum.login()
     # the GM's last reply in tid 2, 45 s before board.date; BBCode and line breaks do not matter
-    assert forum.reply("2", "[b]主持人补充[/b]：投票截止 22:00\n(北京时间)", "k") == 19
+    tried = Write(kind="reply", key="k", body="[b]主持人补充[/b]：投票截止 22:00\n(北京时间)", thread_id="2",
+                  since=datetime(2026, 12, 2, 13, 25, 0, tzinfo=UTC))
+    assert forum.find_written(tried) == "19"
     assert board.sent("POST", "api/mobile/index.php", module="sendreply") == []
 
 
@@ -658,7 +661,8 @@ def test_a_lost_new_thread_is_found_in_the_board_list() -> None:
     board.api("POST", "newthread", _lost)
     forum = make_forum(board, recheck_window_s=0)
     forum.login()
-    assert forum.create_thread("【杀人游戏】第1局 第一天 投票贴", "请投票", "k") == "1"
+    assert forum.create_thread("【杀人游戏】第1局 第一天 投票贴", "请各位玩家在本帖投票。\n格式：投票 玩家名\n(截止时间：今晚 22:00)",
+                               "k") == "1"
     assert len(board.sent("POST", "api/mobile/index.php", module="newthread")) == 1
 
 

@@ -6,8 +6,11 @@ players and tests use (`pm`, `post`, `edit`, `new_thread`, `inbox`, …).  `boar
 `MemoryForum`, the GM account's view implementing the `Forum` protocol of `forum.base`.
 
 Idempotency keys live on the board, so a restarted adapter (a new `gm()`) still cannot
-post twice with the same key.  `fail_next` injects outages, before or after the write, and
-`flood_interval_s` imitates a board's flood control for the GM account.
+post twice with the same key.  `MemoryBoard(remembers_keys=False)` behaves like Discuz and
+Spirit instead: each adapter keeps the keys it wrote, a restarted one has forgotten them,
+and `find_written` must look at the posts (titles may repeat: two games of one variant).
+`fail_next` injects outages, before or after the write, and `flood_interval_s` imitates a
+board's flood control for the GM account.
 """
 
 from __future__ import annotations
@@ -73,8 +76,9 @@ class _Fault:
 
 class MemoryBoard:
     def __init__(self, clock: Callable[[], datetime], gm_account: str = "神的使者",
-                 board_name: str = "杀人游戏", flood_interval_s: float = 0) -> None:
+                 board_name: str = "杀人游戏", flood_interval_s: float = 0, remembers_keys: bool = True) -> None:
         self.clock = clock
+        self.remembers_keys = remembers_keys  # False: keys kept per adapter, as on Discuz and Spirit
         self.gm_account = gm_account
         self.board_name = board_name
         self.flood_interval_s = flood_interval_s
@@ -254,6 +258,19 @@ class MemoryForum:
         self.board = board
         self.account = board.gm_account
         self.logged_in = False
+        if not board.remembers_keys:
+            self.remembers_keys = False
+        self._done: dict[str, object] = {}  # keys this adapter wrote, when the board keeps none
+
+    def _write(self, operation: str, key: str, action: Callable[[], T]) -> T:
+        self._require_login()
+        if self.remembers_keys:
+            return self.board._gm_call(operation, key, action)
+        if key in self._done:  # this process wrote it; a restarted one has forgotten
+            return cast(T, self._done[key])
+        result = self.board._gm_call(operation, None, action)
+        self._done[key] = result
+        return result
 
     def login(self) -> None:
         self.board.logins.append(self.board.now())
@@ -297,17 +314,13 @@ class MemoryForum:
         return self.board._gm_call("board_posts", None, read)
 
     def create_thread(self, title: str, body: str, key: str) -> str:
-        self._require_login()
-        return self.board._gm_call("create_thread", key,
-                                   lambda: self.board.new_thread(self.account, title, body))
+        return self._write("create_thread", key, lambda: self.board.new_thread(self.account, title, body))
 
     def reply(self, thread_id: str, body: str, key: str) -> int:
-        self._require_login()
-        return self.board._gm_call("reply", key, lambda: self.board.post(self.account, thread_id, body))
+        return self._write("reply", key, lambda: self.board.post(self.account, thread_id, body))
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
-        self._require_login()
-        self.board._gm_call("send_pm", key, lambda: self.board.pm(self.account, to, body, subject))
+        self._write("send_pm", key, lambda: self.board.pm(self.account, to, body, subject))
 
     def find_written(self, write: Write) -> str | None:
         """Looks at the board's posts and PMs themselves (not at the keys): a GM post or PM

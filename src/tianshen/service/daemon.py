@@ -33,7 +33,7 @@ from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.core.spec import load_spec
 from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused
 from tianshen.forum.factory import make_forum
-from tianshen.service import crash
+from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner
 from tianshen.service.sender import OutboxSender
 from tianshen.sim import sims_for
@@ -275,7 +275,7 @@ class Daemon:
             text = f"{type(exc).__name__}: {exc}"
             if text not in served.failures:
                 served.failures.add(text)
-                self._tell_gm(served.driver, f"天神处理本局时出错，将自动重试：{text}")
+                self._tell_gm(served.driver, f"天神处理{served.driver.name}时出错，将自动重试：{text}")
 
     def _tell_gm(self, driver: GameDriver, text: str) -> None:
         if driver.gm_contact:
@@ -352,11 +352,7 @@ class Daemon:
         """Sender -> the running or signed-up games he plays in (vest, forum name, substitute)."""
         routes: dict[str, list[GameRecord]] = {}
         for r in self.games(include_over=True):
-            setup = r.config.get("setup", {})
-            names = {s["name"] for s in setup.get("seats", [])} | {s.get("forum_name") or s["name"]
-                                                                  for s in setup.get("seats", [])}
-            names |= set(setup.get("substitutes", []))
-            for name in names:
+            for name in identity.seat_names(r.config):
                 routes.setdefault(name, []).append(r)
         return routes
 

@@ -23,7 +23,7 @@ from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmI
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.rules import load_ruleset
-from tianshen.service import crash
+from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender
 from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Store
 
@@ -44,6 +44,8 @@ class GameDriver:
         self.store, self.forum, self.game_id = store, forum, game_id
         record = store.load_game(game_id)
         self.name = record.name
+        self.board = record.board
+        self._others: tuple[set[str], set[str]] | None = None  # who plays in the board's other games
         self._game_start = datetime.fromisoformat(record.config["setup"]["start"])
         self.gm_contact: str | None = record.config["setup"].get("gm_contact")
         events = store.events(game_id)[:1]
@@ -115,12 +117,13 @@ class GameDriver:
             setup = setup.model_copy(update={"start": at})
         marks = self._old_marks() if self.reads_pms or self.watch_board else {}
         outcome = self.ruleset.setup(setup)
+        self._others = None
         state = outcome.state
         dl = self.ruleset.next_deadline(state)
         seq = self.store.commit_step(
             self.game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
             phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
-            deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state), outbox=_outbox(outcome),
+            deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state), outbox=self._marked(_outbox(outcome)),
             at=setup.start, expected_seq=record.step_seq, marks=marks,
         )
         assert seq is not None
@@ -191,6 +194,12 @@ class GameDriver:
             return []
         return [OutboxItem(kind="pm", target=self.gm_contact, subject="天神通报", body=note) for note in outcome.notes]
 
+    def _marked(self, items: list[OutboxItem]) -> list[OutboxItem]:
+        """Each row naming its game where it must (issue 27, `service.identity`)."""
+        if self._others is None and any(item.kind == "pm" for item in items):
+            self._others = identity.elsewhere(self.store.live_configs(self.board), self.game_id)
+        return identity.mark_game(items, self.name, self.game_id, self._others)
+
     def last_seen(self) -> dict[str, str]:
         """When each seat last sent a PM or a post, by forum time (for 交替期 ordering)."""
         seen: dict[str, str] = {}
@@ -251,7 +260,7 @@ class GameDriver:
             event_payload=event.model_dump_json(), phase_label=new.phase.label,
             state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
             deadline_at=dl.at if dl else None, winner=new.winner, players=_changed_players(state, new),
-            outbox=_outbox(outcome) + self._notes(outcome), at=event.at, expected_seq=seq_before, marks=marks,
+            outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, expected_seq=seq_before, marks=marks,
         )
         if inbound is not None and self._seen is not None:
             self._seen.add((inbound.source, inbound.forum_id))
@@ -279,6 +288,7 @@ class GameDriver:
         (`reachable` False: the board could not read them).  Returns the number of steps.
         """
         steps = 0
+        self._others = None  # read again once an advance: games come and end
         self._clock_hint = now
         self.sender.clock_hint = now
         self.state()  # once: the steps below fold on it and check it is still the newest

@@ -786,3 +786,11 @@ class Store:
     def marks(self, game_id: int) -> dict[str, str]:
         with self._conn() as conn:
             return dict(conn.execute(_MARKS, dict(gid=game_id)).all())
+
+    def live_configs(self, board: str) -> list[tuple[int, str, dict[str, Any]]]:
+        """(id, name, config) of the board's games that are signed up or running (not the
+        state: a light read, for who else plays where)."""
+        with self._conn() as conn:
+            rows = conn.execute(select(_G.c.id, _G.c.name, _G.c.config_json).where(
+                _G.c.board == board, _G.c.status.not_in(("over", BOARD_STATUS))).order_by(_G.c.id))
+            return [(gid, name, json.loads(config)) for gid, name, config in rows]

@@ -33,10 +33,11 @@ Writing
 - Idempotency: Discuz has no field for a client's key, and nothing is added to the text.
   A key already sent by this adapter returns its first result.  A send whose answer was lost
   (timeout, broken connection, HTTP 5xx) is looked up on the board — the GM's recent
-  posts in the thread, the board's thread list, the PM conversation — before it is repeated.
-  A reply or thread whose key this process has not seen (a restart after a crash) is also
-  looked up: an identical GM post in the same place within `recheck_window_s` counts as sent.
-  `find_written` is that look-up for the driver (`forum.base.Write`).
+  posts in the thread, the board's thread list (title and opening post), the PM
+  conversation — before it is repeated.  A key this process has not seen is written: an
+  identical GM post or a thread of the same title may be another game's (issue 27), so
+  only the driver, which knows it tried that write before a restart, asks `find_written`
+  (`forum.base.Write`).
 """
 
 from __future__ import annotations
@@ -466,28 +467,24 @@ class DiscuzForum:
         if self.fid is None:
             raise ForumError("no board to open threads on: set `fid` (the game board's forum id) in the config")
         result = self._write(key, lambda: self._send_thread(title, body),
-                             lambda since: self._find_thread(title, since), recheck=True)
+                             lambda since: self._find_thread(title, since, body))
         return str(result)
 
     def reply(self, thread_id: str, body: str, key: str) -> int:
         self._ensure()
         tid = int(thread_id)
         return int(self._write(key, lambda: self._send_reply(tid, body),
-                               lambda since: self._find_reply(tid, body, since), recheck=True))
+                               lambda since: self._find_reply(tid, body, since)))
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
         self._ensure()
         message = _pm_message(subject, body)
-        self._write(key, lambda: self._send_pm(to, message), lambda since: self._find_pm(to, message, since),
-                    recheck=False)
+        self._write(key, lambda: self._send_pm(to, message), lambda since: self._find_pm(to, message, since))
 
-    def _write(self, key: str, send: Callable[[], _Outcome | Any], find: Callable[[datetime], Any],
-               recheck: bool) -> Any:
+    def _write(self, key: str, send: Callable[[], _Outcome | Any], find: Callable[[datetime], Any]) -> Any:
         if key in self._done:
             return self._done[key]
-        since = self._uncertain.get(key)
-        if since is None and recheck and self.recheck_window > timedelta(0):
-            since = self.now() - self.recheck_window
+        since = self._uncertain.get(key)  # only a try of this process whose answer was lost
         if since is not None:
             found = find(since - timedelta(seconds=60))
             if found is not None:
@@ -623,7 +620,7 @@ class DiscuzForum:
             return _Outcome("ok", parse.location_ids(location)["tid"])
         out = self._refused(self._judge(reply, what), what, reply)
         if out.kind == "ok":
-            found = self._find_thread(title, self.now() - timedelta(minutes=2))
+            found = self._find_thread(title, self.now() - timedelta(minutes=2), body)
             if found is None:
                 raise ForumError("the board accepted the new thread but it is not in the board's list")
             out.value = found
@@ -655,7 +652,7 @@ class DiscuzForum:
     def find_written(self, write: Write) -> str | None:
         """Is this write on the board (see `forum.base.Forum.find_written`)?  Looks at the GM's
         posts in the thread since `write.since` (every page back to then), the board list for a
-        GM thread of that title, or the PM conversation with `write.to`."""
+        GM thread of that title with that opening post, or the PM conversation with `write.to`."""
         self._ensure()
         since = look_back_from(write.since or self.now() - self.recheck_window)  # a whole minute: times are to the minute
         if write.kind == "thread":
@@ -716,9 +713,7 @@ class DiscuzForum:
         for row in rows:
             mine = row.author_uid == self.client.uid or row.author == self.account
             if mine and parse.same_text(row.subject, title) and (row.created is None or row.created[1] >= since):
-                if self.client.mobile:
-                    return row.tid
-                first = self._thread_page(row.tid, 1).posts
+                first = self._thread_page(row.tid, 1).posts  # a title is no proof (issue 27): the opening post
                 if first and first[0].posted[1] >= since and (
                         body is None or parse.same_text(first[0].body.full_text, self._as_shown(body))):
                     return row.tid
