@@ -312,7 +312,7 @@ class GameDriver:
             settled = self._settle_writes()
             if settled is False:
                 break  # what it wrote is not on the board yet: the deadline waits
-            if settled and self.check_window(now):
+            if self.check_window(now):
                 continue  # the window opened late and was extended: the deadline moved
             if settled:  # threads just found or written: read them before the count
                 more, _ = self._collect(marks, None if pms is None else [])
