@@ -151,3 +151,46 @@ def test_a_player_called_wo_is_still_voted_for() -> None:
     assert read_vote_post("投票 我", names).name == "我"  # type: ignore[union-attr]
     assert read_vote_post("我", names).name == "我"  # type: ignore[union-attr]
     assert read_vote_post("我投苹果", names).name == "苹果"  # type: ignore[union-attr]
+
+
+# ---- issue 27 item 5: the refusal echoes the whole token; 投给 is one verb --------------------
+
+LATIN = ["test_player1", "test_player2", "寒梅", "丙"]
+
+
+@pytest.mark.parametrize("text, token", [
+    ("我投给 test_player9", "test_player9"),  # the live case: it echoed “给 test_playe”
+    ("投给test_player9，因为他可疑", "test_player9"),
+    ("投票给 test_player99", "test_player99"),
+    ("投票 test_player99", "test_player99"),
+    ("投给己", "己"),
+    ("我投给己，他可疑", "己"),
+    ("投票 己是杀手吧我觉得他很可疑昨天", "己是杀手吧我觉得他很可疑昨天"),
+])
+def test_an_unknown_name_is_echoed_whole_without_the_verb(text: str, token: str) -> None:
+    vote = read_vote_post(text, LATIN)
+    assert vote is not None and vote.name is None and not vote.ambiguous
+    assert f"“{token}”" in vote.error, vote.error
+
+
+@pytest.mark.parametrize("text", ["我投给寒梅", "投 寒梅", "投寒梅", "我投寒梅", "投给寒梅", "投票给寒梅",
+                                  "我投票给寒梅，理由", "我要投给寒梅", "本人投给 寒梅"])
+def test_the_forms_players_write_still_vote(text: str) -> None:
+    vote = read_vote_post(text, LATIN)
+    assert vote is not None and vote.name == "寒梅" and not vote.error
+
+
+@pytest.mark.parametrize("text, word", [("我投给寒梅", "投给"), ("投票给寒梅", "投票给"), ("投寒梅", "投"),
+                                        ("投给\n寒梅", "投给")])
+def test_the_verb_is_the_whole_word_at_the_start(text: str, word: str) -> None:
+    """「我投给寒梅」: the verb is 投给 (after the leading 我), not 投 with 给 read into the name."""
+    vote = read_vote_post(text, LATIN)
+    assert vote is not None and vote.word == word and vote.name == "寒梅"
+
+
+def test_a_bare_verb_with_the_name_below_leaves_no_other_line() -> None:
+    """`投给` alone on its line, the name on the next: like `投票\\n丑`, nothing else is left
+    (a muted 004 voter may write only the name, and this is only the name)."""
+    for text in ("投票\n寒梅", "投给\n寒梅"):
+        vote = read_vote_post(text, LATIN)
+        assert vote is not None and vote.name == "寒梅" and vote.others == ""

@@ -87,3 +87,15 @@ def test_game_ten_reads_the_same_grammar() -> None:
     before = copy.deepcopy(g.state.data["day"])  # the post itself is counted as activity (001 §6.1.6), not as a vote
     out = g.post("寅", "投票 谁呢")
     assert out.refusals and g.state.data["day"] == before and "格式" in pms_to(out, "寅")[0]
+
+
+def test_the_refusal_echoes_the_whole_name_written() -> None:
+    """Issue 27 item 5: 「我投给 寒梅冬至夜」 (no such player) is answered with the whole name as
+    written, not with 给 taken into it nor a prefix cut mid-word; nothing is recorded."""
+    g = day_game()
+    before = copy.deepcopy(g.state.data["day"])
+    out = g.post("甲", "我投给 寒梅冬至夜的守望者，他可疑")
+    assert out.refusals and g.state.data["day"] == before
+    reply = pms_to(out, "甲")[0]
+    assert "“寒梅冬至夜的守望者”" in reply and "给 寒梅" not in reply.split("无效：", 1)[1]
+    assert not g.post("甲", "我投给庚", hours=2).refusals and ballot(g, "甲") == "庚"

@@ -13,7 +13,10 @@ A vote line is a verb, the target, then the reason, on one line or several:
   (`投票 丙、丁`), the vote is ambiguous and both names are given back; it is never a guess.
   Only when no name is followed by a separator does the longest name the text starts with
   count (`投丙他很可疑`).
-* Verbs: 投票/投/改票/改投/票投/vote, plus a ruleset's own (委托投票, 弃票 where allowed).
+* Verbs: 投票/投/改票/改投/票投/vote, plus a ruleset's own (委托投票, 弃票 where allowed),
+  at the start of the line or after a leading 我/我要/我决定/本人; a 给 after the verb is
+  part of it (`我投给丙`: the verb 投给).
+* An unknown name is echoed whole, as written up to its separator (issue 27).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ class VotePost:
     target: Target = field(default_factory=lambda: Target(None))
     change: bool = False  # written as 改票/改投
     others: str = ""  # the post's other lines (a reason below the vote line, chat)
+    below: bool = False  # the verb stands alone and the name is on the next line
 
     @property
     def name(self) -> str | None:
@@ -200,8 +204,18 @@ def _listed_second(rest: str, keys: _Keys, first: str) -> str | None:
 
 
 def _unknown(text: str, names: tuple[str, ...]) -> str:
-    shown = text.split("\n", 1)[0][:12]
-    return f"没有读出投给谁：“{shown}”不是以游戏者的名字开头。游戏者名单：{_list(names)}。"
+    return f"没有读出投给谁：“{_token(text)}”不是以游戏者的名字开头。游戏者名单：{_list(names)}。"
+
+
+MAX_ECHO = 40  # longer than any forum name: only a run-on line is cut, and marked with …
+
+
+def _token(text: str) -> str:
+    """What the player wrote where the name should be, whole: up to the first separator
+    (punctuation, a space, 因为/理由/原因, the line's end), never a prefix cut mid-word."""
+    end = next((i for i in range(len(text)) if _at_boundary(text[i:])), len(text))
+    token = text[:end]
+    return token if len(token) <= MAX_ECHO else token[:MAX_ECHO] + "…"
 
 
 def _ambiguous(players: list[str]) -> str:
@@ -237,7 +251,8 @@ def _starts_word(text: str, words: Iterable[str]) -> str | None:
 
 def _verb_parses(line: str, table: VerbTable) -> list[tuple[str, str, str]]:
     """Every (verb, word, rest) the line can start with, longest word first: `投票丙` is 投票 + 丙
-    and 投 + 票丙; `改票：投票 丙` is one verb (the change); `投给丙` also reads 投 + 丙."""
+    and 投 + 票丙; `改票：投票 丙` is one verb (the change); `投给丙` is first the verb 投给 + 丙,
+    then 投 + 给丙 (a player may be called 给力).  `word` is the verb as written, 给 included."""
     parses = []
     low = line.lower()
     for word, verb, low_word in table:
@@ -246,9 +261,10 @@ def _verb_parses(line: str, table: VerbTable) -> list[tuple[str, str, str]]:
         rest = line[len(word):]
         inner = [(v, r) for v, _, r in _verb_parses(rest.lstrip(_SEP), table)] if verb == "vote" else []
         parses += [(verb, word, r) for v, r in inner if v == "vote"]
+        if rest.lstrip(_SEP).startswith("给"):  # 投给丙, 投票给丙: 给 belongs to the verb
+            after = rest.lstrip(_SEP)[1:]
+            parses.append((verb, line[:len(line) - len(after)], after))
         parses.append((verb, word, rest))
-        if rest.lstrip(_SEP).startswith("给"):
-            parses.append((verb, word, rest.lstrip(_SEP)[1:]))  # 投给丙, 投票给丙
     return parses
 
 
@@ -266,18 +282,19 @@ def _read_line(line: str, next_line: str, names: tuple[str, ...], aliases: Alias
         return None
     reads = []
     for verb, word, rest in parses:
-        change = word in CHANGE_WORDS
+        change = word.startswith(CHANGE_WORDS)
         written = rest.strip().lstrip(_SEP)
         if _starts_word(written, abstain):
             return VotePost("abstain", word, line, change=change)
-        reads.append(VotePost(verb, word, line, _target(written or next_line, names, aliases), change))
+        target = _target(written or next_line, names, aliases)
+        reads.append(VotePost(verb, word, line, target, change, below=not written and bool(next_line)))
     for found in ([v for v in reads if v.ambiguous or v.name and not v.target.loose], [v for v in reads if v.name]):
         players = list(dict.fromkeys(n for v in found for n in (v.target.candidates or (v.name,))))
         if len(players) > 1 and len(found) == 1:
             return found[0]  # one reading, itself ambiguous: its own message (`丙、丁`)
         if len(players) > 1:
             both = Target(None, candidates=tuple(players), error=_ambiguous(players))
-            return VotePost(found[0].verb, found[0].word, line, both, found[0].change)
+            return replace(found[0], target=both)
         if players:
             return found[0]
     return reads[0]
@@ -309,8 +326,8 @@ def _vote_post(post_text: str, names: tuple[str, ...], aliases: AliasesKey, verb
         return _name_only(lines, names, aliases)
     vote = _first_or_ambiguous(found)
     rest = [ln for ln in lines if ln != vote.line]
-    if vote.verb != "abstain" and not vote.line[len(vote.word):].strip(_SEP + "\n") and rest:
-        rest = rest[1:]  # `投票` alone: its name is on the next line
+    if vote.verb != "abstain" and vote.below and rest:
+        rest = rest[1:]  # `投票` (or `我投给`) alone: its name is on the next line
     return replace(vote, others="\n".join(rest))
 
 
@@ -337,8 +354,8 @@ def _first_or_ambiguous(found: list[VotePost]) -> VotePost:
     if others:
         both = [mine, others[0]]
         target = Target(None, candidates=tuple(both), error=f"这一帖有两行投票，分别投给{_list(both)}，只能投一人。")
-        return VotePost(chosen.verb, chosen.word, chosen.line, target, change)
-    return VotePost(chosen.verb, chosen.word, chosen.line, chosen.target, change)
+        return replace(chosen, target=target, change=change)
+    return replace(chosen, change=change)
 
 
 def resolve_name(written: str, names: Iterable[str], aliases: Mapping[str, str] | None = None) -> str:

@@ -28,6 +28,14 @@ class Classic(ForumGame):
     NIGHT_VERBS = frozenset({"kill", "soulbind", "divine", "curse", "bless", "pray"})
     TIE_HOLDERS = ("curser", "blesser")  # 001 §7.2.2 without the summoner (C3)
 
+    def check_victory(self, state: GameState) -> str | None:
+        """001 §7 as borrowed by 002 (DECISIONS §3.1.7, §6), and a draw when nobody is left
+        alive: then 7.1 and 7.2.x hold at once, 002 names no winner ("杀手全灭…判杀手负" only
+        says the killers lose) and §6 borrows 7.1/7.2.x but not 001's B36 (docs/classic.md)."""
+        if not any(p.alive for p in state.players):
+            return "draw"
+        return super().check_victory(state)
+
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         if self.spec.options["killer_mode"] == "alternate":
             # C4/C16: the GM draws which killer kills on the odd nights
