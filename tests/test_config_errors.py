@@ -93,8 +93,9 @@ def test_an_unknown_ruleset_or_role_names_the_file_and_the_key(tmp_path: Path) -
     assert "[game] roles" in message and "狼人" in message and "杀手" in message
 
 
-def test_the_cli_prints_the_error_whole_on_one_line(tmp_path: Path) -> None:
+def test_the_cli_prints_the_error_whole_on_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No brackets eaten by rich, no traceback: `[game]` stays in the line."""
+    monkeypatch.chdir(tmp_path)  # the default database, were one made, lands here
     path = tmp_path / "c.toml"
     path.write_text(GAME + "substitues = [\"kate\"]\n", encoding="utf-8")
     for command in (["admin", "new-game", "--config", str(path)], ["run", "--config", str(path)],
