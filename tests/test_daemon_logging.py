@@ -66,3 +66,50 @@ def test_a_start_time_in_the_past_is_warned_about(tmp_path: Path, caplog: pytest
         daemon = Daemon(config, forum=forum, clock=ForumClock(forum))
     assert any("start time" in r.message and "in the past" in r.message for r in caplog.records)
     daemon.store.close()
+
+
+def _run_for(config: Path, seconds: float) -> str:
+    proc = subprocess.Popen([sys.executable, "-m", "tianshen.cli", "run", "--config", str(config)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "COLUMNS": "200"})
+    try:
+        time.sleep(seconds)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out[-2000:]
+    return out
+
+
+def test_info_is_one_line_per_event_without_scheduler_chatter(tmp_path: Path) -> None:
+    """Issue 23 item 8: no APScheduler "Running job", no Alembic; a line per message sent."""
+    out = _run_for(_config(tmp_path, "2026-01-01T20:00:00Z"), 5)
+    lines = [line for line in out.splitlines() if "level=" in line]
+    chatter = [line for line in lines if "logger=tianshen." not in line]
+    assert not chatter, "\n".join(chatter[:10])
+    sent = [line for line in lines if " sent pm " in line or " sent post " in line or " sent thread " in line]
+    assert len(sent) >= 8, out[-3000:]  # the role PMs, the player list
+    assert any("game=log seq=" in line and "input=pm" in line for line in lines)
+
+
+def test_a_gm_override_made_beside_the_daemon_is_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    config = load_config(_config(tmp_path, "2026-01-01T20:00:00Z"))
+    board = MemoryBoard(lambda: datetime(2026, 1, 1, 21, tzinfo=UTC))
+    forum = board.gm()
+    daemon = Daemon(config, forum=forum, clock=ForumClock(forum))
+    daemon.tick()  # dealt, night 1
+    result = CliRunner().invoke(app, ["admin", "pause", "--reason", "论坛维护", "--at", "2026-01-01T21:00:00Z",
+                                      "--db", config.database.url])
+    assert result.exit_code == 0, result.output
+    with caplog.at_level(logging.INFO, logger="tianshen"):
+        daemon.tick()
+        daemon.tick()
+    overrides = [r.getMessage() for r in caplog.records if "override" in r.getMessage()]
+    assert overrides == ["game=log GM override pause: 论坛维护"], overrides
+    daemon.store.close()

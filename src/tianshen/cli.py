@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import sys
 from datetime import UTC, datetime
@@ -12,28 +13,38 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from tianshen.core.model import GameState
 from tianshen.core.spec import available_variants, load_spec
 
-app = typer.Typer(help="天神: an automatic game master for forum Mafia games.", no_args_is_help=True)
-admin = typer.Typer(help="The human GM's controls.", no_args_is_help=True)
+# rich_markup_mode=None: help texts are printed as written (`[game]` is a table, not markup)
+app = typer.Typer(help="tianshen (天神): an automatic game master for forum Mafia games.", no_args_is_help=True,
+                  rich_markup_mode=None)
+admin = typer.Typer(help="The human GM's controls.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(admin, name="admin")
-forum_app = typer.Typer(help="Checks against the configured forum.", no_args_is_help=True)
+forum_app = typer.Typer(help="Checks against the configured forum.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(forum_app, name="forum")
 console = Console()
 
-DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", help="SQLAlchemy database URL")]
+SIM_DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", help="SQLAlchemy database URL")]
+DB = Annotated[str | None, typer.Option(
+    "--db", help="SQLAlchemy database URL (default: the --config file's [database] url, else "
+                 "$TIANSHEN_DATABASE_URL, else that of ./config.toml when there is one, else sqlite:///tianshen.db)")]
+CONFIG = Annotated[str | None, typer.Option("--config", help="config.toml whose [database] the game is in")]
+DEFAULT_DB = "sqlite:///tianshen.db"
 
 
 def _fail(message: str) -> None:
-    console.print(f"[red]error:[/red] {message}")
+    """One line (per error) on the console, exit 2; the message is printed as written."""
+    for line in message.splitlines() or [""]:
+        console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
 @app.command()
-def demo(db: DB = "sqlite:///tianshen.db", seed: int = 2026, quiet: bool = False) -> None:
+def demo(db: SIM_DB = DEFAULT_DB, seed: int = 2026, quiet: bool = False) -> None:
     """A whole classic_10 game on the built-in board with simulated players."""
     rehearse(ruleset="classic_10", seed=seed, db=db, quiet=quiet)
 
@@ -41,7 +52,7 @@ def demo(db: DB = "sqlite:///tianshen.db", seed: int = 2026, quiet: bool = False
 @app.command()
 def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic_13) or a variant .toml file")
                                 ] = "classic_10",
-             seed: int = 7, db: DB = "sqlite:///tianshen.db", quiet: bool = False,
+             seed: int = 7, db: SIM_DB = DEFAULT_DB, quiet: bool = False,
              players: Annotated[int | None, typer.Option(help="number of players (n_lives: 5, 6 or 7)")] = None,
              ) -> None:
     """A whole game on the built-in board with simulated players and a virtual clock."""
@@ -89,18 +100,20 @@ def replay(script: str, as_json: Annotated[bool, typer.Option("--json", help="pr
 @app.command()
 def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "config.toml",
         quiet: Annotated[bool, typer.Option(help="warnings only")] = False,
-        verbose: Annotated[bool, typer.Option(help="also the forum adapters' requests")] = False) -> None:
+        verbose: Annotated[bool, typer.Option(help="also the forum adapters' requests and the scheduler's jobs")
+                           ] = False) -> None:
     """The daemon: moderate every game of the configured board in real time."""
     from tianshen.config import load_config
     from tianshen.forum.base import ForumError
     from tianshen.service.daemon import Daemon
+    from tianshen.service.holders import refuse_if_held
 
-    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stdout,
-                        format="%(asctime)s level=%(levelname)s logger=%(name)s %(message)s")
-    if not verbose:
-        logging.getLogger("httpx").setLevel(logging.WARNING)
+    setup_logging(quiet, verbose)
     try:
-        daemon = Daemon(load_config(config))
+        cfg = load_config(config)
+        _check_before_run(config, cfg)
+        daemon = Daemon(cfg)
+        refuse_if_held(daemon)
         daemon.run()
     except ValueError as exc:
         _fail(str(exc))
@@ -110,9 +123,30 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         return
     for record in daemon.store.list_games(daemon.board_key):
         if record.status == "new":
-            console.print(f"game {record.name}: not started yet (start {record.deadline_at:%Y-%m-%d %H:%M %Z})")
+            console.print(f"game {record.name}: not started yet (start {record.deadline_at:%Y-%m-%d %H:%M %Z})",
+                          markup=False, highlight=False)
         else:
-            console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}")
+            console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}",
+                          markup=False, highlight=False)
+
+
+def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
+    """INFO to stdout, one line per event of tianshen's; the libraries' chatter (APScheduler's
+    every job run, Alembic's migration context, httpx's requests) only with --verbose."""
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stdout,
+                        format="%(asctime)s level=%(levelname)s logger=%(name)s %(message)s")
+    for name in ("apscheduler", "alembic", "httpx", "httpcore"):
+        logging.getLogger(name).setLevel(logging.INFO if verbose and not quiet else logging.WARNING)
+
+
+def _check_before_run(path: str, cfg) -> None:  # cfg: Config
+    """What would fail after the database is made fails first: the forum's password, and a
+    config without a game on a database that does not exist yet."""
+    if cfg.forum.kind != "memory":
+        cfg.forum.secret()  # ValueError naming password_env when it is not set
+    if not cfg.games() and _missing_file(cfg.database.url) is not None:
+        raise ValueError(f"no game: {path} has no [game] table and {cfg.database.url} does not exist yet; "
+                         f"add a [game] table, or sign one up with `tianshen admin new-game --config FILE`")
 
 
 @app.command()
@@ -132,9 +166,13 @@ def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [
     except ValueError as exc:
         _fail(str(exc))
         return
+    if _missing_file(cfg.database.url) is not None:
+        _fail(f"no game in {cfg.database.url}: there is no such database file yet; `tianshen run` "
+              f"or `tianshen admin new-game --config {config}` makes it")
     token = cfg.web.secret()
     if not token:
-        console.print("[yellow]no [web] token (or token_env unset): the GM pages stay closed[/yellow]")
+        console.print("no [web] token (or token_env unset): the GM pages stay closed", style="yellow",
+                      markup=False)
     post_url, thread_url = link_templates(cfg.forum.kind, cfg.forum.base_url)
     settings = WebSettings(token=token, post_url=cfg.web.post_url or post_url,
                            thread_url=cfg.web.thread_url or thread_url)
@@ -216,17 +254,17 @@ def rulesets() -> None:
 
 @admin.command()
 def status(game: Annotated[str | None, typer.Argument(help="game name (default: all games, or the only one)")] = None,
-           db: DB = "sqlite:///tianshen.db",
+           db: DB = None, config: CONFIG = None,
            game_option: Annotated[str | None, typer.Option("--game", help="game name")] = None,
            public: Annotated[bool, typer.Option("--public", help="only what the players know")] = False) -> None:
     """Phase, deadline, players with their secret roles, inputs of this phase (GM only);
     with --public, what the players know."""
     from tianshen.rules import load_ruleset
 
-    game = game or game_option
-    if game is None and _list_games(db):
+    game, url = game or game_option, _database(db, config)
+    if game is None and _list_games(url):
         return
-    store, record = _open_game(db, game)
+    store, record = _open_game(url, game)
     if record.status == "new":
         console.print(f"[bold]{record.name}[/bold] ({record.ruleset}) — signed up, not started; "
                       f"starts {record.deadline_at:%Y-%m-%d %H:%M %Z}")
@@ -264,12 +302,54 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
                       markup=False, highlight=False)
 
 
-def _list_games(db: str) -> bool:
-    """With several games: a line for each (the GM then names one with --game)."""
+def _database(db: str | None, config: str | None) -> str:
+    """The database an admin command works on: --db, else the --config file's, else
+    $TIANSHEN_DATABASE_URL, else ./config.toml's (when there is one), else tianshen.db."""
+    from tianshen.config import load_config
+
+    if db:
+        return db
+    if not config and not os.environ.get("TIANSHEN_DATABASE_URL") and Path("config.toml").is_file():
+        config = "config.toml"
+    if not config:
+        return os.environ.get("TIANSHEN_DATABASE_URL") or DEFAULT_DB
+    try:
+        return load_config(config).database.url
+    except ValueError as exc:
+        _fail(str(exc))
+        raise  # not reached: _fail exits
+
+
+def _missing_file(url: str) -> Path | None:
+    """The SQLite file of `url` when it does not exist (opening it would make an empty one)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    name = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or name in ("", ":memory:") or name.startswith("file:"):
+        return None
+    return None if Path(name).exists() else Path(name)
+
+
+def _existing_store(url: str):  # -> Store
+    """The migrated store of `url`; exit 2, creating nothing, when its SQLite file is missing."""
     from tianshen.store import Store
 
-    store = Store(db)
+    if _missing_file(url) is not None:
+        _fail(f"no game in {url}: there is no such database file yet; "
+              f"sign a game up with `tianshen admin new-game --config config.toml`")
+    store = Store(url)
     store.upgrade()
+    return store
+
+
+def _list_games(db: str) -> bool:
+    """With several games: a line for each (the GM then names one with --game)."""
+    store = _existing_store(db)
     games = store.list_games()
     if len(games) < 2:
         return False
@@ -297,13 +377,10 @@ def _public_status(name: str, state: GameState, ruleset) -> None:
 
 
 def _open_game(db: str, game: str | None):  # -> tuple[Store, GameRecord]
-    from tianshen.store import Store
-
-    store = Store(db)
-    store.upgrade()
+    store = _existing_store(db)
     games = store.list_games()
     if not games:
-        _fail(f"no game in {db}")
+        _fail(f"no game in {db}; sign one up with `tianshen admin new-game --config config.toml`")
     record = next((g for g in games if g.name == game), None) if game else games[-1]
     if record is None:
         _fail(f"no game named '{game}'; games: {', '.join(g.name for g in games)}")
@@ -339,43 +416,68 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
 
 
 @admin.command("new-game")
-def new_game(config: Annotated[str, typer.Option("--config", help="config.toml with a [game] table")]) -> None:
-    """Sign a game up: ruleset, players and their 马甲, substitutes, start time.  It is dealt
-    at its start time by `tianshen run` (or now with `tianshen admin start`)."""
+def new_game(config: Annotated[str, typer.Option("--config", help="config.toml with a [game] table "
+                                                                  "(or [[game]] tables)")],
+             db: Annotated[str | None, typer.Option("--db", help="SQLAlchemy database URL (default: the "
+                                                                  "--config file's [database] url)")] = None,
+             ) -> None:
+    """Sign a game up: ruleset, players and their vests (马甲), substitutes, start time.  It is
+    dealt at its start time by `tianshen run` (or now with `tianshen admin start`)."""
     from tianshen.config import load_config
-    from tianshen.core.ruleset import GameSetup, Seat
-    from tianshen.core.spec import load_spec
-    from tianshen.service.driver import GameDriver
     from tianshen.store import Store
 
     try:
         cfg = load_config(config)
-        g = cfg.game
-        if g is None:
+        if not cfg.games():
             raise ValueError(f"{config} has no [game] table")
-        spec = load_spec(g.ruleset)
-        fixed = {name: spec.role_by_name(role) or role for name, role in g.roles.items()}
-        setup = GameSetup(seats=[Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players],
-                          seed=g.seed if g.seed is not None else secrets.randbits(48), start=g.start,
-                          fixed_roles=fixed, substitutes=g.substitutes, gm_contact=g.gm_contact)
-        store = Store(cfg.database.url)
+        setups = [(g, _setup(config, g)) for g in cfg.games()]  # each tried before the database is opened
+        store = Store(db or cfg.database.url)
         store.upgrade()
-        if store.game_id(g.name) is not None:
-            raise ValueError(f"a game named '{g.name}' exists already")
-        game_id = GameDriver.register(store, g.name, g.ruleset, setup)  # an id or a file (issue 13 item 11)
+        for g, _ in setups:
+            if store.game_id(g.name) is not None:
+                raise ValueError(f"a game named '{g.name}' exists already")
+        signed = [(g, setup, _register(store, g, setup)) for g, setup in setups]
     except ValueError as exc:
         _fail(str(exc))
         return
-    console.print(f"game {g.name} (#{game_id}, {spec.id}, {len(setup.seats)} players, "
-                  f"{len(setup.substitutes)} substitutes) signed up; starts {g.start:%Y-%m-%d %H:%M %Z}")
+    for g, setup, (game_id, spec_id) in signed:
+        console.print(f"game {g.name} (#{game_id}, {spec_id}, {len(setup.seats)} players, "
+                      f"{len(setup.substitutes)} substitutes) signed up; starts {g.start:%Y-%m-%d %H:%M %Z}",
+                      markup=False, highlight=False)
+
+
+def _setup(config: str, g):  # GameConfig -> GameSetup, tried on its ruleset (ValueError when refused)
+    from tianshen.core.rng import new_salt
+    from tianshen.core.ruleset import GameSetup, Seat
+    from tianshen.rules import load_ruleset
+
+    ruleset = load_ruleset(g.ruleset)
+    fixed = {name: ruleset.spec.role_by_name(role) or role for name, role in g.roles.items()}
+    setup = GameSetup(seats=[Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players],
+                      seed=g.seed if g.seed is not None else secrets.randbits(48), start=g.start,
+                      fixed_roles=fixed, substitutes=g.substitutes, gm_contact=g.gm_contact, salt=new_salt())
+    try:
+        ruleset.setup(setup)
+    except ValueError as exc:
+        raise ValueError(f"{config}: game '{g.name}': {exc}") from None
+    return setup
+
+
+def _register(store, g, setup) -> tuple[int, str]:  # -> (game id, ruleset id)
+    from tianshen.core.spec import load_spec
+    from tianshen.service.driver import GameDriver
+
+    game_id = GameDriver.register(store, g.name, g.ruleset, setup)  # an id or a file (issue 13 item 11)
+    return game_id, load_spec(g.ruleset).id
 
 
 @admin.command()
-def start(game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
-    """Deal now: role PMs, 《游戏者名单》; night 1 begins (the daemon sends the messages)."""
+def start(game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
+    """Deal now: role PMs, the player list (《游戏者名单》); night 1 begins (the daemon sends the
+    messages)."""
     from tianshen.service.driver import GameDriver, OfflineForum
 
-    store, record = _open_game(db, game)
+    store, record = _open_game(_database(db, config), game)
     when = datetime.fromisoformat(at) if at else datetime.now(UTC)
     try:
         outcome = GameDriver(store, OfflineForum(), record.id).start(when)
@@ -386,133 +488,134 @@ def start(game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) ->
 
 
 @admin.command()
-def advance(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+def advance(reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
     """End the current phase or step now (resolve the night, close the vote…)."""
-    _override(db, game, "advance", reason, at)
+    _override(_database(db, config), game, "advance", reason, at)
 
 
 @admin.command()
 def extend(hours: Annotated[float, typer.Option(help="hours to add")], reason: REASON, game: GAME = None,
-           db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+           db: DB = None, config: CONFIG = None, at: AT = None) -> None:
     """Move the current phase's deadlines later."""
-    _override(db, game, "extend", reason, at, hours=hours)
+    _override(_database(db, config), game, "extend", reason, at, hours=hours)
 
 
 @admin.command()
-def pause(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+def pause(reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
     """Stop the game clock (PMs are still taken)."""
-    _override(db, game, "pause", reason, at)
+    _override(_database(db, config), game, "pause", reason, at)
 
 
 @admin.command()
-def resume(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+def resume(reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
     """Restart the clock; the phase is extended by the time paused."""
-    _override(db, game, "resume", reason, at)
+    _override(_database(db, config), game, "resume", reason, at)
 
 
 @admin.command("void-action")
-def void_action(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def void_action(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
                 at: AT = None,
-                ability: Annotated[str | None, typer.Option(help="n_lives: only this privilege, e.g. 占卜")] = None,
+                ability: Annotated[str | None, typer.Option(help="n_lives: only this privilege, by its "
+                                                                        "Chinese name (e.g. 占卜)")] = None,
                 ) -> None:
     """Cancel a player's action of tonight (n_lives: all his pending privileges, refunded,
     or only --ability)."""
     extra = {"ability": ability} if ability else {}
-    _override(db, game, "void-action", reason, at, player=player, **extra)
+    _override(_database(db, config), game, "void-action", reason, at, player=player, **extra)
 
 
 @admin.command("enter-action")
-def enter_action(player: str, text: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def enter_action(player: str, text: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
                  at: AT = None,
                  sent_at: Annotated[str | None, typer.Option(help="when the player sent it (ISO)")] = None) -> None:
     """Enter a player's PM (sent to the GM another way), as he wrote it."""
-    _override(db, game, "enter-action", reason, at, player=player, text=text, sent_at=sent_at)
+    _override(_database(db, config), game, "enter-action", reason, at, player=player, text=text, sent_at=sent_at)
 
 
 @admin.command("void-vote")
-def void_vote(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def void_vote(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
               at: AT = None) -> None:
     """Cancel a player's vote (or delegation) in the current count."""
-    _override(db, game, "void-vote", reason, at, player=player)
+    _override(_database(db, config), game, "void-vote", reason, at, player=player)
 
 
 @admin.command("enter-vote")
-def enter_vote(player: str, target: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def enter_vote(player: str, target: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
                at: AT = None,
                sent_at: Annotated[str | None, typer.Option(help="when the player voted (ISO)")] = None) -> None:
     """Cast a vote for a player (e.g. one the forum lost)."""
-    _override(db, game, "enter-vote", reason, at, player=player, target=target, sent_at=sent_at)
+    _override(_database(db, config), game, "enter-vote", reason, at, player=player, target=target, sent_at=sent_at)
 
 
 @admin.command("reject-declaration")
-def reject_declaration(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def reject_declaration(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
                        at: AT = None) -> None:
     """Refuse a killer's declaration; the killers are asked by PM for a new one."""
-    _override(db, game, "reject-declaration", reason, at, player=player)
+    _override(_database(db, config), game, "reject-declaration", reason, at, player=player)
 
 
 @admin.command("flag-plagiarism")
-def flag_plagiarism(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def flag_plagiarism(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
                     at: AT = None) -> None:
-    """classic (002 杀人宣言, DECISIONS C13): flag tonight's declaration of a killer as plagiarised
-    or too short, before dawn; at dawn one living civilian is drawn for an extra 占卜."""
-    _override(db, game, "flag-plagiarism", reason, at, player=player)
+    """classic rulesets: flag tonight's kill declaration (杀人宣言) of a killer as plagiarised or
+    too short, before dawn; at dawn one living civilian is drawn for an extra divination (占卜)."""
+    _override(_database(db, config), game, "flag-plagiarism", reason, at, player=player)
 
 
 @admin.command()
-def modkill(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def modkill(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
             at: AT = None) -> None:
     """Remove a player from the game (判出局); his identity is shown where the rules show it."""
-    _override(db, game, "modkill", reason, at, player=player)
+    _override(_database(db, config), game, "modkill", reason, at, player=player)
 
 
 @admin.command()
 def leave(player: str, hours: Annotated[float, typer.Option(help="hours of leave")], reason: REASON,
-          game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
+          game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
     """A player's leave (请假): the phase is extended by `hours` (butterfly_elder: he is excused
-    from the one-post-a-day rule for up to 24 h instead, 004 补充 二)."""
-    _override(db, game, "leave", reason, at, player=player, hours=hours)
+    from the one-post-a-day rule for up to 24 h instead)."""
+    _override(_database(db, config), game, "leave", reason, at, player=player, hours=hours)
 
 
 @admin.command("confirm-zombie")
-def confirm_zombie(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def confirm_zombie(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
                    at: AT = None) -> None:
-    """butterfly_elder: confirm a flagged post by a dead player (诈尸); his side's penalty of
-    004 五 applies."""
-    _override(db, game, "confirm-zombie", reason, at, player=player)
+    """butterfly_elder: confirm a flagged post by a dead player (诈尸); his side's penalty
+    applies."""
+    _override(_database(db, config), game, "confirm-zombie", reason, at, player=player)
 
 
 @admin.command()
 def substitute(players: Annotated[str, typer.Option(help="seats to replace, comma-separated")], reason: REASON,
-               game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None) -> None:
-    """交替期: extend the phase, ask every substitute by PM; the first to answer takes the
-    longest-lurking seat."""
-    _override(db, game, "substitute", reason, at, players=players)
+               game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
+    """Substitution (交替期): extend the phase, ask every substitute by PM; the first to answer
+    takes the longest-lurking seat."""
+    _override(_database(db, config), game, "substitute", reason, at, players=players)
 
 
 @admin.command("cancel-substitution")
-def cancel_substitution(player: str, reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def cancel_substitution(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
                         at: AT = None) -> None:
     """The player is back before a substitute answered: he keeps his seat."""
-    _override(db, game, "cancel-substitution", reason, at, player=player)
+    _override(_database(db, config), game, "cancel-substitution", reason, at, player=player)
 
 
 @admin.command("end-game")
-def end_game(reason: REASON, game: GAME = None, db: DB = "sqlite:///tianshen.db", at: AT = None,
+def end_game(reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None,
              winner: Annotated[str | None, typer.Option(help="civilians / killers (default: none)")] = None) -> None:
     """End the game now, revealing every role and the seed."""
-    _override(db, game, "end-game", reason, at, winner=winner)
+    _override(_database(db, config), game, "end-game", reason, at, winner=winner)
 
 
 @admin.command()
-def export(game: GAME = None, db: DB = "sqlite:///tianshen.db",
+def export(game: GAME = None, db: DB = None, config: CONFIG = None,
            json_out: Annotated[str | None, typer.Option("--json", help="write the JSON log to this file")] = None,
            report_out: Annotated[str | None, typer.Option("--report", help="write the readable report here")] = None,
            ) -> None:
     """The whole game log: every input, every GM override with its reason, every message."""
     from tianshen.service.export import export_game, report
 
-    store, record = _open_game(db, game)
+    store, record = _open_game(_database(db, config), game)
     data = export_game(store, record.id)
     if json_out:
         Path(json_out).write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
@@ -525,11 +628,11 @@ def export(game: GAME = None, db: DB = "sqlite:///tianshen.db",
 
 
 @admin.command()
-def preview(game: GAME = None, db: DB = "sqlite:///tianshen.db") -> None:
+def preview(game: GAME = None, db: DB = None, config: CONFIG = None) -> None:
     """What the next deadline would post, step by step, without committing anything."""
     from tianshen.service.driver import GameDriver, OfflineForum
 
-    store, record = _open_game(db, game)
+    store, record = _open_game(_database(db, config), game)
     result = GameDriver(store, OfflineForum(), record.id).preview()
     if result is None:
         _fail("nothing is scheduled (the game is over or paused)")

@@ -1,27 +1,44 @@
 """The daemon's configuration file (see config.example.toml).
 
 Credentials come only from this file or the environment (`password_env`), and are never
-logged or echoed.
+logged or echoed.  Every table is strict: an unknown key is an error with a did-you-mean
+(from the table's field names), so a new key is one line in its model.  Every error is one
+line: the file, the key and the accepted form (config_errors.py).
 """
 
 from __future__ import annotations
 
 import os
-from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    Tag,
+    ValidationError,
+)
 
-from tianshen.core.spec import is_file_name
+from tianshen.core.spec import is_file_name, load_spec
 from tianshen.tomlfile import read_toml
 
 
-class DatabaseConfig(BaseModel):
+class Table(BaseModel):
+    """A table of the config file: unknown keys are refused, never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatabaseConfig(Table):
     url: str = "sqlite:///tianshen.db"
 
 
-class ForumConfig(BaseModel):
+class ForumConfig(Table):
     kind: Literal["memory", "spirit", "discuz"] = "memory"
     base_url: str = ""
     username: str = "神的使者"
@@ -35,31 +52,48 @@ class ForumConfig(BaseModel):
     flood_interval_s: float | None = None  # the bot's own posts at least this far apart (None: the adapter's default)
     remembers_keys: bool = True  # memory board: False forgets the write keys on a restart, as Discuz and Spirit do
 
+    _file: str = PrivateAttr(default="the config")  # for the error line
+
     def secret(self) -> str | None:
+        """The password; ValueError naming the variable when password_env is not set."""
         if self.password_env:
-            return os.environ.get(self.password_env)
+            value = os.environ.get(self.password_env)
+            if not value:
+                raise ValueError(f"{self._file}: [forum] password_env: the environment variable "
+                                 f"{self.password_env} is not set; export it, or write [forum] password")
+            return value
         return self.password.get_secret_value() if self.password else None
 
+    def missing(self) -> list[str]:
+        """The keys this forum kind needs that the file does not give (the password may be
+        in the environment: only that one of password / password_env is given is checked)."""
+        if self.kind == "memory":
+            return []
+        needed = {"base_url": self.base_url, "password (or password_env)": self.password or self.password_env}
+        if self.kind == "discuz":
+            needed["fid"] = self.fid
+        return [key for key, value in needed.items() if not value]
 
-class PlayerConfig(BaseModel):
+
+class PlayerConfig(Table):
     name: str  # the 马甲
     forum_name: str = ""
 
 
-class GameConfig(BaseModel):
+class GameConfig(Table):
     name: str
     ruleset: str  # a variant id, or a variant .toml file (relative to this config file)
     # the deal; default random.  Typed or not, it is committed to with a secret random salt
     # (core.rng), so a small seed cannot be found from the start post.
     seed: int | None = None
-    start: datetime
+    start: AwareDatetime
     players: list[PlayerConfig] = Field(default_factory=list)
     roles: dict[str, str] = Field(default_factory=dict)  # fixed roles, name -> role id or Chinese name
     substitutes: list[str] = Field(default_factory=list)  # the substitutes' forum accounts (替补)
     gm_contact: str | None = None  # the human GM's own forum account: tianshen PMs him what he should know
 
 
-class RunConfig(BaseModel):
+class RunConfig(Table):
     poll_seconds: float = 60
     time_scale: float = 1.0  # memory board only: game hours per real hour
     simulate: bool = False  # memory board only: simulated players
@@ -71,7 +105,7 @@ class RunConfig(BaseModel):
     owner: str = ""  # this process's name in the leases (default host:pid)
 
 
-class WebConfig(BaseModel):
+class WebConfig(Table):
     """`tianshen web`: the GM page's token (here or in the environment), where to listen,
     and how a forum post id becomes a link (default: from the forum's kind and base_url)."""
 
@@ -88,7 +122,16 @@ class WebConfig(BaseModel):
         return self.token.get_secret_value() if self.token else None
 
 
-class Config(BaseModel):
+def _one_or_many(value: object) -> str:
+    return "many" if isinstance(value, list) else "one"
+
+
+# `[game]` (one table) or `[[game]]` (a list): the errors are those of the form written
+Games = Annotated[Annotated[GameConfig, Tag("one")] | Annotated[list[GameConfig], Tag("many")],
+                  Discriminator(_one_or_many)]
+
+
+class Config(Table):
     def games(self) -> list[GameConfig]:
         """The games the config names ([game] or [[game]])."""
         if self.game is None:
@@ -103,16 +146,43 @@ class Config(BaseModel):
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     forum: ForumConfig = Field(default_factory=ForumConfig)
     # `[game]` (one) or `[[game]]` (several): signed up by `run` when new (`admin new-game` does the same)
-    game: GameConfig | list[GameConfig] | None = None
+    game: Games | None = None
     run: RunConfig = Field(default_factory=RunConfig)
     web: WebConfig = Field(default_factory=WebConfig)
 
 
 def load_config(path: str | Path) -> Config:
-    config = Config.model_validate(read_toml(path))
-    for game in config.games():
+    """The config file, checked; ValueError with one line per error."""
+    from tianshen.config_errors import explain
+
+    try:
+        config = Config.model_validate(read_toml(path))
+    except ValidationError as exc:
+        raise ValueError(explain(str(path), exc, Config)) from None
+    config.forum._file = str(path)
+    if missing := config.forum.missing():
+        raise ValueError(f"{path}: [forum] missing {', '.join(missing)}: forum kind '{config.forum.kind}' "
+                         f"needs base_url, username, password (or password_env)"
+                         + (" and fid" if config.forum.kind == "discuz" else ""))
+    games = config.games()
+    for i, game in enumerate(games):
         game.ruleset = _beside(Path(path), game.ruleset)
+        _check_game(str(path), game, "[game]" if len(games) == 1 and isinstance(config.game, GameConfig)
+                    else f"[[game]] #{i + 1}")
     return config
+
+
+def _check_game(path: str, game: GameConfig, where: str) -> None:
+    """The ruleset is found and every fixed role is one of it."""
+    try:
+        spec = load_spec(game.ruleset)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {where} ruleset: {exc}; accepted: a variant id (see `tianshen rulesets`) "
+                         f"or a variant .toml file") from None
+    for name, written in game.roles.items():
+        if spec.role_by_name(written) is None:
+            names = ", ".join(f"{info.name} ({rid})" for rid, info in spec.roles.items())
+            raise ValueError(f"{path}: {where} roles: unknown role '{written}' for '{name}'; accepted: {names}")
 
 
 def _beside(config_file: Path, ruleset: str) -> str:

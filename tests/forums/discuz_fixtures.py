@@ -35,7 +35,9 @@ COOKIEPRE = {"x3.5": "nZAG_2132_", "x3.4": "vfpC_2132_"}
 GM = {"x3.5": ("mafiagm", 10, 3), "x3.4": ("mafiagm", 2, 36)}  # name, uid, fid
 
 needs_recordings = pytest.mark.skipif(not X35.is_dir() or not X34.is_dir(),
-                                      reason=f"recorded Discuz pages not found under {ROOT}")
+                                      reason=f"recorded Discuz pages not found under {ROOT}: set "
+                                             "TIANSHEN_FORUM_RECORDINGS to the directory of discuz-x3.5/ "
+                                             "and discuz-x3.4-gbk/ (docs/testing.md)")
 
 Serve = str | bytes | Callable[[httpx.Request], httpx.Response]
 

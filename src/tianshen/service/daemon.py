@@ -83,6 +83,7 @@ class Served:
     acted: str = ""
     pm_mark: int | None = None
     failures: set[str] = field(default_factory=set)  # errors the GM was told of already
+    overrides: int | None = None  # GM overrides logged (those before this process are not)
 
 
 class Daemon:
@@ -304,6 +305,7 @@ class Daemon:
 
     def _advance(self, served: Served, now: datetime, pms: list[ForumPm], reachable: bool, mark: int | None) -> None:
         driver = served.driver
+        _log_overrides(served)
         driver.advance(now, pms=pms, send=False, reachable=reachable)
         if reachable and mark is not None and served.pm_mark != mark:
             driver.store.set_mark(driver.game_id, "pm", str(mark))
@@ -475,6 +477,17 @@ def _dead_here(owner: str) -> bool:
     except PermissionError:
         return False
     return False
+
+
+def _log_overrides(served: Served) -> None:
+    """A line for each GM override `tianshen admin` committed since the last tick."""
+    entries = served.driver.state().data.get("gm_log", [])
+    if served.overrides is not None:
+        for e in entries[served.overrides:]:
+            args = " ".join(f"{k}={v}" for k, v in (e.get("args") or {}).items())
+            log.info("game=%s GM override %s%s: %s", served.driver.name, e["command"], f" {args}" if args else "",
+                     e["reason"])
+    served.overrides = len(entries)
 
 
 def _queue_order(row: OutboxRecord) -> tuple[int, int]:

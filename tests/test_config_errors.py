@@ -1,0 +1,123 @@
+"""Issue 23 item 5: a config error is one line with the file, the key and the accepted form;
+an unknown key is refused with a did-you-mean, never ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tianshen.cli import app
+from tianshen.config import load_config
+
+WIDE = {"COLUMNS": "240"}
+GAME = '[game]\nname = "g"\nruleset = "classic_8"\nstart = 2026-03-01T20:00:00+08:00\n'
+
+
+def _error(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "c.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        load_config(path)
+    return str(caught.value)
+
+
+def _one_line(message: str, tmp_path: Path) -> None:
+    assert "\n" not in message, message
+    assert message.startswith(f"{tmp_path / 'c.toml'}: "), message
+    assert "[type=" not in message and "pydantic" not in message and "validation error" not in message, message
+
+
+@pytest.mark.parametrize(("table", "written", "meant"), [
+    ("game", "substitues = [\"kate\"]", "substitutes"),
+    ("game", "gm_contakt = \"me\"", "gm_contact"),
+    ("run", "pol_seconds = 5", "poll_seconds"),
+    ("forum", "usrname = \"gm\"", "username"),
+    ("database", "uri = \"sqlite://\"", "url"),
+    ("web", "tokn = \"x\"", "token"),
+])
+def test_an_unknown_key_is_refused_with_a_did_you_mean(tmp_path: Path, table: str, written: str, meant: str) -> None:
+    body = GAME + written + "\n" if table == "game" else GAME + f"[{table}]\n{written}\n"
+    message = _error(tmp_path, body)
+    _one_line(message, tmp_path)
+    key = written.split(" ")[0]
+    assert f"[{table}]" in message and f"unknown key '{key}'" in message and f"did you mean '{meant}'?" in message
+
+
+def test_an_unknown_key_of_a_player_and_of_a_second_game(tmp_path: Path) -> None:
+    players = GAME + 'players = [{ name = "白狐", forum_nam = "alice" }]\n'
+    message = _error(tmp_path, players)
+    _one_line(message, tmp_path)
+    assert "[game] players #1" in message and "'forum_nam'" in message and "did you mean 'forum_name'?" in message
+    many = GAME.replace("[game]", "[[game]]") + GAME.replace("[game]", "[[game]]").replace("name", "nmae", 1)
+    message = _error(tmp_path, many)
+    _one_line(message, tmp_path)
+    assert "[[game]] #2" in message and "did you mean 'name'?" in message
+
+
+def test_an_unknown_table_is_refused(tmp_path: Path) -> None:
+    message = _error(tmp_path, GAME + "[datbase]\nurl = \"sqlite://\"\n")
+    _one_line(message, tmp_path)
+    assert "unknown table [datbase]" in message and "did you mean [database]?" in message
+
+
+@pytest.mark.parametrize(("line", "key", "form"), [
+    ("start = \"nope\"", "[game] start", "2026-03-01T20:00:00+08:00"),
+    ("start = 2026-03-01T20:00:00", "[game] start", "2026-03-01T20:00:00+08:00"),  # no time zone
+    ("seed = \"abc\"", "[game] seed", "a whole number"),
+    ("substitutes = \"kate\"", "[game] substitutes", '["kate", "leo"]'),
+])
+def test_a_bad_value_names_the_key_and_the_accepted_form(tmp_path: Path, line: str, key: str, form: str) -> None:
+    body = GAME.replace("start = 2026-03-01T20:00:00+08:00\n", "") if line.startswith("start") else GAME
+    message = _error(tmp_path, body + line + "\n")
+    _one_line(message, tmp_path)
+    assert key in message and form in message, message
+
+
+def test_a_bad_forum_kind_and_a_missing_key(tmp_path: Path) -> None:
+    message = _error(tmp_path, GAME + '[forum]\nkind = "phpbb"\n')
+    _one_line(message, tmp_path)
+    assert "[forum] kind" in message and "memory" in message and "discuz" in message
+    message = _error(tmp_path, '[game]\nruleset = "classic_8"\nstart = 2026-03-01T20:00:00Z\n')
+    _one_line(message, tmp_path)
+    assert "[game] name" in message and "missing" in message
+
+
+def test_an_unknown_ruleset_or_role_names_the_file_and_the_key(tmp_path: Path) -> None:
+    message = _error(tmp_path, GAME.replace("classic_8", "classic_99"))
+    _one_line(message, tmp_path)
+    assert "[game] ruleset" in message and "classic_99" in message and "tianshen rulesets" in message
+    message = _error(tmp_path, GAME + '[game.roles]\n"白狐" = "狼人"\n')
+    _one_line(message, tmp_path)
+    assert "[game] roles" in message and "狼人" in message and "杀手" in message
+
+
+def test_the_cli_prints_the_error_whole_on_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No brackets eaten by rich, no traceback: `[game]` stays in the line."""
+    monkeypatch.chdir(tmp_path)  # the default database, were one made, lands here
+    path = tmp_path / "c.toml"
+    path.write_text(GAME + "substitues = [\"kate\"]\n", encoding="utf-8")
+    for command in (["admin", "new-game", "--config", str(path)], ["run", "--config", str(path)],
+                    ["forum", "check", "--config", str(path)], ["admin", "status", "--config", str(path)]):
+        result = CliRunner().invoke(app, command, env=WIDE)
+        assert result.exit_code == 2, (command, result.output)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), (command, result.output)
+        assert "[game] unknown key 'substitues'" in lines[0], (command, result.output)
+
+
+def test_a_missing_password_variable_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TIANSHEN_NO_SUCH_PASSWORD", raising=False)
+    path = tmp_path / "c.toml"
+    db = tmp_path / "d.db"
+    path.write_text(f'[database]\nurl = "sqlite:///{db.as_posix()}"\n'
+                    '[forum]\nkind = "spirit"\nbase_url = "http://127.0.0.1:9/"\n'
+                    'password_env = "TIANSHEN_NO_SUCH_PASSWORD"\n', encoding="utf-8")
+    for command in (["forum", "check", "--config", str(path)], ["run", "--config", str(path)]):
+        result = CliRunner().invoke(app, command, env=WIDE)
+        assert result.exit_code == 2, result.output
+        line = result.output.strip()
+        assert "\n" not in line and str(path) in line, result.output
+        assert "[forum] password_env" in line and "TIANSHEN_NO_SUCH_PASSWORD" in line and "not set" in line
+    assert not db.exists()  # refused before the database is made
