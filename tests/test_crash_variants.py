@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -27,10 +28,12 @@ from tianshen.core.spec import load_spec
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.forum.render import render_parts
 from tianshen.service import crash
+from tianshen.service import sender as sender_module
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import VirtualClock, default_seats
 from tianshen.store import Store
+from tianshen.store import store as store_module
 
 START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 VARIANTS = ["classic_8", "classic_10", "classic_13", "game_ten", "n_lives", "hex_survival_12", "hex_survival_14",
@@ -72,6 +75,7 @@ class Game:
         path.mkdir(parents=True, exist_ok=True)
         self.variant, self.seed, self.rng = variant, seed, rng
         self.clock = VirtualClock(START)
+        CURRENT.append(self.clock)
         self.board = MemoryBoard(self.clock.now)
         self.url = f"sqlite:///{path / 'g.db'}"
         self.store = Store(self.url, durable=False)
@@ -185,9 +189,25 @@ class Game:
         return out
 
 
+CURRENT: list[VirtualClock] = []  # the clock of the game being played
+
+
+class _VirtualDatetime(datetime):
+    """The sender's and the store's own clock follow the game's virtual clock: a restart
+    hours later is hours later for them too, as it is for a real process."""
+
+    @classmethod
+    def now(cls, tz=None):  # type: ignore[override]
+        return CURRENT[-1].now() if CURRENT else datetime.now(tz)
+
+
 @pytest.fixture(autouse=True)
-def _quiet_crash_points(monkeypatch: pytest.MonkeyPatch) -> None:
+def _quiet_crash_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(crash, "point", lambda name: None)
+    monkeypatch.setattr(sender_module, "datetime", _VirtualDatetime)
+    monkeypatch.setattr(store_module, "utcnow", lambda: CURRENT[-1].now() if CURRENT else datetime.now(UTC))
+    yield
+    CURRENT.clear()
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
