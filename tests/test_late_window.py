@@ -241,3 +241,19 @@ def test_through_the_daemon_a_downtime_across_the_vote_extends_it(tmp_path: Path
     assert [e["command"] for e in state.data["gm_log"]] == ["extend"]
     assert len([t for t, title in board.threads() if "投票" in title]) == 1
     again.store.close()
+
+
+def test_an_extension_moves_an_open_check_in_too() -> None:
+    """001 §3.2: the 24 h to reply to the player list are the players'; an extension of night
+    1 (a deal that reached the board late) moves the check-in's end with the night's."""
+    from tianshen.core.model import GmIn
+    from tianshen.rules import load_ruleset
+    from tianshen.sim.rehearsal import default_seats
+
+    ruleset = load_ruleset("game_ten")
+    state = ruleset.setup(GameSetup(seats=default_seats(14), seed=1, start=START, salt="ab" * 16)).state
+    before = ruleset.next_deadline(state)
+    assert before is not None and before.kind == "checkin_end"
+    out = ruleset.apply(state, GmIn(id="gm:1", at=START, command="extend", args={"hours": 5}, reason="迟到"))
+    after = ruleset.next_deadline(out.state)
+    assert after is not None and after.at == before.at + timedelta(hours=5)

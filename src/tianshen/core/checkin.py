@@ -23,6 +23,14 @@ def deadline(state: GameState) -> datetime | None:
     return datetime.fromisoformat(window["ends_at"]) if window else None
 
 
+def shift(state: GameState, hours: float) -> None:
+    """An extension of the phase (002 延长游戏时段) moves an open check-in's end too: the
+    24 h to reply to the player list are the players' own (001 §3.2)."""
+    window = state.data.get("checkin")
+    if window:
+        window["ends_at"] = (datetime.fromisoformat(window["ends_at"]) + timedelta(hours=hours)).isoformat()
+
+
 def take(state: GameState, post: PostIn) -> bool:
     """A reply to the player list by a player's 马甲, in time, checks him in."""
     window = state.data.get("checkin")

@@ -198,6 +198,7 @@ class Ruleset(ABC):
         """Move the current phase's deadlines later by `hours` (002: 延长游戏时段)."""
         hours = _hours(gm.args.get("hours"))
         self.shift_schedule(state, hours)
+        checkin.shift(state, hours)
         return self._announce(state, "gm_extended", hours=_num(hours), reason=gm.reason)
 
     def gm_pause(self, state: GameState, gm: GmIn) -> Outcome:
@@ -212,7 +213,9 @@ class Ruleset(ABC):
         paused = state.data.pop("paused_at", None)
         if not paused:
             raise GmRefused("the game is not paused")
-        self.shift_schedule(state, (gm.at - datetime.fromisoformat(paused)).total_seconds() / 3600)
+        paused_hours = (gm.at - datetime.fromisoformat(paused)).total_seconds() / 3600
+        self.shift_schedule(state, paused_hours)
+        checkin.shift(state, paused_hours)
         return self._announce(state, "gm_resumed", reason=gm.reason)
 
     def _announce(self, state: GameState, key: str, **values: Any) -> Outcome:
