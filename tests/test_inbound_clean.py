@@ -51,13 +51,14 @@ def test_a_strangers_dirty_pm_does_not_stop_the_board(db_url: str, tmp_path: Pat
     board = daemon.store.board_game(daemon.board_key)
     [stored] = daemon.store.inbound(board)
     assert stored.text == "杀 \ufffd白狐"
-    first = daemon.store.list_games()[0].phase_label
-    for _ in range(40):  # the game's deadlines still fire
+    game = daemon.store.game_id("daemon-test")
+    first = daemon.store.load_game(game)
+    for _ in range(200):  # the game's deadlines still fire (under load it may have ended already)
+        if first.status == "over" or daemon.store.load_game(game).step_seq > first.step_seq:
+            break
         time.sleep(0.05)
         daemon.tick()
-        if daemon.store.load_game(daemon.store.game_id("daemon-test")).phase_label != first:
-            break
-    assert daemon.store.load_game(daemon.store.game_id("daemon-test")).phase_label != first
+    assert first.status == "over" or daemon.store.load_game(game).step_seq > first.step_seq
     daemon.store.close()
 
 
@@ -102,3 +103,26 @@ def test_a_post_with_crlf_or_controls_is_not_taken_for_edited(store: Store) -> N
     _run_day(driver, clock)
     posts = [i for i in store.inbound(driver.game_id) if i.source == "post"]
     assert posts and not [i for i in posts if "~" in i.forum_id or i.edited]
+
+
+def test_a_board_pm_that_cannot_be_stored_is_refused_once_without_its_text(tmp_path: Path, monkeypatch) -> None:
+    """Item 3: per-input isolation; the poisoned PM is stored once (no text), answered once."""
+    daemon = Daemon(load_config(write_config(tmp_path / "c.toml", f"sqlite:///{tmp_path / 'd.db'}")))
+    daemon.tick()
+    assert daemon.board is not None
+    real = daemon.store.commit_step
+
+    def poisoned(game_id, **kw):  # type: ignore[no-untyped-def]
+        if kw.get("inbound") is not None and "毒" in kw["inbound"].text:
+            raise ValueError("cannot store this")
+        return real(game_id, **kw)
+
+    monkeypatch.setattr(daemon.store, "commit_step", poisoned)
+    daemon.board.pm("路人乙", daemon.forum.account, "毒")
+    daemon.tick()
+    daemon.tick()
+    refusals = [m for m in daemon.board.inbox("路人乙") if m.sender == daemon.forum.account]
+    assert len(refusals) == 1 and "没有被接受" in refusals[0].text
+    [stored] = daemon.store.inbound(daemon.store.board_game(daemon.board_key))
+    assert stored.text == ""
+    daemon.store.close()
