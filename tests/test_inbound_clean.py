@@ -126,3 +126,32 @@ def test_a_board_pm_that_cannot_be_stored_is_refused_once_without_its_text(tmp_p
     [stored] = daemon.store.inbound(daemon.store.board_game(daemon.board_key))
     assert stored.text == ""
     daemon.store.close()
+
+
+def test_a_broken_game_stops_no_other_game_and_the_gm_is_told_once(tmp_path: Path) -> None:
+    """Item 3, per game: Daemon._guard around each game's work."""
+    import test_many_games
+
+    path = test_many_games._config(tmp_path, f"sqlite:///{tmp_path / 'b.db'}")
+    path.write_text(path.read_text(encoding="utf-8").replace("seed = 4\n", 'seed = 4\ngm_contact = "主持人"\n'),
+                    encoding="utf-8")
+    config = load_config(path)
+    config.run.simulate = False
+    daemon = Daemon(config)
+    daemon.tick()  # deals the games
+    broken, *others = list(daemon.served.values())
+
+    def boom(*_a: object, **_k: object) -> int:
+        raise RuntimeError("坏了")
+
+    broken.driver.advance = boom  # type: ignore[method-assign]
+    seqs = {s.driver.game_id: daemon.store.load_game(s.driver.game_id).step_seq for s in others}
+    for _ in range(200):
+        time.sleep(0.05)
+        daemon.tick()
+        if all(daemon.store.load_game(g).step_seq > q for g, q in seqs.items()):
+            break
+    assert all(daemon.store.load_game(g).step_seq > q for g, q in seqs.items())
+    told = [o for o in daemon.store.outbox(broken.driver.game_id) if o.target == "主持人" and "坏了" in o.body]
+    assert len(told) == 1
+    daemon.store.close()
