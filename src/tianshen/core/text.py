@@ -12,6 +12,7 @@ import re
 
 # C0 controls except \t \n \r, DEL, and the C1 controls.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CRLF = re.compile(r"\r+\n")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
@@ -21,7 +22,7 @@ def clean(text: str) -> str:
     surrogate replaced by U+FFFD; a surrogate pair left as two code points is joined."""
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}")
-    text = _CONTROLS.sub("", text.replace("\r\n", "\n"))
+    text = _CRLF.sub("\n", _CONTROLS.sub("", text))  # in this order: clean(clean(x)) == clean(x)
     return _fix_surrogates(text)
 
 

@@ -13,6 +13,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
+from tianshen.core.text import clean
+
+
+def _clean_fields(obj: object, names: tuple[str, ...]) -> None:
+    """Issue 22 items 3-5: every text an adapter hands out is cleaned here, once, as the
+    intake validators clean it (a NUL, a lone surrogate, a control character, \\r\\n)."""
+    for name in names:
+        value = getattr(obj, name)
+        if isinstance(value, str):
+            object.__setattr__(obj, name, clean(value))
+
 
 @dataclass(frozen=True)
 class ForumPm:
@@ -21,6 +32,9 @@ class ForumPm:
     sent_at: datetime  # forum server time, timezone-aware (UTC)
     subject: str
     text: str
+
+    def __post_init__(self) -> None:
+        _clean_fields(self, ("sender", "subject", "text"))
 
 
 @dataclass(frozen=True)
@@ -33,6 +47,9 @@ class ForumPost:
     edited: bool = False
     position: int = 0  # 1 = the opening post
     original_text: str | None = None  # the first version of an edited post, when the forum shows it
+
+    def __post_init__(self) -> None:
+        _clean_fields(self, ("author", "text", "original_text"))
 
 
 @dataclass(frozen=True)

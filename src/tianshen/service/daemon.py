@@ -345,7 +345,7 @@ class Daemon:
                 ended = [g for g in played if g.status == "over"]
                 if not games and any(self.store.has_inbound(g.id, "pm", str(pm.id)) for g in ended):
                     continue  # read again (the mark trails): its game answered it before it ended
-                self._refuse(pm, games, ended)
+                self._refuse_isolated(pm, games, ended)
         if self.board_owned and mark is not None and str(mark) != marks[-1]:
             self.store.set_mark(self.board_row, "pm", str(mark))
         return routed, True, mark
@@ -357,6 +357,17 @@ class Daemon:
             for name in identity.seat_names(r.config):
                 routes.setdefault(name, []).append(r)
         return routes
+
+    def _refuse_isolated(self, pm: ForumPm, games: list[GameRecord], ended: list[GameRecord]) -> None:
+        """Issue 22 item 3: a PM that cannot be stored as it is stops no tick: it is stored
+        (and refused once) without its text."""
+        try:
+            self._refuse(pm, games, ended)
+        except Exception:
+            log.exception("board: PM %s from %s could not be stored; refused without its text", pm.id, pm.sender)
+            from dataclasses import replace
+
+            self._refuse(replace(pm, text=""), games, ended)
 
     def _refuse(self, pm: ForumPm, games: list[GameRecord], ended: list[GameRecord]) -> None:
         """A PM from no game's player, or from one in several games who did not say which."""
