@@ -90,6 +90,7 @@ class Game:
         self.sims = sims_for(spec.ruleset, self.board, self.driver.forum.account, seed)
         self.restarts = self.late_restarts = self.extends_after_late = 0
         self._late_check: int | None = None  # extensions before a late restart
+        self.acted: set[str] = set()
 
     def _driver(self) -> GameDriver:
         forum = ForgetfulForum(self.board)
@@ -114,6 +115,7 @@ class Game:
         if delay == "minutes":
             self.clock.set(now + timedelta(minutes=self.rng.randint(1, 8)))  # type: ignore[union-attr]
         elif delay in ("deadline", "phase") and deadline is not None and deadline.at > now:
+            self._act(deadline.at)  # the board is up while tianshen is down: players act in time
             extra = timedelta(hours=6 if delay == "phase" else 0, minutes=40)
             self.clock.set(deadline.at + extra)
             self.late_restarts += 1
@@ -123,8 +125,18 @@ class Game:
     def _extends(self) -> int:
         return sum(1 for e in self.driver.state().data.get("gm_log", []) if e["command"] == "extend")
 
+    def _act(self, deadline_at: datetime) -> None:
+        """The players act once per phase point, on what they find on the board."""
+        state = self.driver.state()
+        point = f"{state.phase.label}:{state.phase.step}"
+        if point in self.acted:
+            return
+        self.acted.add(point)
+        self.clock.set(max(self.clock.now(), min(self.clock.now() + timedelta(hours=1),
+                                                 deadline_at - timedelta(minutes=1))))
+        self.sims.act(state, self.clock.now(), self.on_board)
+
     def play(self) -> None:
-        acted: set[str] = set()
         for _ in range(800):
             try:
                 if not self.driver.is_started():
@@ -137,12 +149,7 @@ class Game:
                     if self.store.pending_outbox(self.game_id):
                         continue
                     return
-                point = f"{state.phase.label}:{state.phase.step}"
-                if point not in acted:
-                    acted.add(point)
-                    self.clock.set(max(self.clock.now(), min(self.clock.now() + timedelta(hours=1),
-                                                             deadline.at - timedelta(minutes=1))))
-                    self.sims.act(state, self.clock.now(), self.on_board)
+                self._act(deadline.at)
                 self.clock.set(max(self.clock.now(), deadline.at))
                 self.driver.advance(self.clock.now())
                 if self._late_check is not None:
