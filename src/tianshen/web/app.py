@@ -156,7 +156,7 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     ruleset = load_ruleset(record.ruleset)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
-                           "is_hex": ruleset.spec.ruleset == "hex_survival", "hex_size": views.hex_size()}
+                           "is_hex": ruleset.spec.ruleset == "hex_survival"}
     if state is None:  # signed up, or dealt but the player list is not on the board yet
         signed_up = record.status == "new"
         ctx.update(phase="报名中" if signed_up else "即将开始", deadline=record.deadline_at if signed_up else None,
@@ -187,7 +187,7 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     ctx["players"] = views.public_players(ruleset, state)
     ctx["count"] = views.current_count(ruleset, state, datetime.now(UTC))
     ctx["days"] = views.vote_days(_posts(store, game_id), outbox, links)
-    ctx["cells"] = views.hex_cells(ruleset, None, secret=False) if ctx["is_hex"] else []
+    ctx["hexmap"] = views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None
     ctx["alive"] = sum(1 for p in state.players if p.alive)
     return ctx
 
@@ -210,7 +210,7 @@ def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, 
     ctx["shared_notes"] = _shared_notes(ctx["players"])
     ctx["inputs"] = _inputs(store, record.name, game_id, state.phase.label, outbox)
     ctx["preview"] = _preview(store, game_id)
-    ctx["cells"] = views.hex_cells(ruleset, state, secret=True) if ctx["is_hex"] else []
+    ctx["hexmap"] = views.hex_map(ruleset, state, secret=True) if ctx["is_hex"] else None
     ctx["seed"] = record.seed
     return ctx
 

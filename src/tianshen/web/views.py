@@ -18,6 +18,7 @@ from tianshen.core.ruleset import REMINDER, Deadline, GameSetup, Ruleset
 from tianshen.rules.butterfly_elder import vote
 from tianshen.rules.hex_survival import ballot as hex_ballot
 from tianshen.rules.hex_survival import hexmap
+from tianshen.web import hexlayout
 
 PHASE_WORDS = {"night": "夜", "day": "天"}
 STATUS_WORDS = {"new": "报名中", "running": "进行中", "paused": "暂停", "over": "已结束"}
@@ -258,40 +259,56 @@ class HexCell:
     x: float
     y: float
     points: str
+    neighbours: list[str]  # the map table's, upper case: the tap/hover highlight and the test read them
+    ghost: bool = False  # a pale copy across the wrap-around edge: its name only
     people: list[str] = field(default_factory=list)  # GM only: "白狐 42"
     depth: int | None = None  # GM only: how deep it was dug
+
+
+@dataclass
+class HexMapView:
+    cells: list[HexCell]
+    width: int
+    height: int
+    apart: bool  # no hex layout fits the table: nothing touches, the highlight shows neighbours
 
 
 HEX_R = 38.0
 
 
-def hex_cells(ruleset: Ruleset, state: GameState | None, secret: bool) -> list[HexCell]:
-    """The 4×4 torus drawn as offset rows (a–d) of pointy hexes; with `secret`, who stands
-    where with his HP, and the dig depths (003 §5.1: never public)."""
+def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapView:
+    """The 4×4 torus as rows a–d of pointy hexes laid out from the map's own table, with the
+    wrap-around copies around them (web.hexlayout); with `secret`, who stands where with his
+    HP, and the dig depths (003 §5.1: never public)."""
     the_map = hexmap.load(ruleset.spec.options)
+    shape = hexlayout.layout(the_map.cells, the_map.neighbours)
     w = HEX_R * 3 ** 0.5
+    spots = [(w * (p.at[0] + p.at[1] / 2) * shape.spacing, HEX_R * 1.5 * p.at[1] * shape.spacing)
+             for p in shape.placed]
+    left = min(x for x, _ in spots) - w / 2 - 4
+    top = min(y for _, y in spots) - HEX_R - 4
     cells = []
-    for i, name in enumerate(the_map.cells):
-        row, col = divmod(i, 4)
-        x = w * col + (w / 2 if row % 2 else 0) + w / 2 + 4
-        y = HEX_R * 1.5 * row + HEX_R + 4
+    for p, (x, y) in sorted(zip(shape.placed, spots, strict=True), key=lambda c: not c[0].ghost):
+        x, y = x - left, y - top
         pts = " ".join(f"{x + HEX_R * _cos(a):.1f},{y + HEX_R * _sin(a):.1f}" for a in range(30, 390, 60))
-        cells.append(HexCell(name=name.upper(), x=x, y=y, points=pts))
+        cells.append(HexCell(name=p.cell.upper(), x=round(x, 1), y=round(y, 1), points=pts, ghost=p.ghost,
+                             neighbours=[n.upper() for n in the_map.neighbours[p.cell]]))
     if secret and state is not None:
-        by_name = {c.name.lower(): c for c in cells}
-        for p in state.players:
-            cell = by_name.get(str(p.extra.get("cell") or "").lower())
-            if cell is not None and p.alive:
-                cell.people.append(f"{p.name} {p.extra.get('hp', '?')}")
-        for name, depth in (state.data.get("depth") or {}).items():
-            if name.lower() in by_name:
-                by_name[name.lower()].depth = depth
-    return cells
+        _place_people(cells, state)
+    width = max(c.x for c in cells) + w / 2 + 4
+    height = max(c.y for c in cells) + HEX_R + 4
+    return HexMapView(cells, math.ceil(width), math.ceil(height), shape.spacing != 1.0)
 
 
-def hex_size() -> tuple[int, int]:
-    w = HEX_R * 3 ** 0.5
-    return int(w * 4.5 + 8), int(HEX_R * 1.5 * 3 + HEX_R * 2 + 8)
+def _place_people(cells: list[HexCell], state: GameState) -> None:
+    by_name = {c.name.lower(): c for c in cells if not c.ghost}
+    for p in state.players:
+        cell = by_name.get(str(p.extra.get("cell") or "").lower())
+        if cell is not None and p.alive:
+            cell.people.append(f"{p.name} {p.extra.get('hp', '?')}")
+    for name, depth in (state.data.get("depth") or {}).items():
+        if name.lower() in by_name:
+            by_name[name.lower()].depth = depth
 
 
 def _cos(deg: int) -> float:

@@ -32,6 +32,28 @@
   }
 
   var last = null;
+  // The hex map: a tapped (or hovered) cell lights up its neighbours, from the map's own
+  // table (data-neighbours), copies over the edge included.  Listened for on the document:
+  // the map is swapped in anew by every poll.
+  function pick(cell) {
+    document.querySelectorAll(".hexmap .picked, .hexmap .near").forEach(function (el) {
+      el.classList.remove("picked", "near");
+    });
+    if (!cell) { return; }
+    var near = (cell.dataset.neighbours || "").split(" ");
+    document.querySelectorAll(".hexmap .cell").forEach(function (el) {
+      if (el.dataset.cell === cell.dataset.cell) { el.classList.add("picked"); }
+      else if (near.indexOf(el.dataset.cell) >= 0) { el.classList.add("near"); }
+    });
+  }
+  document.addEventListener("click", function (e) {
+    pick(e.target.closest ? e.target.closest(".hexmap .cell") : null);
+  });
+  document.addEventListener("mouseover", function (e) {
+    var cell = e.target.closest ? e.target.closest(".hexmap .cell") : null;
+    if (cell) { pick(cell); }
+  });
+
   function poll() {
     fetch(live.dataset.src, {credentials: "same-origin", cache: "no-store"}).then(function (r) {
       if (!r.ok) { throw new Error(r.status); }
