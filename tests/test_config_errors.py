@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tianshen.cli import app
-from tianshen.config import load_config
+from tianshen.config import check_games, load_config
 
 WIDE = {"COLUMNS": "240"}
 GAME = '[game]\nname = "g"\nruleset = "classic_8"\nstart = 2026-03-01T20:00:00+08:00\n'
@@ -84,13 +84,33 @@ def test_a_bad_forum_kind_and_a_missing_key(tmp_path: Path) -> None:
     assert "[game] name" in message and "missing" in message
 
 
+def _games_error(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "c.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        check_games(path, load_config(path))
+    return str(caught.value)
+
+
 def test_an_unknown_ruleset_or_role_names_the_file_and_the_key(tmp_path: Path) -> None:
-    message = _error(tmp_path, GAME.replace("classic_8", "classic_99"))
+    message = _games_error(tmp_path, GAME.replace("classic_8", "classic_99"))
     _one_line(message, tmp_path)
     assert "[game] ruleset" in message and "classic_99" in message and "tianshen rulesets" in message
-    message = _error(tmp_path, GAME + '[game.roles]\n"白狐" = "狼人"\n')
+    message = _games_error(tmp_path, GAME + '[game.roles]\n"白狐" = "狼人"\n')
     _one_line(message, tmp_path)
     assert "[game] roles" in message and "狼人" in message and "杀手" in message
+    many = GAME.replace("[game]", "[[game]]") + GAME.replace("[game]", "[[game]]").replace("classic_8", "nope")
+    assert "[[game]] #2 ruleset" in _games_error(tmp_path, many)
+
+
+def test_signing_up_names_the_file_and_the_key_of_a_bad_ruleset(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(f'[database]\nurl = "sqlite:///{(tmp_path / "d.db").as_posix()}"\n'
+                    + GAME.replace("classic_8", "classic_99"), encoding="utf-8")
+    for command in (["admin", "new-game", "--config", str(path)], ["run", "--config", str(path)]):
+        result = CliRunner().invoke(app, command, env=WIDE)
+        assert result.exit_code == 2 and "[game] ruleset" in result.output, result.output
+    assert not (tmp_path / "d.db").exists()
 
 
 def test_the_cli_prints_the_error_whole_on_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

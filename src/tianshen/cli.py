@@ -141,7 +141,10 @@ def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
 
 def _check_before_run(path: str, cfg) -> None:  # cfg: Config
     """What would fail after the database is made fails first: the forum's password, and a
-    config without a game on a database that does not exist yet."""
+    config without a game on a database that does not exist yet; the games' rulesets and roles."""
+    from tianshen.config import check_games
+
+    check_games(path, cfg)
     if cfg.forum.kind != "memory":
         cfg.forum.secret()  # ValueError naming password_env when it is not set
     if not cfg.games() and _missing_file(cfg.database.url) is not None:
@@ -423,13 +426,14 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
              ) -> None:
     """Sign a game up: ruleset, players and their vests (马甲), substitutes, start time.  It is
     dealt at its start time by `tianshen run` (or now with `tianshen admin start`)."""
-    from tianshen.config import load_config
+    from tianshen.config import check_games, load_config
     from tianshen.store import Store
 
     try:
         cfg = load_config(config)
         if not cfg.games():
             raise ValueError(f"{config} has no [game] table")
+        check_games(config, cfg)
         setups = [(g, _setup(config, g)) for g in cfg.games()]  # each tried before the database is opened
         store = Store(db or cfg.database.url)
         store.upgrade()

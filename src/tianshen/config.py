@@ -164,16 +164,22 @@ def load_config(path: str | Path) -> Config:
         raise ValueError(f"{path}: [forum] missing {', '.join(missing)}: forum kind '{config.forum.kind}' "
                          f"needs base_url, username, password (or password_env)"
                          + (" and fid" if config.forum.kind == "discuz" else ""))
-    games = config.games()
-    for i, game in enumerate(games):
+    for game in config.games():
         game.ruleset = _beside(Path(path), game.ruleset)
-        _check_game(str(path), game, "[game]" if len(games) == 1 and isinstance(config.game, GameConfig)
-                    else f"[[game]] #{i + 1}")
     return config
 
 
+def check_games(path: str | Path, config: Config) -> None:
+    """Before games are signed up (`run`, `admin new-game`): each ruleset is found and every
+    fixed role is one of it.  Not in load_config: reading a config for its database or board
+    must not need the rulesets ($TIANSHEN_RULESETS may be the daemon's only)."""
+    games = config.games()
+    for i, game in enumerate(games):
+        where = "[game]" if isinstance(config.game, GameConfig) else f"[[game]] #{i + 1}"
+        _check_game(str(path), game, where)
+
+
 def _check_game(path: str, game: GameConfig, where: str) -> None:
-    """The ruleset is found and every fixed role is one of it."""
     try:
         spec = load_spec(game.ruleset)
     except ValueError as exc:
