@@ -99,7 +99,7 @@ def test_a_gm_override_made_beside_the_daemon_is_logged(tmp_path: Path, caplog: 
 
     from tianshen.cli import app
 
-    config = load_config(_config(tmp_path, "2026-01-01T20:00:00Z"))
+    config = load_config(_config(tmp_path, "2026-01-01T21:00:00Z"))  # dealt on time: no late-window extension
     board = MemoryBoard(lambda: datetime(2026, 1, 1, 21, tzinfo=UTC))
     forum = board.gm()
     daemon = Daemon(config, forum=forum, clock=ForumClock(forum))

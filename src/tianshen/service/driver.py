@@ -346,9 +346,9 @@ class GameDriver:
         return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
 
     def _open_window(self, at: datetime) -> None:
-        """A deadline (or the deal) opened a window: remember its opening posts and PMs (the
-        role PMs of the deal), to check when they reached the board."""
-        rows = [row.id for row in self.store.pending_outbox(self.game_id) if row.target != self.gm_contact]
+        """A deadline (or the deal) opened a window: remember its opening posts, to check
+        when they reached the board (a PM cannot be read back: only posts are timed)."""
+        rows = [row.id for row in self.store.pending_outbox(self.game_id) if row.kind == "post"]
         if rows and self.ruleset.next_deadline(self._current()) is not None:
             self.store.set_mark(self.game_id, "window", json.dumps({"at": at.isoformat(), "rows": rows}))
             self._window_open = True
@@ -382,10 +382,6 @@ class GameDriver:
 
     def _posted_at(self, row: OutboxRecord, now: datetime) -> datetime:
         """When an outbox post reached the board, by the board's time (now when unknown)."""
-        if row.kind == "pm":  # a PM cannot be read back: its recorded time, on the forum's clock
-            if row.sent_at is None:
-                return now
-            return self.sender.on_forum_clock(row.sent_at)
         ref, thread_id = row.forum_ref, self.sender.thread_id(self.game_id, row.target)
         if not ref or thread_id is None or (not ref.isdigit() and ref != thread_id):
             return now

@@ -112,10 +112,6 @@ class OutboxSender:
         start = look_back_from(since or forum_now) - (forum_now - local_now)
         return replace(write, since=since, known=self.store.count_sent_like(row, start))
 
-    def on_forum_clock(self, local: datetime) -> datetime:
-        """A time of our clock (what the store records) on the forum's clock."""
-        return local + (self._fresh_now() - datetime.now(UTC))
-
     def _fresh_now(self) -> datetime:
         """The forum's clock now (a retry after a crash is rare: worth asking), not the round's."""
         try:
