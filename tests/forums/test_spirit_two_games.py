@@ -49,7 +49,8 @@ def test_two_games_of_one_variant_on_spirit(spirit_server_factory, fast_classic_
         for name, (seats, at) in games.items())
     db = f"sqlite:///{tmp_path / 'board.db'}"
     path = tmp_path / "board.toml"
-    path.write_text(f'[database]\nurl = "{db}"\n[forum]\nkind = "spirit"\n[run]\npoll_seconds = 5\n\n{tables}',
+    path.write_text(f'[database]\nurl = "{db}"\n[forum]\nkind = "spirit"\nbase_url = "{server.base_url}"\n'
+                    f'username = "{server.gm_username}"\npassword = "{server.gm_password}"\n[run]\npoll_seconds = 5\n\n{tables}',
                     encoding="utf-8")
     daemon = Daemon(load_config(path), forum=forum, clock=ForumClock(forum))
     give_up = time.monotonic() + GAP_S + 600
