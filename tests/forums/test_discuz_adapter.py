@@ -3,6 +3,7 @@ answers, charsets — on the X3.5 (UTF-8) and X3.4 (GBK) recordings."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -13,6 +14,7 @@ from forums.discuz_fixtures import (
     RecordedBoard,
     Sleeps,
     json_page,
+    load,
     make_forum,
     needs_recordings,
     pc_thread_list,
@@ -699,3 +701,33 @@ def test_pms_from_the_gbk_pc_pages() -> None:
     pms = forum.fetch_pms(0)  # the recorded view stands in for player3's conversation
     assert pms and all(p.sender == "player1" and p.sender_uid == 3 for p in pms)
     assert all(p.sent_between is not None for p in pms)
+
+
+def _lagging_conversation(board, version: str, view: str, list_name: str, touid: int) -> None:
+    """Issue 27: the GM PMs the player, the player answers; the inbox shows the answer, the
+    conversation's count grows by one, but its default (last) page is still the old one.
+    Only the page past the end, which the board answers with everything, holds the answer."""
+    recorded = json.loads(load(version, view)[2])["Variables"]
+    old = recorded["list"]
+    mine = next(m for m in old if int(m["msgfromid"]) == touid)
+    answer = dict(mine, pmid="900", message="夜晚行动：我(狼人)选择杀 player3")
+    count = str(len(old) + 1)
+    entries = json.loads(load(version, list_name)[2])["Variables"]["list"]
+    changed = [dict(e, isnew="1", message=answer["message"], pmid="900") if int(e["touid"]) == touid else e
+               for e in entries]
+    board.api("GET", "mypm", [list_name, json_page(version, list_name, list=changed)])
+    board.api("GET", "mypm", [view, json_page(version, view, count=count)], subop="view", touid=str(touid))
+    board.api("GET", "mypm", json_page(version, view, list=old + [answer], count=count),
+              subop="view", touid=str(touid), page="2")
+
+
+@pytest.mark.parametrize(("version", "view", "touid"), [("x3.5", "api-mypm-view-touid2-perpage100.json", 2),
+                                                        ("x3.4", "api-mypm-view-touid6-perpage100.json", 6)])
+def test_a_pm_hidden_behind_a_lagging_last_page_is_read(version: str, view: str, touid: int) -> None:
+    board = x35_board() if version == "x3.5" else x34_board()
+    _lagging_conversation(board, version, view, "api-mypm-list.json", touid)
+    forum = make_forum(board)
+    forum.login()
+    assert 900 not in [p.id for p in forum.fetch_pms(None)]
+    later = forum.fetch_pms(1)
+    assert [(p.id, p.text) for p in later if p.id == 900] == [(900, "夜晚行动：我(狼人)选择杀 player3")]

@@ -148,6 +148,8 @@ class DiscuzForum:
         self._conv_sig: dict[int, tuple[int, str]] = {}
         self._conv_max: dict[int, int] = {}
         self._conv_pms: dict[int, dict[int, DiscuzPm]] = {}  # other uid -> the messages read, by pmid
+        self._conv_ids: dict[int, set[int]] = {}  # other uid -> every pmid read, the GM's too
+        self._conv_count: dict[int, tuple[int, int]] = {}  # other uid -> (count, pages) the board last said
         self._conv_floor: dict[int, int] = {}  # other uid -> the cache is complete above this pmid
         self._post_page: dict[int, dict[int, int]] = {}  # tid -> pid -> the page it was read on
         self._parsed: dict[tuple[int, int], tuple[str, parse.ThreadPage]] = {}  # (tid, page) -> (digest, page)
@@ -282,7 +284,32 @@ class DiscuzForum:
             if floor is not None and min(m.pmid for m in msgs) <= floor:
                 break
             page = current - 1
+        if self.client.mobile:
+            self._past_the_end(touid, got)
         return [got[k] for k in sorted(got)]
+
+    def _past_the_end(self, touid: int, got: dict[int, parse.PmMessage]) -> None:
+        """The X3.5 mobile API's default last page can lag behind new messages (issue 27):
+        when the board counts more messages than were ever read, page on past the end,
+        which the board answers with the whole conversation, until the count matches."""
+        known = self._conv_ids.setdefault(touid, set())
+        known.update(got)
+        count, pages = self._conv_count.get(touid, (0, 1))
+        tries = 0
+        while count > len(known) and tries < 3:
+            tries += 1
+            pages += 1
+            msgs, _, _ = self._conversation_page(touid, pages)
+            new = [m for m in msgs if m.pmid not in known]
+            for m in msgs:
+                got.setdefault(m.pmid, m)
+            known.update(got)
+            count, _ = self._conv_count.get(touid, (count, pages))
+            if not new:
+                break
+        if count != len(known):
+            log.warning("PM conversation with uid %s: the board counts %d messages, %d were read",
+                        touid, count, len(known))
 
     def _conversation_page(self, touid: int, page: int | None) -> tuple[list[parse.PmMessage], int, int]:
         extra: dict[str, Any] = {} if page is None else {"page": page}
@@ -290,6 +317,7 @@ class DiscuzForum:
             reply = self.client.api_get("mypm", subop="view", touid=touid, perpage=100, **extra)
             self._fail_unless_json(reply, "a PM conversation")
             msgs, current, pages = parse.api_pm_view(reply.answer.variables, self.now(), self.client.tz)
+            self._conv_count[touid] = (parse.api_pm_count(reply.answer.variables), pages)
             if page is None and current < pages and msgs:
                 # some versions default to the first page; go to the last one
                 return self._conversation_page(touid, pages)

@@ -687,6 +687,11 @@ def api_pm_view(variables: dict[str, Any], now: datetime, tz: timezone) -> tuple
     return out, int(variables.get("page") or 1), max(1, -(-count // perpage))
 
 
+def api_pm_count(variables: dict[str, Any]) -> int:
+    """How many messages the board says the conversation holds (0 when it does not say)."""
+    return int(variables.get("count") or 0)
+
+
 # ---- board lists -------------------------------------------------------------------------------
 
 
