@@ -365,13 +365,14 @@ class GameDriver:
         if not window:
             self._window_open = False
             return False
-        rows = {row.id: row for row in self.store.outbox(self.game_id) if row.id in set(window["rows"])}
-        if any(row.status != "sent" for row in rows.values()):
+        wanted = set(window["rows"])
+        rows = [row for row in self.store.outbox(self.game_id) if row.id in wanted]
+        if any(row.status != "sent" for row in rows):
             return False  # not all on the board yet: checked after the next flush
         self.store.set_mark(self.game_id, "window", "")
         self._window_open = False
         opened = datetime.fromisoformat(window["at"])
-        late = max((self._posted_at(row, now) for row in rows.values()), default=opened) - opened
+        late = max((self._posted_at(row, now) for row in rows), default=opened) - opened
         if self.late_window_policy != "extend" or late <= self.late_window_grace or self.is_over():
             return False
         hours = round(late.total_seconds() / 3600, 2)
@@ -383,13 +384,15 @@ class GameDriver:
     def _posted_at(self, row: OutboxRecord, now: datetime) -> datetime:
         """When an outbox post reached the board, by the board's time (now when unknown)."""
         ref, thread_id = row.forum_ref, self.sender.thread_id(self.game_id, row.target)
-        if not ref or thread_id is None or (not ref.isdigit() and ref != thread_id):
+        if not ref or thread_id is None:
             return now
         try:
             if ref == thread_id:  # the row opened the thread: its first post
                 posts = self.forum.read_thread(thread_id, None)[:1]
+            elif ref.isdigit():  # a reply: the post of that id
+                posts = [p for p in self.forum.read_thread(thread_id, int(ref) - 1) if str(p.id) == ref]
             else:
-                posts = [p for p in self.forum.read_thread(thread_id, int(ref) - 1) if str(p.id) == str(ref)]
+                return now
         except ForumError:
             return now
         return posts[0].posted_at if posts else now
