@@ -22,7 +22,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.blocking import BlockingScheduler
@@ -365,8 +365,6 @@ class Daemon:
             self._refuse(pm, games, ended)
         except Exception:
             log.exception("board: PM %s from %s could not be stored; refused without its text", pm.id, pm.sender)
-            from dataclasses import replace
-
             self._refuse(replace(pm, text=""), games, ended)
 
     def _refuse(self, pm: ForumPm, games: list[GameRecord], ended: list[GameRecord]) -> None:
