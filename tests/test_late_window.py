@@ -131,6 +131,30 @@ def test_a_driver_down_across_the_whole_vote_extends_it_by_the_time_missing(tmp_
     assert [p.name for p in state.players if p.death_cause == "no_vote"] == []
 
 
+def test_a_deal_that_reached_the_board_an_hour_late_extends_night_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def point(name: str) -> None:
+        if name == "before-write":
+            raise Crash(name)
+
+    monkeypatch.setattr(crash, "point", point)
+    with pytest.raises(Crash):
+        Game(tmp_path)  # dealt at START; the daemon dies before the first role PM is written
+    monkeypatch.setattr(crash, "point", lambda name: None)
+    game = Game.__new__(Game)
+    game.clock, game.url = VirtualClock(START + timedelta(hours=1)), f"sqlite:///{tmp_path / 'w.db'}"
+    game.board = MemoryBoard(game.clock.now)
+    game.store = Store(game.url)
+    game.game_id = game.store.game_id("w")
+    game.restart()
+    game.run_to(START + timedelta(hours=1))
+    state = game.driver.state()
+    assert state.phase.label == "night 1" and len(game.main_texts()) == 2  # the list, then the notice
+    assert game.driver.ruleset.next_deadline(state).at == START + timedelta(hours=25)
+    [entry] = state.data["gm_log"]
+    assert entry["command"] == "extend" and entry["args"]["hours"] == pytest.approx(1)
+
+
 def test_a_window_a_few_minutes_late_is_not_extended(tmp_path: Path) -> None:
     game = Game(tmp_path)
     game.run_to(START + timedelta(hours=24))

@@ -274,8 +274,26 @@ class Transcript:
         out += [f"PM {name} | {subject} | {text}" for name, pms in self.inboxes.items() for subject, text in pms]
         return out
 
+    def without_extensions(self) -> tuple[Transcript, list[str]]:
+        """This transcript without the GM's extension notices (issue 22 item 7: a window
+        that opened late on the board is extended), and those notices."""
+        notices: list[str] = []
+        threads = []
+        for title, posts in self.threads:
+            kept = dict(posts)
+            if GM_KEY in posts:
+                kept[GM_KEY] = [t for t in posts[GM_KEY] if not _is_extension(t)]
+                notices += [t for t in posts[GM_KEY] if _is_extension(t)]
+            threads.append((title, kept))
+        return Transcript(threads, self.gm_inbox, self.inboxes), notices
+
 
 GM_KEY = "<GM>"
+EXTENSION_NOTICE = "天神决定将"  # gm_extended in rulesets/_forum_common.toml
+
+
+def _is_extension(text: str) -> bool:
+    return text.startswith(EXTENSION_NOTICE)
 
 
 def read_transcript(server: SpiritServer, players: list[str]) -> Transcript:

@@ -3,7 +3,8 @@ forum with `tianshen run` as a child process, played by simulated players in thi
 (`sim.external`), twice with one seed, each on a fresh forum: once uncrashed (its crash
 trace lists the points a run passes), once with the daemon killed by SIGKILL at one point
 after another (TIANSHEN_CRASH_AT, restarted after each kill) until the game is over.  What
-every player and the GM account saw on the forum, and the winner, must be the same.
+every player and the GM account saw on the forum, and the winner, must be the same; only
+the crashed run may carry notices that extend a window which opened late (issue 22 item 7).
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ PLAYERS = list(DEFAULT_PLAYERS[:10])
 MIN_KILLS = 30
 MAX_GAME_SECONDS = 420
 STUCK_SECONDS = 45
+# Issue 22 item 7 at the test's time scale: a window whose opening post reached the board more
+# than this late is extended.  A restart takes 3-5 s, so one restart stays within it; a deal
+# that several kills stretched across night 1 does not.
+LATE_WINDOW_MINUTES = 10 / 60
 
 
 @dataclass
@@ -78,7 +83,8 @@ def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, t
     db_url = f"sqlite:///{workdir / 'game.db'}"
     config = write_config(workdir / "config.toml", server, db_url,
                           [GameConfig(GAME, ruleset, SEED, game_start(server), PLAYERS)],
-                          run_extra='owner = "crash-test"\n')  # the restarted daemon holds the game's lease
+                          # the restarted daemon holds the game's lease
+                          run_extra=f'owner = "crash-test"\nlate_window_minutes = {LATE_WINDOW_MINUTES}\n')
     daemon = Daemon(config, workdir, server, rulesets)
     store = Store(db_url)
     players = RetryingPlayers(SpiritPlayers(server.base_url, {p: server.players[p] for p in PLAYERS},
@@ -227,7 +233,12 @@ def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factor
               f"({len(set(points))} kinds); uncrashed {clean.seconds:.0f} s, crashed {crashed.seconds:.0f} s, "
               f"test {time.monotonic() - t0:.0f} s")
 
-    problems = differences(clean.transcript, crashed.transcript)
+    expected, clean_extensions = clean.transcript.without_extensions()
+    got, extensions = crashed.transcript.without_extensions()
+    with capsys.disabled():
+        print(f"extensions: {len(extensions)} in the crashed run, {len(clean_extensions)} uncrashed")
+    problems = differences(expected, got)
+    problems += [f"the uncrashed run was extended: {clean_extensions}"] if clean_extensions else []
     problems += [f"uncrashed run: {clean.stuck}"] if clean.stuck else []
     problems += [f"crashed run: {crashed.stuck[:3000]}"] if crashed.stuck else []
     problems += [f"left pending in the outbox (uncrashed): {clean.pending}"] if clean.pending else []
@@ -235,7 +246,7 @@ def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factor
     if crashed.final.winner != clean.final.winner:
         problems.append(f"winner {crashed.final.winner}, uncrashed {clean.final.winner}")
     assert not problems, "\n".join(problems[:60])
-    assert crashed.transcript == clean.transcript
+    assert got == expected
     assert len(kills) >= MIN_KILLS, f"only {len(kills)} kills before the game ended"
     spread = set(phases) & set(crashed.phases)
     assert len(spread) >= len(set(crashed.phases)) // 2, f"kills in {phases}, the game's phases {crashed.phases}"
