@@ -300,6 +300,7 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     pending = store.pending_outbox(record.id)
     if pending:
         console.print(f"[yellow]{len(pending)} messages waiting in the outbox[/yellow]")
+    _undelivered(store, record)
     for entry in state.data.get("gm_log", []):
         console.print(f"  GM {entry['at'][:16]} {entry['command']} {entry['args'] or ''} — {entry['reason']}",
                       markup=False, highlight=False)
@@ -363,8 +364,27 @@ def _list_games(db: str) -> bool:
                       f"{g.deadline_at:%m-%d %H:%M %Z}" if g.deadline_at and g.status != "over" else "",
                       g.winner or "", lease[0] if lease and lease[1] > datetime.now(UTC) else "")
     console.print(table)
+    for g in games:
+        if failed := store.failed_outbox(g.id):
+            console.print(f"{g.name}: {len(failed)} messages not delivered (the board refused them); "
+                          f"tianshen admin status --game {g.name}", style="red", markup=False, highlight=False)
     console.print("details: tianshen admin status --game NAME")
     return True
+
+
+def _undelivered(store, record) -> None:  # Store, GameRecord
+    """Issue 23 item 4: the messages the board refused for good, one line each, and the fix."""
+    failed = store.failed_outbox(record.id)
+    if not failed:
+        return
+    console.print(f"{len(failed)} messages not delivered (the board refused them for good):", style="red",
+                  markup=False, highlight=False)
+    for row in failed:
+        what = f"PM to {row.target}" + (f" ({row.subject})" if row.subject else "") if row.kind == "pm" \
+            else f"post in {row.title or row.target}"
+        console.print(f"  #{row.id} {what}: {row.error}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"  fix the account on the forum, then: tianshen admin resend --game {record.name}",
+                  markup=False, highlight=False)
 
 
 def _public_status(name: str, state: GameState, ruleset) -> None:
@@ -489,6 +509,30 @@ def start(game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None
         _fail(str(exc))
         return
     console.print(f"{record.name} started: {outcome.state.phase.label}, {len(outcome.pms)} role PMs queued")
+
+
+@admin.command()
+def resend(game: GAME = None, db: DB = None, config: CONFIG = None,
+           message: Annotated[list[int] | None, typer.Option(
+               "--message", help="only this undelivered message (its # in `admin status`); repeatable")] = None,
+           ) -> None:
+    """Send again the messages the board refused for good (an unknown recipient…), once the
+    account is fixed; the running daemon sends them at its next poll."""
+    store, record = _open_game(_database(db, config), game)
+    failed = store.failed_outbox(record.id)
+    if message:
+        unknown = sorted(set(message) - {row.id for row in failed})
+        if unknown:
+            _fail(f"no undelivered message #{', #'.join(map(str, unknown))} in {record.name}; "
+                  f"`tianshen admin status --game {record.name}` lists them")
+    if not failed:
+        console.print(f"{record.name}: no undelivered message", markup=False, highlight=False)
+        return
+    rows = store.requeue_failed(record.id, message or None)
+    for row in rows:
+        console.print(f"  #{row.id} {row.kind} to {row.target}: queued again", markup=False, highlight=False)
+    console.print(f"{record.name}: {len(rows)} messages queued again; the daemon sends them at its next poll "
+                  "(if the board refuses again, the GM is told again)", markup=False, highlight=False)
 
 
 @admin.command()
