@@ -455,6 +455,7 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
             raise ValueError(f"{config} has no [game] table")
         check_games(config, cfg)
         setups = [(g, _setup(config, g)) for g in cfg.games()]  # each tried before the database is opened
+        _check_accounts_before_sign_up(config, cfg)
         store = Store(db or cfg.database.url)
         store.upgrade()
         for g, _ in setups:
@@ -468,6 +469,38 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         console.print(f"game {g.name} (#{game_id}, {spec_id}, {len(setup.seats)} players, "
                       f"{len(setup.substitutes)} substitutes) signed up; starts {g.start:%Y-%m-%d %H:%M %Z}",
                       markup=False, highlight=False)
+
+
+def _check_accounts_before_sign_up(path: str, cfg) -> None:  # cfg: Config
+    """Issue 23 item 3: `new-game` runs the accounts check of `forum check` when the forum
+    can be reached (ValueError, one line per problem, when it fails); when it cannot, a
+    warning line, and the game is signed up without it.  Shared accounts and the GM's own
+    account need no forum: they are always refused."""
+    from tianshen.forum.base import ForumError
+    from tianshen.forum.factory import make_forum
+    from tianshen.service.accounts import forum_problems, static_problems
+
+    if problems := static_problems(path, cfg):
+        raise ValueError("\n".join(problems))
+    where = cfg.forum.base_url or "the built-in board"
+    forum = None
+    try:
+        forum, _ = make_forum(cfg.forum, lambda: datetime.now(UTC))
+        forum.login()
+        report = forum_problems(path, cfg, forum)
+    except (ForumError, ValueError) as exc:
+        console.print(f"warning: the forum at {where} could not be reached, so the game board and the accounts "
+                      f"were not checked ({exc}); run `tianshen forum check --config {path}` before the start",
+                      style="yellow", markup=False, highlight=False, soft_wrap=True)
+        return
+    finally:
+        if callable(close := getattr(forum, "close", None)):
+            close()
+    if report.problems:
+        raise ValueError("\n".join(report.problems + ["nothing was signed up: fix the config (or the accounts on "
+                                                       "the forum), then run new-game again"]))
+    console.print(f"forum check: game board {report.board} and {report.accounts} accounts exist on {where}",
+                  markup=False, highlight=False)
 
 
 def _setup(config: str, g):  # GameConfig -> GameSetup, tried on its ruleset (ValueError when refused)
@@ -737,10 +770,37 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
         console.print(f"  [green]✔[/green] {escape(label)}" + (f": {escape(detail)}" if detail else ""),
                       highlight=False)
     if not failed:
+        failed = not _accounts_checked(config, cfg, forum)
+    if not failed:
         for line in getattr(forum, "describe", lambda: [])():  # adapter-specific facts (charset, flood…)
             console.print(f"  · {line}", highlight=False, markup=False)
     console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
     raise typer.Exit(1 if failed else 0)
+
+
+def _accounts_checked(path: str, cfg, forum) -> bool:  # Config, Forum (logged in)
+    """Issue 23 item 3: the game board and every account of every game ([game] / [[game]])
+    exist, no two seats share one and none is the GM's: ✔, or one ✘ line per problem."""
+    from tianshen.forum.base import ForumError
+    from tianshen.service.accounts import forum_problems, static_problems
+
+    problems = static_problems(path, cfg)
+    try:
+        report = forum_problems(path, cfg, forum)
+    except ForumError as exc:
+        console.print(f"  [red]✘[/red] checking the game board and the accounts: {escape(str(exc))}",
+                      highlight=False, soft_wrap=True)
+        return False
+    problems += report.problems
+    if report.board is not None:
+        console.print(f"  [green]✔[/green] game board: {escape(report.board)}", highlight=False)
+    for line in problems:
+        console.print(f"  [red]✘[/red] {escape(line)}", highlight=False, soft_wrap=True)
+    if cfg.games() and not problems:
+        console.print(f"  [green]✔[/green] accounts of {len(cfg.games())} game(s): {report.accounts} exist "
+                      f"(马甲, players' accounts, substitutes, gm_contact), none shared, none the GM's",
+                      highlight=False)
+    return not problems
 
 
 def _thread_line(posts: list) -> str:
