@@ -541,7 +541,8 @@ class DiscuzForum:
             if "不存在" in a.message:
                 return False
             raise ForumError(f"looking up the user {name!r}: the board answered {a.message!r}")
-        if a.kind == "page" and re.search(r"home\.php\?mod=space(?:&amp;|&)uid=\d+", reply.text) and name in reply.text:
+        title = re.search(r"<title>\s*(.*?)\s*</title>", reply.text[:5000], re.S)
+        if a.kind == "page" and title and title.group(1).casefold().startswith(f"{name}的".casefold()):  # 「player1的个人资料 - …」
             return True
         raise ForumError(f"looking up the user {name!r}: the board's answer is no profile page")
 
