@@ -130,3 +130,11 @@ def test_new_game_warns_and_proceeds_when_the_forum_cannot_be_reached(tmp_path: 
     assert result.exit_code == 0, result.output
     assert "warning: the forum at http://127.0.0.1:9/ could not be reached" in result.output, result.output
     assert "tianshen forum check --config" in result.output and "signed up" in result.output
+
+
+def test_run_refuses_to_sign_up_a_game_with_a_shared_account(tmp_path: Path) -> None:
+    path = _config(tmp_path, users=None, accounts=[*ACCOUNTS[:7], "alice"])
+    result = CliRunner().invoke(app, ["run", "--config", str(path)], env=WIDE)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert "game 'g0' players #8 (飞燕) forum_name 'alice' is also the account of seat #1 (白狐)" in result.output

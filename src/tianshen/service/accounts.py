@@ -65,31 +65,36 @@ def needs(game: GameConfig) -> Iterator[Need]:
 
 def static_problems(path: str, config: Config) -> list[str]:
     """Shared accounts and the GM's own account, in every game of the config."""
-    gm = config.forum.username.casefold()
     problems: list[str] = []
     for i, game in enumerate(config.games()):
-        head = f"{path}: {_where(config, i)}"
-        owner: dict[str, str] = {}  # account (casefolded) -> the seat holding it
-        for need in needs(game):
-            name = need.name.casefold()
-            label = need.key
-            if name == gm:
-                problems.append(f"{head} {label} '{need.name}' is the GM's own account ([forum] username, the "
-                                f"account tianshen logs in as); "
-                                + ("put the human GM's own account" if need.key == "gm_contact"
-                                   else "every player and substitute needs an account of his own"))
-                continue
-            held = owner.get(name)
-            if need.seat:
-                if held is not None and held != need.seat:
-                    problems.append(f"{head} {label} '{need.name}' is also the account of {held}; no two seats "
-                                    f"may share an account (PMs are routed by sender): give each seat its own")
-                else:
-                    owner[name] = need.seat
-            elif held is not None:
-                who = "a substitute" if need.key == "substitutes" else "the gm_contact (he reads the GM's notes)"
-                problems.append(f"{head} {label} '{need.name}' is the account of {held}; a player of the game "
-                                f"cannot be {who}: fix {need.key}")
+        problems += game_problems(f"{path}: {_where(config, i)}", game, config.forum.username)
+    return problems
+
+
+def game_problems(head: str, game: GameConfig, gm_account: str) -> list[str]:
+    """Shared accounts and the GM's own account in one game (`head`: the file and table)."""
+    gm = gm_account.casefold()
+    problems: list[str] = []
+    owner: dict[str, str] = {}  # account (casefolded) -> the seat holding it
+    for need in needs(game):
+        name, label = need.name.casefold(), need.key
+        if name == gm:
+            problems.append(f"{head} {label} '{need.name}' is the GM's own account ([forum] username, the "
+                            f"account tianshen logs in as); "
+                            + ("put the human GM's own account" if need.key == "gm_contact"
+                               else "every player and substitute needs an account of his own"))
+            continue
+        held = owner.get(name)
+        if need.seat:
+            if held is not None and held != need.seat:
+                problems.append(f"{head} {label} '{need.name}' is also the account of {held}; no two seats "
+                                f"may share an account (PMs are routed by sender): give each seat its own")
+            else:
+                owner[name] = need.seat
+        elif held is not None:
+            who = "a substitute" if need.key == "substitutes" else "the gm_contact (he reads the GM's notes)"
+            problems.append(f"{head} {label} '{need.name}' is the account of {held}; a player of the game "
+                            f"cannot be {who}: fix {need.key}")
     return problems
 
 
