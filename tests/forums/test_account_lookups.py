@@ -8,6 +8,8 @@ simulated forum that answers as Spirit 0.14's forms do (the live forum: test_spi
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import format_datetime
 from pathlib import Path
 
 import httpx
@@ -194,7 +196,12 @@ def _spirit(users: set[str], categories: list[tuple[str, str]]) -> httpx.MockTra
                 return httpx.Response(200, headers=html, text=page(f'<form action="." method="post">{body}</form>'))
             return httpx.Response(302, headers={"Location": "/topic/private/9/x/"})
         return httpx.Response(404, headers=html, text="no")
-    return httpx.MockTransport(handle)
+
+    def dated(request: httpx.Request) -> httpx.Response:
+        response = handle(request)
+        response.headers["Date"] = format_datetime(datetime.now(UTC), usegmt=True)
+        return response
+    return httpx.MockTransport(dated)
 
 
 def _spirit_forum(category: str | None, users: set[str] = frozenset({"alice"})):
@@ -221,3 +228,19 @@ def test_spirit_user_lookup_and_a_pm_to_no_user_is_refused_for_good() -> None:
     assert forum.user_exists("alicee") is False
     with pytest.raises(Undeliverable, match="no such user"):
         forum.send_pm("alicee", "主题", "正文", "k1")
+
+
+def test_forum_check_on_spirit_catches_a_misspelt_category(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tianshen.forum.factory.make_forum", lambda cfg, clock: (_spirit_forum(cfg.category), None))
+    config = tmp_path / "config.toml"
+    config.write_text('[forum]\nkind = "spirit"\nbase_url = "http://spirit.test/"\npassword = "pw"\n'
+                      'category = "杀人游戲"\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["forum", "check", "--config", str(config)], env=WIDE)
+    assert result.exit_code == 1, result.output
+    errors = [ln.strip() for ln in result.output.splitlines() if ln.strip().startswith("✘")]
+    assert len(errors) == 1 and errors[0].startswith(f"✘ {config}: [forum] category: the game category '杀人游戲' "
+                                                     "is not on the forum"), result.output
+    assert "杀人游戏 (3)" in errors[0] and "set `category` in the config" in errors[0]
+    config.write_text(config.read_text(encoding="utf-8").replace("杀人游戲", "杀人游戏"), encoding="utf-8")
+    fixed = CliRunner().invoke(app, ["forum", "check", "--config", str(config)], env=WIDE)
+    assert fixed.exit_code == 0 and "✔ game board: 杀人游戏 (category 3)" in fixed.output, fixed.output
