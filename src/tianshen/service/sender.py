@@ -91,11 +91,12 @@ class OutboxSender:
         contact = (record.config.get("setup") or {}).get("gm_contact")
         if not contact or contact == row.target:
             return
-        what = f"给论坛账号“{row.target}”的短消息" if row.kind == "pm" else f"帖子（{row.title or row.target}）"
         subject = f"（{row.subject}）" if row.subject else ""
-        body = (f"天神无法发出{record.name}的{what}{subject}：论坛拒绝了它，原因：{reason}\n"
-                f"这条消息没有送达，其余消息照常发出。请确认这个账号存在、能收短消息（或在论坛上改好它），"
-                f"然后运行 tianshen admin resend --game {record.name}，未送达的消息会重新发出。")
+        what = f"发给论坛账号“{row.target}”的短消息{subject}" if row.kind == "pm" \
+            else f"要发的帖子（{row.title or row.target}）"
+        body = (f"【{record.name}】天神{what}被论坛拒绝，没有送达。论坛的原因：{reason}\n"
+                f"其余消息照常发出。请确认这个账号在论坛上存在并能接收短消息（或改正它），然后运行 "
+                f"tianshen admin resend --game {record.name}，没有送达的消息会重新发出。")
         self.store.add_outbox(row.game_id, [OutboxItem(kind="pm", target=contact, subject="天神通报：消息未送达",
                                                        body=body)])
 
