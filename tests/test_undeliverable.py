@@ -27,7 +27,7 @@ def _config(tmp_path: Path, db: str, users: list[str]) -> Path:
     listed = ", ".join(f'"{u}"' for u in users)
     path = tmp_path / "c.toml"
     path.write_text(f'[database]\nurl = "{db}"\n[forum]\nkind = "memory"\nusers = [{listed}]\n'
-                    f"[run]\ntime_scale = 1\npoll_seconds = 0.05\n"
+                    f"[run]\ntime_scale = 1\npoll_seconds = 60\n"  # one tick sends all (its time budget)
                     f'[game]\nname = "spring"\nruleset = "classic_8"\nseed = 3\ngm_contact = "gm-human"\n'
                     f"start = 2026-01-01T20:00:00Z\nplayers = [{players}]\n", encoding="utf-8")
     return path
