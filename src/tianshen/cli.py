@@ -300,6 +300,7 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     pending = store.pending_outbox(record.id)
     if pending:
         console.print(f"[yellow]{len(pending)} messages waiting in the outbox[/yellow]")
+    _undelivered(store, record)
     for entry in state.data.get("gm_log", []):
         console.print(f"  GM {entry['at'][:16]} {entry['command']} {entry['args'] or ''} — {entry['reason']}",
                       markup=False, highlight=False)
@@ -363,8 +364,27 @@ def _list_games(db: str) -> bool:
                       f"{g.deadline_at:%m-%d %H:%M %Z}" if g.deadline_at and g.status != "over" else "",
                       g.winner or "", lease[0] if lease and lease[1] > datetime.now(UTC) else "")
     console.print(table)
+    for g in games:
+        if failed := store.failed_outbox(g.id):
+            console.print(f"{g.name}: {len(failed)} messages not delivered (the board refused them); "
+                          f"tianshen admin status --game {g.name}", style="red", markup=False, highlight=False)
     console.print("details: tianshen admin status --game NAME")
     return True
+
+
+def _undelivered(store, record) -> None:  # Store, GameRecord
+    """Issue 23 item 4: the messages the board refused for good, one line each, and the fix."""
+    failed = store.failed_outbox(record.id)
+    if not failed:
+        return
+    console.print(f"{len(failed)} messages not delivered (the board refused them for good):", style="red",
+                  markup=False, highlight=False)
+    for row in failed:
+        what = f"PM to {row.target}" + (f" ({row.subject})" if row.subject else "") if row.kind == "pm" \
+            else f"post in {row.title or row.target}"
+        console.print(f"  #{row.id} {what}: {row.error}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"  fix the account on the forum, then: tianshen admin resend --game {record.name}",
+                  markup=False, highlight=False)
 
 
 def _public_status(name: str, state: GameState, ruleset) -> None:
@@ -435,6 +455,7 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
             raise ValueError(f"{config} has no [game] table")
         check_games(config, cfg)
         setups = [(g, _setup(config, g)) for g in cfg.games()]  # each tried before the database is opened
+        _check_accounts_before_sign_up(config, cfg)
         store = Store(db or cfg.database.url)
         store.upgrade()
         for g, _ in setups:
@@ -448,6 +469,38 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         console.print(f"game {g.name} (#{game_id}, {spec_id}, {len(setup.seats)} players, "
                       f"{len(setup.substitutes)} substitutes) signed up; starts {g.start:%Y-%m-%d %H:%M %Z}",
                       markup=False, highlight=False)
+
+
+def _check_accounts_before_sign_up(path: str, cfg) -> None:  # cfg: Config
+    """Issue 23 item 3: `new-game` runs the accounts check of `forum check` when the forum
+    can be reached (ValueError, one line per problem, when it fails); when it cannot, a
+    warning line, and the game is signed up without it.  Shared accounts and the GM's own
+    account need no forum: they are always refused."""
+    from tianshen.forum.base import ForumError
+    from tianshen.forum.factory import make_forum
+    from tianshen.service.accounts import forum_problems, static_problems
+
+    if problems := static_problems(path, cfg):
+        raise ValueError("\n".join(problems))
+    where = cfg.forum.base_url or "the built-in board"
+    forum = None
+    try:
+        forum, _ = make_forum(cfg.forum, lambda: datetime.now(UTC))
+        forum.login()
+        report = forum_problems(path, cfg, forum)
+    except (ForumError, ValueError) as exc:
+        console.print(f"warning: the forum at {where} could not be reached, so the game board and the accounts "
+                      f"were not checked ({exc}); run `tianshen forum check --config {path}` before the start",
+                      style="yellow", markup=False, highlight=False, soft_wrap=True)
+        return
+    finally:
+        if callable(close := getattr(forum, "close", None)):
+            close()
+    if report.problems:
+        raise ValueError("\n".join(report.problems + ["nothing was signed up: fix the config (or the accounts on "
+                                                       "the forum), then run new-game again"]))
+    console.print(f"forum check: game board {report.board} and {report.accounts} accounts exist on {where}",
+                  markup=False, highlight=False)
 
 
 def _setup(config: str, g):  # GameConfig -> GameSetup, tried on its ruleset (ValueError when refused)
@@ -489,6 +542,30 @@ def start(game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None
         _fail(str(exc))
         return
     console.print(f"{record.name} started: {outcome.state.phase.label}, {len(outcome.pms)} role PMs queued")
+
+
+@admin.command()
+def resend(game: GAME = None, db: DB = None, config: CONFIG = None,
+           message: Annotated[list[int] | None, typer.Option(
+               "--message", help="only this undelivered message (its # in `admin status`); repeatable")] = None,
+           ) -> None:
+    """Send again the messages the board refused for good (an unknown recipient…), once the
+    account is fixed; the running daemon sends them at its next poll."""
+    store, record = _open_game(_database(db, config), game)
+    failed = store.failed_outbox(record.id)
+    if message:
+        unknown = sorted(set(message) - {row.id for row in failed})
+        if unknown:
+            _fail(f"no undelivered message #{', #'.join(map(str, unknown))} in {record.name}; "
+                  f"`tianshen admin status --game {record.name}` lists them")
+    if not failed:
+        console.print(f"{record.name}: no undelivered message", markup=False, highlight=False)
+        return
+    rows = store.requeue_failed(record.id, message or None)
+    for row in rows:
+        console.print(f"  #{row.id} {row.kind} to {row.target}: queued again", markup=False, highlight=False)
+    console.print(f"{record.name}: {len(rows)} messages queued again; the daemon sends them at its next poll "
+                  "(if the board refuses again, the GM is told again)", markup=False, highlight=False)
 
 
 @admin.command()
@@ -693,10 +770,37 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
         console.print(f"  [green]✔[/green] {escape(label)}" + (f": {escape(detail)}" if detail else ""),
                       highlight=False)
     if not failed:
+        failed = not _accounts_checked(config, cfg, forum)
+    if not failed:
         for line in getattr(forum, "describe", lambda: [])():  # adapter-specific facts (charset, flood…)
             console.print(f"  · {line}", highlight=False, markup=False)
     console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
     raise typer.Exit(1 if failed else 0)
+
+
+def _accounts_checked(path: str, cfg, forum) -> bool:  # Config, Forum (logged in)
+    """Issue 23 item 3: the game board and every account of every game ([game] / [[game]])
+    exist, no two seats share one and none is the GM's: ✔, or one ✘ line per problem."""
+    from tianshen.forum.base import ForumError
+    from tianshen.service.accounts import forum_problems, static_problems
+
+    problems = static_problems(path, cfg)
+    try:
+        report = forum_problems(path, cfg, forum)
+    except ForumError as exc:
+        console.print(f"  [red]✘[/red] checking the game board and the accounts: {escape(str(exc))}",
+                      highlight=False, soft_wrap=True)
+        return False
+    problems += report.problems
+    if report.board is not None:
+        console.print(f"  [green]✔[/green] game board: {escape(report.board)}", highlight=False)
+    for line in problems:
+        console.print(f"  [red]✘[/red] {escape(line)}", highlight=False, soft_wrap=True)
+    if cfg.games() and not problems:
+        console.print(f"  [green]✔[/green] accounts of {len(cfg.games())} game(s): {report.accounts} exist "
+                      f"(马甲, players' accounts, substitutes, gm_contact), none shared, none the GM's",
+                      highlight=False)
+    return not problems
 
 
 def _thread_line(posts: list) -> str:

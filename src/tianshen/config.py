@@ -51,6 +51,7 @@ class ForumConfig(Table):
     timezone: str | None = None  # the board's time zone when it shows local times (read from it when it can)
     flood_interval_s: float | None = None  # the bot's own posts at least this far apart (None: the adapter's default)
     remembers_keys: bool = True  # memory board: False forgets the write keys on a restart, as Discuz and Spirit do
+    users: list[str] | None = None  # memory board: its accounts (unset: every name is one)
 
     _file: str = PrivateAttr(default="the config")  # for the error line
 

@@ -83,6 +83,14 @@ class ForumError(Exception):
     """The forum refused or failed; the message says what a GM should do about it."""
 
 
+class Undeliverable(ForumError):
+    """The board refuses this message for good, whatever the timing: the recipient is no
+    account (unknown, frozen, deleted), does not take PMs from the GM (blocked, friends only),
+    or is the GM himself.  The sender marks that one message failed, tells the GM, and goes
+    on with the others; `tianshen admin resend` tries it again once the GM fixed the account.
+    Every other `ForumError` is transient: the message is tried again at the next poll."""
+
+
 class LoginRefused(ForumError):
     """The forum refused the GM's login (wrong password, lockout, captcha).
 
@@ -124,7 +132,20 @@ class Forum(Protocol):
         """Reply in a thread; returns the post id."""
         ...
 
-    def send_pm(self, to: str, subject: str, body: str, key: str) -> None: ...
+    def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
+        """PM `to` (a forum account); `Undeliverable` when the board refuses it for good."""
+        ...
+
+    def user_exists(self, name: str) -> bool:
+        """Is `name` an account of the board that can be sent a PM?  (`tianshen forum check`:
+        every player's account, 马甲, substitute and gm_contact.)  ForumError when the board
+        cannot say."""
+        ...
+
+    def check_board(self) -> str:
+        """The game board (Discuz `fid`, Spirit `category`) exists and the GM can see it:
+        its name.  ForumError naming the config key and the boards there are otherwise."""
+        ...
 
     def find_written(self, write: Write) -> str | None:
         """Did this write arrive (a crash or a lost answer between the write and its recording)?

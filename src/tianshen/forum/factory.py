@@ -13,7 +13,8 @@ from tianshen.forum.memory import MemoryBoard
 def make_forum(cfg: ForumConfig, clock: Callable[[], datetime]) -> tuple[Forum, MemoryBoard | None]:
     """The GM's adapter, and the board itself when it is the in-process one."""
     if cfg.kind == "memory":
-        board = MemoryBoard(clock, gm_account=cfg.username, remembers_keys=cfg.remembers_keys)
+        board = MemoryBoard(clock, gm_account=cfg.username, remembers_keys=cfg.remembers_keys,
+                            users=cfg.users)
         return board.gm(), board
     if cfg.kind == "spirit":
         password = cfg.secret()

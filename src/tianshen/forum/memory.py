@@ -10,18 +10,20 @@ post twice with the same key.  `MemoryBoard(remembers_keys=False)` behaves like 
 Spirit instead: each adapter keeps the keys it wrote, a restarted one has forgotten them,
 and `find_written` must look at the posts (titles may repeat: two games of one variant).
 `fail_next` injects outages, before or after the write, and `flood_interval_s` imitates a
-board's flood control for the GM account.
+board's flood control for the GM account.  `users` makes the board know its accounts: a PM
+to any other name is then refused for good (`Undeliverable`), as a real board refuses an
+unknown recipient; without it (the demo, rehearsals) every name is an account.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal, TypeVar, cast
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write, look_back_from
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, Write, look_back_from
 
 Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "board_posts", "any"]
 _WRITES = ("reply", "send_pm", "create_thread")
@@ -76,8 +78,11 @@ class _Fault:
 
 class MemoryBoard:
     def __init__(self, clock: Callable[[], datetime], gm_account: str = "神的使者",
-                 board_name: str = "杀人游戏", flood_interval_s: float = 0, remembers_keys: bool = True) -> None:
+                 board_name: str = "杀人游戏", flood_interval_s: float = 0, remembers_keys: bool = True,
+                 users: Iterable[str] | None = None) -> None:
         self.clock = clock
+        # the accounts of the board (None: any name is one); the GM's is always one
+        self.users: set[str] | None = None if users is None else {*users, gm_account}
         self.remembers_keys = remembers_keys  # False: keys kept per adapter, as on Discuz and Spirit
         self.gm_account = gm_account
         self.board_name = board_name
@@ -99,6 +104,15 @@ class MemoryBoard:
         if t.tzinfo is None:
             raise ValueError("the board's clock must return timezone-aware datetimes")
         return t.astimezone(UTC)
+
+    # ---- accounts ----------------------------------------------------------------------
+
+    def register(self, *names: str) -> None:
+        """Accounts made on the board (from then on, only known accounts exist)."""
+        self.users = (self.users if self.users is not None else {self.gm_account}) | set(names)
+
+    def has_user(self, name: str) -> bool:
+        return self.users is None or name in self.users
 
     # ---- player-side API -------------------------------------------------------------
 
@@ -320,7 +334,23 @@ class MemoryForum:
         return self._write("reply", key, lambda: self.board.post(self.account, thread_id, body))
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
-        self._write("send_pm", key, lambda: self.board.pm(self.account, to, body, subject))
+        def send() -> int:
+            if to == self.account:
+                raise Undeliverable(f"PM to {to}: the GM account cannot send a PM to itself")
+            if not self.board.has_user(to):
+                raise Undeliverable(f"PM to {to}: there is no such user on {self.board.board_name}")
+            return self.board.pm(self.account, to, body, subject)
+
+        self._write("send_pm", key, send)
+
+    def user_exists(self, name: str) -> bool:
+        self._require_login()
+        return self.board._gm_call("read_thread", None, lambda: self.board.has_user(name))
+
+    def check_board(self) -> str:
+        """The in-process board is always there."""
+        self._require_login()
+        return self.board.board_name
 
     def find_written(self, write: Write) -> str | None:
         """Looks at the board's posts and PMs themselves (not at the keys): a GM post or PM

@@ -41,7 +41,15 @@ from zoneinfo import ZoneInfo
 import httpx
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost, LoginRefused, Write, look_back_from
+from tianshen.forum.base import (
+    ForumError,
+    ForumPm,
+    ForumPost,
+    LoginRefused,
+    Undeliverable,
+    Write,
+    look_back_from,
+)
 from tianshen.forum.pacing import Pacer
 from tianshen.forum.render import escape_markdown
 from tianshen.forum.session import LoginGuard
@@ -257,6 +265,16 @@ def parse_pages(soup: BeautifulSoup) -> tuple[int, int]:
 def parse_form_errors(soup: BeautifulSoup) -> str:
     errors = [li.get_text(" ", strip=True) for li in soup.select("ul.errorlist li")]
     return "; ".join(errors)
+
+
+def field_errors(soup: BeautifulSoup, name: str) -> list[str]:
+    """The errors Spirit shows under one form field (`spirit/_form.html`: a `div.field` holds
+    the label, the field's `ul.errorlist` and the input)."""
+    for tag in soup.select(f"[name={name}]"):
+        box = tag.find_parent("div", class_="field")
+        if box is not None:
+            return [li.get_text(" ", strip=True) for li in box.select("ul.errorlist li")]
+    return []
 
 
 @dataclass
@@ -488,7 +506,10 @@ class _Account:
                 raise ForumError(f"{what}: HTTP {r.status_code}")
             wait = self._throttle_wait(r)
             if wait is None:
-                errors = parse_form_errors(BeautifulSoup(r.text, "lxml")) or "the form came back without errors"
+                soup = BeautifulSoup(r.text, "lxml")
+                if unknown := field_errors(soup, "users"):  # a private topic's recipient: for good
+                    raise Undeliverable(f"{what} refused by the forum: no such user ({'; '.join(unknown)})")
+                errors = parse_form_errors(soup) or "the form came back without errors"
                 raise ForumError(f"{what} refused by the forum: {errors}")
             m = _THROTTLE.search(r.text)
             named = int(m.group(1)) * (60 if m.group(2) == "m" else 1) if m else None
@@ -775,22 +796,43 @@ class SpiritForum:
         if isinstance(self.category, int) or (isinstance(self.category, str) and self.category.isdigit()):
             self._category_id = int(self.category)
             return self._category_id
+        self._category_id = self._find_category()[0]
+        return self._category_id
+
+    def _find_category(self) -> tuple[int, str]:
+        """(id, title) of the game category among those the GM may open topics in, found by
+        its title or id (or the only one, when the config names none)."""
         soup = BeautifulSoup(self._http.get("/topic/publish/").text, "lxml")
         options = [(o.get_text(strip=True), str(o.get("value") or "")) for o in
                    soup.select("select[name=category] option") if o.get("value")]
-        if self.category is None:
-            choices = [v for t, v in options if t.casefold() not in ("uncategorized",)]
+        wanted = None if self.category is None else str(self.category).strip().casefold()
+        if wanted is None:
+            choices = [(t, v) for t, v in options if t.casefold() not in ("uncategorized",)]
             if len(choices) == 1:
-                self._category_id = int(choices[0])
-                return self._category_id
+                return int(choices[0][1]), choices[0][0]
         else:
             for t, v in options:
-                if t.strip().casefold() == str(self.category).strip().casefold():
-                    self._category_id = int(v)
-                    return self._category_id
-        names = ", ".join(t for t, _ in options) or "none"
+                if wanted in (t.strip().casefold(), v):
+                    return int(v), t
+        names = ", ".join(f"{t} ({v})" for t, v in options) or "none"
         raise ForumError(f"the game category {self.category!r} is not on the forum (categories {self.account} "
-                         f"may post in: {names}); set `category` in the config")
+                         f"may post in: {names}); set `category` in the config to one of them")
+
+    def check_board(self) -> str:
+        """The game category exists and the GM may open topics in it (by title or by id)."""
+        cat, title = self._find_category()
+        return f"{title} (category {cat})"
+
+    def user_exists(self, name: str) -> bool:
+        """Asks the private-topic form, which knows every username: sent with an empty title it
+        is never saved (nor counted by the rate limit), and it marks an unknown user."""
+        r = self._http.post_form("/topic/private/publish/", {"title": "", "users": name, "comment": ""})
+        if r.status_code != 200:
+            raise ForumError(f"looking up the user {name!r}: the private-topic form answered HTTP {r.status_code}")
+        soup = BeautifulSoup(r.text, "lxml")
+        if soup.select_one("[name=users]") is None:
+            raise ForumError(f"looking up the user {name!r}: no private-topic form in the answer")
+        return not field_errors(soup, "users")
 
     def create_thread(self, title: str, body: str, key: str) -> str:
         if key in self._done:

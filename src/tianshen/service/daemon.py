@@ -131,6 +131,10 @@ class Daemon:
             if not record.board:
                 self.store.set_board(game_id, self.board_key)
             return
+        from tianshen.service.accounts import game_problems
+
+        if problems := game_problems(f"{self.config.forum._file}: game '{g.name}'", g, self.config.forum.username):
+            raise ValueError("\n".join(problems))  # issue 23 item 3: shared accounts, the GM's own
         spec = load_spec(g.ruleset)
         seats = [Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players]
         if not seats and self.config.run.simulate:

@@ -607,4 +607,4 @@ class OfflineForum:
     remembers_keys = False
     offline = True  # the sender leaves the outbox to the daemon: no claim, no try on record
     login = now = fetch_pms = read_thread = board_posts = create_thread = reply = send_pm = _offline
-    find_written = note_last_write = _offline
+    find_written = note_last_write = user_exists = check_board = _offline

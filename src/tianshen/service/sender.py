@@ -7,6 +7,12 @@ the write and its recording leaves the try on record, and the next flush asks th
 whether that write arrived (`Forum.find_written`) before it writes again: nothing is lost,
 nothing is doubled, on any forum.  The memory board drops a repeated key by itself
 (`remembers_keys`), so there the tries are not recorded and one flush is recorded at once.
+
+A message the board refuses for good (`Undeliverable`: the recipient is no account, or takes
+no PMs from the GM) fails alone (issue 23 item 4): its row is marked failed with the board's
+reason, the game's gm_contact is PMed once per recipient, and the rows after it go on.
+`tianshen admin status` lists it and `tianshen admin resend` queues it again.  Any other
+forum failure stops the round: the row is tried again at the next poll.
 """
 
 from __future__ import annotations
@@ -18,10 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from tianshen.forum.base import Forum, ForumError, LoginRefused, Write, look_back_from
+from tianshen.forum.base import Forum, ForumError, LoginRefused, Undeliverable, Write, look_back_from
 from tianshen.forum.render import render_parts
 from tianshen.service import crash
-from tianshen.store import OutboxRecord, SentPart, Store
+from tianshen.store import OutboxItem, OutboxRecord, SentPart, Store
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +48,8 @@ class OutboxSender:
 
     def send(self, rows: Sequence[OutboxRecord], budget_s: float | None = None) -> int:
         """Send `rows` in the order given; stop at the first forum failure, or when the
-        time budget is spent.  Returns how many rows went out whole."""
+        time budget is spent (a row the board refuses for good fails alone: the others go
+        on).  Returns how many rows went out whole."""
         if getattr(self.forum, "offline", False):
             return 0  # `tianshen admin` beside the daemon: the daemon sends (and claims) them
         remembers = bool(getattr(self.forum, "remembers_keys", False))
@@ -57,6 +64,9 @@ class OutboxSender:
                     done = self._send_row(row, remembers, batch)
                 except LoginRefused:
                     raise  # not "will retry": the daemon holds the clocks and stops (issue 22)
+                except Undeliverable as exc:
+                    self._failed(row, str(exc))
+                    continue
                 except ForumError as exc:
                     log.warning("game_id=%s sending %s failed, will retry: %s", row.game_id, row.key, exc)
                     break
@@ -67,6 +77,28 @@ class OutboxSender:
             if not sys.exc_info()[0] or issubclass(sys.exc_info()[0], Exception):
                 self.store.record_parts(batch)
         return sent
+
+    def _failed(self, row: OutboxRecord, reason: str) -> None:
+        """Issue 23 item 4: the board refused `row` for good.  It is marked failed (the rows
+        after it go on), and the game's gm_contact is told, once per recipient until a resend."""
+        log.warning("game_id=%s %s %s to %s refused for good, not sent: %s; fix the account, then "
+                    "`tianshen admin resend`", row.game_id, row.kind, row.key, row.target, reason)
+        told_already = self.store.has_failed(row.game_id, row.kind, row.target, other_than=row.id)
+        self.store.fail_outbox(row.id, reason)
+        if told_already:
+            return
+        record = self.store.load_game(row.game_id)
+        contact = (record.config.get("setup") or {}).get("gm_contact")
+        if not contact or contact == row.target:
+            return
+        subject = f"（{row.subject}）" if row.subject else ""
+        what = f"发给论坛账号“{row.target}”的短消息{subject}" if row.kind == "pm" \
+            else f"要发的帖子（{row.title or row.target}）"
+        body = (f"【{record.name}】天神{what}被论坛拒绝，没有送达。论坛的原因：{reason}\n"
+                f"其余消息照常发出。请确认这个账号在论坛上存在并能接收短消息（或改正它），然后运行 "
+                f"tianshen admin resend --game {record.name}，没有送达的消息会重新发出。")
+        self.store.add_outbox(row.game_id, [OutboxItem(kind="pm", target=contact, subject="天神通报：消息未送达",
+                                                       body=body)])
 
     def _send_row(self, row: OutboxRecord, remembers: bool, batch: list[SentPart]) -> bool:
         parts = render_parts(row.body, self.forum.markup, self.forum.max_post_chars)

@@ -171,7 +171,7 @@ class OutboxRow(Base):
     subject: Mapped[str | None] = mapped_column(String(500), nullable=True)
     body: Mapped[str] = mapped_column(Text)
     key: Mapped[str] = mapped_column(String(200), unique=True)
-    status: Mapped[str] = mapped_column(String(10), default="pending")  # pending / sent
+    status: Mapped[str] = mapped_column(String(10), default="pending")  # pending / sent / failed
     forum_ref: Mapped[str | None] = mapped_column(String(100), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
@@ -182,6 +182,8 @@ class OutboxRow(Base):
     attempt_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     claimed_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
     claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # status "failed": the board refused it for good (why, as the adapter said); `admin resend` retries it
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class ThreadRow(Base):

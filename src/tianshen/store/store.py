@@ -154,6 +154,7 @@ class OutboxRecord:
     parts_done: int = 0
     attempt_part: int | None = None
     attempt_since: datetime | None = None
+    error: str | None = None  # status "failed": why the board refused it for good
 
 
 @dataclass
@@ -234,6 +235,7 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
         parts_done=o.parts_done,
         attempt_part=o.attempt_part,
         attempt_since=o.attempt_since,
+        error=o.error,
     )
 
 
@@ -651,6 +653,40 @@ class Store:
                 s.add(OutboxRow(game_id=game_id, seq=out_seq, kind=item.kind, target=item.target, title=item.title,
                                 subject=item.subject, body=item.body, key=f"{game_id}:extra:{utcnow().timestamp()}:"
                                 f"{out_seq}", status="pending", created_at=utcnow()))
+
+    def fail_outbox(self, outbox_id: int, error: str) -> None:
+        """The board refused this row for good: it is no longer sent (and no longer holds up
+        the rows after it) until `requeue_failed`."""
+        with self._tx() as s:
+            s.execute(update(OutboxRow).where(OutboxRow.id == outbox_id, OutboxRow.status == "pending")
+                      .values(status="failed", error=error[:2000], claimed_by=None, claimed_until=None,
+                              attempt_part=None, attempt_since=None))
+
+    def failed_outbox(self, game_id: int) -> list[OutboxRecord]:
+        """The game's rows the board refused for good, oldest first."""
+        with self._tx() as s:
+            rows = s.scalars(select(OutboxRow).where(OutboxRow.game_id == game_id, OutboxRow.status == "failed")
+                             .order_by(OutboxRow.seq))
+            return [_outbox_record(r) for r in rows]
+
+    def has_failed(self, game_id: int, kind: str, target: str, other_than: int) -> bool:
+        """Another row of the game to the same target failed for good and waits for a resend."""
+        with self._tx() as s:
+            return s.scalar(select(func.count(OutboxRow.id)).where(
+                OutboxRow.game_id == game_id, OutboxRow.kind == kind, OutboxRow.target == target,
+                OutboxRow.status == "failed", OutboxRow.id != other_than)) > 0
+
+    def requeue_failed(self, game_id: int, ids: list[int] | None = None) -> list[OutboxRecord]:
+        """The game's failed rows (or those of `ids`) pending again; the rows requeued."""
+        with self._tx() as s:
+            query = select(OutboxRow).where(OutboxRow.game_id == game_id, OutboxRow.status == "failed")
+            if ids is not None:
+                query = query.where(OutboxRow.id.in_(ids))
+            rows = list(s.scalars(query.order_by(OutboxRow.seq)))
+            for row in rows:
+                row.status, row.error = "pending", None
+            s.flush()
+            return [_outbox_record(r) for r in rows]
 
     def last_sent_at(self, game_ids: list[int]) -> datetime | None:
         """When the newest of these games' writes went out (local clock)."""

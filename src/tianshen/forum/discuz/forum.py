@@ -49,10 +49,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 import httpx
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost, Write, look_back_from
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, Write, look_back_from
 from tianshen.forum.discuz import pages, parse
 from tianshen.forum.discuz.client import API, CAPTCHA_POST, DiscuzClient, LostAnswer, Reply
 from tianshen.forum.pacing import Pacer
@@ -64,6 +65,14 @@ log = logging.getLogger(__name__)
 FLOOD_KEYS = ("post_flood_ctrl", "message_can_not_send_2")
 FLOOD_TEXT = ("间隔少于", "发送短消息太快", "发帖过于频繁", "灌水")
 NO_MARKUP = {"parseurloff": "1", "smileyoff": "1"}  # bare URLs and smilies stay text
+# A PM refused for good, whenever it is sent (issue 23 item 4): the recipient is no account (or
+# frozen), is the GM himself, or takes no PMs from him.  The mobile API's keys; the PC pages'
+# texts (the 24 h caps, 「两次发送短消息太快」 and the like pass: they are tried again).
+PM_REFUSED_KEYS = ("message_bad_touser", "message_bad_touid", "message_can_not_send_to_self",
+                   "message_can_not_send_onlyfriend", "is_blacklist", "message_can_not_send_6",
+                   "message_can_not_send_8", "message_can_not_send_9")
+PM_REFUSED_TEXT = ("用户不存在或被冻结", "不能给自己发", "只接收好友发送的短消息", "受对方的隐私设置影响",
+                   "对方屏蔽了您的短消息", "收件人为空")
 SUCCESS_KEYS = ("post_reply_succeed", "post_newthread_succeed", "do_success", "post_newthread_mod_succeed",
                 "post_reply_mod_succeed")
 
@@ -488,6 +497,55 @@ class DiscuzForum:
                 return
             page += 1
 
+    # ---- the game board and the accounts (`tianshen forum check`) ----------------------------
+
+    def check_board(self) -> str:
+        """The board `fid` exists and the GM can read it: its name."""
+        self._ensure()
+        if self.fid is None:
+            raise ForumError("no game board: set `fid` (the number after fid= in the board's address)")
+        fix = "set `fid` to the number after fid= in the game board's address (forum.php?mod=forumdisplay&fid=…)"
+        if self.client.mobile:
+            a = self.client.api_get("forumdisplay", fid=self.fid, page=1).answer
+            forum = a.variables.get("forum") if a.kind == "json" else None
+            if a.kind == "json" and not a.error and isinstance(forum, dict) and forum.get("name"):
+                return f"{forum['name']} (fid {self.fid})"
+            raise ForumError(f"the board has no forum fid={self.fid} the GM can read "
+                             f"({a.key or a.error or a.message or 'no forum in the answer'}); {fix}")
+        reply = self.client.get("forum.php", {"mod": "forumdisplay", "fid": self.fid})
+        a = reply.answer
+        m = re.search(r"<title>\s*(.*?)\s+-\s", reply.text[:5000], re.S)
+        if a.kind == "error" or (a.kind == "page" and a.message and not a.ok) or m is None:
+            detail = a.message or "no board page"
+            raise ForumError(f"the board has no forum fid={self.fid} the GM can read ({detail}); {fix}")
+        return f"{m.group(1).strip()} (fid {self.fid})"
+
+    def user_exists(self, name: str) -> bool:
+        """Asks the board for the user's space by name (`home.php?mod=space&username=`, or
+        the mobile API's `profile`): Discuz answers `space_does_not_exist` for no such user."""
+        self._ensure()
+        if self.client.mobile:
+            a = self.client.api_get("profile", username=name).answer
+            if a.kind == "json" and a.key.split("//")[0] == "space_does_not_exist":
+                return False
+            space = a.variables.get("space") if a.kind == "json" else None
+            if isinstance(space, dict) and str(space.get("username", "")).casefold() == name.casefold():
+                return True
+            raise ForumError(f"looking up the user {name!r}: the mobile API answered "
+                             f"{a.key or a.error or a.message or 'no profile'!r}")
+        query = urlencode({"mod": "space", "username": name, "do": "profile"},
+                          encoding="gbk" if self.client.charset == "gbk" else "utf-8")
+        reply = self.client.get(f"home.php?{query}")
+        a = reply.answer
+        if a.kind == "page" and a.message and not a.ok:
+            if "不存在" in a.message:
+                return False
+            raise ForumError(f"looking up the user {name!r}: the board answered {a.message!r}")
+        title = re.search(r"<title>\s*(.*?)\s*</title>", reply.text[:5000], re.S)
+        if a.kind == "page" and title and title.group(1).casefold().startswith(f"{name}的".casefold()):  # 「player1的个人资料 - …」
+            return True
+        raise ForumError(f"looking up the user {name!r}: the board's answer is no profile page")
+
     # ---- writing ------------------------------------------------------------------------------
 
     def create_thread(self, title: str, body: str, key: str) -> str:
@@ -577,6 +635,8 @@ class DiscuzForum:
                 raise ForumError(CAPTCHA_POST.format(detail=f"{a.key}: {text}"))
             if "tooshort" in a.key or ("小于" in text and "字符" in text):
                 return _Outcome("short", need=_number(text) or 10)
+            if a.key.split("//")[0] in PM_REFUSED_KEYS:
+                raise Undeliverable(f"{what}: the board refused it for good ({a.key}: {text})")
             raise ForumError(f"{what}: the board refused ({a.key}: {text})")
         if a.kind == "error":
             raise ForumError(f"{what}: Discuz! System Error: {text}")
@@ -592,6 +652,8 @@ class DiscuzForum:
             return _Outcome("short", need=int(a.params.get("minpostsize") or _number(text) or 10))
         if "超过" in text and "字符" in text:
             raise ForumError(f"{what}: the post is longer than the board allows ({text})")
+        if any(t in text for t in PM_REFUSED_TEXT):
+            raise Undeliverable(f"{what}: the board refused it for good ({text})")
         return _Outcome("unknown", text)
 
     def _refused(self, outcome: _Outcome, what: str, reply: Reply) -> _Outcome:
