@@ -51,6 +51,7 @@ class ForumConfig(Table):
     timezone: str | None = None  # the board's time zone when it shows local times (read from it when it can)
     flood_interval_s: float | None = None  # the bot's own posts at least this far apart (None: the adapter's default)
     remembers_keys: bool = True  # memory board: False forgets the write keys on a restart, as Discuz and Spirit do
+    pm_lag_seconds: float = 0  # memory board: the GM sees a PM this long after it was sent (a lagging board)
     users: list[str] | None = None  # memory board: its accounts (unset: every name is one)
 
     _file: str = PrivateAttr(default="the config")  # for the error line
@@ -104,6 +105,9 @@ class RunConfig(Table):
     late_window_minutes: float = 10  # ... later than this is extended by the time it was missing
     lease_seconds: float = 120  # a game is owned by one process this long past its last tick
     owner: str = ""  # this process's name in the leases (default host:pid)
+    # a deadline is folded this long after its time, so PMs sent just before it that the board
+    # shows late are read first (issue 27 item 1); 0: at its time
+    deadline_grace_seconds: float = Field(default=0, ge=0, le=300)
 
 
 class WebConfig(Table):

@@ -13,6 +13,8 @@ and `find_written` must look at the posts (titles may repeat: two games of one v
 board's flood control for the GM account.  `users` makes the board know its accounts: a PM
 to any other name is then refused for good (`Undeliverable`), as a real board refuses an
 unknown recipient; without it (the demo, rehearsals) every name is an account.
+`pm_lag_s` imitates a board whose PM list lags behind (issue 27 item 1, Discuz X3.5's mobile
+API): a PM reaches the GM's reads only that many seconds after it was sent.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal, TypeVar, cast
 
 from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, Write, look_back_from
@@ -79,8 +81,9 @@ class _Fault:
 class MemoryBoard:
     def __init__(self, clock: Callable[[], datetime], gm_account: str = "神的使者",
                  board_name: str = "杀人游戏", flood_interval_s: float = 0, remembers_keys: bool = True,
-                 users: Iterable[str] | None = None) -> None:
+                 users: Iterable[str] | None = None, pm_lag_s: float = 0) -> None:
         self.clock = clock
+        self.pm_lag = timedelta(seconds=pm_lag_s)  # the GM sees a PM this long after it was sent
         # the accounts of the board (None: any name is one); the GM's is always one
         self.users: set[str] | None = None if users is None else {*users, gm_account}
         self.remembers_keys = remembers_keys  # False: keys kept per adapter, as on Discuz and Spirit
@@ -301,8 +304,10 @@ class MemoryForum:
         self._require_login()
 
         def fetch() -> list[ForumPm]:
+            shown_until = self.board.now() - self.board.pm_lag
             mine = [pm for pm in self.board._pms.values()
-                    if pm.recipient == self.account and (after_id is None or pm.id > after_id)]
+                    if pm.recipient == self.account and (after_id is None or pm.id > after_id)
+                    and pm.sent_at <= shown_until]
             for pm in mine:
                 pm.read = True
             return [pm.view() for pm in mine]

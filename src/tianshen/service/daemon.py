@@ -209,6 +209,7 @@ class Daemon:
         driver.outage_extension_after = timedelta(minutes=self.config.run.outage_minutes)
         driver.late_window_policy = self.config.run.late_window
         driver.late_window_grace = timedelta(minutes=self.config.run.late_window_minutes)
+        driver.deadline_grace = timedelta(seconds=self.config.run.deadline_grace_seconds)
         sims = None
         if self.board is not None and self.config.run.simulate:
             seed = GameSetup.model_validate(r.config["setup"]).seed
@@ -429,7 +430,7 @@ class Daemon:
         if record.status == "new":
             return GameSetup.model_validate(record.config["setup"]).start
         deadline = driver.ruleset.next_deadline(driver.state())
-        return deadline.at if deadline else None
+        return deadline.at + driver.deadline_grace if deadline else None
 
     def driver(self, name: str) -> GameDriver:
         """A driver for one of the board's games (for tests and the CLI)."""

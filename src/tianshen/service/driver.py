@@ -69,6 +69,9 @@ class GameDriver:
         self.late_window_policy = "extend"  # issue 22 item 7: "extend" or "none" ([run] late_window)
         self.late_window_grace = timedelta(minutes=10)  # later than this, the window is extended
         self._window_open: bool | None = None  # a window's opening not yet checked (None: unknown)
+        # a deadline is folded this long after its time ([run] deadline_grace_seconds): PMs sent
+        # before it that a lagging board shows late are read and counted first (issue 27 item 1)
+        self.deadline_grace = timedelta(0)
 
     # ---- creating a game ------------------------------------------------------------
 
@@ -300,13 +303,19 @@ class GameDriver:
         crash.point("after-read")
         if not self._forum_reachable(read_ok and reachable, now):
             return steps  # deadlines wait: nobody could post while the board was down
+        hold_marks = False
         while True:
             dl = self.ruleset.next_deadline(self._current())
-            due = dl is not None and dl.at <= now
+            due = dl is not None and dl.at + self.deadline_grace <= now
             while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
+                if dl is not None and pending[0].at > dl.at:
+                    # in the deadline's grace: what came after it waits for the fold, and is
+                    # read again then (the marks stay; the store drops what was folded)
+                    hold_marks = True
+                    break
                 steps += self.handle(pending.pop(0), send=False)
                 dl = self.ruleset.next_deadline(self._current())
-                due = dl is not None and dl.at <= now
+                due = dl is not None and dl.at + self.deadline_grace <= now
             if not due or dl is None:
                 break
             settled = self._settle_writes()
@@ -324,7 +333,10 @@ class GameDriver:
             self._open_window(dl.at)
             more, _ = self._collect(marks, None if pms is None else [])
             pending = sorted(pending + more, key=lambda e: e.at)
-        self._store_marks(marks)
+        if hold_marks:
+            self._marks = None
+        else:
+            self._store_marks(marks)
         if send:
             self.flush()
             self.check_window(now)
