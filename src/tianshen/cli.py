@@ -753,10 +753,10 @@ def _thread_line(posts: list, zone: str) -> str:
 
 
 def _post_line(post, zone: str) -> str:  # a ForumPost
-    line = f"#{post.position or '?'} id {post.id} {post.author} {_show(post.posted_at, zone, seconds=True)}"
+    line = f"#{post.position or '?'} id {post.id} {post.author} {_show(post.posted_at, zone, seconds=True, year=True)}"
     if post.edited:
         by, at = getattr(post, "edited_by", None), getattr(post, "edited_at", None)
-        line += " edited" + (f" by {by}" if by else "") + (f" at {_show(at, zone)}" if at else "")
+        line += " edited" + (f" by {by}" if by else "") + (f" at {_show(at, zone, year=True)}" if at else "")
         if post.original_text:
             line += f" (first written: {_short(post.original_text)})"
     if _quotes(post):

@@ -36,8 +36,8 @@ def test_forum_check_lists_every_post_with_author_time_edits_and_quotes(
     assert f"✔ read thread 1: {total} posts, 2 edited, 1 quoting" in out
     lines = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("#")]
     assert len(lines) == total  # one line per post, not only the last author
-    assert lines[0].startswith("#1 id 1 mafiagm 2026-12-02")
-    assert any(ln.startswith("#3 id 3 player2") and " edited by player2 at 2026-12-02" in ln for ln in lines)
+    assert lines[0].startswith("#1 id 1 mafiagm 2026年12月2日 2") and "（北京时间）" in lines[0]  # the board is +8
+    assert any(ln.startswith("#3 id 3 player2") and " edited by player2 at 2026年12月2日" in ln for ln in lines)
     assert any(ln.startswith("#4 id 4 狼人甲") and " edited by 狼人甲" in ln for ln in lines)
     quoting = [ln for ln in lines if " quoting" in ln]
     assert len(quoting) == 1 and quoting[0].startswith("#9 id 9")
