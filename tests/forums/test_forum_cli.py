@@ -87,3 +87,23 @@ def test_run_stops_on_a_forum_error_with_one_line_and_an_exit_code(
     assert result.exit_code == code, result.output
     assert words in result.output and str(error) in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+@needs_recordings
+def test_a_discuz_boards_own_offset_is_the_display_zone_when_the_config_sets_none(tmp_path: Path) -> None:
+    """Issue 23 item 1: the zone read from the board's footer (GMT+8) is its games' display zone
+    unless `display_timezone` (or the Discuz `timezone`) says otherwise."""
+    from tianshen.config import load_config
+
+    forum = make_forum(x35_board())
+    forum.login()
+    assert forum.board_zone() == "+08:00"
+    cfg = load_config(discuz_config(tmp_path))
+    assert cfg.forum.display_zone(forum.board_zone()) == "+08:00"
+    cfg.forum.display_timezone = "Asia/Tokyo"
+    assert cfg.forum.display_zone(forum.board_zone()) == "Asia/Tokyo"
+    configured = make_forum(x35_board(), timezone="+09:00")
+    configured.login()
+    assert configured.board_zone() is None  # the config's, not read: display_zone uses `timezone`
+    cfg.forum.display_timezone, cfg.forum.timezone = None, "+09:00"
+    assert cfg.forum.display_zone(None) == "+09:00"
