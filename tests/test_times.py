@@ -139,6 +139,13 @@ def test_admin_new_game_reads_a_start_without_offset_in_the_display_zone(tmp_pat
     setup = GameSetup.model_validate(record.config["setup"])
     assert setup.start == datetime(2099, 3, 1, 12, tzinfo=UTC) and setup.zone == "Asia/Shanghai"
     store.close()
+    started = CliRunner().invoke(app, ["admin", "start", "--config", str(tmp_path / "c.toml"),
+                                       "--at", "2099-03-01T20:05"], env=WIDE)  # --at too: in the game's zone
+    assert started.exit_code == 0, started.output
+    store = Store(f"sqlite:///{(tmp_path / 'g.db').as_posix()}")
+    [event] = store.events(store.game_id("g"))
+    assert GameSetup.model_validate_json(event.payload_json).start == datetime(2099, 3, 1, 12, 5, tzinfo=UTC)
+    store.close()
 
 
 def test_admin_new_game_uses_the_configured_display_zone(tmp_path: Path) -> None:

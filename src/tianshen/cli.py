@@ -402,9 +402,7 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     from tianshen.service.driver import GameDriver, OfflineForum
 
     store, record = _open_game(db, game)
-    when = datetime.fromisoformat(at) if at else datetime.now(UTC)
-    if when.tzinfo is None:
-        _fail("--at needs a time zone, e.g. 2026-03-01T20:00+08:00")
+    when = _at(at, record)
     driver = GameDriver(store, OfflineForum(), record.id)
     if command == "substitute":
         args["last_seen"] = driver.last_seen()
@@ -523,7 +521,7 @@ def start(game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None
     from tianshen.service.driver import GameDriver, OfflineForum
 
     store, record = _open_game(_database(db, config), game)
-    when = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    when = _at(at, record)
     try:
         outcome = GameDriver(store, OfflineForum(), record.id).start(when)
     except ValueError as exc:
@@ -789,6 +787,20 @@ def _show(t: datetime | None, zone: str, **kw: bool) -> str:
     from tianshen.core.clock import show
 
     return show(t, zone, **kw)
+
+
+def _at(at: str | None, record) -> datetime:  # --at of a GameRecord's command, default now
+    """`--at`: ISO 8601; without an offset it is read in the game's display zone."""
+    from tianshen.core.clock import localize
+
+    if not at:
+        return datetime.now(UTC)
+    try:
+        return localize(datetime.fromisoformat(at), _zone_of(record))
+    except ValueError:
+        _fail(f"--at {at}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00 (without an offset: in the "
+              f"game's zone, {_zone_of(record)})")
+        raise  # not reached: _fail exits
 
 
 def _zone_of(record) -> str:  # a GameRecord: the zone its setup was signed up with
