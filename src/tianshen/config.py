@@ -130,7 +130,6 @@ class GameConfig(Table):
     substitutes: list[str] = Field(default_factory=list)  # the substitutes' forum accounts (替补)
     gm_contact: str | None = None  # the human GM's own forum account: tianshen PMs him what he should know
 
-
     def start_in(self, zone: str) -> datetime:
         """The start, a time written without an offset read in the board's display zone."""
         return localize(self.start, zone)
