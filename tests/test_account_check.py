@@ -31,7 +31,7 @@ def _config(tmp_path: Path, *, users: list[str] | None, vests: list[str] = VESTS
     subs = ", ".join(f'"{s}"' for s in substitutes)
     tables = "".join(
         f'[{"[game]" if games > 1 else "game"}]\nname = "g{i}"\nruleset = "classic_8"\nseed = 3\n'
-        f'gm_contact = "{gm_contact}"\nsubstitutes = [{subs}]\nstart = 2026-01-01T20:00:00Z\n'
+        f'gm_contact = "{gm_contact}"\nsubstitutes = [{subs}]\nstart = 2099-01-01T20:00:00Z\n'
         f"players = [{_players(vests, accounts)}]\n" for i in range(games))
     path = tmp_path / "c.toml"
     path.write_text(f'[database]\nurl = "sqlite:///{(tmp_path / "g.db").as_posix()}"\n{forum}{tables}',

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from board_game import GM, KILL_庚, board_game
 from tianshen.cli import app
-from tianshen.core.model import InputEnvelope
+from tianshen.core.model import GameState, InputEnvelope
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.driver import GameDriver
 from tianshen.sim.rehearsal import VirtualClock
@@ -63,10 +63,22 @@ def test_refused_overrides_exit_2_with_the_reason(tmp_path: Path) -> None:
     url, _, _ = make_game(tmp_path)
     bad = run("admin", "modkill", "黑熊", "--reason", "x", "--db", url)
     assert bad.exit_code == 2 and "没有叫" in bad.output
-    naive = run("admin", "pause", "--reason", "x", "--db", url, "--at", "2026-01-01T22:00")
-    assert naive.exit_code == 2 and "time zone" in naive.output
+    bad_at = run("admin", "pause", "--reason", "x", "--db", url, "--at", "tonight")
+    assert bad_at.exit_code == 2 and "accepted" in bad_at.output and "+08:00" in bad_at.output
     missing = run("admin", "advance", "--reason", "x", "--db", url, "--game", "nope")
     assert missing.exit_code == 2 and "no game named" in missing.output
+
+
+def test_an_at_without_offset_is_read_in_the_games_zone(tmp_path: Path) -> None:
+    """Issue 23 item 1: `--at 2026-01-02T06:00` is 06:00 in the game's display zone (Beijing:
+    22:00 UTC), no longer an error."""
+    url, _, _ = make_game(tmp_path)
+    naive = run("admin", "pause", "--reason", "x", "--db", url, "--at", "2026-01-02T06:00")
+    assert naive.exit_code == 0, naive.output
+    store = Store(url)
+    state = GameState.model_validate_json(store.load_game(store.game_id("g")).state_json)
+    assert datetime.fromisoformat(state.data["paused_at"]) == datetime(2026, 1, 1, 22, tzinfo=UTC)
+    store.close()
 
 
 def test_every_override_command_is_there() -> None:

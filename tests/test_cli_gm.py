@@ -28,7 +28,7 @@ def _config(tmp_path: Path, db: Path) -> Path:
     path = tmp_path / "c.toml"
     path.write_text(f'[database]\nurl = "sqlite:///{db.as_posix()}"\n[forum]\nkind = "memory"\n'
                     f'[game]\nname = "spring"\nruleset = "classic_8"\nseed = 3\n'
-                    f'start = 2026-03-01T20:00:00+08:00\nplayers = [{players}]\n', encoding="utf-8")
+                    f'start = 2099-03-01T20:00:00+08:00\nplayers = [{players}]\n', encoding="utf-8")
     return path
 
 
@@ -52,10 +52,10 @@ def test_admin_commands_read_the_database_from_the_config(tmp_path: Path) -> Non
     assert signed.exit_code == 0, signed.output
     status = run("admin", "status", "--config", str(config))
     assert status.exit_code == 0 and "spring (classic_8)" in status.output, status.output
-    started = run("admin", "start", "--config", str(config), "--at", "2026-03-01T20:00:00+08:00")
+    started = run("admin", "start", "--config", str(config), "--at", "2099-03-01T20:00:00+08:00")
     assert started.exit_code == 0 and "spring started" in started.output, started.output
     paused = run("admin", "pause", "--config", str(config), "--reason", "论坛维护",
-                 "--at", "2026-03-01T21:00:00+08:00")
+                 "--at", "2099-03-01T21:00:00+08:00")
     assert paused.exit_code == 0 and "pause: done" in paused.output, paused.output
     exported = run("admin", "export", "--config", str(config))
     assert exported.exit_code == 0 and "论坛维护" in exported.output

@@ -64,12 +64,14 @@ def test_an_unknown_table_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("line", "key", "form"), [
     ("start = \"nope\"", "[game] start", "2026-03-01T20:00:00+08:00"),
-    ("start = 2026-03-01T20:00:00", "[game] start", "2026-03-01T20:00:00+08:00"),  # no time zone
+    ("display_timezone = \"Mars/Olympus\"", "[forum] display_timezone", "Asia/Shanghai"),
     ("seed = \"abc\"", "[game] seed", "a whole number"),
     ("substitutes = \"kate\"", "[game] substitutes", '["kate", "leo"]'),
 ])
 def test_a_bad_value_names_the_key_and_the_accepted_form(tmp_path: Path, line: str, key: str, form: str) -> None:
     body = GAME.replace("start = 2026-03-01T20:00:00+08:00\n", "") if line.startswith("start") else GAME
+    if line.startswith("display_timezone"):
+        line = "[forum]\n" + line
     message = _error(tmp_path, body + line + "\n")
     _one_line(message, tmp_path)
     assert key in message and form in message, message
@@ -141,3 +143,22 @@ def test_a_missing_password_variable_is_named(tmp_path: Path, monkeypatch: pytes
         assert "\n" not in line and str(path) in line, result.output
         assert "[forum] password_env" in line and "TIANSHEN_NO_SUCH_PASSWORD" in line and "not set" in line
     assert not db.exists()  # refused before the database is made
+
+
+def test_a_start_without_an_offset_is_read_in_the_boards_display_zone(tmp_path: Path) -> None:
+    """Issue 23 item 1: `start = 2026-03-01T20:00:00` is no error; it means 20:00 in the board's
+    display zone (default Asia/Shanghai, so 12:00 UTC), or in [forum] display_timezone."""
+    from datetime import UTC, datetime
+
+    path = tmp_path / "c.toml"
+    path.write_text(GAME.replace("+08:00", ""), encoding="utf-8")
+    cfg = load_config(path)
+    zone = cfg.forum.display_zone()
+    assert zone == "Asia/Shanghai"
+    assert cfg.games()[0].start_in(zone) == datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    path.write_text(GAME.replace("+08:00", "") + '[forum]\ndisplay_timezone = "Asia/Tokyo"\n', encoding="utf-8")
+    cfg = load_config(path)
+    assert cfg.games()[0].start_in(cfg.forum.display_zone()) == datetime(2026, 3, 1, 11, 0, tzinfo=UTC)
+    path.write_text(GAME, encoding="utf-8")  # an offset written is kept, whatever the zone
+    cfg = load_config(path)
+    assert cfg.games()[0].start_in("Asia/Tokyo") == datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -14,7 +14,7 @@ from tianshen.service.driver import GameDriver
 from tianshen.sim.rehearsal import VESTS, VirtualClock
 from tianshen.store import Store
 
-START = datetime(2026, 3, 1, 12, tzinfo=UTC)
+START = datetime(2099, 3, 1, 12, tzinfo=UTC)  # admin new-game refuses a start in the past
 
 
 def write_config(tmp_path: Path, players: int = 10, roles: str = "") -> Path:

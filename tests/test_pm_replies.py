@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tianshen.core.clock import show
 from tianshen.core.model import GameState, GmIn, Outcome, PmIn
 from tianshen.core.ruleset import GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
@@ -84,7 +85,7 @@ def test_a_late_answer_is_told_it_came_too_late(variant: str) -> None:
     late = datetime.fromisoformat(ends) + timedelta(minutes=5)
     out = g.pm("替补乙", "可以", hours=(late - T0).total_seconds() / 3600)
     [reply] = replies(out, "替补乙")
-    assert "晚了" in reply and ends[:10] in reply
+    assert "晚了" in reply and show(datetime.fromisoformat(ends), g.state.zone) in reply  # issue 23 item 1
     assert g.state.player(VESTS[0]).forum_name == f"{VESTS[0]}本人"
 
 

@@ -108,7 +108,7 @@ def test_admin_new_game_and_start_with_a_path_beside_the_config(tmp_path: Path, 
     players = "\n".join(f'[[game.players]]\nname = "{n}"' for n in VESTS[:10])
     config = tmp_path / "c.toml"
     config.write_text(f'[database]\nurl = "{db}"\n[game]\nname = "g"\nruleset = "variants/my_classic.toml"\n'
-                      f'start = "2026-01-01T20:00:00Z"\n{players}\n', encoding="utf-8")
+                      f'start = "2099-01-01T20:00:00Z"\n{players}\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path / "variants")  # the path is relative to the config, not the directory
     runner = CliRunner()
     signed = runner.invoke(app, ["admin", "new-game", "--config", str(config)])

@@ -124,7 +124,7 @@ def test_new_game_salts_a_typed_seed_and_status_public_hides_it(tmp_path: Path) 
     players = "\n".join(f'[[game.players]]\nname = "{n}"' for n in names)
     config = tmp_path / "c.toml"
     config.write_text(f'[database]\nurl = "{db}"\n[game]\nname = "g"\nruleset = "classic_10"\nseed = {SEED}\n'
-                      f'start = "2026-01-01T20:00:00Z"\n{players}\n', encoding="utf-8")
+                      f'start = "2099-01-01T20:00:00Z"\n{players}\n', encoding="utf-8")
     runner = CliRunner()
     assert runner.invoke(app, ["admin", "new-game", "--config", str(config)]).exit_code == 0
     assert runner.invoke(app, ["admin", "start", "--db", db]).exit_code == 0

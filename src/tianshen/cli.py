@@ -7,7 +7,7 @@ import logging
 import os
 import secrets
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tianshen.core.clock import zone_info
 from tianshen.core.model import GameState
 from tianshen.core.spec import available_variants, load_spec
 
@@ -123,7 +124,7 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         return
     for record in daemon.store.list_games(daemon.board_key):
         if record.status == "new":
-            console.print(f"game {record.name}: not started yet (start {record.deadline_at:%Y-%m-%d %H:%M %Z})",
+            console.print(f"game {record.name}: not started yet (start {_show(record.deadline_at, _zone_of(record))})",
                           markup=False, highlight=False)
         else:
             console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}",
@@ -270,7 +271,7 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     store, record = _open_game(url, game)
     if record.status == "new":
         console.print(f"[bold]{record.name}[/bold] ({record.ruleset}) — signed up, not started; "
-                      f"starts {record.deadline_at:%Y-%m-%d %H:%M %Z}")
+                      f"starts {_show(record.deadline_at, _zone_of(record))}")
         return
     state = GameState.model_validate_json(record.state_json)
     if public:
@@ -280,7 +281,7 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
     console.print(f"phase: {state.phase.label} {state.phase.step}".rstrip()
-                  + (f" — next: {deadline.kind} at {deadline.at:%Y-%m-%d %H:%M %Z}" if deadline else ""))
+                  + (f" — next: {deadline.kind} at {_show(deadline.at, state.zone)}" if deadline else ""))
     if state.winner:
         console.print(f"winner: {state.winner}")
     table = Table("seat", "马甲", "forum name", "role", "faction", "alive", "notes")
@@ -295,14 +296,15 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     inputs = store.inbound(record.id, state.phase.label)
     console.print(f"inputs this phase: {len(inputs)}")
     for i in inputs:
-        console.print(f"  {i.sent_at:%m-%d %H:%M} {i.source} {i.sender}: {' '.join(i.text.split())[:60]}",
+        console.print(f"  {_show(i.sent_at, state.zone)} {i.source} {i.sender}: {' '.join(i.text.split())[:60]}",
                       markup=False, highlight=False)
     pending = store.pending_outbox(record.id)
     if pending:
         console.print(f"[yellow]{len(pending)} messages waiting in the outbox[/yellow]")
     _undelivered(store, record)
     for entry in state.data.get("gm_log", []):
-        console.print(f"  GM {entry['at'][:16]} {entry['command']} {entry['args'] or ''} — {entry['reason']}",
+        console.print(f"  GM {_show(datetime.fromisoformat(entry['at']), state.zone)} {entry['command']} "
+                      f"{entry['args'] or ''} — {entry['reason']}",
                       markup=False, highlight=False)
 
 
@@ -361,7 +363,7 @@ def _list_games(db: str) -> bool:
     for g in games:
         lease = store.lease(g.id)
         table.add_row(str(g.id), g.name, g.ruleset, g.status, g.phase_label,
-                      f"{g.deadline_at:%m-%d %H:%M %Z}" if g.deadline_at and g.status != "over" else "",
+                      _show(g.deadline_at, _zone_of(g)) if g.deadline_at and g.status != "over" else "",
                       g.winner or "", lease[0] if lease and lease[1] > datetime.now(UTC) else "")
     console.print(table)
     for g in games:
@@ -391,7 +393,7 @@ def _public_status(name: str, state: GameState, ruleset) -> None:
     """The players' view: who is alive, who died when and as what side (never a role)."""
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{name}[/bold] — {state.phase.label}"
-                  + (f", until {deadline.at:%Y-%m-%d %H:%M %Z}" if deadline and deadline.kind != "reminder" else ""))
+                  + (f", until {_show(deadline.at, state.zone)}" if deadline and deadline.kind != "reminder" else ""))
     table = Table("seat", "马甲", "alive")
     for p in state.players:
         side = ruleset.public_identity(state, p)
@@ -420,9 +422,7 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     from tianshen.service.driver import GameDriver, OfflineForum
 
     store, record = _open_game(db, game)
-    when = datetime.fromisoformat(at) if at else datetime.now(UTC)
-    if when.tzinfo is None:
-        _fail("--at needs a time zone, e.g. 2026-03-01T20:00+08:00")
+    when = _at(at, record)
     driver = GameDriver(store, OfflineForum(), record.id)
     if command == "substitute":
         args["last_seen"] = driver.last_seen()
@@ -454,7 +454,9 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         if not cfg.games():
             raise ValueError(f"{config} has no [game] table")
         check_games(config, cfg)
-        setups = [(g, _setup(config, g)) for g in cfg.games()]  # each tried before the database is opened
+        zone = cfg.forum.display_zone()
+        setups = [(g, _setup(config, g, zone)) for g in cfg.games()]  # each tried before the database is opened
+        warnings = _check_starts(config, cfg, [setup for _, setup in setups], datetime.now(UTC))
         _check_accounts_before_sign_up(config, cfg)
         store = Store(db or cfg.database.url)
         store.upgrade()
@@ -467,8 +469,10 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         return
     for g, setup, (game_id, spec_id) in signed:
         console.print(f"game {g.name} (#{game_id}, {spec_id}, {len(setup.seats)} players, "
-                      f"{len(setup.substitutes)} substitutes) signed up; starts {g.start:%Y-%m-%d %H:%M %Z}",
+                      f"{len(setup.substitutes)} substitutes) signed up; starts {_show(setup.start, setup.zone)}",
                       markup=False, highlight=False)
+    for line in warnings:
+        console.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def _check_accounts_before_sign_up(path: str, cfg) -> None:  # cfg: Config
@@ -503,7 +507,41 @@ def _check_accounts_before_sign_up(path: str, cfg) -> None:  # cfg: Config
                   markup=False, highlight=False)
 
 
-def _setup(config: str, g):  # GameConfig -> GameSetup, tried on its ruleset (ValueError when refused)
+def _check_starts(config: str, cfg, setups: list, now: datetime) -> list[str]:  # (Config, [GameSetup])
+    """Issue 23 item 2: a start in the past is refused (ValueError, one line: the key and the
+    accepted form), so `run` never deals a game whose schedule is already over.  A start
+    nearer than the deal takes (the role PMs and the player list, one write per flood
+    interval of the board) is signed up with a warning."""
+    interval = cfg.forum.expected_flood_interval_s()
+    warnings = []
+    for i, setup in enumerate(setups):
+        where = "[game]" if len(setups) == 1 and not isinstance(cfg.game, list) else f"[[game]] #{i + 1}"
+        shown = _show(setup.start, setup.zone, year=True)
+        if setup.start <= now:
+            raise ValueError(f"{config}: {where} start: {shown} is in the past (now {_show(now, setup.zone)}); "
+                             f"accepted: a later date and time, e.g. start = "
+                             f"{_tomorrow_at_20(now, setup.zone)}")
+        writes = len(setup.seats) + 1  # a role PM each, and the player list
+        deal = timedelta(seconds=interval * writes)
+        if deal and setup.start - now < deal:
+            warnings.append(f"{config}: {where} start: {shown} is {_minutes(setup.start - now)} away, and the "
+                            f"deal ({writes - 1} role PMs and the player list, one write every {interval:g} s, the "
+                            f"board's flood interval) takes about {_minutes(deal)}: start `tianshen run` now, or "
+                            f"set a later start")
+    return warnings
+
+
+def _tomorrow_at_20(now: datetime, zone: str) -> str:
+    local = (now + timedelta(days=1)).astimezone(zone_info(zone))
+    return local.replace(hour=20, minute=0, second=0, microsecond=0).isoformat()
+
+
+def _minutes(d: timedelta) -> str:
+    minutes = d.total_seconds() / 60
+    return f"{minutes:.0f} min" if minutes >= 1 else f"{d.total_seconds():.0f} s"
+
+
+def _setup(config: str, g, zone: str):  # GameConfig -> GameSetup, tried on its ruleset (ValueError when refused)
     from tianshen.core.rng import new_salt
     from tianshen.core.ruleset import GameSetup, Seat
     from tianshen.rules import load_ruleset
@@ -511,8 +549,9 @@ def _setup(config: str, g):  # GameConfig -> GameSetup, tried on its ruleset (Va
     ruleset = load_ruleset(g.ruleset)
     fixed = {name: ruleset.spec.role_by_name(role) or role for name, role in g.roles.items()}
     setup = GameSetup(seats=[Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players],
-                      seed=g.seed if g.seed is not None else secrets.randbits(48), start=g.start,
-                      fixed_roles=fixed, substitutes=g.substitutes, gm_contact=g.gm_contact, salt=new_salt())
+                      seed=g.seed if g.seed is not None else secrets.randbits(48), start=g.start_in(zone),
+                      fixed_roles=fixed, substitutes=g.substitutes, gm_contact=g.gm_contact, salt=new_salt(),
+                      zone=zone)
     try:
         ruleset.setup(setup)
     except ValueError as exc:
@@ -535,7 +574,7 @@ def start(game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None
     from tianshen.service.driver import GameDriver, OfflineForum
 
     store, record = _open_game(_database(db, config), game)
-    when = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    when = _at(at, record)
     try:
         outcome = GameDriver(store, OfflineForum(), record.id).start(when)
     except ValueError as exc:
@@ -719,7 +758,7 @@ def preview(game: GAME = None, db: DB = None, config: CONFIG = None) -> None:
         _fail("nothing is scheduled (the game is over or paused)")
         return
     due, outcome = result
-    console.print(f"[bold]preview of {due.kind} at {due.at:%Y-%m-%d %H:%M %Z}[/bold] (nothing committed)")
+    console.print(f"[bold]preview of {due.kind} at {_show(due.at, outcome.state.zone)}[/bold] (nothing committed)")
     for line in outcome.log:
         print(f"  · {line}")
     for post in outcome.posts:
@@ -749,11 +788,12 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
     where = cfg.forum.base_url or "the built-in board"
     steps = [
         ("log in as " + cfg.forum.username, forum.login),
-        ("server clock", lambda: _clock_line(forum.now())),
+        ("server clock", lambda: _clock_line(forum.now(), _forum_zone(cfg, forum))),
         ("read the GM's private messages", lambda: f"{len(forum.fetch_pms(None))} messages"),
     ]
     if thread:
-        steps.append((f"read thread {thread}", lambda: _thread_line(forum.read_thread(thread, None))))
+        steps.append((f"read thread {thread}",
+                      lambda: _thread_line(forum.read_thread(thread, None), _forum_zone(cfg, forum))))
     if pm_to:
         key = f"forum-check:{datetime.now(UTC).isoformat()}"
         steps.append((f"send a test PM to {pm_to}",
@@ -803,22 +843,22 @@ def _accounts_checked(path: str, cfg, forum) -> bool:  # Config, Forum (logged i
     return not problems
 
 
-def _thread_line(posts: list) -> str:
+def _thread_line(posts: list, zone: str) -> str:
     """How many posts, then one line per post: floor, id, author, time, edit and quote marks."""
     if not posts:
         return "no posts"
     edited = sum(1 for p in posts if p.edited)
     quoting = sum(1 for p in posts if _quotes(p))
     lines = [f"{len(posts)} posts, {edited} edited, {quoting} quoting"]
-    lines += [_post_line(p) for p in posts]
+    lines += [_post_line(p, zone) for p in posts]
     return "\n      ".join(lines)
 
 
-def _post_line(post) -> str:  # a ForumPost
-    line = f"#{post.position or '?'} id {post.id} {post.author} {post.posted_at:%Y-%m-%d %H:%M:%S %Z}"
+def _post_line(post, zone: str) -> str:  # a ForumPost
+    line = f"#{post.position or '?'} id {post.id} {post.author} {_show(post.posted_at, zone, seconds=True, year=True)}"
     if post.edited:
         by, at = getattr(post, "edited_by", None), getattr(post, "edited_at", None)
-        line += " edited" + (f" by {by}" if by else "") + (f" at {at:%Y-%m-%d %H:%M %Z}" if at else "")
+        line += " edited" + (f" by {by}" if by else "") + (f" at {_show(at, zone, year=True)}" if at else "")
         if post.original_text:
             line += f" (first written: {_short(post.original_text)})"
     if _quotes(post):
@@ -836,9 +876,41 @@ def _short(text: str, n: int = 40) -> str:
     return flat if len(flat) <= n else flat[: n - 1] + "…"
 
 
-def _clock_line(server: datetime) -> str:
+def _clock_line(server: datetime, zone: str) -> str:
     skew = (server - datetime.now(UTC)).total_seconds()
-    return f"{server:%Y-%m-%d %H:%M:%S %Z} (local clock {skew:+.0f} s)"
+    return f"{_show(server, zone, seconds=True, year=True)} (local clock {skew:+.0f} s; games shown in {zone})"
+
+
+def _forum_zone(cfg, forum) -> str:  # (Config, Forum): the board's display zone, as `run` sets it
+    zone = getattr(forum, "board_zone", None)
+    return cfg.forum.display_zone(zone() if callable(zone) else None)
+
+
+def _show(t: datetime | None, zone: str, **kw: bool) -> str:
+    """Every time the CLI prints, through the one formatter (core.clock.show, issue 23 item 1)."""
+    from tianshen.core.clock import show
+
+    return show(t, zone, **kw)
+
+
+def _at(at: str | None, record) -> datetime:  # --at of a GameRecord's command, default now
+    """`--at`: ISO 8601; without an offset it is read in the game's display zone."""
+    from tianshen.core.clock import localize
+
+    if not at:
+        return datetime.now(UTC)
+    try:
+        return localize(datetime.fromisoformat(at), _zone_of(record))
+    except ValueError:
+        _fail(f"--at {at}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00 (without an offset: in the "
+              f"game's zone, {_zone_of(record)})")
+        raise  # not reached: _fail exits
+
+
+def _zone_of(record) -> str:  # a GameRecord: the zone its setup was signed up with
+    from tianshen.core.clock import DEFAULT_ZONE
+
+    return (record.config.get("setup") or {}).get("zone") or DEFAULT_ZONE
 
 
 if __name__ == "__main__":

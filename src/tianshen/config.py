@@ -9,11 +9,11 @@ line: the file, the key and the accepted form (config_errors.py).
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -22,8 +22,10 @@ from pydantic import (
     SecretStr,
     Tag,
     ValidationError,
+    field_validator,
 )
 
+from tianshen.core.clock import DEFAULT_ZONE, check_zone, localize
 from tianshen.core.spec import is_file_name, load_spec
 from tianshen.tomlfile import read_toml
 
@@ -49,12 +51,46 @@ class ForumConfig(Table):
     api: Literal["auto", "mobile", "html"] = "auto"  # Discuz
     charset: str = "auto"  # Discuz: utf-8 / gbk, or read from the board
     timezone: str | None = None  # the board's time zone when it shows local times (read from it when it can)
+    # The zone every time is shown in (texts, admin CLI, web) and a `start` without an offset is
+    # read in (issue 23 item 1).  Unset: a Discuz board's `timezone` (set, or read from the
+    # board by `run`), else Asia/Shanghai.  Spirit's `timezone` is the GM account's profile
+    # zone for reading the board, never the display zone.
+    display_timezone: str | None = None
     flood_interval_s: float | None = None  # the bot's own posts at least this far apart (None: the adapter's default)
     remembers_keys: bool = True  # memory board: False forgets the write keys on a restart, as Discuz and Spirit do
     pm_lag_seconds: float = 0  # memory board: the GM sees a PM this long after it was sent (a lagging board)
     users: list[str] | None = None  # memory board: its accounts (unset: every name is one)
 
     _file: str = PrivateAttr(default="the config")  # for the error line
+
+    @field_validator("display_timezone")
+    @classmethod
+    def _zone(cls, value: str | None) -> str | None:
+        return check_zone(value) if value else None
+
+    def display_zone(self, board_zone: str | None = None) -> str:
+        """The board's display zone: `display_timezone`, else a Discuz board's own zone (the
+        `timezone` key, else `board_zone`, what the adapter read from the board), else the
+        default (Asia/Shanghai, the zone of these forums)."""
+        if self.display_timezone:
+            return self.display_timezone
+        if self.kind == "discuz":
+            if self.timezone:
+                try:
+                    return check_zone(self.timezone)
+                except ValueError:
+                    pass  # the adapter refuses it at login, with its own message
+            if board_zone:
+                return check_zone(board_zone)
+        return DEFAULT_ZONE
+
+    def expected_flood_interval_s(self) -> float:
+        """How far apart the GM's writes will be: `flood_interval_s`, else the adapter's
+        usual (Spirit 10 s; Discuz learns it from the board's first refusal, commonly 15 s;
+        the memory board none).  For `admin new-game`'s estimate of how long a deal takes."""
+        if self.flood_interval_s is not None:
+            return self.flood_interval_s
+        return {"spirit": 10.0, "discuz": 15.0}.get(self.kind, 0.0)
 
     def secret(self) -> str | None:
         """The password; ValueError naming the variable when password_env is not set."""
@@ -88,11 +124,17 @@ class GameConfig(Table):
     # the deal; default random.  Typed or not, it is committed to with a secret random salt
     # (core.rng), so a small seed cannot be found from the start post.
     seed: int | None = None
-    start: AwareDatetime
+    # With an offset (2026-03-01T20:00:00+08:00), or without one: then it is read in the
+    # board's display zone ([forum] display_timezone; `start_in`).
+    start: datetime
     players: list[PlayerConfig] = Field(default_factory=list)
     roles: dict[str, str] = Field(default_factory=dict)  # fixed roles, name -> role id or Chinese name
     substitutes: list[str] = Field(default_factory=list)  # the substitutes' forum accounts (替补)
     gm_contact: str | None = None  # the human GM's own forum account: tianshen PMs him what he should know
+
+    def start_in(self, zone: str) -> datetime:
+        """The start, a time written without an offset read in the board's display zone."""
+        return localize(self.start, zone)
 
 
 class RunConfig(Table):

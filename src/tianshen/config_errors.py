@@ -131,7 +131,8 @@ def _scalar(name: str, annotation: type) -> str:
     if issubclass(annotation, BaseModel):
         return f"a table [{name}]"
     if issubclass(annotation, (datetime, AwareDatetime)):
-        return f"a date and time with its time zone, e.g. {name} = 2026-03-01T20:00:00+08:00"
+        return (f"a date and time, e.g. {name} = 2026-03-01T20:00:00+08:00 (without an offset it is read "
+                f"in the board's display zone, [forum] display_timezone)")
     if issubclass(annotation, bool):
         return f"true or false, e.g. {name} = false"
     if issubclass(annotation, int):

@@ -14,8 +14,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator, model_validator
 
+from tianshen.core.clock import DEFAULT_ZONE, check_zone, localize
 from tianshen.core.model import GmIn, Input, Outcome
 from tianshen.core.rng import derived_salt
 from tianshen.core.ruleset import GameSetup, Seat
@@ -60,10 +61,21 @@ class Script(BaseModel):
     ruleset: str
     seed: int = 1
     salt: str | None = None  # the seed commitment's salt; default derived from the seed (not secret)
-    start: datetime = DEFAULT_START
+    start: datetime = DEFAULT_START  # without an offset: in `zone`
+    zone: str = DEFAULT_ZONE  # the display zone of the texts' times (core.clock; issue 23 item 1)
     players: dict[str, str] = Field(default_factory=dict)
     setup: dict[str, Any] = Field(default_factory=dict)
     phase: list[PhaseScript] = Field(default_factory=list)
+
+    @field_validator("zone")
+    @classmethod
+    def _zone(cls, zone: str) -> str:
+        return check_zone(zone)
+
+    @model_validator(mode="after")
+    def _local_start(self) -> Script:
+        self.start = localize(self.start, self.zone)
+        return self
 
 
 def load_script(path: str | Path) -> Script:
@@ -117,7 +129,7 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
         salt = script.salt or derived_salt(script.seed)  # a script is no real game: repeatable
         try:
             setup = GameSetup(seats=seats, seed=script.seed, salt=salt, start=script.start, fixed_roles=fixed,
-                              setup=script.setup)
+                              setup=script.setup, zone=script.zone)
             driver = GameDriver.create(store, forum, "replay", script.ruleset, setup, on_step=on_step)
         except ValueError as exc:  # a bad salt, or the ruleset refuses the setup (e.g. too many of a role)
             store.close()

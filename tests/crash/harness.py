@@ -249,7 +249,8 @@ class CrashPlan:
 
 # ---- what everyone saw -------------------------------------------------------------------
 
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}| ?UTC|Z)?")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:?\d{2}| ?UTC|Z)?"
+                   r"|(\d{4}年)?\d{1,2}月\d{1,2}日 \d{2}:\d{2}(:\d{2})?（[^）]*）")  # core.clock.show
 _HEX = re.compile(r"\b[0-9a-f]{32,64}\b")  # the seed's salt and its commitment, new in every run
 
 

@@ -36,8 +36,8 @@ def test_forum_check_lists_every_post_with_author_time_edits_and_quotes(
     assert f"✔ read thread 1: {total} posts, 2 edited, 1 quoting" in out
     lines = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("#")]
     assert len(lines) == total  # one line per post, not only the last author
-    assert lines[0].startswith("#1 id 1 mafiagm 2026-12-02")
-    assert any(ln.startswith("#3 id 3 player2") and " edited by player2 at 2026-12-02" in ln for ln in lines)
+    assert lines[0].startswith("#1 id 1 mafiagm 2026年12月2日 2") and "（北京时间）" in lines[0]  # the board is +8
+    assert any(ln.startswith("#3 id 3 player2") and " edited by player2 at 2026年12月2日" in ln for ln in lines)
     assert any(ln.startswith("#4 id 4 狼人甲") and " edited by 狼人甲" in ln for ln in lines)
     quoting = [ln for ln in lines if " quoting" in ln]
     assert len(quoting) == 1 and quoting[0].startswith("#9 id 9")
@@ -87,3 +87,23 @@ def test_run_stops_on_a_forum_error_with_one_line_and_an_exit_code(
     assert result.exit_code == code, result.output
     assert words in result.output and str(error) in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+@needs_recordings
+def test_a_discuz_boards_own_offset_is_the_display_zone_when_the_config_sets_none(tmp_path: Path) -> None:
+    """Issue 23 item 1: the zone read from the board's footer (GMT+8) is its games' display zone
+    unless `display_timezone` (or the Discuz `timezone`) says otherwise."""
+    from tianshen.config import load_config
+
+    forum = make_forum(x35_board())
+    forum.login()
+    assert forum.board_zone() == "+08:00"
+    cfg = load_config(discuz_config(tmp_path))
+    assert cfg.forum.display_zone(forum.board_zone()) == "+08:00"
+    cfg.forum.display_timezone = "Asia/Tokyo"
+    assert cfg.forum.display_zone(forum.board_zone()) == "Asia/Tokyo"
+    configured = make_forum(x35_board(), timezone="+09:00")
+    configured.login()
+    assert configured.board_zone() is None  # the config's, not read: display_zone uses `timezone`
+    cfg.forum.display_timezone, cfg.forum.timezone = None, "+09:00"
+    assert cfg.forum.display_zone(None) == "+09:00"

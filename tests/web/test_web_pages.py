@@ -170,3 +170,20 @@ def test_web_command_serves_the_config(tmp_path, monkeypatch) -> None:
     gid = running.driver.game_id
     assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer from-env"}).status_code == 200
     assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer x"}).status_code == 403
+
+
+def test_the_pages_show_times_in_the_games_zone(tmp_path) -> None:
+    """Issue 23 item 1: the deadline, the GM page's next deadline and preview, and the input
+    times go through the one formatter, in the game's zone — never `UTC` beside a local hour."""
+    from tianshen.core.clock import show
+
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    c = client(running)
+    gid = running.driver.game_id
+    state = running.state()
+    due = running.driver.ruleset.next_deadline(state)
+    public = text_of(c.get(f"/game/{gid}").text)
+    assert "截止 " + show(due.at, state.zone) in public and "UTC" not in public
+    gm = text_of(c.get(f"/game/{gid}/gm", headers={"Authorization": f"Bearer {TOKEN}"}).text)
+    assert show(due.at, state.zone) in gm and "UTC" not in gm
+    assert gm.count("（北京时间）") >= 3, gm  # next deadline, preview, inputs

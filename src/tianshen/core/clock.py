@@ -7,10 +7,90 @@ real clock.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tianshen.core.spec import Timing
+
+# ---- the display time zone (issue 23 item 1) --------------------------------------------
+#
+# Every time a player, the GM, the admin CLI or the web pages are shown goes through `show`,
+# in the game's display zone.  The zone is data: it is fixed when the game is signed up
+# (GameSetup.zone, copied into GameState.zone by the deal), so a replay shows the same text.
+# A state stored before the zone existed reads as DEFAULT_ZONE.
+
+DEFAULT_ZONE = "Asia/Shanghai"  # the zone of these forums (Discuz's default timeoffset, +8)
+# Zones whose local time is 北京时间; a fixed +08:00 (a Discuz board's timeoffset) is too.
+_BEIJING = {"Asia/Shanghai", "Asia/Chongqing", "Asia/Chungking", "Asia/Harbin", "PRC", "+08:00"}
+_OFFSET = re.compile(r"^(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
+ZONE_FORMS = "an IANA zone name such as Asia/Shanghai, or an offset such as +08:00"
+
+
+@lru_cache(maxsize=64)
+def check_zone(name: str) -> str:
+    """`name` in its stored form (an IANA name, or an offset written ±HH:MM); ValueError
+    naming the accepted forms when it is neither."""
+    name = name.strip()
+    m = _OFFSET.match(name)
+    if m:
+        hours, minutes = int(m.group(2)), int(m.group(3) or 0)
+        if hours > 14 or minutes >= 60:
+            raise ValueError(f"time zone '{name}': an offset is at most ±14:00")
+        return f"{m.group(1)}{hours:02d}:{minutes:02d}"
+    if name.upper() in ("UTC", "Z", "GMT"):
+        return "UTC"
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone '{name}'; accepted: {ZONE_FORMS}") from None
+    return name
+
+
+@lru_cache(maxsize=64)
+def zone_info(name: str) -> tzinfo:
+    """The tzinfo of a zone in its stored form (check_zone); UTC for ''."""
+    name = check_zone(name) if name else "UTC"
+    if name == "UTC":
+        return UTC
+    m = _OFFSET.match(name)
+    if m:
+        sign = -1 if m.group(1) == "-" else 1
+        return timezone(sign * timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0)))
+    return ZoneInfo(name)
+
+
+def zone_label(local: datetime, name: str) -> str:
+    """What the zone is called next to a time: 北京时间, UTC, UTC+9, UTC-3:30."""
+    offset = local.utcoffset() or timedelta(0)
+    if name in _BEIJING and offset == timedelta(hours=8):
+        return "北京时间"
+    minutes = int(offset.total_seconds() // 60)
+    if minutes == 0:
+        return "UTC"
+    sign, minutes = ("+" if minutes > 0 else "-"), abs(minutes)
+    return f"UTC{sign}{minutes // 60}" + (f":{minutes % 60:02d}" if minutes % 60 else "")
+
+
+def localize(t: datetime, zone: str = DEFAULT_ZONE) -> datetime:
+    """A time written without an offset (a config's `start`) read in `zone`; an aware time as is."""
+    return t.replace(tzinfo=zone_info(zone)) if t.tzinfo is None else t
+
+
+def show(t: datetime | None, zone: str = DEFAULT_ZONE, *, seconds: bool = False, year: bool = False) -> str:
+    """The one way a time is shown: `12月5日 20:00（北京时间）` in the game's zone (— for
+    None).  `year` puts the year in front (the CLI's lists), `seconds` the seconds after."""
+    if t is None:
+        return "—"
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)  # every time inside tianshen is UTC; a naive one is too
+    name = zone or DEFAULT_ZONE
+    local = t.astimezone(zone_info(name))
+    clock = f"{local:%H:%M:%S}" if seconds else f"{local:%H:%M}"
+    day = f"{local.year}年{local.month}月{local.day}日" if year else f"{local.month}月{local.day}日"
+    return f"{day} {clock}（{zone_label(local, check_zone(name))}）"
 
 
 def after(t: datetime, hours: float) -> datetime:

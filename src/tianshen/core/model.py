@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
+from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.text import clean, clean_value
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -60,6 +61,9 @@ class GameState(BaseModel):
     players: list[Player]
     phase: Phase = Field(default_factory=Phase)
     winner: str | None = None
+    # The zone every time in the texts is shown in (core.clock.show); set from GameSetup.zone at
+    # the deal.  A state stored before it existed reads as the default (issue 23 item 1).
+    zone: str = DEFAULT_ZONE
     # Ruleset-owned data: pending actions, streaks, votes, schedules…  JSON only.
     data: dict[str, Any] = Field(default_factory=dict)
 

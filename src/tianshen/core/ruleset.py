@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from tianshen.core import activity, checkin, rng, substitution
+from tianshen.core import activity, checkin, clock, rng, substitution
+from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -48,10 +49,18 @@ class GameSetup(BaseModel):
     # (GameDriver.register draws one); None = derived from the seed, not secret (scripts, tests).
     salt: str | None = None
     start: datetime
+    # The board's display zone (core.clock): every time in the game's texts is shown in it.
+    # Data, fixed at sign-up, so a replay of the event log shows the same texts.
+    zone: str = DEFAULT_ZONE
     fixed_roles: dict[str, str] = Field(default_factory=dict)  # name -> role id
     substitutes: list[str] = Field(default_factory=list)  # forum accounts of the substitutes (替补)
     gm_contact: str | None = None  # the human GM's forum account: gets the notes by PM
     setup: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific dealing options
+
+    @field_validator("zone")
+    @classmethod
+    def _zone_known(cls, zone: str) -> str:
+        return clock.check_zone(zone)
 
     @field_validator("salt")
     @classmethod
@@ -220,7 +229,7 @@ class Ruleset(ABC):
 
     def _announce(self, state: GameState, key: str, **values: Any) -> Outcome:
         due = self.schedule(state)
-        ends = due.at.strftime("%Y-%m-%d %H:%M UTC") if due else "—"
+        ends = clock.show(due.at if due else None, state.zone)
         body = self.spec.text(key, ends=ends, phase=state.phase.label, **values)
         return Outcome(state=state, posts=[PublicPost(thread="main", body=body)])
 

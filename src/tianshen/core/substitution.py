@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from tianshen.core import clock
 from tianshen.core.model import GameState, PmIn
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
@@ -30,7 +31,7 @@ def open_period(spec: RulesetSpec, state: GameState, seats: list[str], at: datet
     order = sorted(seats, key=lambda n: (last_seen.get(n, ""), state.player(n).seat))
     ends = at + timedelta(hours=spec.timing.substitution_hours)
     state.data["substitution"] = {"seats": order, "ends_at": ends.isoformat(), "asked": list(state.data["substitutes"])}
-    when = ends.strftime("%Y-%m-%d %H:%M UTC")
+    when = clock.show(ends, state.zone)
     out.post("main", spec.text("substitution_start", seats="、".join(order), hours=f"{spec.timing.substitution_hours:g}",
                                ends=when))
     for substitute in state.data["substitutes"]:
@@ -53,7 +54,7 @@ def answer(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) -> str 
     reply (issue 13 item 4): the seat's role PM (the caller sends it), or why not."""
     sub = state.data["substitution"]
     ends = datetime.fromisoformat(sub["ends_at"])
-    when = ends.strftime("%Y-%m-%d %H:%M UTC")
+    when = clock.show(ends, state.zone)
     subject = spec.text("substitution_subject")
     if pm.sender not in sub["asked"]:  # he answered before (declined, or too late)
         out.refuse(pm.sender, pm.text, spec.text("substitution_not_asked", ends=when), reply_to=pm.sender,

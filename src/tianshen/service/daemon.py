@@ -29,6 +29,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.date import DateTrigger
 
 from tianshen.config import Config, GameConfig
+from tianshen.core.clock import show
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.core.spec import load_spec
 from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused
@@ -98,7 +99,8 @@ class Daemon:
             self.forum = forum
             self.clock = clock or ForumClock(forum)
         elif config.forum.kind == "memory":
-            starts = [g.start for g in config.games()] or [datetime.now(UTC)]
+            zone = config.forum.display_zone()
+            starts = [g.start_in(zone) for g in config.games()] or [datetime.now(UTC)]
             self.clock = GameClock(min(starts), config.run.time_scale)
             self.forum, self.board = make_forum(config.forum, self.clock.now)
         else:
@@ -106,6 +108,9 @@ class Daemon:
         self.forum.login()
         if clock is None and forum is None and config.forum.kind != "memory":
             self.clock = ForumClock(self.forum)
+        # issue 23 item 1: the zone the games' texts show their times in (a Discuz board's own
+        # offset, read at login, when the config sets none)
+        self.zone = config.forum.display_zone(_board_zone(self.forum))
         self.sender = OutboxSender(self.store, self.forum, self.owner,
                                    claim_seconds=config.run.lease_seconds)
         self._resume_pacing()
@@ -148,12 +153,14 @@ class Daemon:
                 raise ValueError(f"unknown role '{written}' for {name}")
             fixed[name] = role
         seed = g.seed if g.seed is not None else _random_seed()
-        setup = GameSetup(seats=seats, seed=seed, start=g.start, fixed_roles=fixed, substitutes=g.substitutes,
-                          gm_contact=g.gm_contact)
+        start = g.start_in(self.zone)
+        setup = GameSetup(seats=seats, seed=seed, start=start, fixed_roles=fixed, substitutes=g.substitutes,
+                          gm_contact=g.gm_contact, zone=self.zone)
         GameDriver.register(self.store, g.name, g.ruleset, setup, board=self.board_key)
-        if self.board is None and g.start < self.clock.now() - timedelta(seconds=self.config.run.poll_seconds):
-            log.warning("game=%s start time %s is in the past: it is dealt now", g.name, g.start.isoformat())
-        log.info("game=%s signed up (%s, %d players), starts %s", g.name, spec.id, len(seats), g.start.isoformat())
+        if self.board is None and start < self.clock.now() - timedelta(seconds=self.config.run.poll_seconds):
+            log.warning("game=%s start time %s is in the past: it is dealt now, and its clock starts then",
+                        g.name, show(start, self.zone))
+        log.info("game=%s signed up (%s, %d players), starts %s", g.name, spec.id, len(seats), show(start, self.zone))
 
     def games(self, include_over: bool = False) -> list[GameRecord]:
         """The board's games that are not over (a game signed up without a board is adopted)."""
@@ -293,9 +300,18 @@ class Daemon:
         record = self.store.load_game(driver.game_id)
         if record.status != "new":
             return
-        start = GameSetup.model_validate(record.config["setup"]).start
+        setup = GameSetup.model_validate(record.config["setup"])
+        start = setup.start
         if now >= start:
-            driver.start(send=False)
+            # Issue 23 item 2: the clock starts at the deal.  A deal later than the grace
+            # ([run] late_window_minutes: a daemon down at the start, a start signed up in the
+            # past) starts night 1 now; dealt at the old start, every deadline since then
+            # would be folded at once (players removed for not voting, the game over).
+            late = now - start > driver.late_window_grace
+            if late:
+                log.warning("game=%s dealt %s after its start %s: its clock starts now", driver.name,
+                            now - start, show(start, setup.zone))
+            driver.start(at=now if late else None, send=False)
             board_mark = self.store.mark(self.board_row, "pm")
             if board_mark:  # the board has read the PMs before the game: they are not the game's
                 self.store.set_mark(driver.game_id, "pm", board_mark)
@@ -531,6 +547,12 @@ def _without_game_word(pm: ForumPm, game: GameRecord) -> ForumPm:
 
     rest = pm.text.strip()[len(word):].lstrip(" \t，,：:")
     return replace(pm, text=rest)
+
+
+def _board_zone(forum: Forum) -> str | None:
+    """The board's own zone when its adapter read it (Discuz: the footer's offset)."""
+    zone = getattr(forum, "board_zone", None)
+    return zone() if callable(zone) else None
 
 
 def _random_seed() -> int:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
+from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.core.model import GameState
 from tianshen.store import Store
 
@@ -33,6 +35,7 @@ def export_game(store: Store, game_id: int) -> dict[str, Any]:
 
 def report(data: dict[str, Any]) -> str:
     """The same log for people: who was who, then each phase's inputs and what the GM said."""
+    zone = data["state"].get("zone") or DEFAULT_ZONE  # the report's times, as the game showed them
     lines = [f"# {data['game']} — {data['ruleset']}, seed {data['seed']}, {data['status']}",
              f"winner: {data['winner'] or '—'}", "", "## Players", ""]
     for p in data["players"]:
@@ -46,7 +49,7 @@ def report(data: dict[str, Any]) -> str:
         if event["phase"] != phase:
             phase = event["phase"]
             lines += ["", f"## {phase}", ""]
-        lines.append(_describe(event))
+        lines.append(_describe(event, zone))
         for item in outputs.get(event["seq"], []):
             where = f"PM → {item['target']}" if item["kind"] == "pm" else f"post in {item['target']}"
             body = item["body"].replace("\n", "\n      ")
@@ -54,24 +57,30 @@ def report(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _describe(event: dict[str, Any]) -> str:
+def _describe(event: dict[str, Any], zone: str) -> str:
     i = event["input"]
     kind = event["kind"]
     if kind == "setup":
-        return f"- setup: {len(i['seats'])} seats, seed {i['seed']}, start {i['start']}"
+        return f"- setup: {len(i['seats'])} seats, seed {i['seed']}, start {_when(i['start'], zone)}"
+    at = _when(i["at"], zone)
     if kind == "pm":
-        return f"- {i['at']} PM from {i['sender']}: {i['text']!r}"
+        return f"- {at} PM from {i['sender']}: {i['text']!r}"
     if kind == "post":
-        return f"- {i['at']} post by {i['author']} in {i['thread']}: {i['text']!r}"
+        return f"- {at} post by {i['author']} in {i['thread']}: {i['text']!r}"
     if kind == "deadline":
-        return f"- {i['at']} deadline {i['kind']}"
-    return f"- {i['at']} GM {i['command']} {i.get('args') or ''} — reason: {i.get('reason')}"
+        return f"- {at} deadline {i['kind']}"
+    return f"- {at} GM {i['command']} {i.get('args') or ''} — reason: {i.get('reason')}"
 
 
 def _event_of(key: str, game: str) -> int | None:
     """Outbox keys are `<game>:<event seq>:<n>` (store.commit_step)."""
     parts = key[len(game) + 1:].split(":") if key.startswith(game + ":") else []
     return int(parts[0]) if parts and parts[0].isdigit() else None
+
+
+def _when(iso: str, zone: str) -> str:
+    """A stored time as the report shows it (core.clock.show, issue 23 item 1)."""
+    return show(datetime.fromisoformat(iso), zone, seconds=True, year=True)
 
 
 def _iso(value: Any) -> str | None:

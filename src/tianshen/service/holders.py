@@ -8,6 +8,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.service.daemon import Daemon, _dead_here
 
 log = logging.getLogger(__name__)
@@ -42,12 +43,14 @@ def held_elsewhere(daemon: Daemon, now: datetime | None = None) -> list[Held]:
 def refuse_if_held(daemon: Daemon) -> None:
     """Log every game another process holds; on SQLite, ValueError (one line) saying so."""
     held = held_elsewhere(daemon)
+    zone = getattr(daemon, "zone", DEFAULT_ZONE)  # the board's display zone (core.clock.show)
     for h in held:
         log.warning("%s is held by %s until %s: not served here while it is", h.label(), h.owner,
-                    f"{h.until:%Y-%m-%d %H:%M:%S %Z}")
+                    show(h.until, zone, seconds=True))
     if held and daemon.store.engine.dialect.name == "sqlite":
         owners = {h.owner: [x for x in held if x.owner == h.owner] for h in held}
         who = "; ".join(f"{owner} holds {' and '.join(h.label() for h in hs)} (lease until "
-                        f"{max(h.until for h in hs):%H:%M:%S %Z})" for owner, hs in owners.items())
+                        f"{show(max(h.until for h in hs), zone, seconds=True)})"
+                        for owner, hs in owners.items())
         raise ValueError(f"another `tianshen run` serves this database: {who}; SQLite is for one process: "
                          f"stop the other one first (several processes need PostgreSQL)")

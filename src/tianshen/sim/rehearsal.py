@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from tianshen.core.clock import show
 from tianshen.core.model import GameState
 from tianshen.core.rng import derived_salt
 from tianshen.core.ruleset import GameSetup, Seat
@@ -68,7 +69,7 @@ class Transcript:
 
 
 def _t(t: datetime) -> str:
-    return t.strftime("%m-%d %H:%M")
+    return show(t)  # a rehearsal's game is in the default zone (core.clock, issue 23 item 1)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup, escape
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -25,6 +25,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.core.model import GameState, GmIn
 from tianshen.core.spec import load_spec
 from tianshen.rules import load_ruleset
@@ -48,11 +49,18 @@ class WebSettings:
 
 def _env() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
-    env.filters["t"] = lambda d: d.strftime("%m-%d %H:%M") if d else "—"
+    env.filters["t"] = _time
     env.filters["iso"] = lambda d: d.isoformat() if d else ""
     env.filters["short"] = _short
     env.filters["board"] = _board
     return env
+
+
+@pass_context
+def _time(ctx: Any, d: datetime | None) -> str:
+    """Every time a page shows: the one formatter (core.clock.show) in the game's zone (its
+    state's, or the zone it was signed up with; issue 23 item 1)."""
+    return show(d, ctx.get("zone") or DEFAULT_ZONE)
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -156,7 +164,9 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     ruleset = load_ruleset(record.ruleset)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
-                           "is_hex": ruleset.spec.ruleset == "hex_survival"}
+                           "is_hex": ruleset.spec.ruleset == "hex_survival",
+                           "zone": state.zone if state is not None
+                           else (record.config.get("setup") or {}).get("zone") or DEFAULT_ZONE}
     if state is None:  # signed up, or dealt but the player list is not on the board yet
         signed_up = record.status == "new"
         ctx.update(phase="报名中" if signed_up else "即将开始", deadline=record.deadline_at if signed_up else None,

@@ -194,6 +194,16 @@ class DiscuzForum:
     def now(self) -> datetime:
         return self.client.server_now()
 
+    def board_zone(self) -> str | None:
+        """The board's own offset as read from its pages (±HH:MM), None when not read: the
+        display zone of its games when the config sets none (issue 23 item 1)."""
+        c = self.client
+        if not c.tz_known or c.tz_configured:
+            return None
+        offset = c.tz.utcoffset(None) or timedelta(0)
+        minutes = int(offset.total_seconds() // 60)
+        return f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
     def describe(self) -> list[str]:
         """What `tianshen forum check` should tell the GM about this board."""
         c = self.client

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.clock import show as show_time
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
@@ -58,7 +59,7 @@ class ButterflyElder(Ruleset):
         if len(game.seats) != spec.players:
             raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(),
+        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
                           players=players)
         self.deal_roles(state, game.fixed_roles)
         powers.init(state, spec.options)
@@ -70,7 +71,7 @@ class ButterflyElder(Ruleset):
                             ends_at=game.start + timedelta(hours=first), step="power")
         out = Messages()
         roster = "\n".join(f"{p.seat}. {p.name}" for p in state.players)
-        out.post(MAIN, spec.text("player_list", title=spec.title, players=roster, ends=_fmt(state.phase.ends_at),
+        out.post(MAIN, spec.text("player_list", title=spec.title, players=roster, ends=_fmt(state, state.phase.ends_at),
                                  seed_hash=rng.seed_digest(state.seed, state.salt)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
@@ -124,7 +125,7 @@ class ButterflyElder(Ruleset):
         k = state.phase.number
         state.phase.step = "silence"
         state.phase.ends_at = at + timedelta(hours=self.spec.timing.hours("silence_hours", 0.5))
-        out.post(MAIN, self.spec.text("clock_post", n=k, results=_fmt(state.phase.ends_at)))
+        out.post(MAIN, self.spec.text("clock_post", n=k, results=_fmt(state, state.phase.ends_at)))
 
     def _results(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 5: the power results end the silence; the vote thread opens (DECISIONS 5.1.4)."""
@@ -157,9 +158,9 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="day", number=k, started_at=at,
                             ends_at=at + timedelta(hours=spec.timing.hours("day_hours", 21.5)))
         state.data["ballots"] = {}
-        lines.append(spec.text("results_footer", ends=_fmt(state.phase.ends_at)))
+        lines.append(spec.text("results_footer", ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
-        out.post(f"vote:{k}", spec.text("vote_thread", n=k, ends=_fmt(state.phase.ends_at),
+        out.post(f"vote:{k}", spec.text("vote_thread", n=k, ends=_fmt(state, state.phase.ends_at),
                                          candidates="、".join(p.name for p in living(state))),
                  title=spec.text("vote_thread_title", n=k))
 
@@ -206,7 +207,7 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="night", number=k, started_at=at, step="power",
                             ends_at=at + timedelta(hours=self.spec.timing.hours("power_hours", 2)))
         state.data["actions"] = {}
-        lines.append(self.spec.text("power_round", n=k, ends=_fmt(state.phase.ends_at)))
+        lines.append(self.spec.text("power_round", n=k, ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
         if powers.penalized(state, "extra_kill", k):
             for q in state.players:
@@ -234,7 +235,7 @@ class ButterflyElder(Ruleset):
         wills = state.data["wills"]
         lines = [self.spec.text("will_note_muted", name=n) for n in names if not wills[n]["allowed"]]
         if any(wills[n]["allowed"] for n in names):
-            lines.insert(0, self.spec.text("will_note", until=_fmt(at + timedelta(
+            lines.insert(0, self.spec.text("will_note", until=_fmt(state, at + timedelta(
                 hours=self.spec.timing.hours("will_hours", 24)))))
         return "\n".join(lines)
 
@@ -386,8 +387,8 @@ class ButterflyElder(Ruleset):
                 continue
             n = lurk["warnings"][p.name] = lurk["warnings"].get(p.name, 0) + 1
             out.pm(p.name, self.spec.text("lurk_warning_subject"),
-                   self.spec.text("lurk_warning", since=_fmt(since), until=_fmt(at), n=n, limit=limit))
-            out.notes.append(self.spec.text("note_lurk", name=p.name, since=_fmt(since), until=_fmt(at), n=n))
+                   self.spec.text("lurk_warning", since=_fmt(state, since), until=_fmt(state, at), n=n, limit=limit))
+            out.notes.append(self.spec.text("note_lurk", name=p.name, since=_fmt(state, since), until=_fmt(state, at), n=n))
             if n >= limit:
                 self._die(state, p, "lurking", at)
                 lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.identity(p)))
@@ -508,7 +509,7 @@ class ButterflyElder(Ruleset):
         until = gm.at + timedelta(hours=hours)
         state.data["leave"][p.name] = until.isoformat()
         out = Messages()
-        out.post(MAIN, self.spec.text("gm_leave", name=p.name, until=_fmt(until)))
+        out.post(MAIN, self.spec.text("gm_leave", name=p.name, until=_fmt(state, until)))
         return out.outcome(state)
 
     def gm_confirm_zombie(self, state: GameState, gm: GmIn) -> Outcome:
@@ -555,8 +556,9 @@ class ButterflyElder(Ruleset):
         return view
 
 
-def _fmt(t: datetime | None) -> str:
-    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+def _fmt(state: GameState, t: datetime | None) -> str:
+    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
+    return show_time(t, state.zone)
 
 
 def _short(text: str) -> str:

@@ -84,7 +84,7 @@ class Classic(ForumGame):
         state.phase.number = k
         state.data.pop("early_at", None)
         state.data["done"] = []  # /done counts per phase (DECISIONS §0.5)
-        lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(days.ts(state.data["day"]["vote_opens_at"]))))
+        lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(state, days.ts(state.data["day"]["vote_opens_at"]))))
         out.post(MAIN, "\n\n".join(lines))
         for diviner, target, yes in dawn.answers:
             out.pm(diviner, spec.text("divine_subject"),

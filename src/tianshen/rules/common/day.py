@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from tianshen.core.clock import PhaseClock
+from tianshen.core.clock import show as show_time
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import resolve_name
@@ -250,4 +251,4 @@ def current_count(spec: RulesetSpec, state: GameState) -> str:
     for ballot in day(state)["ballots"][kind].values():
         counts[ballot["target"]] = counts.get(ballot["target"], 0) + 1
     lines = [f"{name}：{n}票" for name, n in sorted(counts.items(), key=lambda x: -x[1])] or ["还没有人投票。"]
-    return spec.text("current_count", lines="\n".join(lines), ends=window_end(state).strftime("%Y-%m-%d %H:%M UTC"))
+    return spec.text("current_count", lines="\n".join(lines), ends=show_time(window_end(state), state.zone))

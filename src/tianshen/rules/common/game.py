@@ -16,6 +16,7 @@ from typing import Any
 
 from tianshen.core import checkin, rng
 from tianshen.core.clock import PhaseClock
+from tianshen.core.clock import show as show_time
 from tianshen.core.grammar import VERB_NAMES, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -71,7 +72,7 @@ class ForumGame(Ruleset):
         if len(game.seats) != spec.players:
             raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(),
+        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
                           players=players)
         self.deal_roles(state, game.fixed_roles)
         state.data.update(
@@ -85,9 +86,9 @@ class ForumGame(Ruleset):
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
         state.data["started_at"] = game.start.isoformat()
         until = checkin.deadline(state)
-        request = spec.text("checkin_request", until=_fmt(until)) if until else ""
+        request = spec.text("checkin_request", until=_fmt(state, until)) if until else ""
         out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state), checkin=request,
-                                 seed_hash=rng.seed_digest(state.seed, state.salt), ends=_fmt(state.phase.ends_at)),
+                                 seed_hash=rng.seed_digest(state.seed, state.salt), ends=_fmt(state, state.phase.ends_at)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
@@ -148,7 +149,7 @@ class ForumGame(Ruleset):
     def _remind(self, state: GameState, out: Messages) -> None:
         state.data["reminded"] = f"{state.phase.label}:{state.phase.step}"
         due = self._phase_deadline(state)
-        ends = _fmt(due.at if due else None)
+        ends = _fmt(state, due.at if due else None)
         if state.phase.kind == "night":
             for p in state.players:
                 verb = POWER.get(p.role)
@@ -219,7 +220,7 @@ class ForumGame(Ruleset):
         state.phase.step = "vote"
         d = state.data["day"]
         barred = "、".join(d["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(days.ts(d["vote_ends_at"])),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, days.ts(d["vote_ends_at"])),
                                               barred=barred, candidates=self._roster_alive(state)),
                  title=self.spec.text("vote_thread_title", n=k))
 
@@ -255,10 +256,10 @@ class ForumGame(Ruleset):
         d["step_ends_at"] = self.clock.ld_ends(at).isoformat()
         state.phase.step = "ld"
         state.phase.ends_at = self.clock.extended_day_ends(days.ts(d["vote_ends_at"]))
-        lines.append(spec.text("ld_start", candidates="、".join(top), ends=_fmt(days.ts(d["step_ends_at"]))))
+        lines.append(spec.text("ld_start", candidates="、".join(top), ends=_fmt(state, days.ts(d["step_ends_at"]))))
         out.post(MAIN, "\n".join(lines))
         out.post(f"vote:{k}", spec.text("ld_thread", candidates="、".join(top),
-                                         ends=_fmt(days.ts(d["step_ends_at"]))))
+                                         ends=_fmt(state, days.ts(d["step_ends_at"]))))
         if not days.voters(state, "ld"):
             out.log.append("nobody can vote in the life-death vote")
 
@@ -306,13 +307,13 @@ class ForumGame(Ruleset):
         state.phase.step = "summon"
         summoned = "、".join(rounds[r])
         lines.append(spec.text("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
-                               ends=_fmt(days.ts(d["step_ends_at"]))))
+                               ends=_fmt(state, days.ts(d["step_ends_at"]))))
         out.post(MAIN, "\n".join(lines))
         out.post(f"vote:{k}", spec.text("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
-                                         ends=_fmt(days.ts(d["step_ends_at"]))))
+                                         ends=_fmt(state, days.ts(d["step_ends_at"]))))
         for name in rounds[r]:
             out.pm(name, spec.text("summon_subject"),
-                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=_fmt(days.ts(d["step_ends_at"]))))
+                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=_fmt(state, days.ts(d["step_ends_at"]))))
 
     def _close_summon_round(self, state: GameState, at: datetime, out: Messages) -> None:
         spec = self.spec
@@ -341,7 +342,7 @@ class ForumGame(Ruleset):
         if self._check_victory(state, at, out, prefix=lines):
             return
         self._begin_night(state, k + 1, at)
-        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state.phase.ends_at)))
+        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
 
     # ---- victory --------------------------------------------------------------------
@@ -565,7 +566,7 @@ class ForumGame(Ruleset):
         for q in [p, *partners(state, p)]:
             if q.alive:
                 out.pm(q.name, self.spec.text("receipt_subject"),
-                       self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state.phase.ends_at)))
+                       self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state, state.phase.ends_at)))
         return out.outcome(state)
 
     def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
@@ -633,8 +634,9 @@ class ForumGame(Ruleset):
         return view
 
 
-def _fmt(t: datetime | None) -> str:
-    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+def _fmt(state: GameState, t: datetime | None) -> str:
+    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
+    return show_time(t, state.zone)
 
 
 def _short(text: str) -> str:

@@ -112,7 +112,7 @@ class GameTen(ForumGame):
                 role = "binder" if cause == "bound" else "butterfly"
                 by = [p.name for p in state.players if p.role == role]
                 state.data["privilege_kills"][name] = by
-        lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(days.ts(state.data["day"]["vote_opens_at"]))))
+        lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(state, days.ts(state.data["day"]["vote_opens_at"]))))
         out.post(MAIN, "\n\n".join(lines))
         self._check_victory(state, at, out)
 

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
+from tianshen.core.clock import show as show_time
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -69,7 +70,7 @@ class HexSurvival(Ruleset):
             raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1)
                    for i, s in enumerate(game.seats)]
-        state = GameState(ruleset="hex_survival", variant=spec.id, seed=game.seed, salt=game.game_salt(),
+        state = GameState(ruleset="hex_survival", variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
                           players=players)
         self.deal_roles(state, game.fixed_roles)
         self._place(state, dict(game.setup.get("cells") or {}))
@@ -86,9 +87,9 @@ class HexSurvival(Ruleset):
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
         until = checkin.deadline(state)
         out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),
-                                 checkin=spec.text("checkin_request", until=_fmt(until)) if until else "",
+                                 checkin=spec.text("checkin_request", until=_fmt(state, until)) if until else "",
                                  map=self._map_table(), seed_hash=rng.seed_digest(state.seed, state.salt),
-                                 ends=_fmt(state.phase.ends_at)),
+                                 ends=_fmt(state, state.phase.ends_at)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
@@ -217,7 +218,7 @@ class HexSurvival(Ruleset):
         self._begin_day(state, k, at)
         d = state.data["day"]
         vote_at = _ts(d["vote_opens_at"])
-        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state.phase.ends_at), vote_at=_fmt(vote_at)))
+        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state, state.phase.ends_at), vote_at=_fmt(state, vote_at)))
         out.post(MAIN, "\n".join(lines))
         if state.phase.step == "vote":
             self._open_vote(state, out)
@@ -264,8 +265,8 @@ class HexSurvival(Ruleset):
         """003 §7.5: the vote thread within an hour of dawn (default: at dawn)."""
         k, d = state.phase.number, state.data["day"]
         state.phase.step = "vote"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(_ts(d["vote_ends_at"])),
-                                              change_until=_fmt(_ts(d["change_until"])),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, _ts(d["vote_ends_at"])),
+                                              change_until=_fmt(state, _ts(d["change_until"])),
                                               candidates="、".join(p.name for p in state.alive()),
                                               punish=self.food.hp["punish"]),
                  title=self.spec.text("vote_thread_title", n=k))
@@ -303,7 +304,7 @@ class HexSurvival(Ruleset):
         over = self._check_victory(state, at, out, lines)
         if not over:
             self._begin_night(state, k + 1, at)
-            lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state.phase.ends_at)))
+            lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
             out.post(MAIN, "\n".join(lines))
         for p in state.players:
             if p.alive:
@@ -519,7 +520,7 @@ class HexSurvival(Ruleset):
         except VoteRefused as exc:
             raise Refused(str(exc)) from None
         out.post(f"vote:{state.phase.number}", spec.text("delegated_post", voter=p.name, target=chosen.target,
-                                                         sent=_fmt(at)))
+                                                         sent=_fmt(state, at)))
         return line
 
     def _name(self, state: GameState, written: str) -> str:
@@ -737,8 +738,9 @@ def _ts(value: str) -> datetime:
     return datetime.fromisoformat(value)
 
 
-def _fmt(t: datetime | None) -> str:
-    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+def _fmt(state: GameState, t: datetime | None) -> str:
+    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
+    return show_time(t, state.zone)
 
 
 def _short(text: str) -> str:

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import checkin, rng
+from tianshen.core.clock import show as show_time
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -60,7 +61,7 @@ class NLives(Ruleset):
             raise ValueError(f"{spec.id} is played by {', '.join(map(str, spec.player_counts))} players, "
                              f"not {len(game.seats)}")
         players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset="n_lives", variant=spec.id, seed=game.seed, salt=game.game_salt(),
+        state = GameState(ruleset="n_lives", variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
                           players=players)
         self.deal_roles(state, game.fixed_roles, cards.factions_for(self.spec, len(state.players)))  # §2
         state.data.update(
@@ -80,9 +81,9 @@ class NLives(Ruleset):
         self._begin_night(state, 1, game.start, Messages())
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
         out = Messages()
-        out.post(MAIN, spec.text("player_list", players=self._roster(state), ends=_fmt(state.phase.ends_at),
-                                 checkin_until=_fmt(checkin.deadline(state)),
-                                 order_until=_fmt(_ts(state.data["order_until"])),
+        out.post(MAIN, spec.text("player_list", players=self._roster(state), ends=_fmt(state, state.phase.ends_at),
+                                 checkin_until=_fmt(state, checkin.deadline(state)),
+                                 order_until=_fmt(state, _ts(state.data["order_until"])),
                                  seed_hash=rng.seed_digest(state.seed, state.salt)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
@@ -163,7 +164,7 @@ class NLives(Ruleset):
         other = next(q.name for q in state.players if q.name != p.name)
         return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
                          faction=spec.factions[p.faction], chooser=chooser, count=len(cards.hand(p)),
-                         hand="\n".join(lines), ap=p.extra["ap"], order_until=_fmt(_ts(state.data["order_until"])),
+                         hand="\n".join(lines), ap=p.extra["ap"], order_until=_fmt(state, _ts(state.data["order_until"])),
                          example=example, example_action=f"占卜 {other}",
                          min_chars=int(spec.options.get("decl_min_chars", 100)))
 
@@ -283,7 +284,7 @@ class NLives(Ruleset):
             return
         self._reorder_check(state, at, lines)
         self._begin_day(state, at, dawn.saved)
-        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state.phase.ends_at)))
+        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
         self._open_vote(state, out)
 
@@ -364,7 +365,7 @@ class NLives(Ruleset):
         """§5.6: the vote thread within an hour of dawn (DECISIONS: at dawn), open to day end."""
         k = state.phase.number
         barred = "、".join(state.data["day"]["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state.phase.ends_at), barred=barred),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, state.phase.ends_at), barred=barred),
                  title=self.spec.text("vote_thread_title", n=k))
 
     def _dusk(self, state: GameState, at: datetime, out: Messages) -> None:
@@ -398,7 +399,7 @@ class NLives(Ruleset):
             return
         self._reorder_check(state, at, lines)
         self._begin_night(state, k + 1, at, out)
-        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state.phase.ends_at)))
+        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
 
     def _tally_lines(self, rows: list[days.Row]) -> list[str]:
@@ -444,7 +445,7 @@ class NLives(Ruleset):
         until = at + timedelta(hours=self.spec.timing.hours("reorder_hours", 24))
         state.data["reorder_until"] = until.isoformat()
         lines.append(self.spec.text("reorder_window", count=done, total=total,
-                                    fraction="1/3" if reached == 1 else "2/3", until=_fmt(until)))
+                                    fraction="1/3" if reached == 1 else "2/3", until=_fmt(state, until)))
 
     def check_victory(self, state: GameState) -> str | None:
         return victory.winner(state, self.spec.options)
@@ -797,7 +798,7 @@ class NLives(Ruleset):
             a["decl"] = None
         out = Messages()
         out.pm(p.name, self.spec.text("receipt_subject"),
-               self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(intake.lock_time(self.spec, state)),
+               self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state, intake.lock_time(self.spec, state)),
                               min_chars=int(self.spec.options.get("decl_min_chars", 100))))
         return out.outcome(state)
 
@@ -889,6 +890,7 @@ def _ts(value: str) -> datetime:
     return datetime.fromisoformat(value)
 
 
-def _fmt(t: datetime | None) -> str:
-    return t.strftime("%Y-%m-%d %H:%M UTC") if t else "—"
+def _fmt(state: GameState, t: datetime | None) -> str:
+    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
+    return show_time(t, state.zone)
 
