@@ -29,7 +29,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import read_vote_post, resolve_name, unreadable
+from tianshen.core.vote_post import not_a_vote, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -679,6 +679,8 @@ class NLives(Ruleset):
         p = state.find(post.author)
         if vote is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
+            if vote is None and p is not None:
+                self._hint_no_vote(state, p, post, out)
             return out.outcome(state)
         try:
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
@@ -691,6 +693,18 @@ class NLives(Ruleset):
             out.refuse(p.name, post.text, f"你在投票帖的跟帖无效：{exc}", reply_to=p.name)
         self._note_done(state, post.at)
         return out.outcome(state)
+
+    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        """Issue 23 item 10: a living voter who has not voted (nor delegated, §8.4) and whose
+        post in today's vote thread holds no vote is told once a day (§8.5: a player who does
+        not vote leaves the game)."""
+        if state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}" or not p.alive:
+            return
+        d = state.data["day"]
+        if p.name in d["votes"] or p.name in d["delegations"] or p.name in d["cannot_vote"]:
+            return
+        if not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text):
+            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
         d = state.data["day"]
