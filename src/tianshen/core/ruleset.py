@@ -221,7 +221,7 @@ class Ruleset(ABC):
     def _announce(self, state: GameState, key: str, **values: Any) -> Outcome:
         due = self.schedule(state)
         ends = due.at.strftime("%Y-%m-%d %H:%M UTC") if due else "—"
-        body = self.spec.text(key, ends=ends, phase=state.phase.label, **values)
+        body = self.spec.text(key, ends=ends, phase=state.phase.words, **values)
         return Outcome(state=state, posts=[PublicPost(thread="main", body=body)])
 
     @abstractmethod

@@ -427,7 +427,7 @@ class GameDriver:
             outage = now - datetime.fromisoformat(down)
             if outage >= self.outage_extension_after and self.ruleset.next_deadline(self._current()) is not None:
                 hours = round(outage.total_seconds() / 3600, 2)
-                reason = f"论坛无法访问约{hours:g}小时（003 §12.4：时段顺延）"
+                reason = f"论坛无法访问约{hours:g}小时，时段顺延"  # 003 §12.4 (a public post: no citation)
                 log.warning("game=%s forum back after %s: phase extended by %s h", self.name, outage, hours)
                 self.gm("extend", reason, now, hours=hours)
         return True

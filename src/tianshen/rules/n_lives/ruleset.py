@@ -604,7 +604,7 @@ class NLives(Ruleset):
         first = at <= _ts(state.data["order_until"]) and state.phase.number == 1 and state.phase.kind == "night"
         window = state.data.get("reorder_until") and at <= _ts(state.data["reorder_until"])
         if not first and not window:
-            raise Refused("现在不能改变丢牌顺序：只能在游戏开始后24小时内，以及天神宣布的改牌期内寄来（§6）。")
+            raise Refused("现在不能改变丢牌顺序：只能在游戏开始后24小时内，以及天神宣布的改牌期内寄来。")  # 000 §6
         try:
             order = cards.parse_order(self.spec, state, p, cmd.arg or cmd.line)
             cards.check_bottom(state, p, order)
@@ -625,7 +625,7 @@ class NLives(Ruleset):
         if side is None:
             raise Refused("请写“立场 平民”、“立场 杀手 共赢”或“立场 狼人 一山不容二虎”等。")
         if side == "civilians" and len(state.players) == 7:
-            raise Refused("7人游戏时，自选立场者不能选择平民立场（§3.4.3）。")
+            raise Refused("7人游戏时，自选立场者不能选择平民立场。")  # 000 §3.4.3
         mode = None if side == "civilians" else next((v for k, v in MODES.items() if k in arg), "cowin")
         self._set_side(state, p, side, mode)
         line = self.spec.text("choice_ok", side=self._side_text(p))
