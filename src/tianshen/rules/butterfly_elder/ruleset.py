@@ -332,6 +332,7 @@ class ButterflyElder(Ruleset):
         parsed = vote.read(text, [q.name for q in state.players])
         try:
             if parsed is None:  # 补充 二 5: only votes in the vote thread; the GM judges the rest
+                out.log.append(f"post {post.id} by {p.name} in {post.thread}: not a vote")
                 out.notes.append(spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
                 # issue 23 item 10: the player is told once a vote, while he has no vote yet
                 if p.name not in state.data.get("ballots", {}) and post.thread == f"vote:{state.phase.number}" \

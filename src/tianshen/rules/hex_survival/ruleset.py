@@ -539,7 +539,7 @@ class HexSurvival(Ruleset):
         vote = ballot.read_post(post.text, state)
         original = post.original_text if post.edited else None
         if vote is None and ballot.read_post(original, state) is None:
-            out.log.append(f"post {post.id} by {post.author}: no vote in it")
+            out.log.append(f"post {post.id} by {post.author}: not a vote")
             self._hint_no_vote(state, p, post, out)
             return out.outcome(state)
         try:
