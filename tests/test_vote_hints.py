@@ -100,3 +100,9 @@ def test_butterfly_a_chat_post_is_answered_once_and_not_after_a_vote() -> None:
     g.post("癸", "投票 乙")
     assert not pms_to(g.post("癸", "理由补充", hours=2), "癸")
     assert not g.post("壬", "重新投票 乙", hours=2).refusals and bf.voted(g)["壬"] == "乙"
+
+
+def test_a_recast_sent_by_pm_is_told_where_to_post_it() -> None:
+    g = classic.day_game()
+    reply = pms_to(g.pm("甲", "重新投票 庚"), "甲")
+    assert len(reply) == 1 and "投票帖" in reply[0] and "没有看懂" not in reply[0]
