@@ -62,3 +62,11 @@ def test_substitute_and_the_gm_log_show_last_seen_as_a_table(tmp_path: Path) -> 
     assert status.exit_code == 0, status.output
     assert "substitute players=辛 — 潜水" in status.output and "{'" not in status.output
     assert "last seen" in status.output
+
+
+def test_gm_arguments_are_words() -> None:
+    """The GM log line (replay, `admin`, the web GM page) names arguments as key=value."""
+    from tianshen.core.ruleset import gm_args
+
+    text = gm_args({"players": "辛", "last_seen": {"甲": "2026-01-01T20:00:00+00:00"}, "at": None})
+    assert text == "players=辛 last_seen=甲 2026-01-01 20:00" and "{" not in text
