@@ -106,3 +106,10 @@ def test_a_recast_sent_by_pm_is_told_where_to_post_it() -> None:
     g = classic.day_game()
     reply = pms_to(g.pm("甲", "重新投票 庚"), "甲")
     assert len(reply) == 1 and "投票帖" in reply[0] and "没有看懂" not in reply[0]
+
+
+def test_a_vote_after_a_quote_counts_and_the_gm_is_told() -> None:
+    g = classic.day_game()
+    out = g.post("甲", "> 天神：请在截止前重新投票\n> 重新投票 庚")  # as Spirit's page shows it
+    assert not out.refusals and classic.ballot(g, "甲") == "庚"
+    assert any("引用" in n and "void-vote 甲" in n for n in out.notes)

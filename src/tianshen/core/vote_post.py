@@ -424,6 +424,17 @@ def with_form(reason: str, form: str = ACCEPTED_FORM) -> str:
     return reason if form in reason else f"{reason}格式：{form}"
 
 
+def quote_note(vote: VotePost | None, out: Messages, voter: str, post_text: str) -> None:
+    """A vote read from the lines a quote swallowed (`_swallowed`) is counted, and the GM is
+    told: if the line was in fact quoted from someone else, he voids it (admin void-vote)."""
+    if vote is None or not vote.after_quote:
+        return
+    short = " ".join(post_text.split())
+    short = short if len(short) <= 40 else short[:40] + "…"
+    out.notes.append(f"{voter} 的投票读自引用块的末行（Markdown 把紧跟引用的一行并入了引用）：{short}。"
+                     f"如果这一行其实是引用别人的话，请用 tianshen admin void-vote {voter} 作废。")
+
+
 # ---- a post in the vote thread that is no vote (issue 23 item 10) --------------------------
 
 NOT_READ = ("没有读出投票：没有一行以“投票”“重新投票”或“改票”开头并写出游戏者的名字，"

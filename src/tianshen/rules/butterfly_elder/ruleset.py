@@ -28,7 +28,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
-from tianshen.core.vote_post import not_a_vote, refusal
+from tianshen.core.vote_post import not_a_vote, quote_note, refusal
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.powers import Refused
 from tianshen.rules.butterfly_elder.roles import (
@@ -351,6 +351,7 @@ class ButterflyElder(Ruleset):
                        reply_to=p.name)
             return
         out.log.append(f"vote by {p.name}: {line}")
+        quote_note(parsed, out, p.name, post.text)
         if post.edited:
             out.pm(p.name, spec.text("receipt_subject"), spec.text("vote_edited", counted=line))
             out.notes.append(spec.text("note_vote_edited", name=p.name, text=_short(post.text)))

@@ -32,7 +32,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import not_a_vote, read_vote_post, unreadable
+from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -469,8 +469,6 @@ class ForumGame(Ruleset):
             if vote is None and p is not None:
                 self._hint_no_vote(state, p, post, out)
             return out.outcome(state)
-        if vote.after_quote:
-            out.log.append(f"post {post.id} by {p.name}: the vote line was read after a quote that had joined it")
         try:
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
                 raise Refused("这个投票帖已经截止。")
@@ -481,6 +479,7 @@ class ForumGame(Ruleset):
             # 改票/改投 is read as a vote: the first one counts, a later one meets 001 §5.1's "no change"
             line = days.cast_vote(state, p, vote.name, post.at, "post")
             out.log.append(line)
+            quote_note(vote, out, p.name, post.text)
             if post.edited:
                 note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
                 out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")

@@ -34,7 +34,7 @@ from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost, not_a_vote, unreadable, with_form
+from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
@@ -545,6 +545,7 @@ class HexSurvival(Ruleset):
         try:
             line = self._vote_post(state, p, post, vote, out)
             out.log.append(f"{p.name}: {line}")
+            quote_note(vote, out, p.name, post.text)
             if post.edited:  # the player is told how the edited post was counted
                 out.pm(p.name, self.spec.text("receipt_subject"), line)
         except VoteRefused as exc:

@@ -29,7 +29,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import not_a_vote, read_vote_post, resolve_name, unreadable
+from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -689,6 +689,7 @@ class NLives(Ruleset):
                 raise unreadable(self.spec, out, p.name, post.text, vote.error)
             line = self._cast(state, p, vote.name, post.at, "post")
             out.log.append(line)
+            quote_note(vote, out, p.name, post.text)
         except Refused as exc:
             out.refuse(p.name, post.text, f"你在投票帖的跟帖无效：{exc}", reply_to=p.name)
         self._note_done(state, post.at)
