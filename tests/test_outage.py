@@ -35,9 +35,10 @@ def test_a_long_outage_holds_the_deadline_and_extends_the_phase(tmp_path) -> Non
     state = driver.state()
     assert state.phase.label == "night 1"
     assert driver.ruleset.next_deadline(state).at == night_end + timedelta(hours=5)
-    assert state.data["gm_log"][0]["command"] == "extend" and "12.4" in state.data["gm_log"][0]["reason"]
+    assert state.data["gm_log"][0]["command"] == "extend" and "时段顺延" in state.data["gm_log"][0]["reason"]
     main = driver.store.thread_id(driver.game_id, "main")
-    assert any("延长5小时" in p.text for p in board.thread_posts(main))
+    # 003 §12.4; the post names the phase in Chinese and cites no clause (issue 23 item 11)
+    assert any("第1夜延长5小时" in p.text and "§" not in p.text for p in board.thread_posts(main))
 
 
 def test_a_short_outage_only_delays(tmp_path) -> None:

@@ -50,11 +50,32 @@ def test_the_first_to_answer_takes_the_seat_with_everything_it_holds() -> None:
     assert g.state.data["subs"]["pray"]["庚"] == "丙"  # pending actions stay with the seat
     role_pm = [m.body for m in out.pms if m.to == "替补乙"]
     assert len(role_pm) == 1 and "庶民" in role_pm[0] and "庚" in role_pm[0]
-    assert sorted(m.to for m in out.pms if m.to != "替补乙") == ["替补丙", "替补甲"]  # told it is over
+    assert sorted(m.to for m in out.pms if m.to != "替补乙") == ["庚本人", "替补丙", "替补甲"]  # told it is over
     assert "替补乙" not in main_posts(out)  # who plays the 马甲 stays secret
     assert "substitution" not in g.state.data  # closed: the seat is filled
+
+
+def test_the_replaced_player_is_told() -> None:
+    """Issue 23 item 12: the player whose seat was taken gets a PM at his own account."""
+    g = game_with_subs()
+    substitute(g, "庚")
+    out = g.pm("替补乙", "可以", hours=3)
+    told = [m for m in out.pms if m.to == "庚本人"]
+    assert len(told) == 1 and "庚" in told[0].body and "替补接替" in told[0].body and "退出" in told[0].body
+
+
+def test_a_second_substitute_answering_after_the_seat_is_taken_is_told_so() -> None:
+    """Issue 23 item 12: not "你不是本局游戏者" — the seat went to a faster substitute."""
+    g = game_with_subs()
+    substitute(g, "庚")
+    g.pm("替补乙", "可以，马上来", hours=3)
     late = g.pm("替补甲", "我也可以", hours=4)
-    assert late.refusals  # no longer asked: an ordinary non-player PM, refused
+    body = [m.body for m in late.pms if m.to == "替补甲"]
+    assert len(body) == 1 and "已经被先回复的替补接替" in body[0] and "不是本局" not in body[0]
+    assert late.refusals and g.state.player("庚").forum_name == "替补乙"  # nothing changes
+    again = g.pm("替补甲", "请问还要人吗", hours=5)  # any later PM of a substitute
+    body = [m.body for m in again.pms if m.to == "替补甲"]
+    assert len(body) == 1 and "你是本局的替补" in body[0] and "不是本局" not in body[0]
 
 
 def test_several_seats_longest_lurker_first() -> None:

@@ -287,25 +287,81 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     table = Table("seat", "马甲", "forum name", "role", "faction", "alive", "notes")
     for p in state.players:
         view = ruleset.player_view(state, p.name)
-        notes = ", ".join(f"{k}={v}" for k, v in view.items()
+        notes = ", ".join(f"{k}={_plain(v)}" for k, v in view.items()
                           if k not in ("alive", "faction", "role", "role_name", "died_in", "death_cause")
                           and v not in (None, True))
-        table.add_row(str(p.seat), p.name, p.forum_name, view.get("role_name", p.role), p.faction,
-                      "yes" if p.alive else f"no ({p.died_in}, {p.death_cause})", notes)
+        table.add_row(str(p.seat), escape(p.name), escape(p.forum_name), view.get("role_name", p.role), p.faction,
+                      "yes" if p.alive else f"no ({p.died_in}, {p.death_cause})", escape(notes))
     console.print(table)
-    inputs = store.inbound(record.id, state.phase.label)
-    console.print(f"inputs this phase: {len(inputs)}")
-    for i in inputs:
-        console.print(f"  {_show(i.sent_at, state.zone)} {i.source} {i.sender}: {' '.join(i.text.split())[:60]}",
-                      markup=False, highlight=False)
+    _inputs_table(store, record, state)
     pending = store.pending_outbox(record.id)
     if pending:
         console.print(f"[yellow]{len(pending)} messages waiting in the outbox[/yellow]")
     _undelivered(store, record)
     for entry in state.data.get("gm_log", []):
-        console.print(f"  GM {_show(datetime.fromisoformat(entry['at']), state.zone)} {entry['command']} "
-                      f"{entry['args'] or ''} — {entry['reason']}",
+        args = dict(entry["args"] or {})
+        seen = args.pop("last_seen", None)
+        console.print(f"  GM {_show(datetime.fromisoformat(entry['at']), state.zone)} {entry['command']} {_args(args)} — {entry['reason']}",
                       markup=False, highlight=False)
+        if seen is not None:
+            console.print(_last_seen_table(state, seen, _names(args.get("players"))))
+
+
+def _inputs_table(store, record, state: GameState) -> None:
+    """Every PM and post of this phase and how it was judged (issue 23 item 13): accepted
+    (with its receipt), refused and why, or not a vote — folded again from the event log."""
+    from tianshen.service.driver import GameDriver, OfflineForum
+
+    judged = GameDriver(store, OfflineForum(), record.id).judged(state.phase.label)
+    console.print(f"inputs this phase: {len(judged)}")
+    if not judged:
+        return
+    table = Table("time", "from", "where", "text", "judged", "why / receipt")
+    for i, verdict, detail in judged:
+        where = "PM" if i.source == "pm" else f"post {i.thread_key or ''}".strip()
+        style = {"accepted": "green", "refused": "red", "not a vote": "yellow"}.get(verdict, "")
+        table.add_row(_show(i.sent_at, state.zone), escape(i.sender), escape(where), _cell(i.text, 40),
+                      f"[{style}]{verdict}[/{style}]" if style else verdict, _cell(detail, 80))
+    console.print(table)
+
+
+def _cell(text: str, width: int) -> str:
+    """Player text in a rich table: one line, cut, markup escaped."""
+    flat = " ".join(text.split())
+    return escape(flat if len(flat) <= width else flat[:width] + "…")
+
+
+def _args(args: dict) -> str:
+    """A GM command's arguments as `key=value`, not a Python dict."""
+    return " ".join(f"{k}={_plain(v)}" for k, v in args.items() if v not in (None, "", {}, []))
+
+
+def _plain(value: object) -> str:
+    """A value of the state as words: a table as `key value` pairs, a list joined by 、."""
+    if isinstance(value, dict):
+        return "、".join(f"{k} {_plain(v)}" for k, v in value.items()) or "—"
+    if isinstance(value, list | tuple):
+        return "、".join(_plain(v) for v in value) or "—"
+    return "—" if value is None else str(value)
+
+
+def _names(players: object) -> list[str]:
+    return [n.strip() for n in str(players or "").replace("，", ",").split(",") if n.strip()]
+
+
+def _last_seen_table(state: GameState, seen: dict, named: list[str]) -> Table:
+    """When each living seat was last heard from (forum time), longest silent first — what
+    the 交替期 orders the seats by (001 §6.3); the seats being replaced are marked."""
+    order = list((state.data.get("substitution") or {}).get("seats", []))
+    table = Table("马甲", "forum name", "last seen (forum time)", "replaced")
+    rows = [(seen.get(p.name) or seen.get(p.forum_name) or "", p) for p in state.players if p.alive or p.name in named]
+    for when, p in sorted(rows, key=lambda r: (r[0], r[1].seat)):
+        shown = _show(datetime.fromisoformat(when), state.zone) if when else "never"
+        mark = ""
+        if p.name in named:
+            mark = f"yes, #{order.index(p.name) + 1}" if p.name in order else "yes"
+        table.add_row(escape(p.name), escape(p.forum_name), shown, mark)
+    return table
 
 
 def _database(db: str | None, config: str | None) -> str:
@@ -431,6 +487,8 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
         _fail(f"{command} refused: {outcome.refusals[0].reason}")
     for line in outcome.log:
         print(line)
+    if command == "substitute":
+        console.print(_last_seen_table(outcome.state, dict(args["last_seen"]), _names(args.get("players"))))
     for post in outcome.posts:
         print(f"[公开帖子 {post.thread}]\n{post.body}\n")
     for pm in outcome.pms:

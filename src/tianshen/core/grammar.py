@@ -25,7 +25,8 @@ VERBS: dict[str, tuple[str, ...]] = {
     "dance": ("共舞", "跳舞", "舞伴"),  # 001 §2.8 蝴蝶夫人
     "summon": ("招魂",),  # 001 §2.7
     "choose": ("转职", "选择职业"),  # 001 §2.10: a converted commoner's choice of profession
-    "vote": ("投票", "投", "改票", "改投", "票投", "vote"),  # as core.vote_post (issue 17)
+    # as core.vote_post (issue 17; 重新投票: issue 23 item 10): a vote by PM is told where to post it
+    "vote": ("重新投票", "重新投", "投票", "投", "改票", "改投", "票投", "vote"),
     "delegate": ("委托投票", "委托", "代投"),
     "declaration": ("宣言", "杀人宣言"),
     "story": ("剧情", "杀人剧情"),

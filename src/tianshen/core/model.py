@@ -49,6 +49,14 @@ class Phase(BaseModel):
     def label(self) -> str:
         return f"{self.kind} {self.number}" if self.kind in (NIGHT, DAY) else self.kind
 
+    @property
+    def words(self) -> str:
+        """The phase as players read it: 第1夜, 第2天, 开局前, 游戏结束 (issue 23 item 11: the
+        label is the stored key, English, and never goes into a post or a PM)."""
+        if self.kind in (NIGHT, DAY):
+            return f"第{self.number}{'夜' if self.kind == NIGHT else '天'}"
+        return {"setup": "开局前", "over": "游戏结束"}[self.kind]
+
 
 class GameState(BaseModel):
     """The whole state of one game; the seeded RNG lives here (see core.rng)."""

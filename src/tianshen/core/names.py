@@ -2,6 +2,10 @@
 
 Exact match first, then a unique match ignoring case, full/half width and spaces.  An
 unknown or ambiguous name is an error listing the candidates, never a guess.
+
+A reason may follow the name, as in a vote post (`诅咒 寒梅，她发言很怪`, issue 23 item 12):
+the name ends at a separator (punctuation, a space, 因为/理由/原因), read by
+core.vote_post.read_target; the reason is left aside.
 """
 
 from __future__ import annotations
@@ -42,12 +46,33 @@ def match_name(written: str, names: Iterable[str]) -> str:
         return exact[0]
     if len(exact) > 1:
         raise NameMatchError(written, tuple(exact), f"“{written}”可以指{_list(exact)}，请写出完整的名字。")
+    from tianshen.core.vote_post import read_target  # (vote_post reads the intake: imported late)
+
+    target = read_target(written, names)
+    if target.name is not None and not target.loose:
+        return target.name  # the name, then a separator and the reason
+    if target.ambiguous:
+        raise NameMatchError(written, target.candidates,
+                             f"写的名字可以指{_list(target.candidates)}，请只写一个完整、准确的名字。")
+    if target.name is not None:  # a name run on into the text (`寒梅她…`, `寒梅梅`): never a guess
+        token = _token(written)
+        hint = "请在名字后加逗号或空格再写理由" if token == written else "请写出完整的名字"
+        raise NameMatchError(written, (target.name,), f"没有叫“{token}”的游戏者。你是不是指“{target.name}”？{hint}。")
+    written = _token(written)  # the error names what stands where the name should be
+    key = fold(written) or key
     partial = [n for n in names if key in fold(n)]
     if partial:
         raise NameMatchError(
             written, tuple(partial), f"没有叫“{written}”的游戏者。你是不是指{_list(partial)}？请写出完整的名字。"
         )
     raise NameMatchError(written, (), f"没有叫“{written}”的游戏者。游戏者名单：{_list(names)}。")
+
+
+def _token(written: str) -> str:
+    """The written text up to its first separator (`寒梅梅，她…` -> `寒梅梅`)."""
+    from tianshen.core.vote_post import _token as token
+
+    return token(written).rstrip("…") or written
 
 
 def _list(names: Iterable[str]) -> str:

@@ -152,7 +152,7 @@ class Ruleset(ABC):
             return Outcome(state=state, refusals=[Refusal(sender="GM", text=gm.command, reason=str(exc))])
         entry = {"at": gm.at.isoformat(), "command": gm.command, "args": gm.args, "reason": gm.reason}
         outcome.state.data.setdefault("gm_log", []).append(entry)
-        outcome.log.insert(0, f"GM {gm.command} {gm.args or ''}: {gm.reason}".replace("  ", " "))
+        outcome.log.insert(0, f"GM {gm.command} {gm_args(gm.args)}: {gm.reason}".replace("  ", " "))
         return outcome
 
     def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
@@ -230,7 +230,7 @@ class Ruleset(ABC):
     def _announce(self, state: GameState, key: str, **values: Any) -> Outcome:
         due = self.schedule(state)
         ends = clock.show(due.at if due else None, state.zone)
-        body = self.spec.text(key, ends=ends, phase=state.phase.label, **values)
+        body = self.spec.text(key, ends=ends, phase=state.phase.words, **values)
         return Outcome(state=state, posts=[PublicPost(thread="main", body=body)])
 
     @abstractmethod
@@ -395,6 +395,17 @@ class Ruleset(ABC):
         if not substitution.player_returned(self.spec, state, name, out):
             raise GmRefused(f"{name} is not being replaced")
         return out.outcome(state)
+
+
+def gm_args(args: dict[str, Any]) -> str:
+    """A GM command's arguments as `key=value` words, a table (`last_seen`) as `name time`
+    pairs — never a Python dict (issue 23 item 13)."""
+    def value(v: Any) -> str:
+        if isinstance(v, dict):
+            return "、".join(f"{k} {str(w)[:16].replace('T', ' ')}" for k, w in v.items()) or "—"
+        return str(v)
+
+    return " ".join(f"{k}={value(v)}" for k, v in args.items() if v not in (None, ""))
 
 
 def sent_at(gm: GmIn) -> datetime:

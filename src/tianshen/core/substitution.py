@@ -30,6 +30,7 @@ def open_period(spec: RulesetSpec, state: GameState, seats: list[str], at: datet
         raise ValueError("the game has no substitutes left")
     order = sorted(seats, key=lambda n: (last_seen.get(n, ""), state.player(n).seat))
     ends = at + timedelta(hours=spec.timing.substitution_hours)
+    state.data.pop("substitution_past", None)
     state.data["substitution"] = {"seats": order, "ends_at": ends.isoformat(), "asked": list(state.data["substitutes"])}
     when = clock.show(ends, state.zone)
     out.post("main", spec.text("substitution_start", seats="、".join(order), hours=f"{spec.timing.substitution_hours:g}",
@@ -45,14 +46,19 @@ def deadline(state: GameState) -> datetime | None:
 
 
 def involves(state: GameState, sender: str) -> bool:
-    """During a 交替期 a PM from a substitute is his answer to the call (asked or not yet)."""
-    return bool(state.data.get("substitution")) and sender in state.data.get("substitutes", [])
+    """A PM from a substitute is his answer to the call (asked or not yet); after the 交替期,
+    an answer that crossed the seat being taken, and any PM of a substitute, is answered as a
+    substitute's (issue 23 item 12: not "你不是本局游戏者")."""
+    return sender in state.data.get("substitutes", [])
 
 
 def answer(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) -> str | None:
     """A substitute's answer (see `involves`): the seat he takes, or None.  He always gets a
     reply (issue 13 item 4): the seat's role PM (the caller sends it), or why not."""
-    sub = state.data["substitution"]
+    sub = state.data.get("substitution")
+    if not sub:
+        _after_period(spec, state, pm, out)
+        return None
     ends = datetime.fromisoformat(sub["ends_at"])
     when = clock.show(ends, state.zone)
     subject = spec.text("substitution_subject")
@@ -69,10 +75,13 @@ def answer(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) -> str 
         return None
     seat = sub["seats"].pop(0)
     p = state.player(seat)
-    p.extra.setdefault("replaced", []).append(p.forum_name)
+    replaced = p.forum_name
+    p.extra.setdefault("replaced", []).append(replaced)
     p.forum_name = pm.sender
     state.data["substitutes"].remove(pm.sender)
     out.post("main", spec.text("substitution_done", seat=seat))
+    # issue 23 item 12: the replaced player learns it from the GM, not from the thread (001 §6.3)
+    out.pm(replaced, spec.text("substitution_replaced_subject"), spec.text("substitution_replaced", seat=seat))
     _close_if_done(spec, state, out)
     return seat
 
@@ -91,6 +100,8 @@ def player_returned(spec: RulesetSpec, state: GameState, name: str, out: Message
 def expire(state: GameState) -> list[str]:
     """The period is over: the seats nobody took are wasted (DECISIONS §0.5)."""
     sub = state.data.pop("substitution", None)
+    if sub:
+        state.data["substitution_past"] = {"asked": list(sub["asked"]), "ends_at": sub["ends_at"], "filled": False}
     return list(sub["seats"]) if sub else []
 
 
@@ -100,4 +111,24 @@ def _close_if_done(spec: RulesetSpec, state: GameState, out: Messages) -> None:
         return
     for substitute in sub["asked"]:
         out.pm(substitute, spec.text("substitution_subject"), spec.text("substitution_closed"))
+    state.data["substitution_past"] = {"asked": list(sub["asked"]), "ends_at": sub["ends_at"], "filled": True}
     del state.data["substitution"]
+
+
+def _after_period(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) -> None:
+    """A substitute's PM with no 交替期 open (issue 23 item 12).  One asked in the last period
+    who answers after it closed is told why he got no seat: taken by another substitute, or
+    too late; any other PM of a substitute is told no seat needs one now.  He stays a
+    substitute (001 §6.3: the next call asks him again)."""
+    subject = spec.text("substitution_subject")
+    past = state.data.get("substitution_past")
+    if past and pm.sender in past["asked"]:
+        past["asked"].remove(pm.sender)
+        if past["filled"]:
+            out.refuse(pm.sender, pm.text, spec.text("substitution_taken"), reply_to=pm.sender, subject=subject)
+        else:
+            when = datetime.fromisoformat(past["ends_at"]).strftime("%Y-%m-%d %H:%M UTC")
+            out.refuse(pm.sender, pm.text, spec.text("substitution_late", ends=when), reply_to=pm.sender,
+                       subject=subject)
+        return
+    out.refuse(pm.sender, pm.text, spec.text("substitution_none"), reply_to=pm.sender, subject=subject)

@@ -13,7 +13,7 @@ A vote line is a verb, the target, then the reason, on one line or several:
   (`投票 丙、丁`), the vote is ambiguous and both names are given back; it is never a guess.
   Only when no name is followed by a separator does the longest name the text starts with
   count (`投丙他很可疑`).
-* Verbs: 投票/投/改票/改投/票投/vote, plus a ruleset's own (委托投票, 弃票 where allowed),
+* Verbs: 投票/投/重新投票/改票/改投/票投/vote, plus a ruleset's own (委托投票, 弃票 where allowed),
   at the start of the line or after a leading 我/我要/我决定/本人; a 给 after the verb is
   part of it (`我投给丙`: the verb 投给).
 * An unknown name is echoed whole, as written up to its separator (issue 27).
@@ -31,7 +31,9 @@ from tianshen.core.intake import Refused
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 
-VOTE_WORDS = ("投票", "改票", "改投", "票投", "投", "vote")
+# 重新投票: how a player answers the GM's "请在截止前重新投票" (issue 23 item 10); a vote like
+# any other, which each family's own ballot rules accept or refuse (001 §5.1 no change, 003 §9.3…)
+VOTE_WORDS = ("重新投票", "重新投", "投票", "改票", "改投", "票投", "投", "vote")
 CHANGE_WORDS = ("改票", "改投")  # 003 §9.3: a change is made by a new reply
 REASON_WORDS = ("因为", "理由", "原因")
 SUBJECTS = ("我要", "我决定", "我", "本人")  # `我投丙`, `我要改投丙`: the voter before the verb
@@ -75,6 +77,7 @@ class VotePost:
     change: bool = False  # written as 改票/改投
     others: str = ""  # the post's other lines (a reason below the vote line, chat)
     below: bool = False  # the verb stands alone and the name is on the next line
+    after_quote: bool = False  # read from the lines a Markdown quote swallowed (`_swallowed`)
 
     @property
     def name(self) -> str | None:
@@ -236,6 +239,30 @@ def _lines(post_text: str) -> list[str]:
     return [ln.strip() for ln in text.split("\n") if ln.strip() and not ln.strip().startswith(">")]
 
 
+def _swallowed(post_text: str) -> list[str]:
+    """The lines a Markdown quote may have swallowed from the player (issue 23 item 10).
+
+    On a Markdown forum (Spirit) a quote's paragraph goes on over the following non-blank
+    lines (lazy continuation): `> 请在截止前重新投票` then `重新投票 寒梅` on the next line is
+    one quoted paragraph, and the forum's page shows both lines as quoted.  So the lines of
+    the post's last `> ` quote, when it ends the post, after the first line of its last
+    paragraph, may be the player's own.  Only the trailing `> ` quote of a post is read so
+    ([quote] tags close explicitly)."""
+    text = _QUOTE.sub("", post_text).replace("\r\n", "\n").replace("\r", "\n")
+    lines = [ln.strip() for ln in text.split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    tail: list[str] = []
+    for ln in reversed(lines):
+        if not ln.startswith(">"):
+            break
+        body = ln[1:].strip()
+        if not body or body.startswith(">"):
+            break  # the paragraph's start (a `>` alone) or a nested quote
+        tail.insert(0, body)
+    return tail[1:]  # the paragraph's first line is quoted for sure
+
+
 @lru_cache(maxsize=64)
 def _verb_words(verbs: VerbsKey) -> VerbTable:
     """(word, verb, word lowered), longest word first."""
@@ -320,8 +347,13 @@ def _vote_post(post_text: str, names: tuple[str, ...], aliases: AliasesKey, verb
     """read_vote_post on hashable arguments (its answer is frozen: one post read once is enough)."""
     table = _verb_words(verbs)
     lines = _lines(post_text)
-    found = [v for i, line in enumerate(lines)
-             if (v := _read_line(line, lines[i + 1] if i + 1 < len(lines) else "", names, aliases, table, abstain))]
+    found = _found(lines, names, aliases, table, abstain)
+    if not found and not _name_only(lines, names, aliases) and (tail := _swallowed(post_text)):
+        # issue 23 item 10: the player's own vote line after a quote, swallowed by the quote
+        found = [replace(v, after_quote=True) for v in _found(tail, names, aliases, table, abstain)
+                 if v.verb == "abstain" or v.name is not None]
+        if found:
+            lines = tail
     if not found:
         return _name_only(lines, names, aliases)
     vote = _first_or_ambiguous(found)
@@ -329,6 +361,12 @@ def _vote_post(post_text: str, names: tuple[str, ...], aliases: AliasesKey, verb
     if vote.verb != "abstain" and vote.below and rest:
         rest = rest[1:]  # `投票` (or `我投给`) alone: its name is on the next line
     return replace(vote, others="\n".join(rest))
+
+
+def _found(lines: list[str], names: tuple[str, ...], aliases: AliasesKey, table: VerbTable,
+           abstain: tuple[str, ...]) -> list[VotePost]:
+    return [v for i, line in enumerate(lines)
+            if (v := _read_line(line, lines[i + 1] if i + 1 < len(lines) else "", names, aliases, table, abstain))]
 
 
 def _name_only(lines: list[str], names: tuple[str, ...], aliases: AliasesKey) -> VotePost | None:
@@ -384,3 +422,47 @@ def refusal(vote: VotePost, form: str = ACCEPTED_FORM) -> str:
 
 def with_form(reason: str, form: str = ACCEPTED_FORM) -> str:
     return reason if form in reason else f"{reason}格式：{form}"
+
+
+def quote_note(vote: VotePost | None, out: Messages, voter: str, post_text: str) -> None:
+    """A vote read from the lines a quote swallowed (`_swallowed`) is counted, and the GM is
+    told: if the line was in fact quoted from someone else, he voids it (admin void-vote)."""
+    if vote is None or not vote.after_quote:
+        return
+    short = " ".join(post_text.split())
+    short = short if len(short) <= 40 else short[:40] + "…"
+    out.notes.append(f"{voter} 的投票读自引用块的末行（Markdown 把紧跟引用的一行并入了引用）：{short}。"
+                     f"如果这一行其实是引用别人的话，请用 tianshen admin void-vote {voter} 作废。")
+
+
+# ---- a post in the vote thread that is no vote (issue 23 item 10) --------------------------
+
+NOT_READ = ("没有读出投票：没有一行以“投票”“重新投票”或“改票”开头并写出游戏者的名字，"
+            "也不是只写了一个游戏者的名字。")
+
+
+def hint_once(data: dict, ballot: str, voter: str) -> bool:
+    """True the first time `voter` is told about a non-vote post in `ballot` (a key of one
+    vote: thread and round); then False until the next vote.  Only the current vote's list
+    is kept (`data["vote_hints"]`), so a player who chats in the vote thread gets one PM a
+    vote, never one a post."""
+    hints = data.get("vote_hints")
+    if not isinstance(hints, dict) or hints.get("ballot") != ballot:
+        hints = data["vote_hints"] = {"ballot": ballot, "told": []}
+    if voter in hints["told"]:
+        return False
+    hints["told"].append(voter)
+    return True
+
+
+def not_a_vote(spec: RulesetSpec, data: dict, out: Messages, voter: str, ballot: str, post_text: str) -> bool:
+    """A voter with no vote yet wrote a post in the vote thread with no readable vote: he is
+    told once per vote what was not understood and the accepted form (without it he would
+    learn only at the end that he is counted as not voting).  True when told."""
+    if not hint_once(data, ballot, voter):
+        return False
+    short = " ".join(post_text.split())
+    short = short if len(short) <= 20 else short[:20] + "…"
+    out.refuse(voter, post_text, spec.text("vote_not_read", text=short, reason=NOT_READ, form=spec.text("vote_form")),
+               reply_to=voter)
+    return True

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import NoReturn
 
-from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
+from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, InputEnvelope, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.rules import load_ruleset
@@ -210,6 +210,30 @@ class GameDriver:
             if record.source in ("pm", "post"):
                 seen[record.sender] = max(seen.get(record.sender, ""), record.sent_at.isoformat())
         return seen
+
+    def judged(self, phase_label: str) -> list[tuple[InboundRecord, str, str]]:
+        """How each PM and post of the phase was judged (issue 23 item 13): (input, verdict,
+        detail), verdict one of "accepted", "refused", "not a vote", "not folded" and the
+        detail the receipt, the reason or the GM log line.  The event log is folded again
+        from the setup (it gives the same states byte for byte), so each input is judged by
+        the same code on the same state as when it arrived."""
+        inputs = [i for i in self.store.inbound(self.game_id, phase_label) if i.source in ("pm", "post")]
+        wanted = {i.event_seq for i in inputs if i.event_seq is not None}
+        outcomes: dict[int, Outcome] = {}
+        state: GameState | None = None
+        for e in self.store.events(self.game_id):
+            if wanted <= set(outcomes):
+                break
+            if e.kind == "setup":
+                state = self.ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
+                continue
+            assert state is not None, "an event before the setup"
+            event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
+            outcome = self.ruleset.apply(state, event)
+            state = outcome.state
+            if e.seq in wanted:
+                outcomes[e.seq] = outcome
+        return [(i, *_verdict(i, outcomes.get(i.event_seq) if i.event_seq is not None else None)) for i in inputs]
 
     def preview(self) -> tuple[Deadline, Outcome] | None:
         """What the next deadline would do now, without committing anything."""
@@ -439,7 +463,7 @@ class GameDriver:
             outage = now - datetime.fromisoformat(down)
             if outage >= self.outage_extension_after and self.ruleset.next_deadline(self._current()) is not None:
                 hours = round(outage.total_seconds() / 3600, 2)
-                reason = f"论坛无法访问约{hours:g}小时（003 §12.4：时段顺延）"
+                reason = f"论坛无法访问约{hours:g}小时，时段顺延"  # 003 §12.4 (a public post: no citation)
                 log.warning("game=%s forum back after %s: phase extended by %s h", self.name, outage, hours)
                 self.gm("extend", reason, now, hours=hours)
         return True
@@ -573,6 +597,22 @@ class GameDriver:
 def _post_input(post: ForumPost, key: str) -> PostIn:
     return PostIn(id=str(post.id), thread=key, author=post.author, at=post.posted_at, text=post.text,
                   edited=post.edited, original_text=post.original_text)
+
+
+NOT_A_VOTE = ("not a vote", "not a player's")  # what the families log for a post that is no vote
+
+
+def _verdict(record: InboundRecord, outcome: Outcome | None) -> tuple[str, str]:
+    """(verdict, detail) of one input from the outcome it had (`GameDriver.judged`)."""
+    if outcome is None:
+        return "not folded", "duplicate, or not read into the game"
+    if record.source == "post" and any(m in line for line in outcome.log for m in NOT_A_VOTE):
+        told = "; the player was told once this vote: " + outcome.refusals[0].reason if outcome.refusals else ""
+        return "not a vote", "no vote line in the post" + told
+    if outcome.refusals:
+        return "refused", outcome.refusals[0].reason
+    receipt = next((m.body for m in outcome.pms if m.to == record.sender), "")
+    return "accepted", receipt or "; ".join(outcome.log) or "—"
 
 
 def _inbound(event: Input) -> InboundRecord | None:

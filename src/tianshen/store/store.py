@@ -122,6 +122,7 @@ class InboundRecord:
     text: str
     thread_key: str | None = None
     edited: bool = False
+    event_seq: int | None = None  # the event it became (None: not folded)
 
 
 @dataclass
@@ -586,6 +587,7 @@ class Store:
                     text=r.text,
                     thread_key=r.thread_key,
                     edited=r.edited,
+                    event_seq=r.event_seq,
                 )
                 for r in s.scalars(q.order_by(InboundRow.id))
             ]

@@ -27,6 +27,7 @@ from starlette.staticfiles import StaticFiles
 
 from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.core.model import GameState, GmIn
+from tianshen.core.ruleset import gm_args
 from tianshen.core.spec import load_spec
 from tianshen.rules import load_ruleset
 from tianshen.service.driver import GameDriver, OfflineForum
@@ -53,6 +54,7 @@ def _env() -> Environment:
     env.filters["iso"] = lambda d: d.isoformat() if d else ""
     env.filters["short"] = _short
     env.filters["board"] = _board
+    env.filters["gm_args"] = gm_args  # a GM command's arguments as words, never a dict (issue 23 item 13)
     return env
 
 

@@ -29,7 +29,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
-from tianshen.core.vote_post import refusal
+from tianshen.core.vote_post import not_a_vote, quote_note, refusal
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.powers import Refused
 from tianshen.rules.butterfly_elder.roles import (
@@ -332,9 +332,14 @@ class ButterflyElder(Ruleset):
             text = post.original_text
         parsed = vote.read(text, [q.name for q in state.players])
         try:
-            if parsed is None:
+            if parsed is None:  # 补充 二 5: only votes in the vote thread; the GM judges the rest
+                out.log.append(f"post {post.id} by {p.name} in {post.thread}: not a vote")
                 out.notes.append(spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
-                raise Refused(spec.text("vote_not_a_vote"))
+                # issue 23 item 10: the player is told once a vote, while he has no vote yet
+                if p.name not in state.data.get("ballots", {}) and post.thread == f"vote:{state.phase.number}" \
+                        and state.phase.kind == "day":
+                    not_a_vote(spec, state.data, out, p.name, post.thread, post.text)
+                return
             ends = state.phase.ends_at
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day" or (
                     ends is not None and post.at >= ends):
@@ -347,6 +352,7 @@ class ButterflyElder(Ruleset):
                        reply_to=p.name)
             return
         out.log.append(f"vote by {p.name}: {line}")
+        quote_note(parsed, out, p.name, post.text)
         if post.edited:
             out.pm(p.name, spec.text("receipt_subject"), spec.text("vote_edited", counted=line))
             out.notes.append(spec.text("note_vote_edited", name=p.name, text=_short(post.text)))

@@ -46,7 +46,7 @@ def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, nam
     elif not target.alive:
         raise Refused(f"{target.name}已经死亡，不能作为目标。")
     if verb == "dance" and group_of(state, target) == group_of(state, p):
-        raise Refused("蝴蝶夫人的特权不能对自己行使（001 §2.8）。")
+        raise Refused("蝴蝶夫人的特权不能对自己行使。")  # 001 §2.8
     if verb == "kill":
         check_kill(state, p, target)
     state.data["subs"].setdefault(verb, {})[p.name] = target.name

@@ -233,7 +233,7 @@ def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], o
             continue
         p.alive, p.died_in, p.death_cause = False, state.phase.label, "no_vote"
         out_lines.append(spec.text("removed_no_vote", name=name, identity=identity(spec, p)))
-        notes.append(f"{name} 没有投票也没有委托投票，已按 001 §5.3 退出游戏")
+        notes.append(spec.text("note_removed_no_vote", name=name))
 
 
 def identity(spec: RulesetSpec, p: Player) -> str:

@@ -33,7 +33,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import read_vote_post, unreadable
+from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -467,6 +467,8 @@ class ForumGame(Ruleset):
         p = state.find(post.author)
         if vote is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
+            if vote is None and p is not None:
+                self._hint_no_vote(state, p, post, out)
             return out.outcome(state)
         try:
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
@@ -478,6 +480,7 @@ class ForumGame(Ruleset):
             # 改票/改投 is read as a vote: the first one counts, a later one meets 001 §5.1's "no change"
             line = days.cast_vote(state, p, vote.name, post.at, "post")
             out.log.append(line)
+            quote_note(vote, out, p.name, post.text)
             if post.edited:
                 note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
                 out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
@@ -487,6 +490,20 @@ class ForumGame(Ruleset):
             out.refuse(p.name, post.text, f"你在投票帖的跟帖（{_short(post.text)}）无效：{exc}", reply_to=p.name)
         self._note_done(state, post.at)
         return out.outcome(state)
+
+    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        """Issue 23 item 10: a voter of the open ballot who has not voted yet and whose post
+        in its thread holds no vote is told once per ballot (a player who never votes leaves
+        the game, 001 §5.3 / DECISIONS §3.1.7; a chat post must not be taken for a vote)."""
+        kind = days.ballot_kind(state)
+        if kind is None or state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}":
+            return
+        d = state.data["day"]
+        if p.name not in {q.name for q in days.voters(state, kind)} or p.name in d["ballots"][kind] \
+                or p.name in d["delegations"].get(kind, {}):
+            return
+        if not_a_vote(self.spec, state.data, out, p.name, f"{post.thread}:{kind}", post.text):
+            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
 

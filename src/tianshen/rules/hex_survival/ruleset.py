@@ -35,7 +35,7 @@ from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost, unreadable, with_form
+from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
@@ -540,17 +540,30 @@ class HexSurvival(Ruleset):
         vote = ballot.read_post(post.text, state)
         original = post.original_text if post.edited else None
         if vote is None and ballot.read_post(original, state) is None:
-            out.log.append(f"post {post.id} by {post.author}: no vote in it")
+            out.log.append(f"post {post.id} by {post.author}: not a vote")
+            self._hint_no_vote(state, p, post, out)
             return out.outcome(state)
         try:
             line = self._vote_post(state, p, post, vote, out)
             out.log.append(f"{p.name}: {line}")
+            quote_note(vote, out, p.name, post.text)
             if post.edited:  # the player is told how the edited post was counted
                 out.pm(p.name, self.spec.text("receipt_subject"), line)
         except VoteRefused as exc:
             out.refuse(p.name, post.text, self.spec.text("post_refused", text=_short(post.text), reason=str(exc)),
                        reply_to=p.name)
         return out.outcome(state)
+
+    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        """Issue 23 item 10: a living player with no vote today whose post in the vote thread
+        holds none is told once a day (003 §9.5: without a vote he is counted for himself;
+        §9.8: two days without voting and he is out)."""
+        if state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}" or not p.alive:
+            return
+        if p.name in state.data["day"]["ballots"]:
+            return
+        if not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text):
+            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
     def _vote_post(self, state: GameState, p: Player, post: PostIn, vote: VotePost | None, out: Messages) -> str:
         """003 §9.3/§9.6, issue 17: a vote or a change (改票/改投 or any new reply); an unreadable

@@ -69,7 +69,7 @@ def build_action(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, a
     """Check one privilege command against the rules; the action to record (not charged yet)."""
     ability, card = pick_ability(spec, state, p, cmd.verb)
     if ability.id in list(spec.options.get("cowin_forbidden", [])) and p.extra.get("mode") == "cowin":
-        raise Refused("你选择了共赢，任何牌的任何杀人特权在你手中都无效（§3.4.3）。")
+        raise Refused("你选择了共赢，任何牌的任何杀人特权在你手中都无效。")  # 000 §3.4.3
     action: dict[str, Any] = {"actor": p.name, "ability": ability.id, "card": card, "cost": ability.cost,
                               "target": None, "position": None, "decl": None, "at": at.isoformat()}
     written = cmd.arg
@@ -82,9 +82,9 @@ def build_action(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, a
     if ability.id == "aimed":
         check_position(state, action)
     if ability.id == "saint" and card in state.data["saint_used"]:
-        raise Refused("这张牌的圣人特权已经生效过一次，整局游戏只能生效一次（§3.1.3c）。")
+        raise Refused("这张牌的圣人特权已经生效过一次，整局游戏只能生效一次。")  # 000 §3.1.3c
     if ability.id == "bisha" and card in state.data["bisha_used"]:
-        raise Refused("这张牌的必杀特权已经用过，一局游戏只能使用一次（§3.1.8a）。")
+        raise Refused("这张牌的必杀特权已经用过，一局游戏只能使用一次。")  # 000 §3.1.8a
     return action
 
 
@@ -101,7 +101,7 @@ def _target(spec: RulesetSpec, state: GameState, p: Player, ability: Ability, wr
     if not target.alive:
         raise Refused(f"{name}已经出局。")
     if ability.id == "jail" and name == p.name and not spec.options.get("allow_self_imprison", False):
-        raise Refused("禁锢不能对自己使用（DECISIONS A27）。")
+        raise Refused("禁锢不能对自己使用。")  # DECISIONS A27
     return name
 
 
@@ -137,7 +137,7 @@ def check_position(state: GameState, action: dict[str, Any]) -> None:
     if position == 0 or not 0 <= index < size:
         raise Refused(f"{action['target']}手中只有{size}张牌，没有这个位置。")
     if index == size - 1 and size > 1:
-        raise Refused("游戏者的牌不只一张时，底牌不能被瞄准狙击（§3.1.3b）。")
+        raise Refused("游戏者的牌不只一张时，底牌不能被瞄准狙击。")  # 000 §3.1.3b
 
 
 def check_repeat(state: GameState, action: dict[str, Any], pending: list[dict[str, Any]]) -> None:

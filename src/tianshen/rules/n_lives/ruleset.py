@@ -30,7 +30,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import read_vote_post, resolve_name, unreadable
+from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -605,7 +605,7 @@ class NLives(Ruleset):
         first = at <= _ts(state.data["order_until"]) and state.phase.number == 1 and state.phase.kind == "night"
         window = state.data.get("reorder_until") and at <= _ts(state.data["reorder_until"])
         if not first and not window:
-            raise Refused("现在不能改变丢牌顺序：只能在游戏开始后24小时内，以及天神宣布的改牌期内寄来（§6）。")
+            raise Refused("现在不能改变丢牌顺序：只能在游戏开始后24小时内，以及天神宣布的改牌期内寄来。")  # 000 §6
         try:
             order = cards.parse_order(self.spec, state, p, cmd.arg or cmd.line)
             cards.check_bottom(state, p, order)
@@ -626,7 +626,7 @@ class NLives(Ruleset):
         if side is None:
             raise Refused("请写“立场 平民”、“立场 杀手 共赢”或“立场 狼人 一山不容二虎”等。")
         if side == "civilians" and len(state.players) == 7:
-            raise Refused("7人游戏时，自选立场者不能选择平民立场（§3.4.3）。")
+            raise Refused("7人游戏时，自选立场者不能选择平民立场。")  # 000 §3.4.3
         mode = None if side == "civilians" else next((v for k, v in MODES.items() if k in arg), "cowin")
         self._set_side(state, p, side, mode)
         line = self.spec.text("choice_ok", side=self._side_text(p))
@@ -680,6 +680,8 @@ class NLives(Ruleset):
         p = state.find(post.author)
         if vote is None or p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
+            if vote is None and p is not None:
+                self._hint_no_vote(state, p, post, out)
             return out.outcome(state)
         try:
             if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
@@ -688,10 +690,23 @@ class NLives(Ruleset):
                 raise unreadable(self.spec, out, p.name, post.text, vote.error)
             line = self._cast(state, p, vote.name, post.at, "post")
             out.log.append(line)
+            quote_note(vote, out, p.name, post.text)
         except Refused as exc:
             out.refuse(p.name, post.text, f"你在投票帖的跟帖无效：{exc}", reply_to=p.name)
         self._note_done(state, post.at)
         return out.outcome(state)
+
+    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        """Issue 23 item 10: a living voter who has not voted (nor delegated, §8.4) and whose
+        post in today's vote thread holds no vote is told once a day (§8.5: a player who does
+        not vote leaves the game)."""
+        if state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}" or not p.alive:
+            return
+        d = state.data["day"]
+        if p.name in d["votes"] or p.name in d["delegations"] or p.name in d["cannot_vote"]:
+            return
+        if not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text):
+            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
         d = state.data["day"]
