@@ -125,7 +125,9 @@ class FuzzGame:
 
     def _config(self, db_url: str) -> str:
         seats = "\n".join(f'[[game.players]]\nname = "{s.name}"\nforum_name = "{s.forum_name}"' for s in self.seats)
-        return (f'[database]\nurl = "{db_url}"\n[forum]\nkind = "memory"\n[game]\nname = "{self.name}"\n'
+        return (f'[database]\nurl = "{db_url}"\n[forum]\nkind = "memory"\n'
+                # a board of its own in the shared database (its PM marks are the board's)
+                f'base_url = "memory://{self.name}"\n[game]\nname = "{self.name}"\n'
                 f'ruleset = "{self.variant}"\nseed = {self.rng.randint(1, 10**6)}\nstart = "{START.isoformat()}"\n'
                 f'{seats}\n')
 
@@ -153,7 +155,7 @@ class FuzzGame:
             self.acted = point
             self.clock.set(self.clock.now() + min(span / 4, timedelta(minutes=30)))
             self.sims.act(state, self.clock.now(), lambda key: driver.sender.thread_id(driver.game_id, key))
-        self._noise(driver.sender.thread_id(driver.game_id, f"vote:{state.day}"), deadline_at)
+        self._noise(driver.sender.thread_id(driver.game_id, f"vote:{state.phase.number}"), deadline_at)
         self.clock.set(max(self.clock.now(), deadline_at - min(span / 4, timedelta(minutes=30))))
         self.daemon.tick()  # answered within the phase
 
