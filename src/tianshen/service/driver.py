@@ -123,6 +123,7 @@ class GameDriver:
         self._others = None
         state = outcome.state
         dl = self.ruleset.next_deadline(state)
+        marks.update(self._window_mark(setup.start, record.step_seq + 1, outcome, dl))
         seq = self.store.commit_step(
             self.game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
             phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
@@ -133,7 +134,6 @@ class GameDriver:
         self._cached = (seq, state)
         self._game_start = setup.start
         log.info("game=%s started seed=%s players=%d", self.name, setup.seed, len(state.players))
-        self._open_window(setup.start)
         if self.on_step:
             self.on_step("setup", setup, outcome)
         if send:
@@ -182,10 +182,11 @@ class GameDriver:
         """Fold one input and commit it; False when it was a duplicate (nothing done)."""
         return self.step(event, send) is not None
 
-    def gm(self, command: str, reason: str, at: datetime, **args: object) -> Outcome:
+    def gm(self, command: str, reason: str, at: datetime, marks: dict[str, str] | None = None,
+           **args: object) -> Outcome:
         """A GM override, folded and logged like any input (the replay shows it)."""
         event = GmIn(id=f"gm:{uuid.uuid4().hex}", at=at, command=command, args=dict(args), reason=reason)
-        outcome = self.step(event)
+        outcome = self.step(event, marks=marks)
         assert outcome is not None  # GM inputs are never duplicates
         return outcome
 
@@ -282,6 +283,8 @@ class GameDriver:
         outcome = self.ruleset.apply(state, event)
         new = outcome.state
         dl = self.ruleset.next_deadline(new)
+        if isinstance(event, DeadlineIn):
+            marks = {**(marks or {}), **self._window_mark(event.at, seq_before + 1, outcome, dl)}
         seq = self.store.commit_step(
             self.game_id, inbound=inbound, event_kind=event.type,
             event_payload=event.model_dump_json(), phase_label=new.phase.label,
@@ -354,7 +357,6 @@ class GameDriver:
             if pending and pending[0].at <= dl.at:
                 continue
             steps += self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False)
-            self._open_window(dl.at)
             more, _ = self._collect(marks, None if pms is None else [])
             pending = sorted(pending + more, key=lambda e: e.at)
         if hold_marks:
@@ -381,13 +383,22 @@ class GameDriver:
         self.flush()
         return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
 
-    def _open_window(self, at: datetime) -> None:
-        """A deadline (or the deal) opened a window: remember its opening posts, to check
-        when they reached the board (a PM cannot be read back: only posts are timed)."""
-        rows = [row.id for row in self.store.pending_outbox(self.game_id) if row.kind == "post"]
-        if rows and self.ruleset.next_deadline(self._current()) is not None:
-            self.store.set_mark(self.game_id, "window", json.dumps({"at": at.isoformat(), "rows": rows}))
-            self._window_open = True
+    def _window_mark(self, at: datetime, seq: int, outcome: Outcome, dl: object) -> dict[str, str]:
+        """A deadline (or the deal) that opened a window: its opening posts (the posts of step
+        `seq`) are checked once on the board for when they reached it.  The mark is stored in
+        the step's own commit, so a crash right after the fold cannot lose the check (a
+        window that opened late after a restart is still extended)."""
+        if not outcome.posts or dl is None:
+            return {}
+        self._window_open = True
+        return {"window": json.dumps({"at": at.isoformat(), "seq": seq})}
+
+    def _window_rows(self, window: dict) -> list[OutboxRecord]:
+        if "rows" in window:  # a mark written before the step's seq was kept
+            wanted = set(window["rows"])
+            return [row for row in self.store.outbox(self.game_id) if row.id in wanted]
+        prefix = f"{self.name}:{window['seq']}:"
+        return [row for row in self.store.outbox(self.game_id) if row.kind == "post" and row.key.startswith(prefix)]
 
     def check_window(self, now: datetime) -> bool:
         """Issue 22 item 7: a window that players could not use, because its opening post or
@@ -401,20 +412,21 @@ class GameDriver:
         if not window:
             self._window_open = False
             return False
-        wanted = set(window["rows"])
-        rows = [row for row in self.store.outbox(self.game_id) if row.id in wanted]
-        if any(row.status != "sent" for row in rows):
+        rows = self._window_rows(window)
+        if any(row.status == "pending" for row in rows):
             return False  # not all on the board yet: checked after the next flush
-        self.store.set_mark(self.game_id, "window", "")
         self._window_open = False
         opened = datetime.fromisoformat(window["at"])
-        late = max((self._posted_at(row, now) for row in rows), default=opened) - opened
+        late = max((self._posted_at(row, now) for row in rows if row.status == "sent"), default=opened) - opened
         if self.late_window_policy != "extend" or late <= self.late_window_grace or self.is_over():
+            self.store.set_mark(self.game_id, "window", "")
             return False
         hours = round(late.total_seconds() / 3600, 2)
         log.warning("game=%s the window opened at %s reached the board %s late: extended", self.name,
                     opened.isoformat(), late)
-        self.gm("extend", f"本时段的开始公告迟了约{hours:g}小时才出现在论坛上，时段相应顺延", now, hours=hours)
+        # the mark is cleared in the extension's own commit: a crash cannot extend twice
+        self.gm("extend", f"本时段的开始公告迟了约{hours:g}小时才出现在论坛上，时段相应顺延", now,
+                marks={"window": ""}, hours=hours)
         return True
 
     def _posted_at(self, row: OutboxRecord, now: datetime) -> datetime:
