@@ -138,6 +138,9 @@ def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
                         format="%(asctime)s level=%(levelname)s logger=%(name)s %(message)s")
     for name in ("apscheduler", "alembic", "httpx", "httpcore"):
         logging.getLogger(name).setLevel(logging.INFO if verbose and not quiet else logging.WARNING)
+    if not verbose:  # a poll skipped while the previous one still runs is no news: it runs next time
+        logging.getLogger("apscheduler.scheduler").addFilter(
+            lambda record: "maximum number of running instances" not in record.getMessage())
 
 
 def _check_before_run(path: str, cfg) -> None:  # cfg: Config

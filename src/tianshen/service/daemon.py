@@ -307,7 +307,9 @@ class Daemon:
             # ([run] late_window_minutes: a daemon down at the start, a start signed up in the
             # past) starts night 1 now; dealt at the old start, every deadline since then
             # would be folded at once (players removed for not voting, the game over).
-            late = now - start > driver.late_window_grace
+            # on a rehearsal clock (time_scale) a tick a few real seconds late is no late start
+            scale = float(getattr(self.clock, "scale", 1.0))
+            late = now - start > max(driver.late_window_grace, timedelta(seconds=5 * scale))
             if late:
                 log.warning("game=%s dealt %s after its start %s: its clock starts now", driver.name,
                             now - start, show(start, setup.zone))
