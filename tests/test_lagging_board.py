@@ -6,21 +6,14 @@ killer is told his PM came too late, never 「现在是白天」."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
+from test_driver import DECL, GM, ROLES, START
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.service.driver import GameDriver
 from tianshen.sim.rehearsal import VirtualClock
 from tianshen.store import Store
-
-START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
-GM = "神的使者"
-ROLES = {
-    "甲": "killer", "乙": "killer", "丙": "diviner", "丁": "binder", "戊": "curser",
-    "己": "blesser", "庚": "commoner", "辛": "commoner", "壬": "commoner", "癸": "commoner",
-}
-DECL = "夜色深沉杀手悄然潜入目标的房间" * 10  # 150 characters: a valid 杀人宣言
 
 
 def _game(db_url: str, lag_s: float, grace_s: float):
