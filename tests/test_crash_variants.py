@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -42,6 +43,7 @@ GAMES = int(os.environ.get("TIANSHEN_CRASH_GAMES", "1"))
 KILLS_PER_GAME = 6
 DELAYS = ["none", "minutes", "deadline", "phase"]
 TOTALS: Counter[str] = Counter()
+_TIME = re.compile(r"(\d{4}年)?\d{1,2}月\d{1,2}日 \d{2}:\d{2}(:\d{2})?（[^）]*）")  # core.clock.show
 
 
 class Crash(BaseException):
@@ -148,6 +150,8 @@ class Game:
                 if deadline is None:
                     if self.store.pending_outbox(self.game_id):
                         continue
+                    if self._late_check is not None:  # over before an advance was checked: no window left
+                        self.extends_after_late += self.driver.is_over()
                     return
                 self._act(deadline.at)
                 self.clock.set(max(self.clock.now(), deadline.at))
@@ -160,9 +164,12 @@ class Game:
         raise AssertionError(f"{self.variant}: the game did not end (stuck)")
 
     def seen(self) -> tuple[list[tuple[str, str, str]], Counter[tuple[str, str]]]:
-        posts = [(self.board.thread_title(p.thread_id), p.author, p.text)
+        """The board, without the times in the texts: a restart minutes later lets the players
+        act minutes later, and a receipt or a delegated vote names when they did."""
+        posts = [(self.board.thread_title(p.thread_id), p.author, _TIME.sub("<time>", p.text))
                  for p in self.board.activity() if isinstance(p, StoredPost)]
-        pms = Counter((m.recipient, m.text) for m in self.board.activity() if isinstance(m, StoredPm))
+        pms = Counter((m.recipient, _TIME.sub("<time>", m.text)) for m in self.board.activity()
+                      if isinstance(m, StoredPm))
         return posts, pms
 
     def problems(self) -> list[str]:
