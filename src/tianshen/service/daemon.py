@@ -16,6 +16,7 @@ polls in between; a tick that dies half-way can simply run again.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import signal
@@ -24,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.date import DateTrigger
@@ -106,6 +108,7 @@ class Daemon:
         self.forum.login()
         if clock is None and forum is None and config.forum.kind != "memory":
             self.clock = ForumClock(self.forum)
+        self.players_side = self._players_side()
         self.sender = OutboxSender(self.store, self.forum, self.owner,
                                    claim_seconds=config.run.lease_seconds)
         self._resume_pacing()
@@ -120,6 +123,35 @@ class Daemon:
         self.served: dict[int, Served] = {}
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
+
+    def _players_side(self) -> object | None:
+        """`[run] simulate`: who the simulated players act through.  On the memory board, the
+        board itself; on Spirit, each player's own login, with the passwords of the JSON file
+        `[run] simulate_accounts` ({account: password}, as `tianshen forum spirit-local`
+        writes it): a trial game on a forum of throwaway accounts."""
+        run = self.config.run
+        if not run.simulate:
+            return None
+        if self.board is not None:
+            return self.board
+        if self.config.forum.kind != "spirit" or not run.simulate_accounts:
+            raise ValueError(f"{self.config.forum._file}: [run] simulate: simulated players need the memory board, "
+                             f"or a spirit forum and [run] simulate_accounts (a JSON file of the accounts' passwords, "
+                             f"e.g. the accounts.json of `tianshen forum spirit-local`)")
+        from tianshen.forum.spirit import SpiritPlayers
+
+        try:
+            passwords = json.loads(Path(run.simulate_accounts).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{self.config.forum._file}: [run] simulate_accounts: cannot read "
+                             f"{run.simulate_accounts}: {exc}") from None
+        if not isinstance(passwords, dict):
+            raise ValueError(f"{self.config.forum._file}: [run] simulate_accounts: {run.simulate_accounts} is "
+                             f"not a JSON object {{account: password}}")
+        log.info("simulated players act through their own accounts (%d passwords from %s)", len(passwords),
+                 run.simulate_accounts)
+        passwords.pop(self.config.forum.username, None)  # the sims never act as the GM
+        return SpiritPlayers(self.config.forum.base_url, passwords, self.forum.account)
 
     # ---- the games of the board -----------------------------------------------------
 
@@ -210,9 +242,9 @@ class Daemon:
         driver.late_window_policy = self.config.run.late_window
         driver.late_window_grace = timedelta(minutes=self.config.run.late_window_minutes)
         sims = None
-        if self.board is not None and self.config.run.simulate:
+        if self.players_side is not None:
             seed = GameSetup.model_validate(r.config["setup"]).seed
-            sims = sims_for(driver.ruleset.spec.ruleset, self.board, self.forum.account, seed)
+            sims = sims_for(driver.ruleset.spec.ruleset, self.players_side, self.forum.account, seed)
         return Served(driver, sims)
 
     # ---- one tick ---------------------------------------------------------------------
