@@ -168,6 +168,11 @@ def load_config(path: str | Path) -> Config:
                          + (" and fid" if config.forum.kind == "discuz" else ""))
     for game in config.games():
         game.ruleset = _beside(Path(path), game.ruleset)
+    if config.run.simulate and config.forum.kind != "memory" and not (
+            config.forum.kind == "spirit" and config.run.simulate_accounts):
+        raise ValueError(f"{path}: [run] simulate: simulated players need the memory board, or a spirit forum and "
+                         f"[run] simulate_accounts (a JSON file of the accounts' passwords, e.g. the accounts.json "
+                         f"of `tianshen forum spirit-local`)")
     if config.run.simulate_accounts:
         config.run.simulate_accounts = str((Path(path).parent / Path(config.run.simulate_accounts).expanduser())
                                            .resolve())

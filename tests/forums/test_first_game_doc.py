@@ -16,13 +16,14 @@ import subprocess
 import sys
 import time
 import urllib.request
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 import pytest
 import typer
 import typer.main
+from typer.testing import CliRunner
 
 from tianshen.cli import app
 from tianshen.config import check_games, load_config
@@ -166,3 +167,61 @@ def _stop(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def test_spirit_local_keeps_its_forum_and_adds_accounts(tmp_path: Path) -> None:
+    """A second `spirit-local` on the same directory serves the same forum: the accounts it
+    had keep their passwords (not printed again), new ones are added, the GM's password
+    follows $TIANSHEN_FORUM_PASSWORD."""
+    from tianshen.forum.spirit_local import LocalForum, SpiritSetupError, ensure_venv
+
+    try:
+        ensure_venv()
+    except SpiritSetupError as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    where = tmp_path / "forum"
+    first = _tianshen(["forum", "spirit-local", "--dir", str(where), "--accounts", "白狐,青竹", "--no-serve"],
+                      tmp_path, _env(TIANSHEN_FORUM_PASSWORD=""))
+    assert first.returncode == 0, first.stdout + first.stderr
+    forum = LocalForum.load(where)
+    assert list(forum.accounts) == ["神的使者", "白狐", "青竹"] and forum.port == 8000
+    assert f"GM account 神的使者: password {forum.gm_password}  (generated)" in first.stdout
+    again = _tianshen(["forum", "spirit-local", "--dir", str(where), "--accounts", "白狐，夜莺", "--port", "8123",
+                       "--no-serve"], tmp_path, _env(TIANSHEN_FORUM_PASSWORD="a-new-gm-password"))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "account 夜莺: password" in again.stdout and "白狐" not in again.stdout
+    later = LocalForum.load(where)
+    assert later.port == 8123 and later.gm_password == "a-new-gm-password"
+    assert later.accounts["白狐"] == forum.accounts["白狐"] and "夜莺" in later.accounts
+    checked = later.shell("from django.contrib.auth import get_user_model\n"
+                          "u = get_user_model().objects.get(username='神的使者')\n"
+                          "print(u.check_password('a-new-gm-password'), u.st.is_administrator)")
+    assert checked.strip().splitlines()[-1].split() == ["True", "True"]
+    missing = _tianshen(["forum", "spirit-account", "小雨", "--dir", str(tmp_path / "nothing")], tmp_path, _env())
+    assert missing.returncode == 2 and "no local forum in" in missing.stdout
+
+
+def test_simulated_players_on_spirit_need_the_accounts_file(tmp_path: Path) -> None:
+    from tianshen.config import ForumConfig
+    from tianshen.forum.factory import make_forum
+    from tianshen.service.daemon import Daemon
+
+    config = tmp_path / "c.toml"
+    base = (f'[database]\nurl = "sqlite:///{(tmp_path / "d.db").as_posix()}"\n[forum]\nkind = "spirit"\n'
+            f'base_url = "http://127.0.0.1:9/"\npassword = "x"\n[run]\nsimulate = true\n')
+    config.write_text(base, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"\[run\] simulate: .* simulate_accounts"):
+        load_config(config)
+    result = CliRunner().invoke(app, ["run", "--config", str(config)])  # refused before the forum is asked
+    assert result.exit_code == 2 and "simulate_accounts" in result.output, result.output
+    (tmp_path / "forum").mkdir()
+    (tmp_path / "forum" / "accounts.json").write_text('{"神的使者": "gm", "白狐": "p1", "青竹": "p2"}', encoding="utf-8")
+    config.write_text(base + 'simulate_accounts = "forum/accounts.json"\n', encoding="utf-8")
+    cfg = load_config(config)
+    assert cfg.run.simulate_accounts == str(tmp_path / "forum" / "accounts.json")  # beside the config
+    forum, _ = make_forum(ForumConfig(kind="memory"), lambda: datetime.now(UTC))
+    daemon = Daemon(cfg, forum=forum)
+    assert list(daemon.players_side.names) == ["白狐", "青竹"]  # type: ignore[union-attr]  (never the GM)
+    daemon.store.close()

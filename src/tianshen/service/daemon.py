@@ -134,10 +134,11 @@ class Daemon:
             return None
         if self.board is not None:
             return self.board
-        if self.config.forum.kind != "spirit" or not run.simulate_accounts:
-            raise ValueError(f"{self.config.forum._file}: [run] simulate: simulated players need the memory board, "
-                             f"or a spirit forum and [run] simulate_accounts (a JSON file of the accounts' passwords, "
-                             f"e.g. the accounts.json of `tianshen forum spirit-local`)")
+        if self.config.forum.kind == "memory":  # the caller's own forum (tests): no board to act on
+            return None
+        if self.config.forum.kind != "spirit" or not run.simulate_accounts:  # load_config refuses it
+            raise ValueError(f"{self.config.forum._file}: [run] simulate needs the memory board, or spirit and "
+                             f"[run] simulate_accounts")
         from tianshen.forum.spirit import SpiritPlayers
 
         try:
