@@ -184,3 +184,30 @@ def test_a_file_is_parsed_once_and_read_anew_when_the_gm_edits_it(tmp_path: Path
     path.write_text(path.read_text(encoding="utf-8").replace(f'title = "{TITLE}"', 'title = "改过的变体"', 1),
                     encoding="utf-8")
     assert load_spec(str(path)).title == "改过的变体"
+
+
+def test_admin_status_and_the_web_pages_read_the_games_file(tmp_path: Path, monkeypatch) -> None:
+    """A fresh process (no id remembered) finds the ruleset of a game signed up from a file
+    by the file it stored: `admin status` (both forms) and the web pages (docs/first-game.md)."""
+    from starlette.testclient import TestClient
+
+    from tianshen.web.app import WebSettings, create_app
+
+    path = variant_file(tmp_path / "variants")
+    db = f"sqlite:///{(tmp_path / 's.db').as_posix()}"
+    store = Store(db)
+    store.upgrade()
+    game_id = GameDriver.register(store, "g", str(path), GameSetup(seats=seats(), seed=3, start=T0))
+    GameDriver(store, OfflineForum(), game_id).start(T0)
+    fresh_process(monkeypatch)
+    runner = CliRunner()
+    for extra in ([], ["--public"]):
+        status = runner.invoke(app, ["admin", "status", "g", "--db", db, *extra])
+        assert status.exit_code == 0, status.output
+        assert VESTS[0] in status.output
+    fresh_process(monkeypatch)
+    client = TestClient(create_app(store, WebSettings(token="t", post_url=None, thread_url=None)))
+    assert TITLE in client.get("/").text
+    page = client.get(f"/game/{game_id}")
+    assert page.status_code == 200 and TITLE in page.text
+    store.close()

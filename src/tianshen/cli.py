@@ -25,7 +25,7 @@ app = typer.Typer(help="tianshen (天神): an automatic game master for forum Ma
                   rich_markup_mode=None)
 admin = typer.Typer(help="The human GM's controls.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(admin, name="admin")
-forum_app = typer.Typer(help="Checks against the configured forum.", no_args_is_help=True, rich_markup_mode=None)
+forum_app = typer.Typer(help="Checks against the configured forum; a local Spirit forum for a trial.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(forum_app, name="forum")
 console = Console()
 
@@ -266,7 +266,7 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
            public: Annotated[bool, typer.Option("--public", help="only what the players know")] = False) -> None:
     """Phase, deadline, players with their secret roles, inputs of this phase (GM only);
     with --public, what the players know."""
-    from tianshen.rules import load_ruleset
+    from tianshen.rules import game_ruleset
 
     game, url = game or game_option, _database(db, config)
     if game is None and _list_games(url):
@@ -278,9 +278,9 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
         return
     state = GameState.model_validate_json(record.state_json)
     if public:
-        _public_status(record.name, state, load_ruleset(record.ruleset))
+        _public_status(record.name, state, game_ruleset(record.ruleset, record.config))
         return
-    ruleset = load_ruleset(record.ruleset)
+    ruleset = game_ruleset(record.ruleset, record.config)  # a game signed up from a file: that file
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
     console.print(f"phase: {state.phase.label} {state.phase.step}".rstrip()
@@ -877,6 +877,102 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
             console.print(f"  · {line}", highlight=False, markup=False)
     console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
     raise typer.Exit(1 if failed else 0)
+
+
+SPIRIT_DIR = Annotated[Path, typer.Option("--dir", help="the forum's directory (made on first use)")]
+
+
+@forum_app.command("spirit-local")
+def spirit_local(
+    dir_: SPIRIT_DIR,
+    port: Annotated[int | None, typer.Option(help="serve on 127.0.0.1:PORT (default: 8000, or the port it had)")
+                    ] = None,
+    accounts: Annotated[str, typer.Option(help="accounts to make, comma-separated: 马甲, players' own accounts, "
+                                               "substitutes, yours")] = "",
+    gm: Annotated[str, typer.Option(help="the GM account tianshen logs in as (a superuser)")] = "神的使者",
+    gm_password_env: Annotated[str, typer.Option(help="the GM's password is taken from this variable when it is "
+                                                      "set (else generated and printed)")
+                               ] = "TIANSHEN_FORUM_PASSWORD",
+    category: Annotated[str, typer.Option(help="the game category")] = "杀人游戏",
+    serve: Annotated[bool, typer.Option(help="--no-serve: make the forum and its accounts, then stop")] = True,
+) -> None:
+    """A django-spirit 0.14.3 forum on 127.0.0.1 for a trial game: made in DIR on first use
+    (django-spirit is installed from PyPI into its own cached virtualenv, ~/.cache/tianshen/),
+    with the GM account, the accounts named and the game category, then served until Ctrl-C.
+    Run it again to serve the same forum; new --accounts are added.  Every password is kept
+    in DIR/accounts.json (mode 0600); a new account's password is printed once."""
+    import signal
+
+    from tianshen.forum.spirit_local import LocalForum, SpiritSetupError, create_forum
+
+    names = [n.strip() for n in accounts.replace("，", ",").split(",") if n.strip()]
+    gm_password = os.environ.get(gm_password_env) or None
+    try:
+        if LocalForum.exists(dir_):
+            forum = LocalForum.load(dir_)
+            if port and port != forum.port:
+                forum.port = port
+                forum.save()
+            if gm != forum.gm:
+                _fail(f"the forum in {forum.root} has the GM account {forum.gm}, not {gm}")
+            if gm_password and gm_password != forum.gm_password:  # the GM's password follows the variable
+                forum.seed({"gm": gm, "gm_password": gm_password, "players": {}})
+                forum.accounts[gm] = gm_password
+                forum.save()
+            made = forum.add_accounts([n for n in names if n not in forum.accounts])
+            console.print(f"forum in {forum.root} (django-spirit, {len(forum.accounts)} accounts)",
+                          markup=False, highlight=False, soft_wrap=True)
+        else:
+            console.print(f"making a django-spirit forum in {dir_} (the first time installs django-spirit "
+                          f"from PyPI into ~/.cache/tianshen/: a minute or two)", markup=False, highlight=False, soft_wrap=True)
+            forum = create_forum(dir_, names, port=port or 8000, gm=gm, gm_password=gm_password, category=category)
+            made = forum.players
+            console.print(f"GM account {forum.gm}: password "
+                          + (f"from ${gm_password_env}" if gm_password else f"{forum.gm_password}  (generated)"),
+                          markup=False, highlight=False, soft_wrap=True)
+    except SpiritSetupError as exc:
+        _fail(str(exc))
+        return
+    for name, password in made.items():
+        console.print(f"account {name}: password {password}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"passwords kept in {forum.root / 'accounts.json'}; game category {forum.category} "
+                  f"(id {forum.category_id})", markup=False, highlight=False, soft_wrap=True)
+    if not serve:
+        return
+    try:
+        proc = forum.serve()
+    except SpiritSetupError as exc:
+        _fail(str(exc))
+        return
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop waitress too
+    console.print(f"serving {forum.base_url}/ (Ctrl-C stops it; log {forum.root / 'waitress.log'})",
+                  markup=False, highlight=False, soft_wrap=True)
+    try:
+        code = proc.wait()
+        if code:
+            _fail(f"the forum stopped (exit {code}); see {forum.root / 'waitress.log'}")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+@forum_app.command("spirit-account")
+def spirit_account(names: Annotated[list[str], typer.Argument(help="the accounts to make")], dir_: SPIRIT_DIR) -> None:
+    """Add accounts to the local forum of `spirit-local` (also while it runs); each password is
+    printed once and kept in DIR/accounts.json.  An account that exists gets a new password."""
+    from tianshen.forum.spirit_local import LocalForum, SpiritSetupError
+
+    try:
+        forum = LocalForum.load(dir_)
+        made = forum.add_accounts(names)
+    except SpiritSetupError as exc:
+        _fail(str(exc))
+        return
+    for name, password in made.items():
+        console.print(f"account {name}: password {password}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _accounts_checked(path: str, cfg, forum) -> bool:  # Config, Forum (logged in)

@@ -140,7 +140,8 @@ class GameConfig(Table):
 class RunConfig(Table):
     poll_seconds: float = 60
     time_scale: float = 1.0  # memory board only: game hours per real hour
-    simulate: bool = False  # memory board only: simulated players
+    simulate: bool = False  # simulated players: on the memory board, or on spirit with simulate_accounts
+    simulate_accounts: str | None = None  # spirit: JSON {account: password} the sims log in with (a trial forum's)
     stop_when_over: bool = True
     outage_minutes: float = 30  # 003 §12.4: an outage longer than this extends the phase by its length
     late_window: Literal["extend", "none"] = "extend"  # issue 22 item 7: a window whose opening post came late
@@ -213,6 +214,14 @@ def load_config(path: str | Path) -> Config:
                          + (" and fid" if config.forum.kind == "discuz" else ""))
     for game in config.games():
         game.ruleset = _beside(Path(path), game.ruleset)
+    if config.run.simulate and config.forum.kind != "memory" and not (
+            config.forum.kind == "spirit" and config.run.simulate_accounts):
+        raise ValueError(f"{path}: [run] simulate: simulated players need the memory board, or a spirit forum and "
+                         f"[run] simulate_accounts (a JSON file of the accounts' passwords, e.g. the accounts.json "
+                         f"of `tianshen forum spirit-local`)")
+    if config.run.simulate_accounts:
+        config.run.simulate_accounts = str((Path(path).parent / Path(config.run.simulate_accounts).expanduser())
+                                           .resolve())
     return config
 
 

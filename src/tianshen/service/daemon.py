@@ -16,6 +16,7 @@ polls in between; a tick that dies half-way can simply run again.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import signal
@@ -24,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.date import DateTrigger
@@ -111,6 +113,7 @@ class Daemon:
         # issue 23 item 1: the zone the games' texts show their times in (a Discuz board's own
         # offset, read at login, when the config sets none)
         self.zone = config.forum.display_zone(_board_zone(self.forum))
+        self.players_side = self._players_side()
         self.sender = OutboxSender(self.store, self.forum, self.owner,
                                    claim_seconds=config.run.lease_seconds)
         self._resume_pacing()
@@ -125,6 +128,36 @@ class Daemon:
         self.served: dict[int, Served] = {}
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
+
+    def _players_side(self) -> object | None:
+        """`[run] simulate`: who the simulated players act through.  On the memory board, the
+        board itself; on Spirit, each player's own login, with the passwords of the JSON file
+        `[run] simulate_accounts` ({account: password}, as `tianshen forum spirit-local`
+        writes it): a trial game on a forum of throwaway accounts."""
+        run = self.config.run
+        if not run.simulate:
+            return None
+        if self.board is not None:
+            return self.board
+        if self.config.forum.kind == "memory":  # the caller's own forum (tests): no board to act on
+            return None
+        if self.config.forum.kind != "spirit" or not run.simulate_accounts:  # load_config refuses it
+            raise ValueError(f"{self.config.forum._file}: [run] simulate needs the memory board, or spirit and "
+                             f"[run] simulate_accounts")
+        from tianshen.forum.spirit import SpiritPlayers
+
+        try:
+            passwords = json.loads(Path(run.simulate_accounts).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{self.config.forum._file}: [run] simulate_accounts: cannot read "
+                             f"{run.simulate_accounts}: {exc}") from None
+        if not isinstance(passwords, dict):
+            raise ValueError(f"{self.config.forum._file}: [run] simulate_accounts: {run.simulate_accounts} is "
+                             f"not a JSON object {{account: password}}")
+        log.info("simulated players act through their own accounts (%d passwords from %s)", len(passwords),
+                 run.simulate_accounts)
+        passwords.pop(self.config.forum.username, None)  # the sims never act as the GM
+        return SpiritPlayers(self.config.forum.base_url, passwords, self.forum.account)
 
     # ---- the games of the board -----------------------------------------------------
 
@@ -218,9 +251,9 @@ class Daemon:
         driver.late_window_grace = timedelta(minutes=self.config.run.late_window_minutes)
         driver.deadline_grace = timedelta(seconds=self.config.run.deadline_grace_seconds)
         sims = None
-        if self.board is not None and self.config.run.simulate:
+        if self.players_side is not None:
             seed = GameSetup.model_validate(r.config["setup"]).seed
-            sims = sims_for(driver.ruleset.spec.ruleset, self.board, self.forum.account, seed)
+            sims = sims_for(driver.ruleset.spec.ruleset, self.players_side, self.forum.account, seed)
         return Served(driver, sims)
 
     # ---- one tick ---------------------------------------------------------------------
