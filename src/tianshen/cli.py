@@ -184,7 +184,8 @@ def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [
     post_url, thread_url = link_templates(cfg.forum.kind, cfg.forum.base_url)
     settings = WebSettings(token=token, post_url=cfg.web.post_url or post_url,
                            thread_url=cfg.web.thread_url or thread_url, session_secret=cfg.web.session_key(),
-                           session_hours=cfg.web.session_hours, secure_cookie=cfg.web.secure_cookie)
+                           session_hours=cfg.web.session_hours, secure_cookie=cfg.web.secure_cookie,
+                           cache_s=cfg.web.cache_seconds)
     app_ = create_app(Store(cfg.database.url), settings)
     uvicorn.run(app_, host=host or cfg.web.host, port=port or cfg.web.port, log_level="warning",
                 server_header=False)

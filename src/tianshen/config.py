@@ -167,6 +167,8 @@ class WebConfig(Table):
     session_secret_env: str | None = None
     session_hours: int = Field(default=12, ge=1, le=24 * 30)
     secure_cookie: bool = False  # true behind an https proxy: the cookie is never sent over http
+    # the index and the public pages are rendered at most once in this time (0: on every request)
+    cache_seconds: float = Field(default=1.0, ge=0, le=60)
 
     def secret(self) -> str | None:
         """The token; ValueError (one line) when it is shorter than 16 characters."""

@@ -272,3 +272,29 @@ def test_the_favicon_is_served(running) -> None:
     r = client(running).get("/favicon.ico")
     assert r.status_code == 200 and r.content[:4] == b"\x00\x00\x01\x00" and len(r.content) > 100
     assert r.headers["content-type"] in ("image/x-icon", "image/vnd.microsoft.icon")
+
+
+def test_the_web_command_passes_the_session_settings(running, tmp_path, monkeypatch) -> None:
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    config = tmp_path / "c.toml"
+    config.write_text(f'[database]\nurl = "{running.store.engine.url}"\n[web]\ntoken_env = "WEB_T"\n'
+                      f'session_secret_env = "WEB_S"\nsecure_cookie = true\nsession_hours = 2\ncache_seconds = 3\n',
+                      encoding="utf-8")
+    served = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app_, **kw: served.update(app=app_, **kw))
+    monkeypatch.setenv("WEB_T", TOKEN)
+    monkeypatch.setenv("WEB_S", "a-session-secret-of-the-gm")
+    result = CliRunner().invoke(app, ["web", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    web = served["app"]
+    assert web.state.pages.ttl_s == 3
+    c = TestClient(web, follow_redirects=False)
+    cookie = login(c).headers["set-cookie"]
+    assert "Secure" in cookie and "Max-Age=7200" in cookie
+    other = client(running, session_secret="a-session-secret-of-the-gm")
+    other.cookies.set(COOKIE, c.cookies[COOKIE])  # signed with the configured secret, not the token
+    assert other.get(gm_url(running)).status_code == 200

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -31,16 +33,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
-from tianshen.rules import load_ruleset
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
 from tianshen.store.models import InboundRow
 from tianshen.web import auth, views
-from tianshen.web.index import STATUS_FILTER_WORDS, IndexQuery, TitleCache, index_page
+from tianshen.web.cache import PageCache, Rulesets
+from tianshen.web.index import STATUS_FILTER_WORDS, IndexQuery, index_page
 
 HERE = Path(__file__).resolve().parent
 COOKIE = "tianshen_gm"
 POLL_MS = 2000
+RULESETS = Rulesets()  # every ruleset once per version of its file
 
 
 @dataclass
@@ -55,6 +58,7 @@ class WebSettings:
     login_tries: int = 5  # failed logins a client may make…
     login_window_s: float = 60.0  # …within this many seconds
     page_size: int = 50  # games on a page of the index
+    cache_s: float = 0.0  # the index and public pages are rendered at most once in this time ([web] cache_seconds)
 
 
 def _env() -> Environment:
@@ -92,30 +96,49 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     """The app; ValueError (one line) for a configured token shorter than 16 characters."""
     auth.check_token(settings.token)
     env = _env()
-    titles = TitleCache()
+    cached = PageCache(settings.cache_s)
     sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600) \
         if settings.token else None
     throttle = auth.Throttle(tries=settings.login_tries, window_s=settings.login_window_s)
 
     def page(name: str, code: int = 200, **values: Any) -> HTMLResponse:
-        html = env.get_template(name).render(poll_ms=settings.poll_ms, **values)
-        return HTMLResponse(html, status_code=code, headers={"Cache-Control": "no-store"})
+        return HTMLResponse(page_html(name, **values), status_code=code, headers={"Cache-Control": "no-store"})
 
-    def index(request: Request) -> Response:
+    def page_html(name: str, **values: Any) -> str:
+        return env.get_template(name).render(poll_ms=settings.poll_ms, **values)
+
+    async def cached_page(key: Any, make: Callable[[], tuple[str, int]]) -> Response:
+        """A page from the cache, else rendered in a worker thread (the database and Jinja block)."""
+        body, code = cached.get(key) or cached.put(key, await run_in_threadpool(_encoded, make))
+        return Response(body, status_code=code, media_type="text/html", headers={"Cache-Control": "no-store"})
+
+    async def index(request: Request) -> Response:
         query = IndexQuery.parse(request.query_params)
-        found = index_page(store.engine, query, titles, settings.page_size)
-        rows = [r | {"status": views.STATUS_WORDS.get(r["status"], r["status"]),
-                     "phase": views.label_name(r["phase_label"])} for r in found.rows]
-        return page("index.html", games=rows, found=found, query=query, statuses=STATUS_FILTER_WORDS,
-                    logged_in=_session(request) is not None)
+        logged_in = _session(request) is not None
 
-    def public(request: Request) -> Response:
+        def make() -> tuple[str, int]:
+            found = index_page(store.engine, query, RULESETS.title, settings.page_size)
+            rows = [r | {"status": views.STATUS_WORDS.get(r["status"], r["status"]),
+                         "phase": views.label_name(r["phase_label"]) if r["phase_label"] != "setup" else ""}
+                    for r in found.rows]
+            return page_html("index.html", games=rows, found=found, query=query, statuses=STATUS_FILTER_WORDS,
+                             logged_in=logged_in), 200
+
+        return await cached_page(("index", query, logged_in), make)
+
+    async def public(request: Request) -> Response:
         game_id = _game_id(request)
-        ctx = _public_context(store, settings, game_id) if game_id is not None else None
-        if ctx is None:
+        if game_id is None:
             return missing(request)
         fragment = request.url.path.endswith("/fragment")
-        return page("public_body.html" if fragment else "public.html", **ctx)
+
+        def make() -> tuple[str, int]:
+            ctx = _public_context(store, settings, game_id)
+            if ctx is None:
+                return page_html("missing.html"), 404
+            return page_html("public_body.html" if fragment else "public.html", **ctx), 200
+
+        return await cached_page(("public", game_id, fragment), make)
 
     def gm(request: Request) -> Response:
         fragment = request.url.path.endswith("/fragment")
@@ -199,6 +222,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     app = Starlette(routes=routes, exception_handlers={404: missing})
     app.add_middleware(SecurityHeaders)
     app.state.throttle = throttle
+    app.state.pages = cached
     app.state.sessions = sessions
     return app
 
@@ -226,6 +250,11 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+def _encoded(make: Callable[[], tuple[str, int]]) -> tuple[bytes, int]:
+    html, code = make()
+    return html.encode(), code
 
 
 def _refusal(code: int, message: str, request: Request) -> Response:
@@ -289,7 +318,7 @@ def _load(store: Store, game_id: int) -> tuple[Any, GameState | None] | None:
 
 
 def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any]:
-    ruleset = load_ruleset(record.ruleset)
+    ruleset = RULESETS.get(record.ruleset)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
                            "is_hex": ruleset.spec.ruleset == "hex_survival",
@@ -315,7 +344,7 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     outbox = store.outbox(game_id)
     held = views.first_unsent_event(record.name, outbox) if state is not None else None
     if held is not None:  # the board has not been told yet: show the state before that event
-        state = views.replay_state(load_ruleset(record.ruleset), store.events(game_id), held)
+        state = views.replay_state(RULESETS.get(record.ruleset), store.events(game_id), held)
     ctx = _common(store, record, state)
     ctx["held"] = held is not None
     if state is None:

@@ -1,10 +1,11 @@
 """The index: one page of the games, filtered by status, ruleset and a search in the name
-(issue 25 item 10).  Read from the games table's plain columns only (never a state), with
-each ruleset's title parsed once per version of its file."""
+(issue 25 item 10).  Read from the games table's plain columns only (never a state); the
+titles come from the web layer's ruleset cache (web.cache)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -12,7 +13,6 @@ from urllib.parse import urlencode
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from tianshen.core.spec import load_spec, spec_path
 from tianshen.store.models import Game
 from tianshen.store.store import BOARD_STATUS
 
@@ -56,7 +56,7 @@ class IndexPage:
     rulesets: list[tuple[str, str]]  # (variant, title) of every game's ruleset
 
 
-def index_page(engine: Engine, query: IndexQuery, titles: TitleCache, size: int = PAGE_SIZE) -> IndexPage:
+def index_page(engine: Engine, query: IndexQuery, title: Callable[[str], str], size: int = PAGE_SIZE) -> IndexPage:
     cols = (Game.id, Game.name, Game.ruleset, Game.status, Game.phase_label, Game.deadline_at)
     where = [Game.status != BOARD_STATUS]
     if query.status:
@@ -72,28 +72,7 @@ def index_page(engine: Engine, query: IndexQuery, titles: TitleCache, size: int 
         found = conn.execute(select(*cols).where(*where).order_by(Game.id.desc())
                              .limit(size).offset((page - 1) * size)).all()
         variants = conn.scalars(select(Game.ruleset).where(Game.status != BOARD_STATUS).distinct()).all()
-    rows = [{"id": r.id, "name": r.name, "title": titles.title(r.ruleset), "status": r.status,
+    rows = [{"id": r.id, "name": r.name, "title": title(r.ruleset), "status": r.status,
              "phase_label": r.phase_label, "deadline": r.deadline_at} for r in found]
-    rulesets = sorted(((v, titles.title(v)) for v in variants), key=lambda x: x[1])
+    rulesets = sorted(((v, title(v)) for v in variants), key=lambda x: x[1])
     return IndexPage(rows=rows, total=total, page=page, pages=pages, rulesets=rulesets)
-
-
-class TitleCache:
-    """A variant's title, parsed again only when its file changes (mtime and size)."""
-
-    def __init__(self) -> None:
-        self.known: dict[str, tuple[tuple[int, int], str]] = {}
-
-    def title(self, variant: str) -> str:
-        try:
-            stat = spec_path(variant).stat()
-        except (ValueError, OSError):
-            return variant
-        version = (stat.st_mtime_ns, stat.st_size)
-        known = self.known.get(variant)
-        if known is None or known[0] != version:
-            try:
-                known = self.known[variant] = (version, load_spec(variant).title)
-            except (KeyError, ValueError, OSError):
-                return variant
-        return known[1]
