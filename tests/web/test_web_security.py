@@ -136,9 +136,17 @@ def test_login_goes_only_to_a_path_of_this_site(running) -> None:
 
 def test_a_login_posted_from_another_site_is_refused(running) -> None:
     c = client(running)
-    r = login(c, origin="https://evil.example")
-    assert r.status_code == 403 and COOKIE not in c.cookies
-    assert login(c, origin="http://testserver").status_code == 303
+    for headers in ({"origin": "https://evil.example"}, {"sec-fetch-site": "cross-site"},
+                    {"sec-fetch-site": "same-site", "origin": "https://other.testserver"}):
+        r = login(c, **headers)
+        assert r.status_code == 403 and COOKIE not in c.cookies, headers
+    # behind a proxy that rewrites Host: the browser's own word, or the forwarded host
+    assert login(c, origin="https://gm.example", **{"sec-fetch-site": "same-origin"}).status_code == 303
+    assert login(client(running), origin="https://gm.example", **{"x-forwarded-host": "gm.example"}).status_code == 303
+    assert login(client(running), origin="http://testserver").status_code == 303
+    r = client(running).post("/login", content=b"token=" + b"x" * 10_000,
+                             headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 413
 
 
 def test_a_wrong_token_is_403_and_sets_nothing(running) -> None:

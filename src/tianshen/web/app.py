@@ -43,6 +43,7 @@ from tianshen.web.index import STATUS_FILTER_WORDS, IndexQuery, index_page
 HERE = Path(__file__).resolve().parent
 COOKIE = "tianshen_gm"
 POLL_MS = 2000
+MAX_FORM = 4096  # bytes of a login form
 RULESETS = Rulesets()  # every ruleset once per version of its file
 
 
@@ -157,7 +158,9 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     async def login(request: Request) -> Response:
         if not _same_origin(request):
             return page("login.html", code=403, next="/", wrong=False, foreign=True)
-        fields = parse_qs((await request.body())[:4096].decode("utf-8", "replace"))
+        if int(request.headers.get("content-length") or 0) > MAX_FORM:
+            return page("login.html", code=413, next="/", wrong=False)
+        fields = parse_qs((await request.body())[:MAX_FORM].decode("utf-8", "replace"))
         given, target = (fields.get("token") or [""])[0], _next((fields.get("next") or [""])[0])
         wait = throttle.wait(_client(request))
         if wait:
@@ -274,12 +277,16 @@ def _client(request: Request) -> str:
 
 
 def _same_origin(request: Request) -> bool:
-    """A login POST from another site is refused (its Origin, when the browser sends one)."""
+    """A login POSTed from another site is refused: by the browser's Sec-Fetch-Site, else by
+    its Origin against the Host (or a proxy's X-Forwarded-Host); neither sent: let through."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site in ("same-origin", "none")
     origin = request.headers.get("origin")
     if origin is None:
         return True
-    host = request.headers.get("host", "")
-    return origin in (f"http://{host}", f"https://{host}")
+    hosts = {request.headers.get("host", ""), request.headers.get("x-forwarded-host", "")} - {""}
+    return origin.split("://", 1)[-1] in hosts
 
 
 def _next(target: str | None) -> str:
