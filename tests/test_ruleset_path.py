@@ -206,7 +206,7 @@ def test_admin_status_and_the_web_pages_read_the_games_file(tmp_path: Path, monk
         assert status.exit_code == 0, status.output
         assert VESTS[0] in status.output
     fresh_process(monkeypatch)
-    client = TestClient(create_app(store, WebSettings(token="t", post_url=None, thread_url=None)))
+    client = TestClient(create_app(store, WebSettings(token="a-gm-token-long-enough", post_url=None, thread_url=None)))
     assert TITLE in client.get("/").text
     page = client.get(f"/game/{game_id}")
     assert page.status_code == 200 and TITLE in page.text

@@ -176,15 +176,22 @@ def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [
     if _missing_file(cfg.database.url) is not None:
         _fail(f"no game in {cfg.database.url}: there is no such database file yet; `tianshen run` "
               f"or `tianshen admin new-game --config {config}` makes it")
-    token = cfg.web.secret()
+    try:
+        token = cfg.web.secret()
+    except ValueError as exc:
+        _fail(str(exc))
+        return
     if not token:
         console.print("no [web] token (or token_env unset): the GM pages stay closed", style="yellow",
                       markup=False)
     post_url, thread_url = link_templates(cfg.forum.kind, cfg.forum.base_url)
     settings = WebSettings(token=token, post_url=cfg.web.post_url or post_url,
-                           thread_url=cfg.web.thread_url or thread_url)
+                           thread_url=cfg.web.thread_url or thread_url, session_secret=cfg.web.session_key(),
+                           session_hours=cfg.web.session_hours, secure_cookie=cfg.web.secure_cookie,
+                           cache_s=cfg.web.cache_seconds)
     app_ = create_app(Store(cfg.database.url), settings)
-    uvicorn.run(app_, host=host or cfg.web.host, port=port or cfg.web.port, log_level="warning")
+    uvicorn.run(app_, host=host or cfg.web.host, port=port or cfg.web.port, log_level="warning",
+                server_header=False)
 
 
 def _forum_stop(exc: Exception) -> None:

@@ -163,11 +163,29 @@ class WebConfig(Table):
     port: int = 8040
     post_url: str | None = None  # e.g. "https://bbs.example/t/{thread}#p{post}"
     thread_url: str | None = None  # e.g. "https://bbs.example/t/{thread}"
+    # signs the login cookies (here or in the environment); unset: derived from the token
+    session_secret: SecretStr | None = None
+    session_secret_env: str | None = None
+    session_hours: int = Field(default=12, ge=1, le=24 * 30)
+    secure_cookie: bool = False  # true behind an https proxy: the cookie is never sent over http
+    # the index and the public pages are rendered at most once in this time (0: on every request)
+    cache_seconds: float = Field(default=1.0, ge=0, le=60)
 
     def secret(self) -> str | None:
+        """The token; ValueError (one line) when it is shorter than 16 characters."""
         if self.token_env:
-            return os.environ.get(self.token_env) or None
-        return self.token.get_secret_value() if self.token else None
+            token = os.environ.get(self.token_env) or None
+        else:
+            token = self.token.get_secret_value() if self.token else None
+        if token is not None and len(token) < 16:
+            where = f"${self.token_env}" if self.token_env else "[web] token"
+            raise ValueError(f"{where} is {len(token)} characters long; the GM pages' token needs at least 16")
+        return token
+
+    def session_key(self) -> str | None:
+        if self.session_secret_env:
+            return os.environ.get(self.session_secret_env) or None
+        return self.session_secret.get_secret_value() if self.session_secret else None
 
 
 def _one_or_many(value: object) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from web_game import TOKEN, Running, vote
+from web_game import TOKEN, Running, log_in, vote
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
@@ -78,8 +78,8 @@ def test_public_page_holds_no_hidden_information(server, game: Running, page) ->
 
 
 def test_gm_page_shows_the_secrets(server, game: Running, page) -> None:
-    page.goto(f"{server.url}/game/{game.driver.game_id}/gm?token={TOKEN}")
-    assert "?token" not in page.url  # the token moves into a cookie
+    log_in(page, server.url, f"/game/{game.driver.game_id}/gm")
+    assert page.url == f"{server.url}/game/{game.driver.game_id}/gm" and TOKEN not in page.url
     state = game.state()
     roles = page.locator("#roles").inner_text()
     for p in state.players:
@@ -105,7 +105,7 @@ def test_gm_page_inputs_carry_their_receipts(server, game: Running, page) -> Non
 
     game.driver.handle(PmIn(id="pm-count-1", sender=alive[3].name, at=game.clock.now() + timedelta(minutes=6),
                             text="票数"))
-    page.goto(f"{server.url}/game/{game.driver.game_id}/gm?token={TOKEN}")
+    log_in(page, server.url, f"/game/{game.driver.game_id}/gm")
     item = page.locator("#inputs li", has_text="票数")
     assert item.count() == 1
     assert "目前的票数" in item.locator(".receipt").inner_text()
@@ -118,8 +118,8 @@ def test_gm_pages_refuse_a_missing_or_wrong_token(server, game: Running, page, s
     response = page.goto(url)
     assert response.status == 401
     assert "身份（秘密）" not in page.content()
-    response = page.goto(url + "?token=wrong")
-    assert response.status == 403
+    response = page.goto(url + f"?token={TOKEN}")  # a token in the URL is never taken
+    assert response.status == 401
     assert "身份（秘密）" not in page.content()
     for headers, cookies in (({}, {}), ({"Authorization": "Bearer wrong"}, {}), ({}, {"tianshen_gm": "wrong"}),
                              ({"Authorization": "Basic " + TOKEN}, {})):
@@ -155,7 +155,7 @@ def test_screenshots(server, game: Running, browser, tmp_path: Path) -> None:
         page = context.new_page()
         page.goto(f"{server.url}/game/{gid}")
         page.screenshot(path=str(out / f"public-{label}.png"), full_page=label == "desktop")
-        page.goto(f"{server.url}/game/{gid}/gm?token={TOKEN}")
+        log_in(page, server.url, f"/game/{gid}/gm")
         page.set_viewport_size({"width": width, "height": 1500 if label == "desktop" else height})
         page.screenshot(path=str(out / f"gm-{label}.png"))  # the top: roles, inputs, preview
         context.close()
@@ -181,7 +181,7 @@ def test_hex_map_in_the_browser(browser, tmp_path: Path) -> None:
         wanted = set(public_map.locator('g.cell:not(.ghost)[data-cell="B2"]').get_attribute("data-neighbours").split())
         assert near == wanted and "C1" in near and len(wanted) == 6
         assert public_map.locator("text.who").count() == 0
-        page.goto(f"{srv.url}/game/{game.driver.game_id}/gm?token={TOKEN}")
+        log_in(page, srv.url, f"/game/{game.driver.game_id}/gm")
         who = page.locator("#map svg text.who").all_text_contents()
         alive = game.state().alive()
         assert sorted(who) == sorted(f"{p.name} {p.extra['hp']}" for p in alive)

@@ -98,8 +98,8 @@ def test_public_page_links_posts_by_the_template(tmp_path) -> None:
 
 
 def test_web_token_from_the_environment(monkeypatch) -> None:
-    monkeypatch.setenv("GM_WEB_TOKEN", "abc")
-    assert WebConfig(token_env="GM_WEB_TOKEN").secret() == "abc"
+    monkeypatch.setenv("GM_WEB_TOKEN", "abc-def-ghi-jkl-mno")
+    assert WebConfig(token_env="GM_WEB_TOKEN").secret() == "abc-def-ghi-jkl-mno"
     monkeypatch.delenv("GM_WEB_TOKEN")
     assert WebConfig(token_env="GM_WEB_TOKEN").secret() is None
     assert WebConfig().secret() is None and WebConfig().port == 8040
@@ -162,13 +162,13 @@ def test_web_command_serves_the_config(tmp_path, monkeypatch) -> None:
                       encoding="utf-8")
     served = {}
     monkeypatch.setattr(uvicorn, "run", lambda app_, **kw: served.update(app=app_, **kw))
-    monkeypatch.setenv("WEB_T", "from-env")
+    monkeypatch.setenv("WEB_T", "from-env-0123456789")
     result = CliRunner().invoke(app, ["web", "--config", str(config), "--port", "8123"])
     assert result.exit_code == 0, result.output
-    assert served["host"] == "127.0.0.1" and served["port"] == 8123
+    assert served["host"] == "127.0.0.1" and served["port"] == 8123 and served["server_header"] is False
     c = TestClient(served["app"])
     gid = running.driver.game_id
-    assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer from-env"}).status_code == 200
+    assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer from-env-0123456789"}).status_code == 200
     assert c.get(f"/game/{gid}/gm", headers={"Authorization": "Bearer x"}).status_code == 403
 
 

@@ -88,7 +88,8 @@ class Server:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                         server_header=False))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> Server:
@@ -103,3 +104,12 @@ class Server:
     def __exit__(self, *_: object) -> None:
         self.server.should_exit = True
         self.thread.join(5)
+
+
+def log_in(page, base_url: str, path: str, token: str = TOKEN) -> object:
+    """Log in through the form a GM page shows (POST /login), back on `path`; the response."""
+    page.goto(base_url + path)
+    page.fill('form.login input[name="token"]', token)
+    with page.expect_navigation() as nav:
+        page.click("form.login button")
+    return nav.value

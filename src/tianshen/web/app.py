@@ -2,42 +2,49 @@
 
 Every page is rendered on the server; a few lines of JavaScript fetch the page's fragment
 every few seconds and swap it in, so the page follows the game without a reload.  GM routes
-need the token of `[web]` (header, cookie, or once in the query, which sets the cookie).
+need a login (the token of `[web]` POSTed once to /login, kept as a signed session cookie) or
+the token as a Bearer header.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
-import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlencode
 
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup, escape
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
-from tianshen.core.spec import load_spec
-from tianshen.rules import game_ruleset
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
 from tianshen.store.models import InboundRow
-from tianshen.web import views
+from tianshen.web import auth, views
+from tianshen.web.cache import PageCache, Rulesets
+from tianshen.web.index import STATUS_FILTER_WORDS, IndexQuery, index_page
 
 HERE = Path(__file__).resolve().parent
 COOKIE = "tianshen_gm"
 POLL_MS = 2000
+MAX_FORM = 4096  # bytes of a login form
+RULESETS = Rulesets()  # every ruleset once per version of its file
 
 
 @dataclass
@@ -46,6 +53,13 @@ class WebSettings:
     post_url: str | None = None  # {thread}, {post}
     thread_url: str | None = None  # {thread}
     poll_ms: int = POLL_MS
+    session_secret: str | None = None  # signs the session cookies; None: derived from the token
+    session_hours: int = 12  # a login lasts this long
+    secure_cookie: bool = False  # the cookie only over https (also whenever the request came by https)
+    login_tries: int = 5  # failed logins a client may make…
+    login_window_s: float = 60.0  # …within this many seconds
+    page_size: int = 50  # games on a page of the index
+    cache_s: float = 0.0  # the index and public pages are rendered at most once in this time ([web] cache_seconds)
 
 
 def _env() -> Environment:
@@ -80,74 +94,222 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
 def create_app(store: Store, settings: WebSettings) -> Starlette:
+    """The app; ValueError (one line) for a configured token shorter than 16 characters."""
+    auth.check_token(settings.token)
     env = _env()
+    cached = PageCache(settings.cache_s)
+    sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600) \
+        if settings.token else None
+    throttle = auth.Throttle(tries=settings.login_tries, window_s=settings.login_window_s)
 
     def page(name: str, code: int = 200, **values: Any) -> HTMLResponse:
-        html = env.get_template(name).render(poll_ms=settings.poll_ms, **values)
-        return HTMLResponse(html, status_code=code, headers={"Cache-Control": "no-store"})
+        return HTMLResponse(page_html(name, **values), status_code=code, headers={"Cache-Control": "no-store"})
 
-    def index(request: Request) -> Response:
-        games = store.list_games()
-        rows = [{"id": g.id, "name": g.name, "title": _title(g.config.get("ruleset_file") or g.ruleset), "status": views.STATUS_WORDS.get(g.status, g.status),
-                 "phase": views.label_name(g.phase_label)} for g in games]
-        return page("index.html", games=rows)
+    def page_html(name: str, **values: Any) -> str:
+        return env.get_template(name).render(poll_ms=settings.poll_ms, **values)
 
-    def public(request: Request) -> Response:
-        ctx = _public_context(store, settings, _game_id(request))
-        if ctx is None:
-            return page("missing.html", code=404)
+    async def cached_page(key: Any, make: Callable[[], tuple[str, int]]) -> Response:
+        """A page from the cache, else rendered in a worker thread (the database and Jinja block)."""
+        body, code = cached.get(key) or cached.put(key, await run_in_threadpool(_encoded, make))
+        return Response(body, status_code=code, media_type="text/html", headers={"Cache-Control": "no-store"})
+
+    async def index(request: Request) -> Response:
+        query = IndexQuery.parse(request.query_params)
+        logged_in = _session(request) is not None
+
+        def make() -> tuple[str, int]:
+            found = index_page(store.engine, query, RULESETS.title, settings.page_size)
+            rows = [r | {"status": views.STATUS_WORDS.get(r["status"], r["status"]),
+                         "phase": views.label_name(r["phase_label"]) if r["phase_label"] != "setup" else ""}
+                    for r in found.rows]
+            return page_html("index.html", games=rows, found=found, query=query, statuses=STATUS_FILTER_WORDS,
+                             logged_in=logged_in), 200
+
+        return await cached_page(("index", query, logged_in), make)
+
+    async def public(request: Request) -> Response:
+        game_id = _game_id(request)
+        if game_id is None:
+            return missing(request)
         fragment = request.url.path.endswith("/fragment")
-        return page("public_body.html" if fragment else "public.html", **ctx)
+
+        def make() -> tuple[str, int]:
+            ctx = _public_context(store, settings, game_id)
+            if ctx is None:
+                return page_html("missing.html"), 404
+            return page_html("public_body.html" if fragment else "public.html", **ctx), 200
+
+        return await cached_page(("public", game_id, fragment), make)
 
     def gm(request: Request) -> Response:
-        refused = _refuse(request, settings)
+        fragment = request.url.path.endswith("/fragment")
+        refused = _refuse(request, fragment)
         if refused is not None:
             return refused
-        if request.query_params.get("token"):  # once in the link: keep it in a cookie, not the URL
-            response = RedirectResponse(request.url.path, status_code=303)
-            response.set_cookie(COOKIE, request.query_params["token"], httponly=True, samesite="strict")
-            return response
-        ctx = _gm_context(store, settings, _game_id(request))
+        game_id = _game_id(request)
+        ctx = _gm_context(store, settings, game_id) if game_id is not None else None
         if ctx is None:
-            return page("missing.html", code=404)
-        fragment = request.url.path.endswith("/fragment")
-        return page("gm_body.html" if fragment else "gm.html", **ctx)
+            return missing(request)
+        return page("gm_body.html" if fragment else "gm.html", logged_in=True, **ctx)
 
-    def _refuse(request: Request, settings: WebSettings) -> Response | None:
-        given = _token(request)
-        if not given:
-            return page("login.html", code=401, path=request.url.path, wrong=False)
-        if settings.token is None or not secrets.compare_digest(given.encode(), settings.token.encode()):
-            return page("login.html", code=403, path=request.url.path, wrong=True)
-        return None
+    def login_form(request: Request) -> Response:
+        return page("login.html", next=_next(request.query_params.get("next")), wrong=False)
+
+    async def login(request: Request) -> Response:
+        if not _same_origin(request):
+            return page("login.html", code=403, next="/", wrong=False, foreign=True)
+        if int(request.headers.get("content-length") or 0) > MAX_FORM:
+            return page("login.html", code=413, next="/", wrong=False)
+        fields = parse_qs((await request.body())[:MAX_FORM].decode("utf-8", "replace"))
+        given, target = (fields.get("token") or [""])[0], _next((fields.get("next") or [""])[0])
+        wait = throttle.wait(_client(request))
+        if wait:
+            return _too_many(wait, page("login.html", code=429, next=target, wrong=False, wait=math.ceil(wait)))
+        if sessions is None or not auth.same_token(given, settings.token):
+            throttle.failed(_client(request))
+            return page("login.html", code=403, next=target, wrong=True)
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(COOKIE, sessions.new(), max_age=sessions.max_age_s, path="/", httponly=True,
+                            samesite="strict", secure=settings.secure_cookie or request.url.scheme == "https")
+        return response
+
+    def logout(request: Request) -> Response:
+        if sessions is not None and request.cookies.get(COOKIE):
+            sessions.revoke(request.cookies[COOKIE])
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+    def _session(request: Request) -> str | None:
+        cookie = request.cookies.get(COOKIE)
+        return sessions.sid(cookie) if sessions is not None and cookie else None
+
+    def _refuse(request: Request, fragment: bool) -> Response | None:
+        """None when the request may see the GM pages: a valid session cookie, or the right
+        Bearer token (scripts; never stored in a cookie).  A fragment's refusal is JSON the
+        polling script shows (issue 25 item 14)."""
+        if _session(request) is not None:
+            return None
+        auth_header = request.headers.get("authorization", "")
+        given = auth_header[7:].strip() if auth_header.lower().startswith("bearer ") else ""
+        wait = throttle.wait(_client(request)) if given else 0
+        if wait:
+            refusal = _refusal(429, "尝试次数太多，请稍后再试", request) if fragment else \
+                page("login.html", code=429, next=request.url.path, wrong=False, wait=math.ceil(wait))
+            return _too_many(wait, refusal)
+        if given and auth.same_token(given, settings.token):
+            return None
+        if given:
+            throttle.failed(_client(request))
+        code = 403 if given else 401
+        if fragment:
+            return _refusal(code, "口令不对" if given else "登录已过期，请重新登录", request)
+        return page("login.html", code=code, next=request.url.path, wrong=bool(given))
+
+    def missing(request: Request, exc: Exception | None = None) -> Response:
+        return page("missing.html", code=404)
 
     routes = [
         Route("/", index),
-        Route("/game/{game_id:int}", public),
-        Route("/game/{game_id:int}/fragment", public),
-        Route("/game/{game_id:int}/gm", gm),
-        Route("/game/{game_id:int}/gm/fragment", gm),
+        Route("/login", login_form, methods=["GET"]),
+        Route("/login", login, methods=["POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/favicon.ico", lambda request: FileResponse(HERE / "static" / "favicon.ico",
+                                                           headers={"Cache-Control": "max-age=86400"})),
+        Route("/game/{game_id}", public),
+        Route("/game/{game_id}/fragment", public),
+        Route("/game/{game_id}/gm", gm),
+        Route("/game/{game_id}/gm/fragment", gm),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={404: missing})
+    app.add_middleware(SecurityHeaders)
+    app.state.throttle = throttle
+    app.state.pages = cached
+    app.state.sessions = sessions
+    return app
 
 
-def _token(request: Request) -> str:
-    auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        return auth[7:].strip()
-    return request.query_params.get("token") or request.cookies.get(COOKIE) or ""
+class SecurityHeaders:
+    """Every response: the CSP, nosniff, a same-origin referrer, no framing, and no `server`
+    banner (issue 25 item 17; uvicorn is started with server_header=False as well)."""
+
+    HEADERS = [(b"content-security-policy", b"default-src 'self'; frame-ancestors 'none'"),
+               (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
+               (b"x-frame-options", b"DENY")]
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"server"]
+                message = message | {"headers": kept + self.HEADERS}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
-def _game_id(request: Request) -> int:
-    return int(request.path_params["game_id"])
+def _encoded(make: Callable[[], tuple[str, int]]) -> tuple[bytes, int]:
+    html, code = make()
+    return html.encode(), code
 
 
-def _title(variant: str) -> str:
-    try:
-        return load_spec(variant).title
-    except (KeyError, ValueError):
-        return variant
+def _refusal(code: int, message: str, request: Request) -> Response:
+    """What a polled GM fragment answers without a valid login: JSON the page's script shows."""
+    page_path = request.url.path.removesuffix("/fragment")
+    return JSONResponse({"error": message, "login": "/login?" + urlencode({"next": page_path})}, status_code=code,
+                        headers={"Cache-Control": "no-store"})
+
+
+def _too_many(wait: float, response: Response) -> Response:
+    response.headers["Retry-After"] = str(math.ceil(wait))
+    return response
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def _same_origin(request: Request) -> bool:
+    """A login POSTed from another site is refused: by the browser's Sec-Fetch-Site, else by
+    its Origin against the Host (or a proxy's X-Forwarded-Host); neither sent: let through."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    hosts = {request.headers.get("host", ""), request.headers.get("x-forwarded-host", "")} - {""}
+    return origin.split("://", 1)[-1] in hosts
+
+
+def _next(target: str | None) -> str:
+    """Where to go after the login: a path of this site only (never `//other.example`)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target if _SAFE_PATH.fullmatch(target) else "/"
+
+
+_SAFE_PATH = re.compile(r"/[A-Za-z0-9/_\-]*")
+MAX_GAME_ID = 2**31 - 1  # the games table's INTEGER key (PostgreSQL's int4)
+
+
+def _game_id(request: Request) -> int | None:
+    """The game id of the path when it is a canonical number in the key's range (no `01`,
+    no 30 digits, no `-1`); None otherwise, which is a 404."""
+    raw = request.path_params["game_id"]
+    if not _GAME_ID.fullmatch(raw) or int(raw) > MAX_GAME_ID:
+        return None
+    return int(raw)
+
+
+_GAME_ID = re.compile(r"[1-9][0-9]{0,9}")
 
 
 # ---- the pages' data ------------------------------------------------------------------------
@@ -163,7 +325,7 @@ def _load(store: Store, game_id: int) -> tuple[Any, GameState | None] | None:
 
 
 def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any]:
-    ruleset = game_ruleset(record.ruleset, record.config)
+    ruleset = RULESETS.get(record.config.get("ruleset_file") or record.ruleset)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
                            "is_hex": ruleset.spec.ruleset == "hex_survival",
@@ -189,7 +351,7 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     outbox = store.outbox(game_id)
     held = views.first_unsent_event(record.name, outbox) if state is not None else None
     if held is not None:  # the board has not been told yet: show the state before that event
-        state = views.replay_state(game_ruleset(record.ruleset, record.config), store.events(game_id), held)
+        state = views.replay_state(RULESETS.get(record.config.get("ruleset_file") or record.ruleset), store.events(game_id), held)
     ctx = _common(store, record, state)
     ctx["held"] = held is not None
     if state is None:

@@ -1,0 +1,70 @@
+"""What the web layer keeps between requests (issue 25 item 10): each ruleset, loaded again
+only when its variant file changes, and public pages for a second."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from tianshen.core.ruleset import Ruleset
+from tianshen.core.spec import spec_path
+from tianshen.rules import load_ruleset
+
+RECHECK_S = 2.0  # how often a variant file's mtime and size are looked at again
+
+
+class Rulesets:
+    """`load_ruleset(variant)` once per version (mtime, size) of the variant's file; the file is
+    looked at again at most every RECHECK_S seconds.  A ruleset holds no game state, so one
+    object serves every request."""
+
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self.now = now
+        self.known: dict[str, tuple[float, tuple[int, int], Ruleset]] = {}  # variant -> (checked, version, it)
+        self.lock = threading.Lock()
+
+    def get(self, variant: str) -> Ruleset:
+        """The ruleset; KeyError or ValueError as load_ruleset for an unknown variant."""
+        known = self.known.get(variant)
+        if known is not None and self.now() - known[0] < RECHECK_S:
+            return known[2]
+        stat = spec_path(variant).stat()
+        version = (stat.st_mtime_ns, stat.st_size)
+        ruleset = known[2] if known is not None and known[1] == version else load_ruleset(variant)
+        with self.lock:
+            self.known[variant] = (self.now(), version, ruleset)
+        return ruleset
+
+    def title(self, variant: str) -> str:
+        """The variant's title; its id when it cannot be loaded."""
+        try:
+            return self.get(variant).spec.title
+        except (KeyError, ValueError, OSError):
+            return variant
+
+
+class PageCache:
+    """Rendered public pages for `ttl_s` seconds, by path: a page is at most that stale, and
+    many viewers polling one game cost one render a second.  Never used for the GM pages."""
+
+    def __init__(self, ttl_s: float = 1.0, size: int = 2000, now: Callable[[], float] = time.monotonic) -> None:
+        self.ttl_s, self.size, self.now = ttl_s, size, now
+        self.pages: OrderedDict[Any, tuple[float, Any]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        """The value kept for `key` if it is fresh; None otherwise."""
+        hit = self.pages.get(key)
+        return hit[1] if hit is not None and hit[0] > self.now() else None
+
+    def put(self, key: Any, value: Any) -> Any:
+        if self.ttl_s > 0:
+            with self.lock:
+                self.pages[key] = (self.now() + self.ttl_s, value)
+                self.pages.move_to_end(key)
+                while len(self.pages) > self.size:
+                    self.pages.popitem(last=False)
+        return value
