@@ -16,6 +16,7 @@ polls in between; a tick that dies half-way can simply run again.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import signal
@@ -58,6 +59,15 @@ class GameClock:
     def real_at(self, game_time: datetime) -> datetime:
         hours = (game_time - self.game_start).total_seconds() / 3600
         return datetime.fromtimestamp(self.real_start + hours * 3600 / self.scale, UTC)
+
+
+def clock_mark(clock: GameClock | ForumClock) -> str:
+    """A rehearsal clock as the web pages read it (issue 25 item 3): the game time at a real
+    time, and how fast it runs; "" for a forum's clock (real time)."""
+    if not isinstance(clock, GameClock):
+        return ""
+    real = datetime.fromtimestamp(clock.real_start, UTC)
+    return json.dumps({"game": clock.game_start.isoformat(), "real": real.isoformat(), "scale": clock.scale})
 
 
 class ForumClock:
@@ -119,6 +129,7 @@ class Daemon:
         self.board_row = self.store.board_game(self.board_key)
         if not self.store.mark(self.board_row, "since"):  # PMs older than the service are not refused
             self.store.set_mark(self.board_row, "since", self.clock.now().isoformat())
+        self.store.set_mark(self.board_row, "game_clock", clock_mark(self.clock))  # the web pages' countdown
         self.board_owned = False
         self.login_refused: LoginRefused | None = None
         self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
