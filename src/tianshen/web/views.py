@@ -174,9 +174,21 @@ def _hex_count(state: GameState) -> Count | None:
     votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
              if state.player(v).alive and state.player(b["target"]).alive}
     counts, _ = hex_ballot.punished(votes)
-    rows = [(name, n, "、".join(v for v, t in votes.items() if t == name))
-            for name, n in sorted(counts.items(), key=lambda x: (-x[1], state.player(x[0]).seat))]
+    ballots = d.get("ballots", {})
+    rows = _ordered(counts, {name: [v for v, t in sorted(votes.items(), key=lambda x: ballots[x[0]]["at"])
+                                    if t == name] for name in counts}, ballots)
     return Count(rows=rows, note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
+
+
+def _ordered(counts: dict[str, int], voters: dict[str, list[str]], ballots: dict[str, Any]
+             ) -> list[tuple[str, int, str]]:
+    """Count rows in the one order of every page (issue 25 item 5): most votes first, then
+    the one who reached his count first (the latest of his voters' ballots)."""
+    def reached(name: str) -> str:
+        return max((str(ballots.get(v, {}).get("at", "")) for v in voters.get(name, [])), default="")
+
+    ordered = sorted(counts.items(), key=lambda x: (-x[1], reached(x[0])))
+    return [(name, n, "、".join(voters.get(name, []))) for name, n in ordered]
 
 
 def _butterfly_count(state: GameState) -> Count | None:
@@ -185,7 +197,9 @@ def _butterfly_count(state: GameState) -> Count | None:
     if not state.data.get("ballots"):
         return Count(note="还没有人投票")
     c = vote.count(state.copy(), None)
-    rows = [(name, n, "、".join(c.voters[name])) for name, n in c.counts.items()]
+    ballots = state.data["ballots"]
+    voters = {name: sorted(vs, key=lambda v: ballots[v]["at"]) for name, vs in c.voters.items()}
+    rows = _ordered(c.counts, voters, ballots)
     note = "每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else "")
     return Count(rows=rows, note=note)
 

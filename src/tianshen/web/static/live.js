@@ -115,6 +115,23 @@
     });
   }
 
+  // The fragment as the page shows it, less what the script writes in (countdowns, local
+  // times, the seed check): the same as `html`, read the same way?
+  function bare(node) {
+    node.querySelectorAll(".countdown, .local, .verify-result").forEach(function (el) { el.textContent = ""; });
+    return node.innerHTML.trim();
+  }
+  function sameAsShown(html) {
+    var fresh = document.createElement("template");
+    fresh.innerHTML = html;
+    var shown = live.cloneNode(true);
+    shown.querySelectorAll("details").forEach(function (d) { d.removeAttribute("open"); });
+    fresh.content.querySelectorAll("details").forEach(function (d) { d.removeAttribute("open"); });
+    var box = document.createElement("div");
+    box.appendChild(fresh.content);
+    return bare(box) === bare(shown);
+  }
+
   function stopped(message) {
     var note = document.getElementById("poll-note");
     if (!note) {
@@ -137,7 +154,7 @@
     }).then(function (html) {
       if (html === null) { return; }  // the session is gone: stop asking
       document.body.classList.remove("offline");
-      if (last === null) { last = live.innerHTML; }
+      if (last === null && sameAsShown(html)) { last = html; }  // the first poll: nothing new yet
       if (html !== last && !selecting()) {
         var opened = openState(), scrolled = scrolls();
         live.innerHTML = html;
