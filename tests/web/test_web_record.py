@@ -226,3 +226,29 @@ def test_gm_notes_in_words() -> None:
                             "hp": 7, "muted": True, "needle_marks": ["第1轮"]})
     assert notes == {"可投票": "否", "剩余血量": "7", "被禁言": "是", "针孔": "第1轮"}
     assert views.words(views.CAUSE_WORDS, "killed") == "被杀" and views.words(views.CAUSE_WORDS, "zzz") == "其他"
+
+
+def test_the_daemons_clock_mark_gives_the_game_time() -> None:
+    """Item 3: what the daemon writes (a GameClock at 60×) read back ten real seconds later is
+    ten game minutes on; a forum's clock writes nothing."""
+    from tianshen.service.daemon import ForumClock, GameClock, clock_mark
+
+    start = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    clock = GameClock(start, 60.0, real_now=lambda: 1_000_000.0)
+    real = datetime.fromtimestamp(1_000_010.0, UTC)
+    now = views.game_now(clock_mark(clock), real)
+    assert now.rehearsal and now.scale == 60.0 and now.at == start + timedelta(minutes=10)
+    forum_clock = ForumClock.__new__(ForumClock)
+    assert clock_mark(forum_clock) == ""
+
+
+def test_the_pages_are_computed_once_per_new_event(tmp_path) -> None:
+    """A poll without a new event replays nothing again; a new vote is on the next poll."""
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    c = TestClient(create_app(running.store, LINKS))
+    gid = running.driver.game_id
+    first = c.get(f"/game/{gid}/fragment").text
+    assert c.get(f"/game/{gid}/fragment").text == first
+    a = running.state().alive()
+    post(running, a[0].name, f"投票 {a[1].name}", "301", 1)
+    assert f'data-target="{a[1].name}"' in c.get(f"/game/{gid}/fragment").text

@@ -229,18 +229,36 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     ctx["players"] = views.public_players(ruleset, state)
     ctx["count"] = views.current_count(ruleset, state, ctx["clock"].at)
     ctx["log"] = views.public_log(record.name, outbox, links, until_event=last)
-    ctx["counts"] = _counts(ruleset, events, links, ctx["log"], last)
-    ctx["timeline"] = views.phase_ends(ruleset, events, held)
+    ctx["counts"] = _counts((id(store), game_id), ruleset, events, links, ctx["log"], last)
+    ctx["timeline"] = _replayed("phases", (id(store), game_id), ruleset, events, held)
     ctx["record"] = views.finished_record(ruleset, state, ctx["log"])
     ctx["hexmap"] = views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None
     ctx["alive"] = sum(1 for p in state.players if p.alive)
     return ctx
 
 
-def _counts(ruleset: Any, events: list[Any], links: views.PostLinks, log: list[views.LogEntry],
-            last: int | None) -> list[views.DayCount]:
+_REPLAYS: dict[tuple[Any, ...], Any] = {}  # the event log only grows: a replay is kept by its last event
+
+
+def _replayed(kind: str, game: tuple[int, int], ruleset: Any, events: list[Any], *args: Any) -> Any:
+    """views.vote_counts or views.phase_ends over the events, computed once per new event
+    (every poll of every reader asks again)."""
+    links = args[0] if args and isinstance(args[0], views.PostLinks) else None
+    key = (kind, game, ruleset.spec.id, events[0].created_at if events else None, len(events),
+           events[-1].seq if events else None, tuple(sorted(links.threads.items())) if links else (),
+           links.post_template if links else None, links.thread_template if links else None, *args[1:])
+    if key not in _REPLAYS:
+        if len(_REPLAYS) > 64:
+            _REPLAYS.clear()
+        do = views.vote_counts if kind == "counts" else views.phase_ends
+        _REPLAYS[key] = do(ruleset, events, *args)
+    return _REPLAYS[key]
+
+
+def _counts(game: tuple[int, int], ruleset: Any, events: list[Any], links: views.PostLinks,
+            log: list[views.LogEntry], last: int | None) -> list[views.DayCount]:
     """Each day's count, newest first, with 神的使者's posts on the board in its vote thread."""
-    days = views.vote_counts(ruleset, events, links, last)
+    days = _replayed("counts", game, ruleset, events, links, last)
     for day in days.values():
         day.gm_posts = [e.body for e in log if e.thread == day.thread_key]
     return sorted(days.values(), key=lambda d: d.number, reverse=True)
@@ -264,7 +282,7 @@ def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str)
     events = store.events(game_id)
     outbox = store.outbox(game_id)
     held = views.first_unsent_event(record.name, outbox)
-    end = next((p for p in views.phase_ends(ruleset, events, held) if p.path == path), None)
+    end = next((p for p in _replayed("phases", (id(store), game_id), ruleset, events, held) if p.path == path), None)
     if end is None:
         return None
     state = views.replay_state(ruleset, events, end.end_event + 1)
@@ -272,8 +290,8 @@ def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str)
     links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
     log = views.public_log(record.name, outbox, links, until_event=end.end_event)
     ctx.update(held=False, at_end=end, players=views.public_players(ruleset, state), count=None, deadline=None,
-               log=log, counts=_counts(ruleset, events, links, log, end.end_event),
-               timeline=views.phase_ends(ruleset, events, held), alive=sum(1 for p in state.players if p.alive),
+               log=log, counts=_counts((id(store), game_id), ruleset, events, links, log, end.end_event),
+               timeline=_replayed("phases", (id(store), game_id), ruleset, events, held), alive=sum(1 for p in state.players if p.alive),
                hexmap=views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None,
                record=views.finished_record(ruleset, state, log))
     return ctx
