@@ -252,3 +252,38 @@ def test_the_pages_are_computed_once_per_new_event(tmp_path) -> None:
     a = running.state().alive()
     post(running, a[0].name, f"投票 {a[1].name}", "301", 1)
     assert f'data-target="{a[1].name}"' in c.get(f"/game/{gid}/fragment").text
+
+
+def test_a_vote_input_carries_its_void_vote_line(tmp_path) -> None:
+    """Item 13: beside a vote post among the GM's inputs, the line that voids it."""
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    a = running.state().alive()
+    post(running, a[0].name, f"投票 {a[1].name}", "401", 1)
+    html = TestClient(create_app(running.store, LINKS)).get(f"/game/{running.driver.game_id}/gm", headers=GM).text
+    inputs = re.search(r'<section class="card" id="inputs">.*?</section>', html, re.S).group(0)
+    assert f"tianshen admin void-vote {a[0].name} --game {running.driver.name}" in text_of(inputs)
+
+
+def test_a_vote_written_after_the_close_is_late(tmp_path) -> None:
+    """Item 7: a post written after the vote's end but read before the count (a lagging
+    board) is marked 迟到, not refused."""
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    a = running.state().alive()
+    due = views.public_deadline(running.driver.ruleset, running.state())
+    running.driver.handle(PostIn(id="501", thread="vote:1", author=a[0].name, at=due.at + timedelta(minutes=1),
+                                 text=f"投票 {a[1].name}"))
+    day = views.vote_counts(running.driver.ruleset, running.store.events(running.driver.game_id),
+                            views.PostLinks((None, None), {}))[1]
+    assert {p.forum_id: p.mark for p in day.posts}["501"] == "late"
+    assert not day.rows
+
+
+def test_every_count_uses_one_order() -> None:
+    """Item 5: the rows of hex_survival and butterfly_elder: votes, then who reached them first
+    (not the seat)."""
+    ballots = {"甲": {"at": "2026-01-01T10:00:00+00:00"}, "乙": {"at": "2026-01-01T10:05:00+00:00"},
+               "丙": {"at": "2026-01-01T10:01:00+00:00"}, "丁": {"at": "2026-01-01T10:02:00+00:00"},
+               "戊": {"at": "2026-01-01T09:00:00+00:00"}}
+    rows = views._ordered({"A": 2, "B": 2, "C": 1}, {"A": ["甲", "乙"], "B": ["丙", "丁"], "C": ["戊"]}, ballots)
+    assert [r[0] for r in rows] == ["B", "A", "C"]
+    assert rows[0] == ("B", 2, "丙、丁")

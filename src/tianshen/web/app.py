@@ -56,6 +56,7 @@ def _env() -> Environment:
     env.filters["board"] = _board
     env.filters["thread_name"] = views.thread_name
     env.filters["command_word"] = lambda c: views.words(views.COMMAND_WORDS, c.replace("_", "-"))
+    env.filters["void_vote"] = lambda who, game: views.admin_commands(game, who, 0)["作废投票"]
     env.filters["mark_word"] = lambda m: views.MARK_WORDS.get(m, "")
     env.filters["gm_args"] = gm_args  # a GM command's arguments as words, never a dict (issue 23 item 13)
     return env
@@ -92,7 +93,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     def index(request: Request) -> Response:
         games = store.list_games()
         rows = [{"id": g.id, "name": g.name, "title": _title(g.ruleset), "status": views.STATUS_WORDS.get(g.status, g.status),
-                 "phase": views.label_name(g.phase_label, _family(g.ruleset))} for g in games]
+                 "phase": views.label_name(g.phase_label)} for g in games]
         return page("index.html", games=rows)
 
     def public(request: Request) -> Response:
@@ -162,13 +163,6 @@ def _token(request: Request) -> str:
 
 def _game_id(request: Request) -> int:
     return int(request.path_params["game_id"])
-
-
-def _family(variant: str) -> str:
-    try:
-        return load_spec(variant).ruleset
-    except (KeyError, ValueError):
-        return ""
 
 
 def _title(variant: str) -> str:

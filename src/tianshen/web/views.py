@@ -473,7 +473,7 @@ def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_even
         state = outcome.state
         if isinstance(event, PostIn) and _is_vote(event.thread):
             day = days.setdefault(_day_number(event.thread), _new_day(event.thread, links))
-            _mark_post(day, before, state, event, outcome, links)
+            _mark_post(day, before, state, event, outcome, links, _ends(ruleset, before))
         if before.phase.kind == "day" and state.phase.label != before.phase.label:
             day = days.setdefault(before.phase.number, _new_day(f"vote:{before.phase.number}", links))
             _close_day(day, state, before)
@@ -487,8 +487,13 @@ def _new_day(key: str, links: PostLinks) -> DayCount:
                     not_voting=[], history=[], closed=False, out=[], gm_posts=[])
 
 
+def _ends(ruleset: Ruleset, state: GameState) -> datetime | None:
+    due = public_deadline(ruleset, state) if state.phase.kind == "day" else None
+    return due.at if due is not None else None
+
+
 def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn, outcome: Any,
-               links: PostLinks) -> None:
+               links: PostLinks, ends: datetime | None) -> None:
     url = links.post(post.thread, post.id)
     marked = MarkedPost(forum_id=post.id, author=post.author, at=post.at, text=post.text, edited=post.edited, url=url,
                         mark="none", note="")
@@ -498,6 +503,9 @@ def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn,
         marked.mark = "late"
         return
     old, new = ballot_map(before).get(post.author), ballot_map(after).get(post.author)
+    if any(r.sender == post.author for r in outcome.refusals) and ends is not None and post.at > ends:
+        marked.mark = "late"  # written after the close, read before the count (a lagging board)
+        return
     if any(r.sender == post.author for r in outcome.refusals):
         marked.mark, marked.note = "refused", _refusal_words(before, post.author, live)
         return
