@@ -265,3 +265,14 @@ def test_an_unchanged_fragment_is_not_swapped(server, game: Running, browser) ->
     time.sleep(1.6)
     assert page.evaluate("document.querySelector('#roles h2').kept") == "yes"
     context.close()
+
+
+def test_the_pages_sha256_matches_pythons(server, game: Running, browser) -> None:
+    """Item 8: the seed check runs in the page itself (no crypto.subtle on plain http)."""
+    import hashlib
+
+    context, page = open_page(browser, 1280)
+    page.goto(f"{server.url}/game/{game.driver.game_id}")
+    for text in ("", "abc", "a98ad9699253d50b5dcacda9e38214df:3", "种子" * 40, "x" * 55, "y" * 64):
+        assert page.evaluate("t => window.tianshenSha256(t)", text) == hashlib.sha256(text.encode()).hexdigest()
+    context.close()

@@ -223,7 +223,7 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     ctx["players"] = views.public_players(ruleset, state)
     ctx["count"] = views.current_count(ruleset, state, ctx["clock"].at)
     ctx["log"] = views.public_log(record.name, outbox, links, until_event=last)
-    ctx["counts"] = _counts((id(store), game_id), ruleset, events, links, ctx["log"], last)
+    ctx["counts"] = _counts((id(store), game_id), ruleset, events, links, last)
     ctx["timeline"] = _replayed("phases", (id(store), game_id), ruleset, events, held)
     ctx["record"] = views.finished_record(ruleset, state, ctx["log"])
     ctx["hexmap"] = views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None
@@ -250,11 +250,9 @@ def _replayed(kind: str, game: tuple[int, int], ruleset: Any, events: list[Any],
 
 
 def _counts(game: tuple[int, int], ruleset: Any, events: list[Any], links: views.PostLinks,
-            log: list[views.LogEntry], last: int | None) -> list[views.DayCount]:
-    """Each day's count, newest first, with 神的使者's posts on the board in its vote thread."""
+            last: int | None) -> list[views.DayCount]:
+    """Each day's count, newest first (神的使者's own posts in the thread are in the log)."""
     days = _replayed("counts", game, ruleset, events, links, last)
-    for day in days.values():
-        day.gm_posts = [e.body for e in log if e.thread == day.thread_key]
     return sorted(days.values(), key=lambda d: d.number, reverse=True)
 
 
@@ -284,7 +282,7 @@ def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str)
     links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
     log = views.public_log(record.name, outbox, links, until_event=end.end_event)
     ctx.update(held=False, at_end=end, phase=f"{end.name}结束时", players=views.public_players(ruleset, state), count=None, deadline=None,
-               log=log, counts=_counts((id(store), game_id), ruleset, events, links, log, end.end_event),
+               log=log, counts=_counts((id(store), game_id), ruleset, events, links, end.end_event),
                timeline=_replayed("phases", (id(store), game_id), ruleset, events, held), alive=sum(1 for p in state.players if p.alive),
                hexmap=views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None,
                record=views.finished_record(ruleset, state, log))

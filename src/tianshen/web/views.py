@@ -429,7 +429,6 @@ class DayCount:
     history: list[Snapshot]
     closed: bool
     out: list[str]  # who went out that day (the board's result post says how)
-    gm_posts: list[str]
 
 
 MARK_WORDS = {"counted": "计入", "changed": "改票", "unvoted": "撤票", "refused": "不计入", "late": "迟到",
@@ -484,7 +483,7 @@ def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_even
 
 def _new_day(key: str, links: PostLinks) -> DayCount:
     return DayCount(number=_day_number(key), thread_key=key, thread_url=links.thread(key), posts=[], rows=[],
-                    not_voting=[], history=[], closed=False, out=[], gm_posts=[])
+                    not_voting=[], history=[], closed=False, out=[])
 
 
 def _ends(ruleset: Ruleset, state: GameState) -> datetime | None:

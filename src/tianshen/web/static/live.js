@@ -104,16 +104,55 @@
   function verify(box) {
     var out = box.querySelector(".verify-result");
     var seed = box.dataset.seed, salt = box.dataset.salt, want = box.dataset.commitment;
-    if (!window.crypto || !window.crypto.subtle) { out.textContent = "这个浏览器不能在本页计算 sha256（需要 https）"; return; }
-    var text = salt ? salt + ":" + seed : seed;
-    window.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then(function (buf) {
-      var hex = Array.prototype.map.call(new Uint8Array(buf), function (b) { return (b < 16 ? "0" : "") + b.toString(16); }).join("");
-      if (!salt) { hex = hex.slice(0, 16); }
-      var ok = want && hex === want;
-      out.textContent = (ok ? "✔ 一致：" : "✘ 不一致：") + hex;
-      out.className = "verify-result " + (ok ? "ok" : "bad");
-    });
+    var hex = sha256(salt ? salt + ":" + seed : seed);
+    if (!salt) { hex = hex.slice(0, 16); }
+    var ok = want && hex === want;
+    out.textContent = (ok ? "✔ 一致：" : "✘ 不一致：") + hex;
+    out.className = "verify-result " + (ok ? "ok" : "bad");
   }
+
+  // SHA-256 of a string's UTF-8 bytes, in hex (FIPS 180-4), here rather than crypto.subtle,
+  // which a page served over plain http may not have.
+  var K = [];
+  (function () {
+    var n = 2, found = 0;
+    while (found < 64) {
+      var prime = true;
+      for (var d = 2; d * d <= n; d++) { if (n % d === 0) { prime = false; break; } }
+      if (prime) { K[found++] = (Math.pow(n, 1 / 3) % 1) * 4294967296 | 0; }
+      n++;
+    }
+  })();
+  function sha256(text) {
+    var bytes = Array.prototype.slice.call(new TextEncoder().encode(text));
+    var bits = bytes.length * 8;
+    bytes.push(0x80);
+    while (bytes.length % 64 !== 56) { bytes.push(0); }
+    for (var i = 7; i >= 0; i--) { bytes.push(i >= 4 ? 0 : (bits >>> (i * 8)) & 255); }
+    var h = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    var w = new Array(64);
+    function rot(x, n) { return (x >>> n) | (x << (32 - n)); }
+    for (var off = 0; off < bytes.length; off += 64) {
+      for (var t = 0; t < 64; t++) {
+        if (t < 16) {
+          w[t] = (bytes[off + 4 * t] << 24) | (bytes[off + 4 * t + 1] << 16) | (bytes[off + 4 * t + 2] << 8) | bytes[off + 4 * t + 3];
+        } else {
+          var s0 = rot(w[t - 15], 7) ^ rot(w[t - 15], 18) ^ (w[t - 15] >>> 3);
+          var s1 = rot(w[t - 2], 17) ^ rot(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+          w[t] = (w[t - 16] + s0 + w[t - 7] + s1) | 0;
+        }
+      }
+      var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+      for (t = 0; t < 64; t++) {
+        var t1 = (k + (rot(e, 6) ^ rot(e, 11) ^ rot(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t]) | 0;
+        var t2 = ((rot(a, 2) ^ rot(a, 13) ^ rot(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+        k = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      }
+      h = [h[0] + a, h[1] + b, h[2] + c, h[3] + d, h[4] + e, h[5] + f, h[6] + g, h[7] + k].map(function (x) { return x | 0; });
+    }
+    return h.map(function (x) { return ("00000000" + (x >>> 0).toString(16)).slice(-8); }).join("");
+  }
+  window.tianshenSha256 = sha256;
 
   // The fragment as the page shows it, less what the script writes in (countdowns, local
   // times, the seed check): the same as `html`, read the same way?
