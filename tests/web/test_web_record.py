@@ -287,3 +287,14 @@ def test_every_count_uses_one_order() -> None:
     rows = views._ordered({"A": 2, "B": 2, "C": 1}, {"A": ["甲", "乙"], "B": ["丙", "丁"], "C": ["戊"]}, ballots)
     assert [r[0] for r in rows] == ["B", "A", "C"]
     assert rows[0] == ("B", 2, "丙、丁")
+
+
+def test_the_gm_page_names_threads_in_words(tmp_path) -> None:
+    """Item 11: the outbox, the inputs and the preview say 主帖 / 第1天投票帖, not main / vote:1."""
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    a = running.state().alive()
+    post(running, a[0].name, f"投票 {a[1].name}", "601", 1)
+    html = TestClient(create_app(running.store, LINKS)).get(f"/game/{running.driver.game_id}/gm", headers=GM).text
+    body = text_of(html)
+    assert "帖子 · 主帖" in body and "帖子 · 第1天投票帖" in body
+    assert "vote:1" not in body and " main" not in body
