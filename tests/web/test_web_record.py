@@ -225,6 +225,7 @@ def test_gm_notes_in_words() -> None:
     notes = views.gm_notes({"alive": True, "role": "x", "can_vote": False, "bind_streak": {"target": None, "n": 0},
                             "hp": 7, "muted": True, "needle_marks": ["第1轮"]})
     assert notes == {"可投票": "否", "剩余血量": "7", "被禁言": "是", "针孔": "第1轮"}
+    assert views.gm_notes({"bind_streak": {"target": "石榴", "nights": 1}}) == {"束魂连续": "对象：石榴，连续夜数：1"}
     assert views.words(views.CAUSE_WORDS, "killed") == "被杀" and views.words(views.CAUSE_WORDS, "zzz") == "其他"
 
 
@@ -297,4 +298,18 @@ def test_the_gm_page_names_threads_in_words(tmp_path) -> None:
     html = TestClient(create_app(running.store, LINKS)).get(f"/game/{running.driver.game_id}/gm", headers=GM).text
     body = text_of(html)
     assert "帖子 · 主帖" in body and "帖子 · 第1天投票帖" in body
-    assert "vote:1" not in body and " main" not in body
+    assert "vote:1" not in body and " main" not in body and "vote_open" not in body
+    assert "截止 " in body and "开投票帖" in body  # the deadline that opened the thread, in words
+
+
+@pytest.mark.parametrize("variant", ["classic_13", "game_ten", "n_lives", "butterfly_elder", "hex_survival_12"])
+def test_every_familys_gm_cards_are_in_words(tmp_path, variant: str) -> None:
+    """Item 11 on each family at day 2: no id (killer, solo, implicated…) on the GM's cards,
+    and nothing we have no word for (其他)."""
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", variant, 3,
+                         lambda s: s.phase.kind == "day" and s.phase.number == 2, max_steps=200)
+    html = TestClient(create_app(running.store, LINKS)).get(f"/game/{running.driver.game_id}/gm", headers=GM).text
+    roles = re.search(r'<section class="card" id="roles">.*?</section>', html, re.S).group(0)
+    shown = text_of(re.sub(r"<code>.*?</code>", "", roles, flags=re.S))
+    assert not re.findall(r"[A-Za-z_]{3,}", shown), shown
+    assert "其他" not in shown

@@ -57,6 +57,7 @@ def _env() -> Environment:
     env.filters["thread_name"] = views.thread_name
     env.filters["command_word"] = lambda c: views.words(views.COMMAND_WORDS, c.replace("_", "-"))
     env.filters["void_vote"] = lambda who, game: views.admin_commands(game, who, 0)["作废投票"]
+    env.filters["deadline_word"] = lambda kind: views.words(views.DEADLINE_WORDS, kind)
     env.filters["mark_word"] = lambda m: views.MARK_WORDS.get(m, "")
     env.filters["gm_args"] = gm_args  # a GM command's arguments as words, never a dict (issue 23 item 13)
     return env

@@ -649,13 +649,13 @@ DEADLINE_WORDS = {"reminder": "提醒", "dawn": "天亮", "dusk": "天黑", "nig
 CAUSE_WORDS = {"killed": "被杀", "shot": "被狙", "sniped": "被狙", "needles": "双针孔", "poisoned": "中毒",
                "binder": "束魂失败", "executed": "被投票处决", "no_vote": "未投票出局", "modkill": "被天神判出局",
                "wasted": "名额作废", "lurking": "潜水出局", "cards": "失去全部牌", "vote": "被投票出局",
-               "attacked": "被攻击", "starved": "饿死", "hunger": "饿死"}
+               "bound": "被束魂", "implicated": "被牵连出局", "hp": "血量耗尽"}
 NOTE_WORDS = {"can_vote": "可投票", "on_duty": "今夜值班杀手", "bind_streak": "束魂连续", "potential": "潜在身份",
               "converted": "已转化", "revived": "今日复活", "bound_today": "今日被束缚", "summon_uses": "招魂剩余",
               "needle_marks": "针孔", "muted": "被禁言", "lurk_warnings": "潜水警告", "butterfly_uses_left": "抱人剩余",
               "revive_used": "已用复活", "hp": "剩余血量", "cell": "所在格", "statuses": "状态",
               "attack_list": "攻击范围", "dig_depths": "挖掘深度", "cards": "手牌", "escrow": "托管牌", "ap": "行动点",
-              "pardoned": "已赦免", "mode": "模式", "attributes": "牌的属性"}
+              "pardoned": "已赦免", "mode": "模式", "attributes": "牌的属性", "nights": "连续夜数", "target": "对象"}
 
 
 COMMAND_WORDS = {"extend": "延长时段", "advance": "提前结束时段", "pause": "暂停", "resume": "继续",
@@ -663,6 +663,11 @@ COMMAND_WORDS = {"extend": "延长时段", "advance": "提前结束时段", "pau
                  "reject-declaration": "拒绝宣言", "flag-plagiarism": "标记宣言抄袭", "modkill": "判出局", "leave": "请假",
                  "confirm-zombie": "确认诈尸", "substitute": "交替", "cancel-substitution": "取消交替",
                  "end-game": "结束游戏"}
+
+
+# ids that stand as values in `player_view` notes (game_ten 潜在, n_lives 牌的属性 and 模式)
+VALUE_WORDS = {"killer": "杀手", "profession": "职业", "werewolf": "狼人", "diviner": "占卜", "prophet": "先知",
+               "solo": "一山不容二虎", "cowin": "并肩作战"}
 
 
 def words(table: dict[str, str], key: str | None) -> str:
@@ -683,8 +688,9 @@ def note_value(value: Any) -> str:
     if isinstance(value, list):
         return "、".join(note_value(v) for v in value)
     if isinstance(value, dict):
-        return "，".join(f"{NOTE_WORDS.get(str(k), str(k)) if k != 'target' else '对象'}：{note_value(v)}"
-                        for k, v in value.items())
+        return "，".join(f"{NOTE_WORDS.get(str(k), str(k))}：{note_value(v)}" for k, v in value.items())
+    if isinstance(value, str) and re.fullmatch(r"[a-z_]+", value):
+        return VALUE_WORDS.get(value, "其他")
     return str(value)
 
 
