@@ -276,3 +276,22 @@ def test_the_pages_sha256_matches_pythons(server, game: Running, browser) -> Non
     for text in ("", "abc", "a98ad9699253d50b5dcacda9e38214df:3", "种子" * 40, "x" * 55, "y" * 64):
         assert page.evaluate("t => window.tianshenSha256(t)", text) == hashlib.sha256(text.encode()).hexdigest()
     context.close()
+
+
+def test_swap_keeps_the_readers_scroll(server, game: Running, browser) -> None:
+    """Item 14: a reader scrolled down to day 1's count on a phone stays there when a new post
+    of day 2 (above) comes in."""
+    context, page = open_page(browser, 390)
+    page.set_viewport_size({"width": 390, "height": 500})
+    page.goto(f"{server.url}/game/{game.driver.game_id}")
+    time.sleep(0.8)  # the first poll has been
+    day1 = "document.querySelector('#votes details[data-key=\"day-1\"]')"
+    page.evaluate(f"window.scrollTo(0, {day1}.getBoundingClientRect().top + window.scrollY - 20)")
+    assert page.evaluate("window.scrollY") > 500
+    before = page.evaluate(f"{day1}.getBoundingClientRect().top")
+    alive = game.state().alive()
+    vote(game, alive[6].name, alive[0].name, "9021", minutes=9)  # a post in day 2, above what he reads
+    page.locator("#votes .vote-post", has_text="#9021").wait_for(state="attached", timeout=10_000)
+    after = page.evaluate(f"{day1}.getBoundingClientRect().top")
+    assert abs(after - before) < 5, (before, after)
+    context.close()

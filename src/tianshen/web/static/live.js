@@ -69,6 +69,25 @@
       if (list[i]) { el.scrollLeft = list[i][0]; el.scrollTop = list[i][1]; }
     });
   }
+  // What the reader is looking at: the first keyed element (a post, a <details>, a section)
+  // whose top is in view, and where; after a swap the page is scrolled so it stays there.
+  function anchors() { return live.querySelectorAll("[data-key], section[id]"); }
+  function anchorKey(el) { return el.dataset.key || "#" + el.id; }
+  function viewAnchor() {
+    var all = anchors();
+    for (var i = 0; i < all.length; i++) {
+      var top = all[i].getBoundingClientRect().top;
+      if (top >= 0 && all[i].offsetParent !== null) { return {key: anchorKey(all[i]), top: top}; }
+    }
+    return null;
+  }
+  function restoreAnchor(a) {
+    if (!a) { return; }
+    var all = anchors();
+    for (var i = 0; i < all.length; i++) {
+      if (anchorKey(all[i]) === a.key) { window.scrollBy(0, all[i].getBoundingClientRect().top - a.top); return; }
+    }
+  }
   // A selection inside the fragment: no swap while the reader is selecting there.
   function selecting() {
     var sel = window.getSelection && window.getSelection();
@@ -195,11 +214,12 @@
       document.body.classList.remove("offline");
       if (last === null && sameAsShown(html)) { last = html; }  // the first poll: nothing new yet
       if (html !== last && !selecting()) {
-        var opened = openState(), scrolled = scrolls();
+        var opened = openState(), scrolled = scrolls(), anchor = viewAnchor();
         live.innerHTML = html;
         last = html;
         restoreOpen(opened);
         restoreScrolls(scrolled);
+        restoreAnchor(anchor);
         tick();
         localTimes();
       }
