@@ -313,3 +313,25 @@ def test_every_familys_gm_cards_are_in_words(tmp_path, variant: str) -> None:
     shown = text_of(re.sub(r"<code>.*?</code>", "", roles, flags=re.S))
     assert not re.findall(r"[A-Za-z_]{3,}", shown), shown
     assert "其他" not in shown
+
+
+def test_a_rehearsing_daemon_tells_the_page_its_clock(tmp_path) -> None:
+    """Item 3 end to end: `tianshen run` on the memory board at time_scale 720 writes its clock;
+    the public page of its game says a rehearsal clock runs, and tells the game's time."""
+    from tianshen.config import load_config
+    from tianshen.service.daemon import Daemon
+    from tianshen.store import Store
+
+    db = f"sqlite:///{tmp_path / 'd.db'}"
+    path = tmp_path / "c.toml"
+    path.write_text(f'[database]\nurl = "{db}"\n[forum]\nkind = "memory"\n[run]\nsimulate = true\ntime_scale = 720\n'
+                    '[game]\nname = "rehearsed"\nruleset = "classic_8"\nseed = 5\nstart = 2026-01-01T20:00:00Z\n',
+                    encoding="utf-8")
+    daemon = Daemon(load_config(path))
+    daemon.store.close()
+    store = Store(db)
+    gid = store.game_id("rehearsed")
+    html = TestClient(create_app(store, LINKS)).get(f"/game/{gid}").text
+    assert "排练时钟：游戏时间以 720.0 倍速运行" in html
+    at = datetime.fromisoformat(re.search(r'id="game-clock" hidden data-game-now="([^"]+)"', html).group(1))
+    assert abs(at - datetime(2026, 1, 1, 20, 0, tzinfo=UTC)) < timedelta(hours=2)  # game time, not today's
