@@ -84,10 +84,15 @@ def test_a_change_is_struck_through_and_a_late_post_marked(tmp_path) -> None:
     a = [p.name for p in running.state().alive()]
     post(running, a[0], f"投票 {a[1]}", "201", 1)
     post(running, a[0], f"投票 {a[2]}", "202", 2)
+    post(running, a[4], "弃权", "204", 3)
     html = TestClient(create_app(running.store, LINKS)).get(f"/game/{running.driver.game_id}").text
     thread = running.store.thread_id(running.driver.game_id, "vote:1")
     assert f'<s><a href="https://b.example/p/{thread}/201" rel="noopener">{a[0]}</a></s>' in html
     assert "改票" in html and "第1轮投票帖" in html
+    marks = {p.forum_id: (p.mark, p.note) for p in views.vote_counts(
+        running.driver.ruleset, running.store.events(running.driver.game_id), views.PostLinks((None, None), {}))[1].posts}
+    assert marks["204"] == ("counted", "弃权")
+    assert f"弃权 (1)：{a[4]}" in html and a[4] not in re.search(r'<p class="not-voting">.*?</p>', html).group(0)
     due = running.driver.ruleset.next_deadline(running.state())
     while running.state().phase.kind == "day":
         due = running.driver.ruleset.next_deadline(running.state())

@@ -426,6 +426,7 @@ class DayCount:
     posts: list[MarkedPost]
     rows: list[TallyRow]
     not_voting: list[str]
+    abstained: list[str]  # butterfly_elder: 弃权 by a post (四), not counted as 未投票
     history: list[Snapshot]
     closed: bool
     out: list[str]  # who went out that day (the board's result post says how)
@@ -483,7 +484,7 @@ def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_even
 
 def _new_day(key: str, links: PostLinks) -> DayCount:
     return DayCount(number=_day_number(key), thread_key=key, thread_url=links.thread(key), posts=[], rows=[],
-                    not_voting=[], history=[], closed=False, out=[])
+                    not_voting=[], abstained=[], history=[], closed=False, out=[])
 
 
 def _ends(ruleset: Ruleset, state: GameState) -> datetime | None:
@@ -513,12 +514,18 @@ def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn,
     mine = live.get(post.author)
     if mine is not None:
         mine.struck = True
+    if post.author in day.abstained:
+        day.abstained.remove(post.author)
+    if new == "" and post.author in ballot_map(after):
+        day.abstained.append(post.author)
     if new:
         _row(day, new, post.at).ballots.append(Ballot(post.author, new, post.id, post.at, url))
         marked.mark = "changed" if mine is not None else "counted"
         marked.note = f"投给{new}"
     else:
-        marked.mark, marked.note = "unvoted", "弃权" if new == "" and post.author in ballot_map(after) else "撤回投票"
+        abstains = post.author in day.abstained  # 四: 弃权 is a vote of its own
+        marked.mark = ("changed" if mine is not None else "counted") if abstains else "unvoted"
+        marked.note = "弃权" if abstains else "撤回投票"
     _recount(day, post)
 
 
@@ -562,7 +569,7 @@ def _close_day(day: DayCount, after: GameState, before: GameState) -> None:
 
 
 def _not_voting(state: GameState, day: DayCount) -> list[str]:
-    voted = {b.voter for row in day.rows for b in row.ballots if not b.struck}
+    voted = {b.voter for row in day.rows for b in row.ballots if not b.struck} | set(day.abstained)
     return [p.name for p in state.players if p.alive and p.name not in voted]
 
 
@@ -775,6 +782,7 @@ def public_json(ctx: dict[str, Any]) -> dict[str, Any]:
 
 def _day_json(day: DayCount) -> dict[str, Any]:
     return {"day": day.number, "closed": day.closed, "out": day.out, "not_voting": day.not_voting,
+            "abstained": day.abstained,
             "tally": [{"target": r.target, "votes": r.votes, "reached": r.reached,
                        "ballots": [asdict(b) for b in r.ballots]} for r in day.rows],
             "posts": [asdict(p) | {"mark_words": MARK_WORDS[p.mark]} for p in day.posts],
