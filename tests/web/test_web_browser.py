@@ -83,12 +83,12 @@ def test_gm_page_shows_the_secrets(server, game: Running, page) -> None:
     state = game.state()
     roles = page.locator("#roles").inner_text()
     for p in state.players:
-        assert game.driver.ruleset.spec.role_name(p.role) in page.locator(f'#roles tr[data-player="{p.name}"]').inner_text()
+        assert game.driver.ruleset.spec.role_name(p.role) in page.locator(f'#roles li[data-player="{p.name}"]').inner_text()
         assert p.forum_name in roles
     inputs = page.locator("#inputs").inner_text()
     assert "投票" in inputs
-    assert page.locator("#preview").inner_text().count("vote_end") == 1
-    assert "extend" in page.locator("#overrides").inner_text()
+    assert page.locator("#preview").inner_text().count("投票截止") == 1  # issue 25 item 11: in words
+    assert "延长时段" in page.locator("#overrides").inner_text()
     assert "论坛维护，顺延一小时" in page.locator("#overrides").inner_text()
     outbox = page.locator("#outbox")
     assert "已发" in outbox.inner_text()
@@ -134,7 +134,7 @@ def test_new_vote_appears_without_reload(server, game: Running, page) -> None:
     page.evaluate("window.__same_page = 'yes'")
     alive = game.state().alive()
     voter, target = alive[4], alive[5]
-    assert voter.name not in page.locator("#votes details.day").first.inner_text()
+    assert voter.name not in page.locator("#votes details.day .posts").first.inner_text()
     vote(game, voter.name, target.name, "9003", minutes=7)
     post = page.locator("#votes .vote-post", has_text="#9003")
     post.wait_for(timeout=10_000)

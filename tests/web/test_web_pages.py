@@ -33,7 +33,8 @@ def test_every_family_renders_at_its_first_vote(tmp_path, variant: str) -> None:
     gid = running.driver.game_id
     public = c.get(f"/game/{gid}")
     assert public.status_code == 200
-    assert "第1天" in public.text and "当前票数" in public.text
+    said = "第1轮 · 投票" if variant == "butterfly_elder" else "第1天"  # issue 25 item 4: as the board says it
+    assert said in public.text and "当前票数" in public.text
     for p in running.state().players:
         assert p.forum_name not in public.text
     gm = c.get(f"/game/{gid}/gm", headers={"Authorization": f"Bearer {TOKEN}"})

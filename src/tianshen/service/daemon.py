@@ -62,6 +62,15 @@ class GameClock:
         return datetime.fromtimestamp(self.real_start + hours * 3600 / self.scale, UTC)
 
 
+def clock_mark(clock: GameClock | ForumClock) -> str:
+    """A rehearsal clock as the web pages read it (issue 25 item 3): the game time at a real
+    time, and how fast it runs; "" for a forum's clock (real time)."""
+    if not isinstance(clock, GameClock):
+        return ""
+    real = datetime.fromtimestamp(clock.real_start, UTC)
+    return json.dumps({"game": clock.game_start.isoformat(), "real": real.isoformat(), "scale": clock.scale})
+
+
 class ForumClock:
     """A real forum's clock: the server's `Date`, measured as an offset from the local clock
     so APScheduler (which runs on the local clock) fires at the server's deadline."""
@@ -122,6 +131,7 @@ class Daemon:
         self.board_row = self.store.board_game(self.board_key)
         if not self.store.mark(self.board_row, "since"):  # PMs older than the service are not refused
             self.store.set_mark(self.board_row, "since", self.clock.now().isoformat())
+        self.store.set_mark(self.board_row, "game_clock", clock_mark(self.clock))  # the web pages' countdown
         self.board_owned = False
         self.login_refused: LoginRefused | None = None
         self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written

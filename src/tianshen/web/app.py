@@ -68,6 +68,11 @@ def _env() -> Environment:
     env.filters["iso"] = lambda d: d.isoformat() if d else ""
     env.filters["short"] = _short
     env.filters["board"] = _board
+    env.filters["thread_name"] = views.thread_name
+    env.filters["command_word"] = lambda c: views.words(views.COMMAND_WORDS, c.replace("_", "-"))
+    env.filters["void_vote"] = lambda who, game: views.admin_commands(game, who, 0)["作废投票"]
+    env.filters["deadline_word"] = lambda kind: views.words(views.DEADLINE_WORDS, kind)
+    env.filters["mark_word"] = lambda m: views.MARK_WORDS.get(m, "")
     env.filters["gm_args"] = gm_args  # a GM command's arguments as words, never a dict (issue 23 item 13)
     return env
 
@@ -209,6 +214,24 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     def missing(request: Request, exc: Exception | None = None) -> Response:
         return page("missing.html", code=404)
 
+    def phase(request: Request) -> Response:
+        path = f"{request.path_params['kind']}/{request.path_params['number']}"
+        game_id = _game_id(request)
+        ctx = None if game_id is None else _phase_context(store, settings, game_id, path)
+        if ctx is None:
+            return page("missing.html", code=404)
+        return page("public.html", **ctx)
+
+    def record_json(request: Request) -> Response:
+        game_id = _game_id(request)
+        ctx = None if game_id is None else _public_context(store, settings, game_id)
+        if ctx is None:
+            return Response("{}", status_code=404, media_type="application/json")
+        body = json.dumps(views.public_json(ctx), ensure_ascii=False, indent=1, default=str)
+        name = f"game-{game_id}.json"
+        return Response(body, media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
+
     routes = [
         Route("/", index),
         Route("/login", login_form, methods=["GET"]),
@@ -216,6 +239,8 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         Route("/logout", logout, methods=["POST"]),
         Route("/favicon.ico", lambda request: FileResponse(HERE / "static" / "favicon.ico",
                                                            headers={"Cache-Control": "max-age=86400"})),
+        Route("/game/{game_id}/{kind:str}/{number:int}", phase),  # the timeline (issue 25 item 9)
+        Route("/game/{game_id}/record.json", record_json),  # the public record (item 8)
         Route("/game/{game_id}", public),
         Route("/game/{game_id}/fragment", public),
         Route("/game/{game_id}/gm", gm),
@@ -328,7 +353,7 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     ruleset = RULESETS.get(record.config.get("ruleset_file") or record.ruleset)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
-                           "is_hex": ruleset.spec.ruleset == "hex_survival",
+                           "is_hex": ruleset.spec.ruleset == "hex_survival", "clock": _game_now(store, record),
                            "zone": state.zone if state is not None
                            else (record.config.get("setup") or {}).get("zone") or DEFAULT_ZONE}
     if state is None:  # signed up, or dealt but the player list is not on the board yet
@@ -338,7 +363,7 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
         return ctx
     due = views.public_deadline(ruleset, state)
     winner = ruleset.spec.factions.get(state.winner or "", state.winner) if state.winner else None
-    ctx.update(phase=views.phase_name(state.phase), deadline=due.at if due else None, winner=winner,
+    ctx.update(phase=views.phase_name(state.phase, ruleset.spec.ruleset), deadline=due.at if due else None, winner=winner,
                paused=bool(state.data.get("paused_at")))
     return ctx
 
@@ -358,11 +383,74 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
         return ctx
     ruleset = ctx["ruleset"]
     links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
+    events = store.events(game_id)
+    last = held - 1 if held is not None else None
     ctx["players"] = views.public_players(ruleset, state)
-    ctx["count"] = views.current_count(ruleset, state, datetime.now(UTC))
-    ctx["days"] = views.vote_days(_posts(store, game_id), outbox, links)
+    ctx["count"] = views.current_count(ruleset, state, ctx["clock"].at)
+    ctx["log"] = views.public_log(record.name, outbox, links, until_event=last)
+    ctx["counts"] = _counts((id(store), game_id), ruleset, events, links, last)
+    ctx["timeline"] = _replayed("phases", (id(store), game_id), ruleset, events, held)
+    ctx["record"] = views.finished_record(ruleset, state, ctx["log"])
     ctx["hexmap"] = views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None
     ctx["alive"] = sum(1 for p in state.players if p.alive)
+    return ctx
+
+
+_REPLAYS: dict[tuple[Any, ...], Any] = {}  # the event log only grows: a replay is kept by its last event
+
+
+def _replayed(kind: str, game: tuple[int, int], ruleset: Any, events: list[Any], *args: Any) -> Any:
+    """views.vote_counts or views.phase_ends over the events, computed once per new event
+    (every poll of every reader asks again)."""
+    links = args[0] if args and isinstance(args[0], views.PostLinks) else None
+    key = (kind, game, ruleset.spec.id, events[0].created_at if events else None, len(events),
+           events[-1].seq if events else None, tuple(sorted(links.threads.items())) if links else (),
+           links.post_template if links else None, links.thread_template if links else None, *args[1:])
+    if key not in _REPLAYS:
+        if len(_REPLAYS) > 64:
+            _REPLAYS.clear()
+        do = views.vote_counts if kind == "counts" else views.phase_ends
+        _REPLAYS[key] = do(ruleset, events, *args)
+    return _REPLAYS[key]
+
+
+def _counts(game: tuple[int, int], ruleset: Any, events: list[Any], links: views.PostLinks,
+            last: int | None) -> list[views.DayCount]:
+    """Each day's count, newest first (神的使者's own posts in the thread are in the log)."""
+    days = _replayed("counts", game, ruleset, events, links, last)
+    return sorted(days.values(), key=lambda d: d.number, reverse=True)
+
+
+def _game_now(store: Store, record: Any) -> views.GameNow:
+    """The game's clock (a rehearsal's, from the daemon's mark on the board row; else real time)."""
+    board = store.game_id(f"@board:{record.board}"[:200]) if record.board else None
+    mark = store.mark(board, "game_clock") if board is not None else None
+    return views.game_now(mark, datetime.now(UTC))
+
+
+def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str) -> dict[str, Any] | None:
+    """The public page as it was at the end of one phase (issue 25 item 9): the state after
+    the event that closed it, and the posts and votes up to that event only."""
+    loaded = _load(store, game_id)
+    if loaded is None or loaded[1] is None:
+        return None
+    record = loaded[0]
+    ruleset = RULESETS.get(record.config.get("ruleset_file") or record.ruleset)
+    events = store.events(game_id)
+    outbox = store.outbox(game_id)
+    held = views.first_unsent_event(record.name, outbox)
+    end = next((p for p in _replayed("phases", (id(store), game_id), ruleset, events, held) if p.path == path), None)
+    if end is None:
+        return None
+    state = views.replay_state(ruleset, events, end.end_event + 1)
+    ctx = _common(store, record, state)
+    links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
+    log = views.public_log(record.name, outbox, links, until_event=end.end_event)
+    ctx.update(held=False, at_end=end, phase=f"{end.name}结束时", players=views.public_players(ruleset, state), count=None, deadline=None,
+               log=log, counts=_counts((id(store), game_id), ruleset, events, links, end.end_event),
+               timeline=_replayed("phases", (id(store), game_id), ruleset, events, held), alive=sum(1 for p in state.players if p.alive),
+               hexmap=views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None,
+               record=views.finished_record(ruleset, state, log))
     return ctx
 
 
@@ -380,7 +468,10 @@ def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, 
         return ctx
     ruleset = ctx["ruleset"]
     ctx["next_due"] = ruleset.next_deadline(state)
-    ctx["players"] = [_gm_player(ruleset, state, p) for p in state.players]
+    ctx["players"] = [_gm_player(ruleset, state, p, record.name) for p in state.players]
+    ctx["step"] = views.words(views.STEP_WORDS, state.phase.step)
+    ctx["next_kind"] = views.words(views.DEADLINE_WORDS, ctx["next_due"].kind) if ctx["next_due"] else ""
+    ctx["commands"] = views.admin_commands(record.name)
     ctx["shared_notes"] = _shared_notes(ctx["players"])
     ctx["inputs"] = _inputs(store, record.name, game_id, state.phase.label, outbox)
     ctx["preview"] = _preview(store, game_id)
@@ -389,22 +480,16 @@ def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, 
     return ctx
 
 
-def _gm_player(ruleset: Any, state: GameState, p: Any) -> dict[str, Any]:
+def _gm_player(ruleset: Any, state: GameState, p: Any, game: str) -> dict[str, Any]:
+    """A player's card on the GM page: role, state and notes in Chinese (issue 25 item 11),
+    with the admin command lines for him (item 13)."""
     view = ruleset.player_view(state, p.name)
-    shown = ("alive", "faction", "role", "role_name", "died_in", "death_cause")
-    notes = {k: _note(v) for k, v in view.items() if k not in shown and v not in (None, True, [], {}, "")}
+    family = ruleset.spec.ruleset
+    died = f"{views.label_name(p.died_in or '', family)} {views.words(views.CAUSE_WORDS, p.death_cause)}"
     return {"seat": p.seat, "name": p.name, "forum_name": p.forum_name,
             "role": view.get("role_name") or p.role, "faction": ruleset.spec.factions.get(p.faction, p.faction),
-            "alive": p.alive, "died": f"{views.label_name(p.died_in or '')} {p.death_cause or ''}".strip(),
-            "notes": notes}
-
-
-def _note(value: Any) -> str:
-    if isinstance(value, list):
-        return "、".join(map(str, value))
-    if isinstance(value, dict):
-        return "，".join(f"{k}: {_note(v)}" for k, v in value.items())
-    return str(value)
+            "alive": p.alive, "died": died.strip() if not p.alive else "", "notes": views.gm_notes(view),
+            "commands": views.admin_commands(game, p.name, p.seat) if p.alive else {}}
 
 
 def _shared_notes(players: list[dict[str, Any]]) -> dict[str, str]:
@@ -421,23 +506,6 @@ def _shared_notes(players: list[dict[str, Any]]) -> dict[str, str]:
 
 def _thread_ids(store: Store, game_id: int) -> dict[str, str]:
     return {key: forum_id for forum_id, key in store.threads(game_id).items()}
-
-
-@dataclass
-class Post:
-    forum_id: str
-    sender: str
-    sent_at: datetime
-    text: str
-    thread_key: str | None
-    edited: bool
-
-
-def _posts(store: Store, game_id: int) -> list[Post]:
-    """Thread posts in arrival order (public: they are on the board)."""
-    q = select(InboundRow).where(InboundRow.game_id == game_id, InboundRow.source == "post").order_by(InboundRow.id)
-    with Session(store.engine) as s:
-        return [Post(r.forum_id, r.sender, r.sent_at, r.text, r.thread_key, r.edited) for r in s.scalars(q)]
 
 
 @dataclass
@@ -484,6 +552,7 @@ def _preview(store: Store, game_id: int) -> dict[str, Any] | None:
     if result is None:
         return None
     due, outcome = result
-    return {"due": due, "log": outcome.log, "posts": outcome.posts, "pms": outcome.pms,
-            "phase": views.phase_name(outcome.state.phase)}
+    return {"due": due, "posts": outcome.posts, "pms": outcome.pms,
+            "phase": views.phase_name(outcome.state.phase, outcome.state.ruleset), "kind": views.words(
+                views.DEADLINE_WORDS, due.kind)}
 

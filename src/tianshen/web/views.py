@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+import re
+import shlex
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tianshen.core.model import GameState, InputEnvelope, Phase, PmIn
+from tianshen.core import rng
+from tianshen.core.model import GameState, InputEnvelope, Phase, PmIn, PostIn
 from tianshen.core.ruleset import REMINDER, Deadline, GameSetup, Ruleset
 from tianshen.rules.butterfly_elder import vote
 from tianshen.rules.hex_survival import ballot as hex_ballot
@@ -24,19 +27,25 @@ PHASE_WORDS = {"night": "夜", "day": "天"}
 STATUS_WORDS = {"new": "报名中", "running": "进行中", "paused": "暂停", "over": "已结束"}
 
 
-def phase_name(phase: Phase) -> str:
-    """第2天 / 第1夜 / 准备 / 结束."""
+# butterfly_elder counts rounds, not days and nights (004: 第2轮权力行使, 第2轮投票帖)
+ROUND_WORDS = {"night": "权力", "day": "投票"}
+
+
+def phase_name(phase: Phase, family: str = "") -> str:
+    """第2天 / 第1夜 / 准备 / 结束 (butterfly_elder: 第2轮 · 投票), as the board says it."""
     if phase.kind in PHASE_WORDS:
-        return label_name(phase.label)
+        return label_name(phase.label, family)
     return {"setup": "准备", "over": "结束"}.get(phase.kind, phase.kind)
 
 
-def label_name(label: str) -> str:
-    """A stored phase label ("day 2") in words (第2天)."""
+def label_name(label: str, family: str = "") -> str:
+    """A stored phase label ("day 2") in words (第2天; butterfly_elder: 第2轮 · 投票)."""
     kind, _, number = label.partition(" ")
     if kind in PHASE_WORDS and number.isdigit():
+        if family == "butterfly_elder":
+            return f"第{number}轮 · {ROUND_WORDS[kind]}"
         return f"第{number}{PHASE_WORDS[kind]}"
-    return label
+    return {"setup": "准备", "over": "结束"}.get(label, label)
 
 
 def public_deadline(ruleset: Ruleset, state: GameState) -> Deadline | None:
@@ -97,9 +106,19 @@ def public_players(ruleset: Ruleset, state: GameState) -> list[PublicPlayer]:
         if p.alive:
             out.append(PublicPlayer(seat=p.seat, name=p.name, alive=True))
             continue
-        out.append(PublicPlayer(seat=p.seat, name=p.name, alive=False, died_in=label_name(p.died_in or ""),
-                                identity=ruleset.public_identity(state, p)))
+        out.append(PublicPlayer(seat=p.seat, name=p.name, alive=False,
+                                died_in=label_name(p.died_in or "", ruleset.spec.ruleset),
+                                identity=announced_identity(ruleset, state, p)))
     return out
+
+
+def announced_identity(ruleset: Ruleset, state: GameState, p: Any) -> str:
+    """What the board said of a dead player: butterfly_elder names independents by their
+    role (004 五: 花蝴蝶, 森林老人), every other family by `public_identity`."""
+    identity = getattr(ruleset, "identity", None)
+    if ruleset.spec.ruleset == "butterfly_elder" and callable(identity):
+        return str(identity(p))
+    return ruleset.public_identity(state, p)
 
 
 # ---- the count --------------------------------------------------------------------------
@@ -155,9 +174,21 @@ def _hex_count(state: GameState) -> Count | None:
     votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
              if state.player(v).alive and state.player(b["target"]).alive}
     counts, _ = hex_ballot.punished(votes)
-    rows = [(name, n, "、".join(v for v, t in votes.items() if t == name))
-            for name, n in sorted(counts.items(), key=lambda x: (-x[1], state.player(x[0]).seat))]
+    ballots = d.get("ballots", {})
+    rows = _ordered(counts, {name: [v for v, t in sorted(votes.items(), key=lambda x: ballots[x[0]]["at"])
+                                    if t == name] for name in counts}, ballots)
     return Count(rows=rows, note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
+
+
+def _ordered(counts: dict[str, int], voters: dict[str, list[str]], ballots: dict[str, Any]
+             ) -> list[tuple[str, int, str]]:
+    """Count rows in the one order of every page (issue 25 item 5): most votes first, then
+    the one who reached his count first (the latest of his voters' ballots)."""
+    def reached(name: str) -> str:
+        return max((str(ballots.get(v, {}).get("at", "")) for v in voters.get(name, [])), default="")
+
+    ordered = sorted(counts.items(), key=lambda x: (-x[1], reached(x[0])))
+    return [(name, n, "、".join(voters.get(name, []))) for name, n in ordered]
 
 
 def _butterfly_count(state: GameState) -> Count | None:
@@ -166,46 +197,14 @@ def _butterfly_count(state: GameState) -> Count | None:
     if not state.data.get("ballots"):
         return Count(note="还没有人投票")
     c = vote.count(state.copy(), None)
-    rows = [(name, n, "、".join(c.voters[name])) for name, n in c.counts.items()]
+    ballots = state.data["ballots"]
+    voters = {name: sorted(vs, key=lambda v: ballots[v]["at"]) for name, vs in c.voters.items()}
+    rows = _ordered(c.counts, voters, ballots)
     note = "每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else "")
     return Count(rows=rows, note=note)
 
 
 # ---- votes on the board ---------------------------------------------------------------------
-
-
-@dataclass
-class BoardPost:
-    forum_id: str
-    author: str
-    at: datetime
-    text: str
-    edited: bool
-    url: str | None
-
-
-@dataclass
-class VoteDay:
-    number: int
-    thread_key: str
-    thread_url: str | None
-    posts: list[BoardPost]
-    gm_posts: list[str]  # what 神的使者 posted in the vote thread (opening, the result)
-
-
-def vote_days(posts: list[Any], gm_posts: list[Any], links: PostLinks) -> list[VoteDay]:
-    """Each day's vote thread, newest first: the players' posts as they are on the board,
-    and the GM's posts that were sent (a pending one is not on the board yet)."""
-    keys = sorted({p.thread_key for p in posts if _is_vote(p.thread_key)}
-                  | {o.target for o in gm_posts if _is_vote(o.target)}, key=_day_number, reverse=True)
-    days = []
-    for key in keys:
-        mine = [BoardPost(forum_id=p.forum_id, author=p.sender, at=p.sent_at, text=p.text, edited=p.edited,
-                          url=links.post(key, p.forum_id)) for p in posts if p.thread_key == key]
-        said = [o.body for o in gm_posts if o.target == key and o.kind == "post" and o.status == "sent"]
-        days.append(VoteDay(number=_day_number(key), thread_key=key, thread_url=links.thread(key), posts=mine,
-                            gm_posts=said))
-    return days
 
 
 def _is_vote(key: str | None) -> bool:
@@ -317,3 +316,474 @@ def _cos(deg: int) -> float:
 
 def _sin(deg: int) -> float:
     return math.sin(math.radians(deg))
+
+
+# ---- the board's announcements (issue 25 item 6) ---------------------------------------------
+
+
+@dataclass
+class LogEntry:
+    """One public post of 神的使者, as the board has it (a sent outbox row of kind post)."""
+
+    seq: int  # the outbox row's order
+    event: int | None  # the event that caused it (`{game}:{seq}:{i}`), None for others
+    thread: str  # logical key: "main", "vote:2"…
+    title: str  # the thread's title when the post opened it
+    body: str
+    at: datetime | None
+    url: str | None
+
+
+def event_of(game_name: str, key: str) -> int | None:
+    """The event seq of a default outbox key `{game}:{seq}:{i}`."""
+    prefix = game_name + ":"
+    if not key.startswith(prefix):
+        return None
+    seq = key[len(prefix):].split(":")[0]
+    return int(seq) if seq.isdigit() else None
+
+
+def public_log(game_name: str, outbox: list[Any], links: PostLinks, until_event: int | None = None) -> list[LogEntry]:
+    """Every post the board shows, in the order it was sent: the player list, dawns, results,
+    modkills, substitutions, extensions, the end.  Pending or failed posts are not on the
+    board and not here; with `until_event`, only what the events up to it caused."""
+    out = []
+    for o in sorted(outbox, key=lambda o: o.seq):
+        if o.kind != "post" or o.status != "sent":
+            continue
+        event = event_of(game_name, o.key)
+        if until_event is not None and (event is None or event > until_event):
+            continue
+        out.append(LogEntry(seq=o.seq, event=event, thread=o.target, title=o.title or "", body=o.body,
+                            at=o.sent_at, url=_post_link(links, o)))
+    return out
+
+
+def _post_link(links: PostLinks, o: Any) -> str | None:
+    """A reply links to its post; a post that opened its thread (forum_ref is the thread's
+    id) links to the thread."""
+    ref = o.forum_ref or ""
+    if ref and ref == links.threads.get(o.target):
+        return links.thread(o.target)
+    return links.post(o.target, ref) if ref else links.thread(o.target)
+
+
+def thread_name(key: str, family: str = "") -> str:
+    """A logical thread key in words: 主帖, 第2天投票帖 (butterfly_elder: 第2轮投票帖)."""
+    if _is_vote(key):
+        n = _day_number(key)
+        return f"第{n}轮投票帖" if family == "butterfly_elder" else f"第{n}天投票帖"
+    return {"main": "主帖", "clock": "看表帖"}.get(key.split(":")[0], "公告帖")
+
+
+# ---- the vote count, Mafia Universe style (issue 25 items 5, 7) -------------------------------
+
+
+@dataclass
+class Ballot:
+    """A vote as the thread shows it: struck when a later post of the voter changed or took it back."""
+
+    voter: str
+    target: str
+    post: str
+    at: datetime
+    url: str | None
+    struck: bool = False
+
+
+@dataclass
+class TallyRow:
+    target: str
+    votes: int
+    reached: datetime  # when the count reached `votes`: the tie order
+    ballots: list[Ballot]  # in vote order, struck ones too
+
+
+@dataclass
+class MarkedPost:
+    forum_id: str
+    author: str
+    at: datetime
+    text: str
+    edited: bool
+    url: str | None
+    mark: str  # counted / changed / unvoted / refused / late / none
+    note: str  # the mark in public words
+
+
+@dataclass
+class Snapshot:
+    at: datetime
+    post: str
+    line: str  # "A 2，B 1"
+
+
+@dataclass
+class DayCount:
+    number: int
+    thread_key: str
+    thread_url: str | None
+    posts: list[MarkedPost]
+    rows: list[TallyRow]
+    not_voting: list[str]
+    abstained: list[str]  # butterfly_elder: 弃权 by a post (四), not counted as 未投票
+    history: list[Snapshot]
+    closed: bool
+    out: list[str]  # who went out that day (the board's result post says how)
+
+
+MARK_WORDS = {"counted": "计入", "changed": "改票", "unvoted": "撤票", "refused": "不计入", "late": "迟到",
+              "none": "不是投票"}
+
+
+def ballot_map(state: GameState) -> dict[str, str]:
+    """Voter -> target of the running day, from each family's own record of the votes cast
+    ("" is an abstention): common `day.ballots.main`, hex_survival `day.ballots`,
+    n_lives `day.votes`, butterfly_elder `ballots`."""
+    d = state.data.get("day") or {}
+    if state.ruleset == "butterfly_elder":
+        raw = state.data.get("ballots") or {}
+    elif state.ruleset == "n_lives":
+        raw = d.get("votes") or {}
+    else:
+        raw = d.get("ballots") or {}
+        raw = raw.get("main", raw) if isinstance(raw.get("main"), dict) else raw
+    return {v: str(b.get("target") or "") for v, b in raw.items() if isinstance(b, dict)}
+
+
+def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_event: int | None = None
+                ) -> dict[int, DayCount]:
+    """Every day's vote thread replayed post by post: what each post did to the count, the
+    count after each change, and the final tally.  Only posts in the vote threads move it
+    (a vote the rules take by PM stays secret until the count); a post the rules refuse is
+    marked with a reason from public facts only (the reply PM stays private)."""
+    days: dict[int, DayCount] = {}
+    state: GameState | None = None
+    for e in events:
+        if last_event is not None and e.seq > last_event:
+            break
+        if e.kind == "setup":
+            state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
+            continue
+        if state is None:
+            continue
+        event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
+        before = state
+        outcome = ruleset.apply(state, event)
+        state = outcome.state
+        if isinstance(event, PostIn) and _is_vote(event.thread):
+            day = days.setdefault(_day_number(event.thread), _new_day(event.thread, links))
+            _mark_post(day, before, state, event, outcome, links, _ends(ruleset, before))
+        if before.phase.kind == "day" and state.phase.label != before.phase.label:
+            day = days.setdefault(before.phase.number, _new_day(f"vote:{before.phase.number}", links))
+            _close_day(day, state, before)
+    if state is not None and state.phase.kind == "day" and state.phase.number in days:
+        days[state.phase.number].not_voting = _not_voting(state, days[state.phase.number])
+    return days
+
+
+def _new_day(key: str, links: PostLinks) -> DayCount:
+    return DayCount(number=_day_number(key), thread_key=key, thread_url=links.thread(key), posts=[], rows=[],
+                    not_voting=[], abstained=[], history=[], closed=False, out=[])
+
+
+def _ends(ruleset: Ruleset, state: GameState) -> datetime | None:
+    due = public_deadline(ruleset, state) if state.phase.kind == "day" else None
+    return due.at if due is not None else None
+
+
+def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn, outcome: Any,
+               links: PostLinks, ends: datetime | None) -> None:
+    url = links.post(post.thread, post.id)
+    marked = MarkedPost(forum_id=post.id, author=post.author, at=post.at, text=post.text, edited=post.edited, url=url,
+                        mark="none", note="")
+    day.posts.append(marked)
+    live = {b.voter: b for row in day.rows for b in row.ballots if not b.struck}
+    if day.closed or not (before.phase.kind == "day" and before.phase.number == day.number):
+        marked.mark = "late"
+        return
+    old, new = ballot_map(before).get(post.author), ballot_map(after).get(post.author)
+    if any(r.sender == post.author for r in outcome.refusals) and ends is not None and post.at > ends:
+        marked.mark = "late"  # written after the close, read before the count (a lagging board)
+        return
+    if any(r.sender == post.author for r in outcome.refusals):
+        marked.mark, marked.note = "refused", _refusal_words(before, post.author, live)
+        return
+    if old == new:
+        return
+    mine = live.get(post.author)
+    if mine is not None:
+        mine.struck = True
+    if post.author in day.abstained:
+        day.abstained.remove(post.author)
+    if new == "" and post.author in ballot_map(after):
+        day.abstained.append(post.author)
+    if new:
+        _row(day, new, post.at).ballots.append(Ballot(post.author, new, post.id, post.at, url))
+        marked.mark = "changed" if mine is not None else "counted"
+        marked.note = f"投给{new}"
+    else:
+        abstains = post.author in day.abstained  # 四: 弃权 is a vote of its own
+        marked.mark = ("changed" if mine is not None else "counted") if abstains else "unvoted"
+        marked.note = "弃权" if abstains else "撤回投票"
+    _recount(day, post)
+
+
+def _refusal_words(state: GameState, author: str, live: dict[str, Ballot]) -> str:
+    """Why a post was not counted, in public words (never the reply PM's text)."""
+    if not any(p.name == author for p in state.players):
+        return "不是本局玩家"
+    if not state.player(author).alive:
+        return "已出局的玩家"
+    if author in live:
+        return "已经投过票，这一帖不改变计票"
+    return "不符合投票规则，未计入"
+
+
+def _row(day: DayCount, target: str, at: datetime) -> TallyRow:
+    for row in day.rows:
+        if row.target == target:
+            return row
+    row = TallyRow(target=target, votes=0, reached=at, ballots=[])
+    day.rows.append(row)
+    return row
+
+
+def _recount(day: DayCount, post: PostIn) -> None:
+    """The votes of each row, the time each reached its count, one order: votes, then who
+    reached them first."""
+    for row in day.rows:
+        live = [b for b in row.ballots if not b.struck]
+        row.votes = len(live)
+        row.reached = live[-1].at if live else post.at
+    day.rows.sort(key=lambda r: (-r.votes, r.reached))
+    line = "，".join(f"{r.target} {r.votes}" for r in day.rows if r.votes) or "无人得票"
+    day.history.append(Snapshot(at=post.at, post=post.id, line=line))
+
+
+def _close_day(day: DayCount, after: GameState, before: GameState) -> None:
+    day.not_voting = _not_voting(before, day)
+    day.closed = True
+    label = before.phase.label
+    day.out = [p.name for p in after.players if not p.alive and p.died_in == label]
+
+
+def _not_voting(state: GameState, day: DayCount) -> list[str]:
+    voted = {b.voter for row in day.rows for b in row.ballots if not b.struck} | set(day.abstained)
+    return [p.name for p in state.players if p.alive and p.name not in voted]
+
+
+# ---- the timeline (issue 25 item 9) ------------------------------------------------------------
+
+
+@dataclass
+class PhaseEnd:
+    label: str  # "day 2"
+    name: str  # 第2天
+    path: str  # "day/2"
+    end_event: int  # the event that closed it: the page shows the state just after it
+
+
+def phase_ends(ruleset: Ruleset, events: list[Any], held: int | None = None) -> list[PhaseEnd]:
+    """Every phase that has ended (and whose closing posts are on the board: before `held`),
+    with the event that closed it."""
+    out = []
+    state: GameState | None = None
+    for e in events:
+        if held is not None and e.seq >= held:
+            break
+        if e.kind == "setup":
+            state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
+            continue
+        if state is None:
+            continue
+        before = state.phase
+        state = ruleset.apply(state, InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input).state
+        if state.phase.label != before.label and before.kind in PHASE_WORDS:
+            out.append(PhaseEnd(label=before.label, name=label_name(before.label, ruleset.spec.ruleset),
+                                path=f"{before.kind}/{before.number}", end_event=e.seq))
+    return out
+
+
+# ---- the finished game (issue 25 item 8) ------------------------------------------------------
+
+
+@dataclass
+class Reveal:
+    seat: int
+    name: str
+    role: str
+    faction: str
+    alive: bool
+    died_in: str
+
+
+@dataclass
+class Record:
+    """What the end post made public: every role, the seed and its salt, and the commitment
+    the player list posted at the start."""
+
+    roles: list[Reveal]
+    seed: str
+    salt: str
+    commitment: str  # as posted at the start ("" if no post carried one)
+    check: str  # how the commitment is computed, as the end post says
+
+
+COMMITMENT = re.compile(r"校验值：\s*([0-9a-f]{16,64})")
+
+
+def finished_record(ruleset: Ruleset, state: GameState, log: list[LogEntry]) -> Record | None:
+    """None before the end (nothing of it is public yet)."""
+    if state.phase.kind != "over":
+        return None
+    family = ruleset.spec.ruleset
+    roles = [Reveal(seat=p.seat, name=p.name, role=ruleset.spec.role_name(p.role),
+                    faction=ruleset.spec.factions.get(p.faction, p.faction), alive=p.alive,
+                    died_in=label_name(p.died_in or "", family)) for p in state.players]
+    commitment = next((m.group(1) for e in log if (m := COMMITMENT.search(e.body))), "")
+    shown = rng.reveal(state)
+    return Record(roles=roles, seed=shown["seed"], salt=state.salt, commitment=commitment, check=shown["seed_check"])
+
+
+# ---- the GM view in words (issue 25 items 11, 13) ------------------------------------------------
+
+STEP_WORDS = {"vote": "投票", "ld": "生死投票", "summon": "招魂", "silence": "看表禁言", "day": "白天讨论",
+              "power": "权力行使", "": "—"}
+DEADLINE_WORDS = {"reminder": "提醒", "dawn": "天亮", "dusk": "天黑", "night": "夜晚开始", "night_end": "夜晚结束",
+                  "day": "白天开始", "day_end": "白天结束", "vote_open": "开投票帖", "vote_end": "投票截止",
+                  "powers_end": "权力截止", "power": "权力行使", "results": "公布结果", "over": "游戏结束"}
+CAUSE_WORDS = {"killed": "被杀", "shot": "被狙", "sniped": "被狙", "needles": "双针孔", "poisoned": "中毒",
+               "binder": "束魂失败", "executed": "被投票处决", "no_vote": "未投票出局", "modkill": "被天神判出局",
+               "wasted": "名额作废", "lurking": "潜水出局", "cards": "失去全部牌", "vote": "被投票出局",
+               "bound": "被束魂", "implicated": "被牵连出局", "hp": "血量耗尽"}
+NOTE_WORDS = {"can_vote": "可投票", "on_duty": "今夜值班杀手", "bind_streak": "束魂连续", "potential": "潜在身份",
+              "converted": "已转化", "revived": "今日复活", "bound_today": "今日被束缚", "summon_uses": "招魂剩余",
+              "needle_marks": "针孔", "muted": "被禁言", "lurk_warnings": "潜水警告", "butterfly_uses_left": "抱人剩余",
+              "revive_used": "已用复活", "hp": "剩余血量", "cell": "所在格", "statuses": "状态",
+              "attack_list": "攻击范围", "dig_depths": "挖掘深度", "cards": "手牌", "escrow": "托管牌", "ap": "行动点",
+              "pardoned": "已赦免", "mode": "模式", "attributes": "牌的属性", "nights": "连续夜数", "target": "对象"}
+
+
+COMMAND_WORDS = {"extend": "延长时段", "advance": "提前结束时段", "pause": "暂停", "resume": "继续",
+                 "void-action": "取消行动", "enter-action": "代录行动", "void-vote": "作废投票", "enter-vote": "代录投票",
+                 "reject-declaration": "拒绝宣言", "flag-plagiarism": "标记宣言抄袭", "modkill": "判出局", "leave": "请假",
+                 "confirm-zombie": "确认诈尸", "substitute": "交替", "cancel-substitution": "取消交替",
+                 "end-game": "结束游戏"}
+
+
+# ids that stand as values in `player_view` notes (game_ten 潜在, n_lives 牌的属性 and 模式)
+VALUE_WORDS = {"killer": "杀手", "profession": "职业", "werewolf": "狼人", "diviner": "占卜", "prophet": "先知",
+               "solo": "一山不容二虎", "cowin": "并肩作战"}
+
+
+def words(table: dict[str, str], key: str | None) -> str:
+    """A stored name in Chinese; one we have no word for is shown as 其他, never raw."""
+    if key is None or key == "":
+        return table.get("", "—")
+    return table.get(key, "其他")
+
+
+def note_value(value: Any) -> str:
+    """A note's value in words: 是/否, 无, lists joined, a mapping as 名：值."""
+    if value is True:
+        return "是"
+    if value is False:
+        return "否"
+    if value is None or value in ([], {}, ""):
+        return "无"
+    if isinstance(value, list):
+        return "、".join(note_value(v) for v in value)
+    if isinstance(value, dict):
+        return "，".join(f"{NOTE_WORDS.get(str(k), str(k))}：{note_value(v)}" for k, v in value.items())
+    if isinstance(value, str) and re.fullmatch(r"[a-z_]+", value):
+        return VALUE_WORDS.get(value, "其他")
+    return str(value)
+
+
+def gm_notes(view: dict[str, Any]) -> dict[str, str]:
+    """The notes of a player's `player_view` worth showing, in Chinese; nothing left at its
+    default (False, none, empty) is shown."""
+    shown = ("alive", "faction", "role", "role_name", "died_in", "death_cause")
+    out = {}
+    for key, value in view.items():
+        if key == "can_vote":  # worth saying only when he may not
+            if value is False:
+                out[NOTE_WORDS[key]] = "否"
+            continue
+        if key in shown or value in (None, False, [], {}, "", 0):
+            continue
+        if isinstance(value, dict) and all(v in (None, 0, "", []) for v in value.values()):
+            continue
+        out[NOTE_WORDS.get(key, "其他")] = note_value(value)
+    return out
+
+
+def _quote(word: str) -> str:
+    """A shell word: as is when safe (Chinese names are), else quoted."""
+    return word if re.fullmatch(r"[\w.:@+-]+", word) else shlex.quote(word)
+
+
+def admin_commands(game: str, player: str | None = None, seat: int | None = None) -> dict[str, str]:
+    """The `tianshen admin …` lines a GM copies: extend the phase (game-wide), void this
+    vote and substitute this player (per player).  The reason is left for him to write."""
+    g = _quote(game)
+    if player is None:
+        return {"延长本时段": f"tianshen admin extend --game {g} --hours 24 --reason '…'",
+                "提前结束本时段": f"tianshen admin advance --game {g} --reason '…'",
+                "暂停": f"tianshen admin pause --game {g} --reason '…'"}
+    who = _quote(player)
+    return {"作废投票": f"tianshen admin void-vote {who} --game {g} --reason '…'",
+            "替换玩家": f"tianshen admin substitute --players {seat} --game {g} --reason '…'",
+            "判出局": f"tianshen admin modkill {who} --game {g} --reason '…'"}
+
+
+# ---- the game's clock (issue 25 item 3) -------------------------------------------------------
+
+
+@dataclass
+class GameNow:
+    at: datetime  # the game's time now
+    scale: float  # game seconds per real second
+    rehearsal: bool  # a rehearsal clock runs (the daemon's GameClock on the memory board)
+
+
+def game_now(mark: str | None, real_now: datetime) -> GameNow:
+    """The game's time now, from the daemon's `game_clock` mark (a rehearsal clock: game
+    time at a real time, and its speed); the real time when there is none."""
+    try:
+        clock = json.loads(mark) if mark else None
+        if not clock:
+            return GameNow(real_now, 1.0, False)
+        game, real = datetime.fromisoformat(clock["game"]), datetime.fromisoformat(clock["real"])
+        scale = float(clock["scale"])
+    except (ValueError, KeyError, TypeError):
+        return GameNow(real_now, 1.0, False)
+    return GameNow(game + (real_now - real) * scale, scale, True)
+
+
+# ---- the public record as JSON (issue 25 item 8) -------------------------------------------------
+
+
+def public_json(ctx: dict[str, Any]) -> dict[str, Any]:
+    """What the public page shows, as data: nothing more (the roles and the seed only once
+    the game is over and the end post told them)."""
+    out: dict[str, Any] = {"game": ctx["game"].name, "title": ctx["title"], "status": ctx["status"],
+                           "phase": ctx["phase"], "zone": ctx["zone"], "winner": ctx.get("winner"),
+                           "players": [asdict(p) for p in ctx.get("players", [])]}
+    out["announcements"] = [{"thread": e.thread, "title": e.title, "at": e.at, "url": e.url, "body": e.body}
+                            for e in ctx.get("log", [])]
+    out["votes"] = [_day_json(d) for d in ctx.get("counts", [])]
+    record = ctx.get("record")
+    if record is not None:
+        out["record"] = asdict(record)
+    return out
+
+
+def _day_json(day: DayCount) -> dict[str, Any]:
+    return {"day": day.number, "closed": day.closed, "out": day.out, "not_voting": day.not_voting,
+            "abstained": day.abstained,
+            "tally": [{"target": r.target, "votes": r.votes, "reached": r.reached,
+                       "ballots": [asdict(b) for b in r.ballots]} for r in day.rows],
+            "posts": [asdict(p) | {"mark_words": MARK_WORDS[p.mark]} for p in day.posts],
+            "history": [asdict(h) for h in day.history]}
