@@ -894,8 +894,8 @@ def spirit_local(
     dir_: SPIRIT_DIR,
     port: Annotated[int | None, typer.Option(help="serve on 127.0.0.1:PORT (default: 8000, or the port it had)")
                     ] = None,
-    accounts: Annotated[str, typer.Option(help="accounts to make, comma-separated: 马甲, players' own accounts, "
-                                               "substitutes, yours")] = "",
+    accounts: Annotated[str, typer.Option(help="accounts to make, comma-separated: the seats' game accounts "
+                                               "(vests), players' own accounts, substitutes, yours")] = "",
     gm: Annotated[str, typer.Option(help="the GM account tianshen logs in as (a superuser)")] = "神的使者",
     gm_password_env: Annotated[str, typer.Option(help="the GM's password is taken from this variable when it is "
                                                       "set (else generated and printed)")
