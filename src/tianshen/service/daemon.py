@@ -123,6 +123,7 @@ class Daemon:
         self.login_refused: LoginRefused | None = None
         self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
         self.served: dict[int, Served] = {}
+        self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
 
@@ -162,17 +163,23 @@ class Daemon:
                         g.name, show(start, self.zone))
         log.info("game=%s signed up (%s, %d players), starts %s", g.name, spec.id, len(seats), show(start, self.zone))
 
-    def games(self, include_over: bool = False) -> list[GameRecord]:
-        """The board's games that are not over (a game signed up without a board is adopted)."""
-        records = [r for r in self.store.list_games() if r.board in ("", self.board_key)]
-        for r in records:
-            if not r.board:
-                self.store.set_board(r.id, self.board_key)
+    def games(self, include_over: bool = False, records: list[GameRecord] | None = None) -> list[GameRecord]:
+        """The board's games that are not over (a game signed up without a board is adopted),
+        without their states (`Store.heads`); `records`: as read already this tick."""
+        records = self._records() if records is None else records
         if include_over:
             return records
         over = [r.id for r in records if r.status == "over"]
         unsent = {row.game_id for row in self.store.pending_for_games(over)}  # its last posts still to send
         return [r for r in records if r.status != "over" or r.id in unsent]
+
+    def _records(self) -> list[GameRecord]:
+        """Every game of the board, over or not, in one light query."""
+        records = self.store.heads(("", self.board_key))
+        for r in records:
+            if not r.board:
+                self.store.set_board(r.id, self.board_key)
+        return records
 
     def _own(self, records: list[GameRecord], now: datetime) -> None:
         """Take or renew the lease of every game; let go of those another process holds."""
@@ -238,14 +245,22 @@ class Daemon:
                 return
             except Exception:  # the daemon keeps going; the next tick retries
                 log.exception("tick failed")
-            self._schedule_deadlines()
+            try:
+                self._schedule_deadlines()
+            finally:
+                for served in self.served.values():  # between ticks a state is read again
+                    served.driver.trust_cache = False
 
     def _tick(self) -> None:
         now = self.clock.now()
-        self._own(self.games(), now)
-        for served in self.served.values():
-            self._guard(served, lambda s=served: self._start_if_due(s, now))
-        routed, reachable, mark = self._read_pms(now)
+        records = self._records()
+        self._own(self.games(records=records), now)
+        self._heads = {r.id: r for r in records}
+        for game_id, served in self.served.items():  # one query for every game: whose step moved
+            served.driver.note_head(self._heads[game_id].step_seq, self._heads[game_id].status)
+        for game_id, served in self.served.items():
+            self._guard(served, lambda s=served, g=game_id: self._start_if_due(s, now, self._heads[g]))
+        routed, reachable, mark = self._read_pms(now, records)
         for game_id, served in self.served.items():
             if served.driver.is_started():
                 self._guard(served, lambda s=served, g=game_id: self._advance(s, now, routed.get(g, []), reachable,
@@ -268,9 +283,9 @@ class Daemon:
             now = self.clock.now()
         except ForumError:
             now = datetime.now(UTC)
-        for game_id, served in self.served.items():
-            if served.driver.is_started() and not self.store.mark(game_id, "forum_down_since"):
-                self.store.set_mark(game_id, "forum_down_since", now.isoformat())
+        for served in self.served.values():
+            if served.driver.is_started() and not served.driver.mark("forum_down_since"):
+                served.driver.set_mark("forum_down_since", now.isoformat())
         log.error("the forum refused the login of the GM account %s: the games' clocks are held and tianshen "
                   "stops (exit 3); fix the password in the config, then start it again: %s", self.forum.account, exc)
         self.login_refused = exc
@@ -295,10 +310,9 @@ class Daemon:
             self.store.add_outbox(driver.game_id, [OutboxItem(kind="pm", target=driver.gm_contact,
                                                               subject="天神通报", body=text)])
 
-    def _start_if_due(self, served: Served, now: datetime) -> None:
+    def _start_if_due(self, served: Served, now: datetime, record: GameRecord) -> None:
         driver = served.driver
-        record = self.store.load_game(driver.game_id)
-        if record.status != "new":
+        if record.status != "new" or driver.is_started():
             return
         setup = GameSetup.model_validate(record.config["setup"])
         start = setup.start
@@ -314,7 +328,7 @@ class Daemon:
             driver.start(at=now if late else None, send=False)
             board_mark = self.store.mark(self.board_row, "pm")
             if board_mark:  # the board has read the PMs before the game: they are not the game's
-                self.store.set_mark(driver.game_id, "pm", board_mark)
+                driver.set_mark("pm", board_mark)
 
     def _simulate(self, served: Served, now: datetime) -> None:
         driver = served.driver
@@ -329,18 +343,19 @@ class Daemon:
         _log_overrides(served)
         driver.advance(now, pms=pms, send=False, reachable=reachable)
         if reachable and mark is not None and served.pm_mark != mark:
-            driver.store.set_mark(driver.game_id, "pm", str(mark))
+            driver.set_mark("pm", str(mark))
             served.pm_mark = mark
 
     # ---- the GM account's PMs, read once for the board ----------------------------------
 
-    def _read_pms(self, now: datetime) -> tuple[dict[int, list[ForumPm]], bool, int | None]:
+    def _read_pms(self, now: datetime, records: list[GameRecord]) -> tuple[dict[int, list[ForumPm]], bool, int | None]:
         """New PMs, routed by sender to the games served here; the new PM mark."""
         ids = [g for g, s in self.served.items() if s.driver.is_started()]
-        readers = ids + ([self.board_row] if self.board_owned else [])
-        if not readers:
+        if not ids and not self.board_owned:
             return {}, True, None
-        marks = [self.store.mark(g, "pm") for g in readers]
+        marks = [self.served[g].driver.mark("pm") for g in ids]  # held in memory by each game's driver
+        if self.board_owned:
+            marks.append(self.store.mark(self.board_row, "pm"))
         after = min((int(m) for m in marks if m), default=None) if all(marks) else None
         try:
             pms = self.forum.fetch_pms(after)
@@ -351,7 +366,7 @@ class Daemon:
             return {}, False, None
         settled = now - timedelta(minutes=10)
         mark = max((pm.id for pm in pms if pm.sent_at <= settled), default=after)
-        routes = self._routes()
+        routes = self._routes(records)
         since = datetime.fromisoformat(self.store.mark(self.board_row, "since") or now.isoformat()) - timedelta(
             minutes=2)
         routed: dict[int, list[ForumPm]] = {}
@@ -371,10 +386,10 @@ class Daemon:
             self.store.set_mark(self.board_row, "pm", str(mark))
         return routed, True, mark
 
-    def _routes(self) -> dict[str, list[GameRecord]]:
-        """Sender -> the running or signed-up games he plays in (vest, forum name, substitute)."""
+    def _routes(self, records: list[GameRecord]) -> dict[str, list[GameRecord]]:
+        """Sender -> the games he plays in (vest, forum name, substitute)."""
         routes: dict[str, list[GameRecord]] = {}
-        for r in self.games(include_over=True):
+        for r in records:
             for name in identity.seat_names(r.config):
                 routes.setdefault(name, []).append(r)
         return routes
@@ -417,7 +432,7 @@ class Daemon:
 
     def _resume_pacing(self) -> None:
         """Flood pacing survives a restart: the adapter learns when the last write went out."""
-        ids = [r.id for r in self.store.list_games(self.board_key)]
+        ids = [r.id for r in self.store.heads((self.board_key,))]
         last = self.store.last_sent_at(ids)
         if last is not None:
             self.forum.note_last_write(last)
@@ -442,8 +457,8 @@ class Daemon:
 
     def _next_moment(self, served: Served) -> datetime | None:
         driver = served.driver
-        record = self.store.load_game(driver.game_id)
-        if record.status == "new":
+        if not driver.is_started():
+            record = self._heads.get(driver.game_id) or self.store.load_game(driver.game_id)
             return GameSetup.model_validate(record.config["setup"]).start
         deadline = driver.ruleset.next_deadline(driver.state())
         return deadline.at + driver.deadline_grace if deadline else None
@@ -458,7 +473,7 @@ class Daemon:
 
     def all_over(self) -> bool:
         """Every game of the board has ended and nothing waits to be sent."""
-        records = [r for r in self.store.list_games(self.board_key)]
+        records = self.store.heads((self.board_key,))
         return bool(records) and all(r.status == "over" for r in records) and not self.store.pending_for_games(
             [r.id for r in records] + [self.board_row])
 

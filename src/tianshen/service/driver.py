@@ -64,7 +64,12 @@ class GameDriver:
         self.sender = sender or OutboxSender(store, forum, self.owner)
         self._cached: tuple[int, GameState] | None = None  # (step seq, state)
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
-        self._marks: dict[str, str] | None = None  # the stored marks, during one advance
+        self._marks: dict[str, str] | None = None  # the stored marks (None: not read); this driver writes them
+        # True while the daemon vouches that `_cached` is the newest (it read every game's head
+        # this tick, `note_head`): no read of the seq; a step committed elsewhere meanwhile is
+        # still caught by the commit's seq check (StaleState)
+        self.trust_cache = False
+        self._head_status: str | None = None  # the game's status as the daemon read it
         self._maybe_pending = True  # False after a flush that sent everything, until the next commit
         self.late_window_policy = "extend"  # issue 22 item 7: "extend" or "none" ([run] late_window)
         self.late_window_grace = timedelta(minutes=10)  # later than this, the window is extended
@@ -108,7 +113,18 @@ class GameDriver:
     def is_started(self) -> bool:
         if self._cached is not None:  # a game once dealt stays dealt
             return True
+        if self.trust_cache and self._head_status is not None:
+            return self._head_status != "new"
         return self.store.load_game(self.game_id).status != "new"
+
+    def note_head(self, step_seq: int, status: str) -> None:
+        """The game's newest seq as the daemon read it this tick: a cache of an older step is
+        dropped (another process or a GM command committed), a cache of this one is trusted
+        until `trust_cache` is unset."""
+        if self._cached is not None and self._cached[0] != step_seq:
+            self._forget()
+        self._head_status = status
+        self.trust_cache = True
 
     def start(self, at: datetime | None = None, send: bool = True) -> Outcome:
         """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start)."""
@@ -119,6 +135,7 @@ class GameDriver:
         if at is not None:
             setup = setup.model_copy(update={"start": at})
         marks = self._old_marks() if self.reads_pms or self.watch_board else {}
+        self._marks = None  # read again: another driver may have dealt it before (the commit fails then)
         outcome = self.ruleset.setup(setup)
         self._others = None
         state = outcome.state
@@ -131,6 +148,7 @@ class GameDriver:
         )
         assert seq is not None
         self._cached = (seq, state)
+        self._stored_marks().update(marks)
         self._game_start = setup.start
         log.info("game=%s started seed=%s players=%d", self.name, setup.seed, len(state.players))
         self._open_window(setup.start)
@@ -161,13 +179,23 @@ class GameDriver:
     # ---- reading ----------------------------------------------------------------------
 
     def state(self) -> GameState:
-        """The newest state (cached by step seq: one small query when nothing changed)."""
+        """The newest state (cached by step seq: one small query when nothing changed, none
+        while the daemon vouches for the cache)."""
+        if self._cached is not None and self.trust_cache:
+            return self._cached[1]
         seq = self.store.step_seq(self.game_id)
         if self._cached is None or self._cached[0] != seq:
+            self._forget()
             record = self.store.load_game(self.game_id)
             self._cached = (record.step_seq, GameState.model_validate_json(record.state_json))
-            self._maybe_pending = True  # committed elsewhere (a GM command): it may have queued messages
         return self._cached[1]
+
+    def _forget(self) -> None:
+        """Committed elsewhere (a GM command, another process): the state and the marks are
+        read again, and it may have queued messages."""
+        self._cached = None
+        self._marks = None
+        self._maybe_pending = True
 
     def _current(self) -> GameState:
         """The state as this driver last read or made it (a step's commit checks it is newest)."""
@@ -264,7 +292,10 @@ class GameDriver:
                 break
             except StaleState as exc:
                 log.info("game=%s %s: folding again", self.name, exc)
-                self._cached = None
+                self._forget()
+                self.trust_cache = False
+                if isinstance(event, DeadlineIn) and not self._still_due(event):
+                    return None  # the newer state moved it (a GM extend): the advance looks again
         else:
             raise StaleState(f"game {self.name}: the state kept changing under {getattr(event, 'id', '?')}")
         if outcome is None:
@@ -275,6 +306,10 @@ class GameDriver:
         if send:
             self.flush()
         return outcome
+
+    def _still_due(self, event: DeadlineIn) -> bool:
+        due = self.ruleset.next_deadline(self.state())
+        return due is not None and due.kind == event.kind and due.at == event.at
 
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
         state = self._current()
@@ -288,6 +323,7 @@ class GameDriver:
             state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
             deadline_at=dl.at if dl else None, winner=new.winner, players=_changed_players(state, new),
             outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, expected_seq=seq_before, marks=marks,
+            head=(self.name, state.phase.label) if self._cached else None,
         )
         if inbound is not None and self._seen is not None:
             self._seen.add((inbound.source, inbound.forum_id))
@@ -296,6 +332,8 @@ class GameDriver:
             return None
         self._cached = (seq, new)
         self._maybe_pending = True
+        if marks:
+            self._stored_marks().update(marks)
         log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
                  event.type, getattr(event, "id", ""), state.phase.label, new.phase.label, len(outcome.posts),
                  len(outcome.pms), len(outcome.refusals))
@@ -319,7 +357,6 @@ class GameDriver:
         self._clock_hint = now
         self.sender.clock_hint = now
         self.state()  # once: the steps below fold on it and check it is still the newest
-        self._marks = self.store.marks(self.game_id)
         # High-water marks move in memory while reading and are stored with the steps they
         # lead to, or at the end: a crash in between re-reads them (the store dedupes).
         marks: dict[str, str] = {}
@@ -357,9 +394,7 @@ class GameDriver:
             self._open_window(dl.at)
             more, _ = self._collect(marks, None if pms is None else [])
             pending = sorted(pending + more, key=lambda e: e.at)
-        if hold_marks:
-            self._marks = None
-        else:
+        if not hold_marks:  # held: read again after the fold (the store drops what was folded)
             self._store_marks(marks)
         if send:
             self.flush()
@@ -386,7 +421,7 @@ class GameDriver:
         when they reached the board (a PM cannot be read back: only posts are timed)."""
         rows = [row.id for row in self.store.pending_outbox(self.game_id) if row.kind == "post"]
         if rows and self.ruleset.next_deadline(self._current()) is not None:
-            self.store.set_mark(self.game_id, "window", json.dumps({"at": at.isoformat(), "rows": rows}))
+            self.set_mark("window", json.dumps({"at": at.isoformat(), "rows": rows}))
             self._window_open = True
 
     def check_window(self, now: datetime) -> bool:
@@ -396,7 +431,7 @@ class GameDriver:
         opening posts are all sent; True when the phase was extended."""
         if self._window_open is False:
             return False
-        raw = self.store.mark(self.game_id, "window")
+        raw = self.mark("window")
         window = json.loads(raw) if raw else None
         if not window:
             self._window_open = False
@@ -405,7 +440,7 @@ class GameDriver:
         rows = [row for row in self.store.outbox(self.game_id) if row.id in wanted]
         if any(row.status != "sent" for row in rows):
             return False  # not all on the board yet: checked after the next flush
-        self.store.set_mark(self.game_id, "window", "")
+        self.set_mark("window", "")
         self._window_open = False
         opened = datetime.fromisoformat(window["at"])
         late = max((self._posted_at(row, now) for row in rows), default=opened) - opened
@@ -440,14 +475,26 @@ class GameDriver:
         except ForumError:
             return fallback
 
-    def _mark(self, name: str) -> str | None:
-        return self._marks.get(name) if self._marks is not None else self.store.mark(self.game_id, name)
+    def _stored_marks(self) -> dict[str, str]:
+        """The game's marks as stored, read once: only the game's owner (this driver) writes them."""
+        if self._marks is None:
+            self._marks = self.store.marks(self.game_id)
+        return self._marks
+
+    def mark(self, name: str) -> str | None:
+        return self._stored_marks().get(name)
+
+    _mark = mark
+
+    def set_mark(self, name: str, value: str) -> None:
+        self._store_marks({name: value})
 
     def _store_marks(self, marks: dict[str, str]) -> None:
-        changed = {k: v for k, v in marks.items() if (self._marks or {}).get(k) != v}
+        stored = self._stored_marks()
+        changed = {k: v for k, v in marks.items() if stored.get(k) != v}
         if changed:
             self.store.set_marks(self.game_id, changed)
-        self._marks = None
+            stored.update(changed)
 
     def _forum_reachable(self, reachable: bool, now: datetime) -> bool:
         """003 §12.4: when the board was unreachable longer than `outage_extension_after`,
@@ -455,11 +502,11 @@ class GameDriver:
         down = self._mark("forum_down_since")
         if not reachable:
             if not down:
-                self.store.set_mark(self.game_id, "forum_down_since", now.isoformat())
+                self.set_mark("forum_down_since", now.isoformat())
             log.warning("game=%s forum unreachable since %s; deadlines held", self.name, down or now.isoformat())
             return False
         if down:
-            self.store.set_mark(self.game_id, "forum_down_since", "")
+            self.set_mark("forum_down_since", "")
             outage = now - datetime.fromisoformat(down)
             if outage >= self.outage_extension_after and self.ruleset.next_deadline(self._current()) is not None:
                 hours = round(outage.total_seconds() / 3600, 2)
@@ -586,7 +633,7 @@ class GameDriver:
     def flush(self, budget_s: float | None = None) -> int:
         """Send what the outbox holds, in order; stop at the first forum failure."""
         if not self._maybe_pending and self._cached is not None and \
-                self.store.step_seq(self.game_id) == self._cached[0]:
+                (self.trust_cache or self.store.step_seq(self.game_id) == self._cached[0]):
             return 0  # nothing committed since everything went out
         rows = self.store.pending_outbox(self.game_id)
         sent = self.sender.send(rows, budget_s)

@@ -153,7 +153,8 @@ class OutboxSender:
 
     def _part(self, row: OutboxRecord, i: int, total: int, result: str, write: Write) -> SentPart:
         thread = (row.target, result) if write.kind == "thread" else None
-        return SentPart(row.id, parts_done=i + 1, done=i + 1 == total, forum_ref=result or None, thread=thread)
+        return SentPart(row.id, parts_done=i + 1, done=i + 1 == total, forum_ref=result or None, thread=thread,
+                        game_id=row.game_id)
 
     def _write(self, row: OutboxRecord, i: int, parts: list[str], key: str) -> Write:
         if row.kind == "pm":
