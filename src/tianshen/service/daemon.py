@@ -191,6 +191,7 @@ class Daemon:
                 continue
             if r.id not in self.served:
                 self.store.release_claims(r.id, self.owner)  # a dead owner's claims lapse with its lease
+                self.sender.forget(r.id)  # it may have opened threads meanwhile
                 self.served[r.id] = self._serve(r)
                 log.info("game=%s served by %s (%s)", r.name, self.owner, r.status)
         for game_id in [g for g in self.served if g not in {r.id for r in records}]:

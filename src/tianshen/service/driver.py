@@ -19,13 +19,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import NoReturn
 
+from sqlalchemy.exc import IntegrityError
+
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, InputEnvelope, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.rules import load_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender
-from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Store
+from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,8 @@ class GameDriver:
         self.trust_cache = False
         self._head_status: str | None = None  # the game's status as the daemon read it
         self._maybe_pending = True  # False after a flush that sent everything, until the next commit
+        # inputs folded in memory, not yet written (an advance's run of inputs: `_commit_deferred`)
+        self._deferred: list[tuple[int, GameState, Input, Outcome, Step]] | None = None
         self.late_window_policy = "extend"  # issue 22 item 7: "extend" or "none" ([run] late_window)
         self.late_window_grace = timedelta(minutes=10)  # later than this, the window is extended
         self._window_open: bool | None = None  # a window's opening not yet checked (None: unknown)
@@ -196,6 +200,7 @@ class GameDriver:
         self._cached = None
         self._marks = None
         self._maybe_pending = True
+        self.sender.forget(self.game_id)
 
     def _current(self) -> GameState:
         """The state as this driver last read or made it (a step's commit checks it is newest)."""
@@ -286,6 +291,8 @@ class GameDriver:
         inbound = _inbound(event)
         if self._already(inbound):
             return None  # read again (the marks trail the newest input): already folded
+        if self._deferred is not None and marks is None:
+            return self._fold_later(event, inbound)
         for _ in range(STALE_RETRIES):
             try:
                 outcome = self._fold(event, inbound, marks)
@@ -311,35 +318,89 @@ class GameDriver:
         due = self.ruleset.next_deadline(self.state())
         return due is not None and due.kind == event.kind and due.at == event.at
 
+    def _step_of(self, state: GameState, event: Input, inbound: InboundRecord | None, outcome: Outcome,
+                 marks: dict[str, str] | None = None) -> Step:
+        """What the store writes for one fold of `event` on `state`."""
+        new = outcome.state
+        dl = self.ruleset.next_deadline(new)
+        return Step(inbound=inbound, event_kind=event.type, event_payload=event.model_dump_json(),
+                    phase_label=new.phase.label, state_json=new.model_dump_json(),
+                    status="over" if new.phase.kind == "over" else "running", deadline_at=dl.at if dl else None,
+                    winner=new.winner, players=_changed_players(state, new),
+                    outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, marks=marks or {})
+
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
         state = self._current()
         seq_before = self._cached[0] if self._cached else 0
         outcome = self.ruleset.apply(state, event)
-        new = outcome.state
-        dl = self.ruleset.next_deadline(new)
+        step = self._step_of(state, event, inbound, outcome, marks)
         seq = self.store.commit_step(
-            self.game_id, inbound=inbound, event_kind=event.type,
-            event_payload=event.model_dump_json(), phase_label=new.phase.label,
-            state_json=new.model_dump_json(), status="over" if new.phase.kind == "over" else "running",
-            deadline_at=dl.at if dl else None, winner=new.winner, players=_changed_players(state, new),
-            outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, expected_seq=seq_before, marks=marks,
-            head=(self.name, state.phase.label) if self._cached else None,
+            self.game_id, inbound=inbound, event_kind=step.event_kind, event_payload=step.event_payload,
+            phase_label=step.phase_label, state_json=step.state_json, status=step.status,
+            deadline_at=step.deadline_at, winner=step.winner, players=step.players, outbox=step.outbox, at=step.at,
+            expected_seq=seq_before, marks=marks, head=(self.name, state.phase.label) if self._cached else None,
         )
         if inbound is not None and self._seen is not None:
             self._seen.add((inbound.source, inbound.forum_id))
         if seq is None:
             log.info("game=%s duplicate input %s ignored", self.name, getattr(event, "id", "?"))
             return None
-        self._cached = (seq, new)
+        self._cached = (seq, outcome.state)
         self._maybe_pending = True
         if marks:
             self._stored_marks().update(marks)
+        self._folded(seq, state, event, outcome)
+        return outcome
+
+    def _folded(self, seq: int, state: GameState, event: Input, outcome: Outcome) -> None:
+        """A step is committed: logged, and told to the hook."""
         log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
-                 event.type, getattr(event, "id", ""), state.phase.label, new.phase.label, len(outcome.posts),
-                 len(outcome.pms), len(outcome.refusals))
+                 event.type, getattr(event, "id", ""), state.phase.label, outcome.state.phase.label,
+                 len(outcome.posts), len(outcome.pms), len(outcome.refusals))
         if self.on_step:
             self.on_step(state.phase.label, event, outcome)
+
+    # ---- several inputs in one transaction (issue 26) ------------------------------------
+
+    def _fold_later(self, event: Input, inbound: InboundRecord | None) -> Outcome:
+        """Fold `event` in memory; `_commit_deferred` writes it with the others of the run."""
+        assert self._deferred is not None
+        state = self._current()
+        seq = self._cached[0] if self._cached else 0
+        outcome = self.ruleset.apply(state, event)
+        self._deferred.append((seq, state, event, outcome, self._step_of(state, event, inbound, outcome)))
+        self._cached = (seq + 1, outcome.state)
+        if inbound is not None and self._seen is not None:
+            self._seen.add((inbound.source, inbound.forum_id))
         return outcome
+
+    def _commit_deferred(self) -> int:
+        """Write the inputs folded in memory since `_defer` in one transaction; the steps
+        committed.  When the state moved meanwhile or one of them was stored already, they are
+        folded again one by one on the newest state, as `step` does."""
+        batch, self._deferred = self._deferred or [], None
+        if not batch:
+            return 0
+        first_seq, first_state = batch[0][0], batch[0][1]
+        try:
+            self.store.commit_steps(self.game_id, [b[4] for b in batch], first_seq, (self.name, first_state.phase.label))
+        except (StaleState, IntegrityError) as exc:
+            log.info("game=%s %d inputs not written together (%s): one by one", self.name, len(batch),
+                     type(exc).__name__)
+            self._forget()
+            self.trust_cache, self._seen = False, None
+            return sum(self.handle(b[2], send=False) for b in batch)
+        except BaseException:
+            self._forget()
+            self._seen = None
+            raise
+        self._maybe_pending = True
+        for seq, state, event, outcome, _ in batch:
+            self._folded(seq + 1, state, event, outcome)
+        if self.after_commit:
+            self.after_commit()
+        crash.point("after-commit")
+        return len(batch)
 
     # ---- the loop body ----------------------------------------------------------------
 
@@ -368,15 +429,21 @@ class GameDriver:
         while True:
             dl = self.ruleset.next_deadline(self._current())
             due = dl is not None and dl.at + self.deadline_grace <= now
-            while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
-                if dl is not None and pending[0].at > dl.at:
-                    # in the deadline's grace: what came after it waits for the fold, and is
-                    # read again then (the marks stay; the store drops what was folded)
-                    hold_marks = True
-                    break
-                steps += self.handle(pending.pop(0), send=False)
-                dl = self.ruleset.next_deadline(self._current())
-                due = dl is not None and dl.at + self.deadline_grace <= now
+            self._deferred = []  # the run of inputs below: one transaction
+            try:
+                while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
+                    if dl is not None and pending[0].at > dl.at:
+                        # in the deadline's grace: what came after it waits for the fold, and is
+                        # read again then (the marks stay; the store drops what was folded)
+                        hold_marks = True
+                        break
+                    self.handle(pending.pop(0), send=False)
+                    dl = self.ruleset.next_deadline(self._current())
+                    due = dl is not None and dl.at + self.deadline_grace <= now
+            finally:
+                steps += self._commit_deferred()
+            dl = self.ruleset.next_deadline(self._current())  # as written (folded again if the state moved)
+            due = dl is not None and dl.at + self.deadline_grace <= now
             if not due or dl is None:
                 break
             settled = self._settle_writes()
@@ -437,7 +504,7 @@ class GameDriver:
             self._window_open = False
             return False
         wanted = set(window["rows"])
-        rows = [row for row in self.store.outbox(self.game_id) if row.id in wanted]
+        rows = self.store.outbox_rows(self.game_id, sorted(wanted))
         if any(row.status != "sent" for row in rows):
             return False  # not all on the board yet: checked after the next flush
         self.set_mark("window", "")

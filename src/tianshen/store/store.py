@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -132,6 +132,24 @@ def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
 def _next_phase(conn: Connection, game_id: int, phase_label: str, at: datetime) -> None:
     conn.execute(_END_PHASE, dict(gid=game_id, b_at=at))
     conn.execute(_upserted(conn, "phases"), dict(game_id=game_id, label=phase_label, started_at=at, ended_at=None))
+
+
+@dataclass
+class Step:
+    """One engine step to write (`Store.commit_steps`): what `commit_step` takes."""
+
+    inbound: InboundRecord | None
+    event_kind: str
+    event_payload: str
+    phase_label: str
+    state_json: str
+    status: str
+    deadline_at: datetime | None
+    winner: str | None
+    players: list[dict[str, Any]] | None
+    outbox: list[OutboxItem]
+    at: datetime
+    marks: dict[str, str] = field(default_factory=dict)
 
 
 class StaleState(Exception):
@@ -524,94 +542,80 @@ class Store:
         """
         if at is None:
             at = inbound.sent_at if inbound is not None else utcnow()
+        step = Step(inbound=inbound, event_kind=event_kind, event_payload=event_payload, phase_label=phase_label,
+                    state_json=state_json, status=status, deadline_at=deadline_at, winner=winner, players=players,
+                    outbox=outbox, at=at, marks=marks or {})
         try:
             with self._conn() as conn:
-                return self._step(
-                    conn,
-                    game_id,
-                    inbound=inbound,
-                    event_kind=event_kind,
-                    event_payload=event_payload,
-                    phase_label=phase_label,
-                    state_json=state_json,
-                    status=status,
-                    deadline_at=deadline_at,
-                    winner=winner,
-                    players=players,
-                    outbox=outbox,
-                    at=at,
-                    expected_seq=expected_seq,
-                    marks=marks or {},
-                    head=head,
-                )
+                return self._steps(conn, game_id, [step], expected_seq, head)
         except IntegrityError:
             if inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
                 return None
             raise
 
-    def _step(
-        self,
-        conn: Connection,
-        game_id: int,
-        *,
-        inbound: InboundRecord | None,
-        event_kind: str,
-        event_payload: str,
-        phase_label: str,
-        state_json: str,
-        status: str,
-        deadline_at: datetime | None,
-        winner: str | None,
-        players: list[dict[str, Any]] | None,
-        outbox: list[OutboxItem],
-        at: datetime,
-        expected_seq: int | None,
-        marks: dict[str, str],
-        head: tuple[str, str] | None,
-    ) -> int:
-        """Core statements on the connection, not the ORM: a few inserts (each an executemany
-        where there are several rows) and one update."""
+    def commit_steps(self, game_id: int, steps: list[Step], expected_seq: int, head: tuple[str, str]) -> int:
+        """Several steps folded one after the other on the state of `expected_seq`, written
+        in one transaction (a few statements, each an executemany); returns the last seq.
+        All or nothing: `StaleState` as `commit_step`; an input stored already raises
+        IntegrityError (the caller commits the steps one by one then)."""
+        with self._conn() as conn:
+            return self._steps(conn, game_id, steps, expected_seq, head)
+
+    def _steps(self, conn: Connection, game_id: int, steps: list[Step], expected_seq: int | None,
+               head: tuple[str, str] | None) -> int:
+        """Core statements on the connection, not the ORM: one update of the game, and an
+        insert per table (an executemany where there are several rows)."""
         if expected_seq is not None and head is not None:
-            (name, previous_phase), newest = head, expected_seq  # what the caller folded on: not read again
+            (name, phase), newest = head, expected_seq  # what the caller folded on: not read again
         else:
             row = conn.execute(_HEAD, dict(gid=game_id)).one_or_none()
             if row is None:
                 raise KeyError(game_id)
-            name, previous_phase, newest = row
+            name, phase, newest = row
             if expected_seq is not None and newest != expected_seq:
                 raise StaleState(f"game {name}: folded seq {expected_seq}, newest is {newest}")
-        seq = newest + 1
+        last = steps[-1]
         # The optimistic check and the row lock in one statement: it changes nothing when
         # another process committed this seq first (PostgreSQL waits for that one's commit).
         moved = conn.execute(_GAME_STEP, dict(
-            gid=game_id, newest=newest, b_phase=phase_label, b_state=state_json, b_status=status,
-            b_deadline=deadline_at, b_winner=winner, b_seq=seq, b_updated=utcnow()))
+            gid=game_id, newest=newest, b_phase=last.phase_label, b_state=last.state_json, b_status=last.status,
+            b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow()))
         if moved.rowcount != 1:
             if conn.scalar(_SEQ, dict(gid=game_id)) is None:
                 raise KeyError(game_id)
-            raise StaleState(f"game {name}: another step committed seq {seq} first")
-        if inbound is not None:  # a duplicate fails here, before anything else is written
-            conn.execute(insert(_I), dict(
-                game_id=game_id, source=inbound.source, forum_id=inbound.forum_id, thread_key=inbound.thread_key,
-                sender=inbound.sender, sent_at=inbound.sent_at, text=inbound.text, edited=inbound.edited,
-                phase_label=previous_phase, event_seq=seq, received_at=utcnow()))
-        conn.execute(insert(_E), dict(game_id=game_id, seq=seq, phase_label=previous_phase, kind=event_kind,
-                                           payload_json=event_payload, created_at=at))
+            raise StaleState(f"game {name}: another step committed seq {newest + 1} first")
+        inbound, events, outbox, phases, marks = [], [], [], [], {}
+        now = utcnow()
+        for n, step in enumerate(steps, start=newest + 1):
+            if step.inbound is not None:
+                i = step.inbound
+                inbound.append(dict(game_id=game_id, source=i.source, forum_id=i.forum_id, thread_key=i.thread_key,
+                                    sender=i.sender, sent_at=i.sent_at, text=i.text, edited=i.edited,
+                                    phase_label=phase, event_seq=n, received_at=now))
+            events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
+                               payload_json=step.event_payload, created_at=step.at))
+            outbox += [dict(out_gid=game_id, game_id=game_id, kind=item.kind, target=item.target, title=item.title,
+                            subject=item.subject, body=item.body, key=item.key or f"{name}:{n}:{k}",
+                            status="pending", created_at=now, sent_at=None, forum_ref=None, parts_done=0)
+                       for k, item in enumerate(step.outbox)]
+            if step.phase_label != phase:
+                phases.append((step.phase_label, step.at))
+            phase = step.phase_label
+            marks.update(step.marks)
+        if inbound:  # a duplicate fails here, before anything else is written
+            conn.execute(insert(_I), inbound)
+        conn.execute(insert(_E), events)
         _set_marks(conn, game_id, marks)
+        players = next((s.players for s in reversed(steps) if s.players is not None), None)
         if players is not None:
             conn.execute(_DROP_PLAYERS, dict(gid=game_id))
             if players:
                 conn.execute(insert(_PL), [_player_values(game_id, p) for p in players])
-        if phase_label != previous_phase:
-            _next_phase(conn, game_id, phase_label, at)
+        for label, at in phases:
+            _next_phase(conn, game_id, label, at)
         if outbox:
-            now = utcnow()
-            conn.execute(_ADD_OUT, [
-                dict(out_gid=game_id, game_id=game_id, kind=item.kind, target=item.target, title=item.title,
-                     subject=item.subject, body=item.body, key=item.key or f"{name}:{seq}:{i}", status="pending",
-                     created_at=now, sent_at=None, forum_ref=None, parts_done=0)
-                for i, item in enumerate(outbox)])
-        return seq
+            conn.execute(_ADD_OUT, outbox)
+        return newest + len(steps)
 
     # ---- inbound and events -----------------------------------------------------------
 
@@ -677,6 +681,12 @@ class Store:
     def outbox(self, game_id: int) -> list[OutboxRecord]:
         with self._tx() as s:
             rows = s.scalars(select(OutboxRow).where(OutboxRow.game_id == game_id).order_by(OutboxRow.seq))
+            return [_outbox_record(r) for r in rows]
+
+    def outbox_rows(self, game_id: int, ids: list[int]) -> list[OutboxRecord]:
+        """These rows of the game's outbox, in seq order."""
+        with self._conn() as conn:
+            rows = conn.execute(select(_O).where(_O.c.game_id == game_id, _O.c.id.in_(ids)).order_by(_O.c.seq))
             return [_outbox_record(r) for r in rows]
 
     def pending_for_games(self, game_ids: list[int]) -> list[OutboxRecord]:
