@@ -375,31 +375,38 @@ class GameDriver:
         return outcome
 
     def _commit_deferred(self) -> int:
-        """Write the inputs folded in memory since `_defer` in one transaction; the steps
+        """Write the inputs folded in memory (`_fold_later`) in one transaction; the steps
         committed.  When the state moved meanwhile or one of them was stored already, they are
         folded again one by one on the newest state, as `step` does."""
         batch, self._deferred = self._deferred or [], None
         if not batch:
             return 0
-        first_seq, first_state = batch[0][0], batch[0][1]
+        first_seq, first_state, first = batch[0][0], batch[0][1], batch[0][4]
         try:
-            self.store.commit_steps(self.game_id, [b[4] for b in batch], first_seq, (self.name, first_state.phase.label))
+            seq = self.store.commit_step(
+                self.game_id, inbound=first.inbound, event_kind=first.event_kind, event_payload=first.event_payload,
+                phase_label=first.phase_label, state_json=first.state_json, status=first.status,
+                deadline_at=first.deadline_at, winner=first.winner, players=first.players, outbox=first.outbox,
+                at=first.at, expected_seq=first_seq, head=(self.name, first_state.phase.label),
+                then=[b[4] for b in batch[1:]])
         except (StaleState, IntegrityError) as exc:
-            log.info("game=%s %d inputs not written together (%s): one by one", self.name, len(batch),
-                     type(exc).__name__)
-            self._forget()
-            self.trust_cache, self._seen = False, None
-            return sum(self.handle(b[2], send=False) for b in batch)
+            log.info("game=%s %d inputs not written together (%s)", self.name, len(batch), type(exc).__name__)
+            seq = None
         except BaseException:
             self._forget()
             self._seen = None
             raise
+        if seq is None:  # folded again one by one on the newest state, as `step` does
+            self._forget()
+            self.trust_cache, self._seen = False, None
+            return sum(self.handle(b[2], send=False) for b in batch)
         self._maybe_pending = True
         for seq, state, event, outcome, _ in batch:
             self._folded(seq + 1, state, event, outcome)
-        if self.after_commit:
-            self.after_commit()
-        crash.point("after-commit")
+        for _ in batch:  # each step's point after its commit, as when they were written one by one
+            if self.after_commit:
+                self.after_commit()
+            crash.point("after-commit")
         return len(batch)
 
     # ---- the loop body ----------------------------------------------------------------
@@ -457,8 +464,9 @@ class GameDriver:
             pending = sorted(pending + self._edits(), key=lambda e: e.at)  # 13: edits seen before the count
             if pending and pending[0].at <= dl.at:
                 continue
-            steps += self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False)
-            self._open_window(dl.at)
+            if self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False):
+                steps += 1
+                self._open_window(dl.at)
             more, _ = self._collect(marks, None if pms is None else [])
             pending = sorted(pending + more, key=lambda e: e.at)
         if not hold_marks:  # held: read again after the fold (the store drops what was folded)

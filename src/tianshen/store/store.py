@@ -136,7 +136,7 @@ def _next_phase(conn: Connection, game_id: int, phase_label: str, at: datetime) 
 
 @dataclass
 class Step:
-    """One engine step to write (`Store.commit_steps`): what `commit_step` takes."""
+    """One engine step to write (`Store.commit_step`'s `then`): what `commit_step` takes."""
 
     inbound: InboundRecord | None
     event_kind: str
@@ -527,6 +527,7 @@ class Store:
         expected_seq: int | None = None,
         marks: dict[str, str] | None = None,
         head: tuple[str, str] | None = None,
+        then: list[Step] | None = None,
     ) -> int | None:
         """Write one engine step in one transaction; returns the event seq.
 
@@ -539,6 +540,11 @@ class Store:
 
         A caller that knows the head it folded on (`expected_seq`, and `head`: the game's name
         and the phase of that state) saves reading it: the step's UPDATE checks the seq all the same.
+
+        `then`: steps folded one after the other on this one's state, written in the same
+        transaction (a few statements, each an executemany); the last seq is returned.  All or
+        nothing: an input among them stored already raises IntegrityError (the caller writes
+        them one by one then).
         """
         if at is None:
             at = inbound.sent_at if inbound is not None else utcnow()
@@ -547,19 +553,11 @@ class Store:
                     outbox=outbox, at=at, marks=marks or {})
         try:
             with self._conn() as conn:
-                return self._steps(conn, game_id, [step], expected_seq, head)
+                return self._steps(conn, game_id, [step, *(then or [])], expected_seq, head)
         except IntegrityError:
-            if inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
+            if not then and inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
                 return None
             raise
-
-    def commit_steps(self, game_id: int, steps: list[Step], expected_seq: int, head: tuple[str, str]) -> int:
-        """Several steps folded one after the other on the state of `expected_seq`, written
-        in one transaction (a few statements, each an executemany); returns the last seq.
-        All or nothing: `StaleState` as `commit_step`; an input stored already raises
-        IntegrityError (the caller commits the steps one by one then)."""
-        with self._conn() as conn:
-            return self._steps(conn, game_id, steps, expected_seq, head)
 
     def _steps(self, conn: Connection, game_id: int, steps: list[Step], expected_seq: int | None,
                head: tuple[str, str] | None) -> int:
