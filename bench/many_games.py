@@ -2,8 +2,8 @@
 
 Signs up N classic_10 games on the built-in board (distinct players), deals them all, then
 times idle ticks (nothing new on the board): CPU per tick and per game, statements and
-transactions per game per tick, PM reads per tick for the whole board, and the process's
-RSS.  Prints figures; asserts nothing.
+transactions per game per tick, PM reads per tick for the whole board, one tick in which
+every lease is renewed, and the process's RSS.  Prints figures; asserts nothing.
 
     .venv/bin/python bench/many_games.py [games,games,...] [ticks] [database url]
 
@@ -85,13 +85,23 @@ def one(games: int, ticks: int, url: str | None) -> None:
             daemon.tick()
         idle = (time.process_time() - t0) / ticks
         per = games * ticks
+        counts_idle, pm_reads = (counts.statements, counts.transactions), reads["fetch_pms"]
+        daemon._leases = dict.fromkeys(daemon._leases, datetime.now(UTC))  # every lease half run: renewed
+        counts.reset()
+        t0 = time.process_time()
+        daemon.tick()
+        renew = time.process_time() - t0
+        renew_counts = (counts.statements, counts.transactions)
+        counts.statements, counts.transactions = counts_idle
         started = sum(1 for g in daemon.store.list_games() if g.status == "running")
         print(f"games {games} (running {started}) on {(url or 'sqlite').split(':')[0]}, "
               f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
         print(f"  sign-up CPU {setup_s:.2f} s, deal CPU {deal_s:.2f} s")
         print(f"  idle tick: CPU {idle * 1000:.0f} ms, {idle * 1000 / games:.3f} ms per game; "
               f"{counts.statements / per:.2f} statements and {counts.transactions / per:.2f} transactions "
-              f"per game; PM reads {reads['fetch_pms'] / ticks:.1f} per tick")
+              f"per game; PM reads {pm_reads / ticks:.1f} per tick")
+        print(f"  a tick that renews every lease: CPU {renew * 1000:.0f} ms, {renew_counts[0]} statements, "
+              f"{renew_counts[1]} transactions")
         print(f"  RSS {rss_mib():.0f} MiB (before the daemon {base:.0f} MiB; goal < 300 MB)")
         daemon.store.close()
 

@@ -184,6 +184,7 @@ class Daemon:
     def _own(self, records: list[GameRecord], now: datetime) -> None:
         """Take or renew the lease of every game; let go of those another process holds."""
         wall = datetime.now(UTC)
+        self._renew([r.id for r in records] + [self.board_row], wall)
         for r in records:
             if not self._lease(r.id, wall):
                 if self.served.pop(r.id, None) is not None:
@@ -197,6 +198,15 @@ class Daemon:
         for game_id in [g for g in self.served if g not in {r.id for r in records}]:
             self.served.pop(game_id)  # over, or no longer the board's
         self.board_owned = self._lease(self.board_row, wall)
+
+    def _renew(self, game_ids: list[int], wall: datetime) -> None:
+        """The leases held here that are half run, renewed in one statement (not one a game);
+        one that is not renewed is taken again (or let go) by `_lease`."""
+        period = timedelta(seconds=self.config.run.lease_seconds)
+        due = [g for g in game_ids if (until := self._leases.get(g)) is not None and wall >= until - period / 2]
+        if due:
+            for game_id in self.store.renew_leases(due, self.owner, wall + period):
+                self._leases[game_id] = wall + period
 
     def _lease(self, game_id: int, wall: datetime) -> bool:
         """Hold the game's lease; renewed when half of it has run (one write, not one a tick)."""

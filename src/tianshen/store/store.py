@@ -472,13 +472,17 @@ class Store:
         there are, and whose step moved since it last looked."""
         with self._conn() as conn:
             rows = conn.execute(_HEADS, dict(boards=list(boards))).all()
-            missing = [r.id for r in rows if r.id not in self._configs]
-            if missing:
-                self._configs.update((gid, json.loads(config)) for gid, config in conn.execute(
-                    select(_G.c.id, _G.c.config_json).where(_G.c.id.in_(missing))))
+            self._read_configs(conn, [r.id for r in rows])
         return [GameRecord(id=r.id, name=r.name, ruleset=r.ruleset, seed=r.seed, status=r.status,
                            phase_label=r.phase_label, deadline_at=r.deadline_at, winner=r.winner, state_json="",
                            config=self._configs[r.id], board=r.board, step_seq=r.step_seq) for r in rows]
+
+    def _read_configs(self, conn: Connection, game_ids: list[int]) -> None:
+        """The configs of these games not read yet (a config never changes)."""
+        missing = [gid for gid in game_ids if gid not in self._configs]
+        if missing:
+            self._configs.update((gid, json.loads(config)) for gid, config in conn.execute(
+                select(_G.c.id, _G.c.config_json).where(_G.c.id.in_(missing))))
 
     def step_seq(self, game_id: int) -> int:
         """The seq of the game's newest event (0 before the first)."""
@@ -829,6 +833,15 @@ class Store:
         except IntegrityError:  # another process inserted the first lease at the same moment
             return False
 
+    def renew_leases(self, game_ids: list[int], owner: str, until: datetime) -> set[int]:
+        """The leases of these games that `owner` holds, renewed until `until` in one
+        statement; the games renewed (the others are another's now, or were never taken)."""
+        lease = LeaseRow.__table__
+        with self._conn() as conn:
+            rows = conn.execute(update(lease).where(lease.c.owner == owner, lease.c.game_id.in_(game_ids))
+                                .values(expires_at=until).returning(lease.c.game_id))
+            return {game_id for (game_id,) in rows}
+
     def lease(self, game_id: int) -> tuple[str, datetime] | None:
         with self._tx() as s:
             row = s.scalar(select(LeaseRow).where(LeaseRow.game_id == game_id))
@@ -885,6 +898,7 @@ class Store:
         """(id, name, config) of the board's games that are signed up or running (not the
         state: a light read, for who else plays where)."""
         with self._conn() as conn:
-            rows = conn.execute(select(_G.c.id, _G.c.name, _G.c.config_json).where(
-                _G.c.board == board, _G.c.status.not_in(("over", BOARD_STATUS))).order_by(_G.c.id))
-            return [(gid, name, json.loads(config)) for gid, name, config in rows]
+            rows = conn.execute(select(_G.c.id, _G.c.name).where(
+                _G.c.board == board, _G.c.status.not_in(("over", BOARD_STATUS))).order_by(_G.c.id)).all()
+            self._read_configs(conn, [gid for gid, _ in rows])
+        return [(gid, name, self._configs[gid]) for gid, name in rows]
