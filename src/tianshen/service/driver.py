@@ -401,8 +401,8 @@ class GameDriver:
             self.trust_cache, self._seen = False, None
             return sum(self.handle(b[2], send=False) for b in batch)
         self._maybe_pending = True
-        for seq, state, event, outcome, _ in batch:
-            self._folded(seq + 1, state, event, outcome)
+        for before, state, event, outcome, _ in batch:
+            self._folded(before + 1, state, event, outcome)
         for _ in batch:  # each step's point after its commit, as when they were written one by one
             if self.after_commit:
                 self.after_commit()
@@ -559,8 +559,6 @@ class GameDriver:
     def mark(self, name: str) -> str | None:
         return self._stored_marks().get(name)
 
-    _mark = mark
-
     def set_mark(self, name: str, value: str) -> None:
         self._store_marks({name: value})
 
@@ -574,7 +572,7 @@ class GameDriver:
     def _forum_reachable(self, reachable: bool, now: datetime) -> bool:
         """003 §12.4: when the board was unreachable longer than `outage_extension_after`,
         the current phase is extended by the outage, as a logged GM override."""
-        down = self._mark("forum_down_since")
+        down = self.mark("forum_down_since")
         if not reachable:
             if not down:
                 self.set_mark("forum_down_since", now.isoformat())
@@ -605,7 +603,7 @@ class GameDriver:
                 if thread_id is None:
                     continue
                 name = f"thread:{key}"
-                after = marks.get(name) or self._mark(name)
+                after = marks.get(name) or self.mark(name)
                 for post in self.forum.read_thread(thread_id, int(after) if after else None):
                     marks[name] = str(max(post.id, int(marks.get(name) or after or 0)))
                     if post.author != self.forum.account:  # not the GM's own posts
@@ -628,7 +626,7 @@ class GameDriver:
         return PmIn(id=str(pm.id), sender=pm.sender, at=pm.sent_at, text=pm.text)
 
     def _own_pms(self, marks: dict[str, str]) -> list[PmIn | PostIn]:
-        after = marks.get("pm") or self._mark("pm")
+        after = marks.get("pm") or self.mark("pm")
         settled = self.forum_time_settled()
         found: list[PmIn | PostIn] = []
         for pm in self.forum.fetch_pms(int(after) if after else None):
@@ -684,7 +682,7 @@ class GameDriver:
         own threads keeps that thread's key, so a vote read here is still a vote (and the
         store folds it once, whichever way it came)."""
         keys = self.store.threads(self.game_id)
-        after = marks.get("board") or self._mark("board")
+        after = marks.get("board") or self.mark("board")
         found: list[PmIn | PostIn] = []
         for post in self.forum.board_posts(int(after) if after else None):
             marks["board"] = str(post.id)
