@@ -124,6 +124,8 @@ class Daemon:
         self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
         self.served: dict[int, Served] = {}
         self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
+        self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
+        self._seats: dict[int, set[str]] = {}  # game id -> the names its players write from (config: fixed)
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
 
@@ -195,7 +197,8 @@ class Daemon:
                 self.sender.forget(r.id)  # it may have opened threads meanwhile
                 self.served[r.id] = self._serve(r)
                 log.info("game=%s served by %s (%s)", r.name, self.owner, r.status)
-        for game_id in [g for g in self.served if g not in {r.id for r in records}]:
+        listed = {r.id for r in records}
+        for game_id in [g for g in self.served if g not in listed]:
             self.served.pop(game_id)  # over, or no longer the board's
         self.board_owned = self._lease(self.board_row, wall)
 
@@ -377,7 +380,7 @@ class Daemon:
             return {}, False, None
         settled = now - timedelta(minutes=10)
         mark = max((pm.id for pm in pms if pm.sent_at <= settled), default=after)
-        routes = self._routes(records)
+        routes = self._routes(records) if pms else {}
         since = datetime.fromisoformat(self.store.mark(self.board_row, "since") or now.isoformat()) - timedelta(
             minutes=2)
         routed: dict[int, list[ForumPm]] = {}
@@ -401,7 +404,9 @@ class Daemon:
         """Sender -> the games he plays in (vest, forum name, substitute)."""
         routes: dict[str, list[GameRecord]] = {}
         for r in records:
-            for name in identity.seat_names(r.config):
+            if r.id not in self._seats:
+                self._seats[r.id] = identity.seat_names(r.config)
+            for name in self._seats[r.id]:
                 routes.setdefault(name, []).append(r)
         return routes
 
@@ -457,12 +462,17 @@ class Daemon:
             at = self._next_moment(served)
             if at is not None:
                 wanted[f"deadline:{game_id}"] = at
-        for job in self.scheduler.get_jobs():
-            if job.id.startswith("deadline:") and job.id not in wanted:
+        jobs = {job.id: job for job in self.scheduler.get_jobs() if job.id.startswith("deadline:")}
+        for job_id, job in jobs.items():
+            if job_id not in wanted:
                 job.remove()
         for job_id, at in wanted.items():
-            self.scheduler.add_job(self.tick, DateTrigger(run_date=self.clock.real_at(at)), id=job_id,
+            run_date = self.clock.real_at(at)
+            if job_id in jobs and self._scheduled.get(job_id) == run_date:
+                continue  # the job is there for this moment already (not a new job a game a tick)
+            self.scheduler.add_job(self.tick, DateTrigger(run_date=run_date), id=job_id,
                                    replace_existing=True, misfire_grace_time=None)
+            self._scheduled[job_id] = run_date
         if self.config.run.stop_when_over and self.scheduler.running and self.all_over():
             self.scheduler.shutdown(wait=False)
 

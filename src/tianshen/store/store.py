@@ -81,6 +81,8 @@ _HEADS = (select(_G.c.id, _G.c.name, _G.c.ruleset, _G.c.seed, _G.c.status, _G.c.
 _ADD_OUT = insert(_O).values(seq=select(func.coalesce(func.max(_O.c.seq), 0) + 1)
                              .where(_O.c.game_id == bindparam("out_gid")).scalar_subquery())
 _PENDING = select(_O).where(_O.c.game_id == _GID, _O.c.status == "pending").order_by(_O.c.seq)
+_PENDING_OF = (select(_O).where(_O.c.game_id.in_(bindparam("gids", expanding=True)), _O.c.status == "pending")
+               .order_by(_O.c.id))
 _DONE = bindparam("b_done", type_=Boolean)
 # one part recorded (a row's first forum ref stays); the last part sends the row
 _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(
@@ -695,12 +697,8 @@ class Store:
         """The pending rows of several games (one board's write queue), oldest first."""
         if not game_ids:
             return []
-        with self._tx() as s:
-            rows = s.scalars(
-                select(OutboxRow)
-                .where(OutboxRow.game_id.in_(game_ids), OutboxRow.status == "pending")
-                .order_by(OutboxRow.id)
-            )
+        with self._conn() as conn:
+            rows = conn.execute(_PENDING_OF, dict(gids=game_ids))
             return [_outbox_record(r) for r in rows]
 
     def count_sent_like(self, row: OutboxRecord, since: datetime) -> int:
