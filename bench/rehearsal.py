@@ -1,5 +1,6 @@
-"""Benchmark: whole rehearsals per variant — wall time per game, engine steps per second
-and peak memory.  Prints figures; asserts nothing.
+"""Benchmark: whole rehearsals per variant — wall time and CPU per game, engine steps per
+second, statements and transactions per game (issue 26) and peak memory.  Prints figures;
+asserts nothing.
 
     .venv/bin/python bench/rehearsal.py [games-per-variant]
 """
@@ -11,6 +12,8 @@ import tempfile
 import time
 import tracemalloc
 
+from _counting import counts
+
 from tianshen.sim.rehearsal import rehearse
 from tianshen.store import Store
 
@@ -20,25 +23,28 @@ VARIANTS = (("classic_8", None), ("classic_10", None), ("classic_13", None), ("g
 
 
 def main(games: int) -> None:
-    print(f"{'variant':<16} {'games':>5} {'s/game':>8} {'steps/s':>8} {'peak MiB':>9}  winners")
+    print(f"{'variant':<16} {'games':>5} {'s/game':>8} {'CPU ms':>7} {'steps/s':>8} {'stmts':>6} {'tx':>5} "
+          f"{'peak MiB':>9}  winners")
     for variant, players in VARIANTS:
         with tempfile.TemporaryDirectory() as tmp:
             url = f"sqlite:///{tmp}/bench.db"
             tracemalloc.start()
-            t0 = time.perf_counter()
+            counts.reset()
+            t0, cpu0 = time.perf_counter(), time.process_time()
             winners: dict[str, int] = {}
             for seed in range(1, games + 1):
                 result = rehearse(variant, seed, url, players=players)
                 winners[result.winner or "none"] = winners.get(result.winner or "none", 0) + 1
-            elapsed = time.perf_counter() - t0
+            elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+            statements, transactions = counts.statements, counts.transactions
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
             store = Store(url)
             steps = sum(len(store.events(g.id)) for g in store.list_games())
             store.close()
         label = f"{variant}/{players}p" if players else variant
-        print(f"{label:<16} {games:>5} {elapsed / games:>8.3f} {steps / elapsed:>8.0f} "
-              f"{peak / 2**20:>9.1f}  {winners}")
+        print(f"{label:<16} {games:>5} {elapsed / games:>8.3f} {cpu / games * 1000:>7.0f} {steps / elapsed:>8.0f} "
+              f"{statements / games:>6.0f} {transactions / games:>5.0f} {peak / 2**20:>9.1f}  {winners}")
 
 
 if __name__ == "__main__":

@@ -136,6 +136,9 @@ class Daemon:
         self.login_refused: LoginRefused | None = None
         self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
         self.served: dict[int, Served] = {}
+        self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
+        self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
+        self._seats: dict[int, set[str]] = {}  # game id -> the names its players write from (config: fixed)
         self.scheduler = BlockingScheduler(timezone=UTC)
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
 
@@ -205,21 +208,28 @@ class Daemon:
                         g.name, show(start, self.zone))
         log.info("game=%s signed up (%s, %d players), starts %s", g.name, spec.id, len(seats), show(start, self.zone))
 
-    def games(self, include_over: bool = False) -> list[GameRecord]:
-        """The board's games that are not over (a game signed up without a board is adopted)."""
-        records = [r for r in self.store.list_games() if r.board in ("", self.board_key)]
-        for r in records:
-            if not r.board:
-                self.store.set_board(r.id, self.board_key)
+    def games(self, include_over: bool = False, records: list[GameRecord] | None = None) -> list[GameRecord]:
+        """The board's games that are not over (a game signed up without a board is adopted),
+        without their states (`Store.heads`); `records`: as read already this tick."""
+        records = self._records() if records is None else records
         if include_over:
             return records
         over = [r.id for r in records if r.status == "over"]
         unsent = {row.game_id for row in self.store.pending_for_games(over)}  # its last posts still to send
         return [r for r in records if r.status != "over" or r.id in unsent]
 
+    def _records(self) -> list[GameRecord]:
+        """Every game of the board, over or not, in one light query."""
+        records = self.store.heads(("", self.board_key))
+        for r in records:
+            if not r.board:
+                self.store.set_board(r.id, self.board_key)
+        return records
+
     def _own(self, records: list[GameRecord], now: datetime) -> None:
         """Take or renew the lease of every game; let go of those another process holds."""
         wall = datetime.now(UTC)
+        self._renew([r.id for r in records] + [self.board_row], wall)
         for r in records:
             if not self._lease(r.id, wall):
                 if self.served.pop(r.id, None) is not None:
@@ -227,11 +237,22 @@ class Daemon:
                 continue
             if r.id not in self.served:
                 self.store.release_claims(r.id, self.owner)  # a dead owner's claims lapse with its lease
+                self.sender.forget(r.id)  # it may have opened threads meanwhile
                 self.served[r.id] = self._serve(r)
                 log.info("game=%s served by %s (%s)", r.name, self.owner, r.status)
-        for game_id in [g for g in self.served if g not in {r.id for r in records}]:
+        listed = {r.id for r in records}
+        for game_id in [g for g in self.served if g not in listed]:
             self.served.pop(game_id)  # over, or no longer the board's
         self.board_owned = self._lease(self.board_row, wall)
+
+    def _renew(self, game_ids: list[int], wall: datetime) -> None:
+        """The leases held here that are half run, renewed in one statement (not one a game);
+        one that is not renewed is taken again (or let go) by `_lease`."""
+        period = timedelta(seconds=self.config.run.lease_seconds)
+        due = [g for g in game_ids if (until := self._leases.get(g)) is not None and wall >= until - period / 2]
+        if due:
+            for game_id in self.store.renew_leases(due, self.owner, wall + period):
+                self._leases[game_id] = wall + period
 
     def _lease(self, game_id: int, wall: datetime) -> bool:
         """Hold the game's lease; renewed when half of it has run (one write, not one a tick)."""
@@ -281,14 +302,22 @@ class Daemon:
                 return
             except Exception:  # the daemon keeps going; the next tick retries
                 log.exception("tick failed")
-            self._schedule_deadlines()
+            try:
+                self._schedule_deadlines()
+            finally:
+                for served in self.served.values():  # between ticks a state is read again
+                    served.driver.trust_cache = False
 
     def _tick(self) -> None:
         now = self.clock.now()
-        self._own(self.games(), now)
-        for served in self.served.values():
-            self._guard(served, lambda s=served: self._start_if_due(s, now))
-        routed, reachable, mark = self._read_pms(now)
+        records = self._records()
+        self._own(self.games(records=records), now)
+        self._heads = {r.id: r for r in records}
+        for game_id, served in self.served.items():  # one query for every game: whose step moved
+            served.driver.note_head(self._heads[game_id].step_seq, self._heads[game_id].status)
+        for game_id, served in self.served.items():
+            self._guard(served, lambda s=served, g=game_id: self._start_if_due(s, now, self._heads[g]))
+        routed, reachable, mark = self._read_pms(now, records)
         for game_id, served in self.served.items():
             if served.driver.is_started():
                 self._guard(served, lambda s=served, g=game_id: self._advance(s, now, routed.get(g, []), reachable,
@@ -311,9 +340,9 @@ class Daemon:
             now = self.clock.now()
         except ForumError:
             now = datetime.now(UTC)
-        for game_id, served in self.served.items():
-            if served.driver.is_started() and not self.store.mark(game_id, "forum_down_since"):
-                self.store.set_mark(game_id, "forum_down_since", now.isoformat())
+        for served in self.served.values():
+            if served.driver.is_started() and not served.driver.mark("forum_down_since"):
+                served.driver.set_mark("forum_down_since", now.isoformat())
         log.error("the forum refused the login of the GM account %s: the games' clocks are held and tianshen "
                   "stops (exit 3); fix the password in the config, then start it again: %s", self.forum.account, exc)
         self.login_refused = exc
@@ -338,10 +367,9 @@ class Daemon:
             self.store.add_outbox(driver.game_id, [OutboxItem(kind="pm", target=driver.gm_contact,
                                                               subject="天神通报", body=text)])
 
-    def _start_if_due(self, served: Served, now: datetime) -> None:
+    def _start_if_due(self, served: Served, now: datetime, record: GameRecord) -> None:
         driver = served.driver
-        record = self.store.load_game(driver.game_id)
-        if record.status != "new":
+        if record.status != "new" or driver.is_started():
             return
         setup = GameSetup.model_validate(record.config["setup"])
         start = setup.start
@@ -359,7 +387,7 @@ class Daemon:
             driver.start(at=now if late else None, send=False)
             board_mark = self.store.mark(self.board_row, "pm")
             if board_mark:  # the board has read the PMs before the game: they are not the game's
-                self.store.set_mark(driver.game_id, "pm", board_mark)
+                driver.set_mark("pm", board_mark)
 
     def _simulate(self, served: Served, now: datetime) -> None:
         driver = served.driver
@@ -374,18 +402,19 @@ class Daemon:
         _log_overrides(served)
         driver.advance(now, pms=pms, send=False, reachable=reachable)
         if reachable and mark is not None and served.pm_mark != mark:
-            driver.store.set_mark(driver.game_id, "pm", str(mark))
+            driver.set_mark("pm", str(mark))
             served.pm_mark = mark
 
     # ---- the GM account's PMs, read once for the board ----------------------------------
 
-    def _read_pms(self, now: datetime) -> tuple[dict[int, list[ForumPm]], bool, int | None]:
+    def _read_pms(self, now: datetime, records: list[GameRecord]) -> tuple[dict[int, list[ForumPm]], bool, int | None]:
         """New PMs, routed by sender to the games served here; the new PM mark."""
         ids = [g for g, s in self.served.items() if s.driver.is_started()]
-        readers = ids + ([self.board_row] if self.board_owned else [])
-        if not readers:
+        if not ids and not self.board_owned:
             return {}, True, None
-        marks = [self.store.mark(g, "pm") for g in readers]
+        marks = [self.served[g].driver.mark("pm") for g in ids]  # held in memory by each game's driver
+        if self.board_owned:
+            marks.append(self.store.mark(self.board_row, "pm"))
         after = min((int(m) for m in marks if m), default=None) if all(marks) else None
         try:
             pms = self.forum.fetch_pms(after)
@@ -396,7 +425,7 @@ class Daemon:
             return {}, False, None
         settled = now - timedelta(minutes=10)
         mark = max((pm.id for pm in pms if pm.sent_at <= settled), default=after)
-        routes = self._routes()
+        routes = self._routes(records) if pms else {}
         since = datetime.fromisoformat(self.store.mark(self.board_row, "since") or now.isoformat()) - timedelta(
             minutes=2)
         routed: dict[int, list[ForumPm]] = {}
@@ -416,11 +445,13 @@ class Daemon:
             self.store.set_mark(self.board_row, "pm", str(mark))
         return routed, True, mark
 
-    def _routes(self) -> dict[str, list[GameRecord]]:
-        """Sender -> the running or signed-up games he plays in (vest, forum name, substitute)."""
+    def _routes(self, records: list[GameRecord]) -> dict[str, list[GameRecord]]:
+        """Sender -> the games he plays in (vest, forum name, substitute)."""
         routes: dict[str, list[GameRecord]] = {}
-        for r in self.games(include_over=True):
-            for name in identity.seat_names(r.config):
+        for r in records:
+            if r.id not in self._seats:
+                self._seats[r.id] = identity.seat_names(r.config)
+            for name in self._seats[r.id]:
                 routes.setdefault(name, []).append(r)
         return routes
 
@@ -462,7 +493,7 @@ class Daemon:
 
     def _resume_pacing(self) -> None:
         """Flood pacing survives a restart: the adapter learns when the last write went out."""
-        ids = [r.id for r in self.store.list_games(self.board_key)]
+        ids = [r.id for r in self.store.heads((self.board_key,))]
         last = self.store.last_sent_at(ids)
         if last is not None:
             self.forum.note_last_write(last)
@@ -476,19 +507,24 @@ class Daemon:
             at = self._next_moment(served)
             if at is not None:
                 wanted[f"deadline:{game_id}"] = at
-        for job in self.scheduler.get_jobs():
-            if job.id.startswith("deadline:") and job.id not in wanted:
+        jobs = {job.id: job for job in self.scheduler.get_jobs() if job.id.startswith("deadline:")}
+        for job_id, job in jobs.items():
+            if job_id not in wanted:
                 job.remove()
         for job_id, at in wanted.items():
-            self.scheduler.add_job(self.tick, DateTrigger(run_date=self.clock.real_at(at)), id=job_id,
+            run_date = self.clock.real_at(at)
+            if job_id in jobs and self._scheduled.get(job_id) == run_date:
+                continue  # the job is there for this moment already (not a new job a game a tick)
+            self.scheduler.add_job(self.tick, DateTrigger(run_date=run_date), id=job_id,
                                    replace_existing=True, misfire_grace_time=None)
+            self._scheduled[job_id] = run_date
         if self.config.run.stop_when_over and self.scheduler.running and self.all_over():
             self.scheduler.shutdown(wait=False)
 
     def _next_moment(self, served: Served) -> datetime | None:
         driver = served.driver
-        record = self.store.load_game(driver.game_id)
-        if record.status == "new":
+        if not driver.is_started():
+            record = self._heads.get(driver.game_id) or self.store.load_game(driver.game_id)
             return GameSetup.model_validate(record.config["setup"]).start
         deadline = driver.ruleset.next_deadline(driver.state())
         return deadline.at + driver.deadline_grace if deadline else None
@@ -503,7 +539,7 @@ class Daemon:
 
     def all_over(self) -> bool:
         """Every game of the board has ended and nothing waits to be sent."""
-        records = [r for r in self.store.list_games(self.board_key)]
+        records = self.store.heads((self.board_key,))
         return bool(records) and all(r.status == "over" for r in records) and not self.store.pending_for_games(
             [r.id for r in records] + [self.board_row])
 

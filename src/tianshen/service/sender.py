@@ -45,6 +45,9 @@ class OutboxSender:
         self.monotonic = monotonic
         self.clock_hint: datetime | None = None  # forum time of the current round, when known
         self._threads: dict[tuple[int, str], str] = {}
+        # threads not opened when last asked: only this sender opens a game's threads while its
+        # process holds the game's lease (`forget` when the game comes back from elsewhere)
+        self._absent: set[tuple[int, str]] = set()
 
     def send(self, rows: Sequence[OutboxRecord], budget_s: float | None = None) -> int:
         """Send `rows` in the order given; stop at the first forum failure, or when the
@@ -153,7 +156,8 @@ class OutboxSender:
 
     def _part(self, row: OutboxRecord, i: int, total: int, result: str, write: Write) -> SentPart:
         thread = (row.target, result) if write.kind == "thread" else None
-        return SentPart(row.id, parts_done=i + 1, done=i + 1 == total, forum_ref=result or None, thread=thread)
+        return SentPart(row.id, parts_done=i + 1, done=i + 1 == total, forum_ref=result or None, thread=thread,
+                        game_id=row.game_id)
 
     def _write(self, row: OutboxRecord, i: int, parts: list[str], key: str) -> Write:
         if row.kind == "pm":
@@ -179,14 +183,21 @@ class OutboxSender:
     def _note_thread(self, row: OutboxRecord, write: Write, result: str) -> None:
         if write.kind == "thread":
             self._threads[(row.game_id, row.target)] = result
+            self._absent.discard((row.game_id, row.target))
 
     def thread_id(self, game_id: int, key: str) -> str | None:
         found = self._threads.get((game_id, key))
-        if found is None:
+        if found is None and (game_id, key) not in self._absent:
             found = self.store.thread_id(game_id, key)
             if found is not None:
                 self._threads[(game_id, key)] = found
+            else:
+                self._absent.add((game_id, key))
         return found
+
+    def forget(self, game_id: int) -> None:
+        """The game's threads are read again (another process may have opened some)."""
+        self._absent = {k for k in self._absent if k[0] != game_id}
 
     def _now(self) -> datetime:
         if self.clock_hint is not None:

@@ -104,6 +104,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     # a rehearsal is no real game: its salt comes from the seed, so it is repeatable (core.rng)
     setup = GameSetup(seats=default_seats(players), seed=seed, salt=derived_salt(seed), start=start)
     driver = GameDriver.create(store, forum, name, variant, setup)  # an id or a file (issue 13 item 11)
+    driver.trust_cache = True  # the rehearsal's own game: no one else writes it, its state is not read again
     sims = sims_for(spec.ruleset, board, forum.account, seed)
     for _ in range(MAX_STEPS):
         transcript.catch_up()

@@ -9,8 +9,9 @@ from tianshen.store.store import (
     PhaseRecord,
     SentPart,
     StaleState,
+    Step,
     Store,
 )
 
 __all__ = ["EventRecord", "GameRecord", "InboundRecord", "OutboxItem", "OutboxRecord", "PhaseRecord", "SentPart",
-           "StaleState", "Store"]
+           "StaleState", "Step", "Store"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,13 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
+    Boolean,
     Connection,
     Engine,
+    Insert,
+    String,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
@@ -29,6 +33,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -68,42 +73,85 @@ _E, _PL = EventRow.__table__, PlayerRow.__table__
 _GID = bindparam("gid")
 _HEAD = select(_G.c.name, _G.c.phase_label, _G.c.step_seq).where(_G.c.id == _GID)
 _SEQ = select(_G.c.step_seq).where(_G.c.id == _GID)
-_NEWEST_OUT = select(func.max(_O.c.seq)).where(_O.c.game_id == _GID)
+_HEADS = (select(_G.c.id, _G.c.name, _G.c.ruleset, _G.c.seed, _G.c.status, _G.c.phase_label, _G.c.deadline_at,
+                 _G.c.winner, _G.c.board, _G.c.step_seq)
+          .where(_G.c.board.in_(bindparam("boards", expanding=True)), _G.c.status != BOARD_STATUS).order_by(_G.c.id))
+# an outbox row's seq is the game's newest + 1, read by the INSERT itself (an executemany
+# runs it row by row, so each row sees the one before)
+_ADD_OUT = insert(_O).values(seq=select(func.coalesce(func.max(_O.c.seq), 0) + 1)
+                             .where(_O.c.game_id == bindparam("out_gid")).scalar_subquery())
 _PENDING = select(_O).where(_O.c.game_id == _GID, _O.c.status == "pending").order_by(_O.c.seq)
-_OUT_ROW = select(_O.c.game_id, _O.c.forum_ref).where(_O.c.id == bindparam("oid"))
-_PART_DONE = update(_O).where(_O.c.id == bindparam("oid")).values(
-    parts_done=bindparam("b_parts"), forum_ref=bindparam("b_ref"), attempt_part=None, attempt_since=None)
-_ROW_SENT = update(_O).where(_O.c.id == bindparam("oid")).values(
-    parts_done=bindparam("b_parts"), forum_ref=bindparam("b_ref"), attempt_part=None, attempt_since=None,
-    status="sent", sent_at=bindparam("b_sent"), claimed_by=None, claimed_until=None)
+_PENDING_OF = (select(_O).where(_O.c.game_id.in_(bindparam("gids", expanding=True)), _O.c.status == "pending")
+               .order_by(_O.c.id))
+_DONE = bindparam("b_done", type_=Boolean)
+# one part recorded (a row's first forum ref stays); the last part sends the row
+_RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(
+    parts_done=bindparam("b_parts"), attempt_part=None, attempt_since=None,
+    forum_ref=func.coalesce(func.nullif(_O.c.forum_ref, ""), func.nullif(bindparam("b_ref", type_=String), ""),
+                            _O.c.forum_ref),
+    status=case((_DONE, "sent"), else_=_O.c.status), sent_at=case((_DONE, bindparam("b_sent", type_=_O.c.sent_at.type)), else_=_O.c.sent_at),
+    claimed_by=case((_DONE, None), else_=_O.c.claimed_by),
+    claimed_until=case((_DONE, None), else_=_O.c.claimed_until))
 _MARKS = select(_M.c.name, _M.c.value).where(_M.c.game_id == _GID)
-_SET_MARK = update(_M).where(_M.c.game_id == _GID, _M.c.name == bindparam("mname")).values(value=bindparam("b_value"))
 _THREAD = select(_T.c.forum_thread_id).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
-_SET_THREAD = (update(_T).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
-               .values(forum_thread_id=bindparam("b_thread")))
 _END_PHASE = update(_P).where(_P.c.game_id == _GID, _P.c.ended_at.is_(None)).values(ended_at=bindparam("b_at"))
-_FIND_PHASE = select(_P.c.id).where(_P.c.game_id == _GID, _P.c.label == bindparam("plabel"))
-_REOPEN_PHASE = update(_P).where(_P.c.id == bindparam("pid")).values(ended_at=None)
 _DROP_PLAYERS = delete(_PL).where(_PL.c.game_id == _GID)
 
 
-def _set_mark(conn: Connection, game_id: int, name: str, value: str) -> None:
-    if conn.execute(_SET_MARK, dict(gid=game_id, mname=name, b_value=value)).rowcount == 0:
-        conn.execute(insert(_M), dict(game_id=game_id, name=name, value=value))
+def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str) -> Insert:
+    """INSERT … ON CONFLICT (keys) DO UPDATE SET column (SQLite and PostgreSQL alike): one
+    statement where an UPDATE and, when it found nothing, an INSERT were two."""
+    stmt = (postgresql if dialect == "postgresql" else sqlite).insert(table)
+    return stmt.on_conflict_do_update(index_elements=list(keys), set_={column: getattr(stmt.excluded, column)})
 
 
-def _set_thread(conn: Connection, game_id: int, key: str, forum_thread_id: str) -> None:
-    if conn.execute(_SET_THREAD, dict(gid=game_id, tkey=key, b_thread=forum_thread_id)).rowcount == 0:
-        conn.execute(insert(_T), dict(game_id=game_id, key=key, forum_thread_id=forum_thread_id))
+_UPSERTS: dict[tuple[str, str], Insert] = {}
+
+
+def _upserted(conn: Connection, table: str) -> Insert:
+    dialect = conn.dialect.name
+    found = _UPSERTS.get((dialect, table))
+    if found is None:
+        found = _UPSERTS[(dialect, table)] = {
+            "marks": lambda: _upsert(dialect, _M, ("game_id", "name"), "value"),
+            "threads": lambda: _upsert(dialect, _T, ("game_id", "key"), "forum_thread_id"),
+            # a label seen before (unusual) is reopened rather than duplicated
+            "phases": lambda: _upsert(dialect, _P, ("game_id", "label"), "ended_at"),
+        }[table]()
+    return found
+
+
+def _set_marks(conn: Connection, game_id: int, marks: dict[str, str]) -> None:
+    if marks:
+        conn.execute(_upserted(conn, "marks"), [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()])
+
+
+def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
+    if threads:
+        conn.execute(_upserted(conn, "threads"), [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
 
 
 def _next_phase(conn: Connection, game_id: int, phase_label: str, at: datetime) -> None:
     conn.execute(_END_PHASE, dict(gid=game_id, b_at=at))
-    known = conn.scalar(_FIND_PHASE, dict(gid=game_id, plabel=phase_label))
-    if known is None:
-        conn.execute(insert(_P), dict(game_id=game_id, label=phase_label, started_at=at))
-    else:  # a label seen before (unusual): reopen it rather than duplicate it
-        conn.execute(_REOPEN_PHASE, dict(pid=known))
+    conn.execute(_upserted(conn, "phases"), dict(game_id=game_id, label=phase_label, started_at=at, ended_at=None))
+
+
+@dataclass
+class Step:
+    """One engine step to write (`Store.commit_step`'s `then`): what `commit_step` takes."""
+
+    inbound: InboundRecord | None
+    event_kind: str
+    event_payload: str
+    phase_label: str
+    state_json: str
+    status: str
+    deadline_at: datetime | None
+    winner: str | None
+    players: list[dict[str, Any]] | None
+    outbox: list[OutboxItem]
+    at: datetime
+    marks: dict[str, str] = field(default_factory=dict)
 
 
 class StaleState(Exception):
@@ -167,6 +215,7 @@ class SentPart:
     done: bool
     forum_ref: str | None = None
     thread: tuple[str, str] | None = None  # (thread key, forum thread id) opened by this row
+    game_id: int = 0  # the row's game (the thread's)
 
 
 @dataclass
@@ -331,6 +380,7 @@ class Store:
         self.url = url
         self.engine = make_engine(url, durable)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._configs: dict[int, dict[str, Any]] = {}  # a game's config never changes: read once
 
     def close(self) -> None:
         """Release every pooled connection."""
@@ -418,6 +468,24 @@ class Store:
         with self._tx() as s:
             return [_game_record(g) for g in s.scalars(q)]
 
+    def heads(self, boards: tuple[str, ...]) -> list[GameRecord]:
+        """The games of these boards (not the boards' own rows), oldest first, in one light
+        query: everything but the state (`state_json` is "").  A daemon's tick: which games
+        there are, and whose step moved since it last looked."""
+        with self._conn() as conn:
+            rows = conn.execute(_HEADS, dict(boards=list(boards))).all()
+            self._read_configs(conn, [r.id for r in rows])
+        return [GameRecord(id=r.id, name=r.name, ruleset=r.ruleset, seed=r.seed, status=r.status,
+                           phase_label=r.phase_label, deadline_at=r.deadline_at, winner=r.winner, state_json="",
+                           config=self._configs[r.id], board=r.board, step_seq=r.step_seq) for r in rows]
+
+    def _read_configs(self, conn: Connection, game_ids: list[int]) -> None:
+        """The configs of these games not read yet (a config never changes)."""
+        missing = [gid for gid in game_ids if gid not in self._configs]
+        if missing:
+            self._configs.update((gid, json.loads(config)) for gid, config in conn.execute(
+                select(_G.c.id, _G.c.config_json).where(_G.c.id.in_(missing))))
+
     def step_seq(self, game_id: int) -> int:
         """The seq of the game's newest event (0 before the first)."""
         with self._conn() as conn:
@@ -464,6 +532,8 @@ class Store:
         at: datetime | None = None,
         expected_seq: int | None = None,
         marks: dict[str, str] | None = None,
+        head: tuple[str, str] | None = None,
+        then: list[Step] | None = None,
     ) -> int | None:
         """Write one engine step in one transaction; returns the event seq.
 
@@ -473,91 +543,83 @@ class Store:
         outbox key) raises and writes nothing.  `at` is the time of the event (default: the
         inbound's `sent_at`, else now); it stamps the event and the phase boundary when
         `phase_label` changes.  `marks` are high-water marks stored with the step.
+
+        A caller that knows the head it folded on (`expected_seq`, and `head`: the game's name
+        and the phase of that state) saves reading it: the step's UPDATE checks the seq all the same.
+
+        `then`: steps folded one after the other on this one's state, written in the same
+        transaction (a few statements, each an executemany); the last seq is returned.  All or
+        nothing: an input among them stored already raises IntegrityError (the caller writes
+        them one by one then).
         """
         if at is None:
             at = inbound.sent_at if inbound is not None else utcnow()
+        step = Step(inbound=inbound, event_kind=event_kind, event_payload=event_payload, phase_label=phase_label,
+                    state_json=state_json, status=status, deadline_at=deadline_at, winner=winner, players=players,
+                    outbox=outbox, at=at, marks=marks or {})
         try:
             with self._conn() as conn:
-                return self._step(
-                    conn,
-                    game_id,
-                    inbound=inbound,
-                    event_kind=event_kind,
-                    event_payload=event_payload,
-                    phase_label=phase_label,
-                    state_json=state_json,
-                    status=status,
-                    deadline_at=deadline_at,
-                    winner=winner,
-                    players=players,
-                    outbox=outbox,
-                    at=at,
-                    expected_seq=expected_seq,
-                    marks=marks or {},
-                )
+                return self._steps(conn, game_id, [step, *(then or [])], expected_seq, head)
         except IntegrityError:
-            if inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
+            if not then and inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
                 return None
             raise
 
-    def _step(
-        self,
-        conn: Connection,
-        game_id: int,
-        *,
-        inbound: InboundRecord | None,
-        event_kind: str,
-        event_payload: str,
-        phase_label: str,
-        state_json: str,
-        status: str,
-        deadline_at: datetime | None,
-        winner: str | None,
-        players: list[dict[str, Any]] | None,
-        outbox: list[OutboxItem],
-        at: datetime,
-        expected_seq: int | None,
-        marks: dict[str, str],
-    ) -> int:
-        """Core statements on the connection, not the ORM: a handful of inserts and one update."""
-        head = conn.execute(_HEAD, dict(gid=game_id)).one_or_none()
-        if head is None:
-            raise KeyError(game_id)
-        name, previous_phase, newest = head
-        if expected_seq is not None and newest != expected_seq:
-            raise StaleState(f"game {name}: folded seq {expected_seq}, newest is {newest}")
-        seq = newest + 1
+    def _steps(self, conn: Connection, game_id: int, steps: list[Step], expected_seq: int | None,
+               head: tuple[str, str] | None) -> int:
+        """Core statements on the connection, not the ORM: one update of the game, and an
+        insert per table (an executemany where there are several rows)."""
+        if expected_seq is not None and head is not None:
+            (name, phase), newest = head, expected_seq  # what the caller folded on: not read again
+        else:
+            row = conn.execute(_HEAD, dict(gid=game_id)).one_or_none()
+            if row is None:
+                raise KeyError(game_id)
+            name, phase, newest = row
+            if expected_seq is not None and newest != expected_seq:
+                raise StaleState(f"game {name}: folded seq {expected_seq}, newest is {newest}")
+        last = steps[-1]
         # The optimistic check and the row lock in one statement: it changes nothing when
         # another process committed this seq first (PostgreSQL waits for that one's commit).
         moved = conn.execute(_GAME_STEP, dict(
-            gid=game_id, newest=newest, b_phase=phase_label, b_state=state_json, b_status=status,
-            b_deadline=deadline_at, b_winner=winner, b_seq=seq, b_updated=utcnow()))
+            gid=game_id, newest=newest, b_phase=last.phase_label, b_state=last.state_json, b_status=last.status,
+            b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow()))
         if moved.rowcount != 1:
-            raise StaleState(f"game {name}: another step committed seq {seq} first")
-        if inbound is not None:  # a duplicate fails here, before anything else is written
-            conn.execute(insert(_I), dict(
-                game_id=game_id, source=inbound.source, forum_id=inbound.forum_id, thread_key=inbound.thread_key,
-                sender=inbound.sender, sent_at=inbound.sent_at, text=inbound.text, edited=inbound.edited,
-                phase_label=previous_phase, event_seq=seq, received_at=utcnow()))
-        conn.execute(insert(_E), dict(game_id=game_id, seq=seq, phase_label=previous_phase, kind=event_kind,
-                                           payload_json=event_payload, created_at=at))
-        for mark, value in marks.items():
-            _set_mark(conn, game_id, mark, value)
+            if conn.scalar(_SEQ, dict(gid=game_id)) is None:
+                raise KeyError(game_id)
+            raise StaleState(f"game {name}: another step committed seq {newest + 1} first")
+        inbound, events, outbox, phases, marks = [], [], [], [], {}
+        now = utcnow()
+        for n, step in enumerate(steps, start=newest + 1):
+            if step.inbound is not None:
+                i = step.inbound
+                inbound.append(dict(game_id=game_id, source=i.source, forum_id=i.forum_id, thread_key=i.thread_key,
+                                    sender=i.sender, sent_at=i.sent_at, text=i.text, edited=i.edited,
+                                    phase_label=phase, event_seq=n, received_at=now))
+            events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
+                               payload_json=step.event_payload, created_at=step.at))
+            outbox += [dict(out_gid=game_id, game_id=game_id, kind=item.kind, target=item.target, title=item.title,
+                            subject=item.subject, body=item.body, key=item.key or f"{name}:{n}:{k}",
+                            status="pending", created_at=now, sent_at=None, forum_ref=None, parts_done=0)
+                       for k, item in enumerate(step.outbox)]
+            if step.phase_label != phase:
+                phases.append((step.phase_label, step.at))
+            phase = step.phase_label
+            marks.update(step.marks)
+        if inbound:  # a duplicate fails here, before anything else is written
+            conn.execute(insert(_I), inbound)
+        conn.execute(insert(_E), events)
+        _set_marks(conn, game_id, marks)
+        players = next((s.players for s in reversed(steps) if s.players is not None), None)
         if players is not None:
             conn.execute(_DROP_PLAYERS, dict(gid=game_id))
             if players:
                 conn.execute(insert(_PL), [_player_values(game_id, p) for p in players])
-        if phase_label != previous_phase:
-            _next_phase(conn, game_id, phase_label, at)
+        for label, at in phases:
+            _next_phase(conn, game_id, label, at)
         if outbox:
-            out_seq = conn.scalar(_NEWEST_OUT, dict(gid=game_id)) or 0
-            now = utcnow()
-            conn.execute(insert(_O), [
-                dict(game_id=game_id, seq=out_seq + i + 1, kind=item.kind, target=item.target, title=item.title,
-                     subject=item.subject, body=item.body, key=item.key or f"{name}:{seq}:{i}", status="pending",
-                     created_at=now, sent_at=None, forum_ref=None, parts_done=0)
-                for i, item in enumerate(outbox)])
-        return seq
+            conn.execute(_ADD_OUT, outbox)
+        return newest + len(steps)
 
     # ---- inbound and events -----------------------------------------------------------
 
@@ -625,16 +687,18 @@ class Store:
             rows = s.scalars(select(OutboxRow).where(OutboxRow.game_id == game_id).order_by(OutboxRow.seq))
             return [_outbox_record(r) for r in rows]
 
+    def outbox_rows(self, game_id: int, ids: list[int]) -> list[OutboxRecord]:
+        """These rows of the game's outbox, in seq order."""
+        with self._conn() as conn:
+            rows = conn.execute(select(_O).where(_O.c.game_id == game_id, _O.c.id.in_(ids)).order_by(_O.c.seq))
+            return [_outbox_record(r) for r in rows]
+
     def pending_for_games(self, game_ids: list[int]) -> list[OutboxRecord]:
         """The pending rows of several games (one board's write queue), oldest first."""
         if not game_ids:
             return []
-        with self._tx() as s:
-            rows = s.scalars(
-                select(OutboxRow)
-                .where(OutboxRow.game_id.in_(game_ids), OutboxRow.status == "pending")
-                .order_by(OutboxRow.id)
-            )
+        with self._conn() as conn:
+            rows = conn.execute(_PENDING_OF, dict(gids=game_ids))
             return [_outbox_record(r) for r in rows]
 
     def count_sent_like(self, row: OutboxRecord, since: datetime) -> int:
@@ -733,23 +797,18 @@ class Store:
                       .values(claimed_by=None, claimed_until=None))
 
     def record_parts(self, parts: list[SentPart], game_id: int | None = None) -> None:
-        """What a flush wrote, in one transaction: parts done, threads opened, rows sent."""
+        """What a flush wrote, in one transaction: parts done, threads opened, rows sent (one
+        statement each for every part and every thread, not a read and a write a part)."""
         if not parts:
             return
         now = utcnow()
         with self._conn() as conn:
-            for part in parts:
-                row = conn.execute(_OUT_ROW, dict(oid=part.outbox_id)).one_or_none()
-                if row is None:
-                    raise KeyError(part.outbox_id)
-                if part.thread is not None:
-                    _set_thread(conn, row.game_id, *part.thread)
-                ref = row.forum_ref if row.forum_ref or not part.forum_ref else part.forum_ref  # the first ref stays
-                values = dict(oid=part.outbox_id, b_parts=part.parts_done, b_ref=ref)
-                if part.done:
-                    conn.execute(_ROW_SENT, values | dict(b_sent=now))
-                else:
-                    conn.execute(_PART_DONE, values)
+            _set_threads(conn, [(p.game_id, *p.thread) for p in parts if p.thread is not None])
+            done = conn.execute(_RECORD_PART, [
+                dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=now)
+                for p in parts])
+            if conn.dialect.supports_sane_multi_rowcount and done.rowcount < len(parts):
+                raise KeyError([p.outbox_id for p in parts])  # a row that is not there: nothing recorded
 
     # ---- leases (one process moderates a game at a time) -------------------------------
 
@@ -771,6 +830,15 @@ class Store:
                 return True
         except IntegrityError:  # another process inserted the first lease at the same moment
             return False
+
+    def renew_leases(self, game_ids: list[int], owner: str, until: datetime) -> set[int]:
+        """The leases of these games that `owner` holds, renewed until `until` in one
+        statement; the games renewed (the others are another's now, or were never taken)."""
+        lease = LeaseRow.__table__
+        with self._conn() as conn:
+            rows = conn.execute(update(lease).where(lease.c.owner == owner, lease.c.game_id.in_(game_ids))
+                                .values(expires_at=until).returning(lease.c.game_id))
+            return {game_id for (game_id,) in rows}
 
     def lease(self, game_id: int) -> tuple[str, datetime] | None:
         with self._tx() as s:
@@ -807,7 +875,7 @@ class Store:
 
     def set_thread_id(self, game_id: int, key: str, forum_thread_id: str) -> None:
         with self._conn() as conn:
-            _set_thread(conn, game_id, key, forum_thread_id)
+            _set_threads(conn, [(game_id, key, forum_thread_id)])
 
     def mark(self, game_id: int, name: str) -> str | None:
         with self._tx() as s:
@@ -818,8 +886,7 @@ class Store:
 
     def set_marks(self, game_id: int, marks: dict[str, str]) -> None:
         with self._conn() as conn:
-            for name, value in marks.items():
-                _set_mark(conn, game_id, name, value)
+            _set_marks(conn, game_id, marks)
 
     def marks(self, game_id: int) -> dict[str, str]:
         with self._conn() as conn:
@@ -829,6 +896,7 @@ class Store:
         """(id, name, config) of the board's games that are signed up or running (not the
         state: a light read, for who else plays where)."""
         with self._conn() as conn:
-            rows = conn.execute(select(_G.c.id, _G.c.name, _G.c.config_json).where(
-                _G.c.board == board, _G.c.status.not_in(("over", BOARD_STATUS))).order_by(_G.c.id))
-            return [(gid, name, json.loads(config)) for gid, name, config in rows]
+            rows = conn.execute(select(_G.c.id, _G.c.name).where(
+                _G.c.board == board, _G.c.status.not_in(("over", BOARD_STATUS))).order_by(_G.c.id)).all()
+            self._read_configs(conn, [gid for gid, _ in rows])
+        return [(gid, name, self._configs[gid]) for gid, name in rows]

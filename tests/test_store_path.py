@@ -1,0 +1,128 @@
+"""Issue 26: the store path.  A run of inputs is written in one transaction; a run or a
+deadline folded on a state that moved meanwhile (a GM command from `tianshen admin`) is
+folded again on the newest state, or not fired; an idle daemon tick reads every game's head
+in one query and trusts its cached states only during that tick."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+
+from test_driver import GM, ROLES, START, Env, RecordingForum, gm_pms
+from tianshen.config import load_config
+from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.forum.memory import MemoryBoard
+from tianshen.service.daemon import Daemon
+from tianshen.service.driver import GameDriver, OfflineForum
+from tianshen.sim.rehearsal import VESTS, VirtualClock
+from tianshen.store import Store
+
+
+@pytest.fixture
+def env(db_url: str):
+    """A classic_10 game dealt on the memory board (as in test_driver)."""
+    clock = VirtualClock(START)
+    board = MemoryBoard(clock.now)
+    forum = RecordingForum(board)
+    forum.login()
+    store = Store(db_url)
+    store.upgrade()
+    setup = GameSetup(seats=[Seat(name=n) for n in ROLES], seed=7, start=START, fixed_roles=ROLES)
+    yield Env(clock, board, forum, store, GameDriver.create(store, forum, "g1", "classic_10", setup))
+    store.close()
+
+
+def _statements(store: Store) -> list[str]:
+    seen: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *a: seen.append(a[2].split("(")[0].strip()))
+    return seen
+
+
+def _night_pms(env: Env) -> None:
+    env.goto(env.at(1))
+    env.board.pm("丙", GM, "占卜 甲")
+    env.board.pm("庚", GM, "天神你好")
+    env.board.pm("辛", GM, "请问现在是第几夜")
+
+
+def _admin_extend(env: Env, hours: float) -> None:
+    """`tianshen admin extend` beside the driver: another process's store and driver."""
+    other = Store(env.store.url)
+    GameDriver(other, OfflineForum(), env.game_id).gm("extend", "测试顺延", env.clock.now(), hours=hours)
+    other.close()
+
+
+def test_a_run_of_inputs_is_written_in_one_transaction(env: Env) -> None:
+    _night_pms(env)
+    seen = _statements(env.store)
+    assert env.driver.advance(env.clock.now()) == 3
+    assert [s for s in seen if s.startswith("INSERT INTO inbound")] == ["INSERT INTO inbound"]
+    assert [s for s in seen if s.startswith("INSERT INTO events")] == ["INSERT INTO events"]
+    assert [(e.seq, e.kind) for e in env.store.events(env.game_id)][-3:] == [(2, "pm"), (3, "pm"), (4, "pm")]
+    assert [i.event_seq for i in env.store.inbound(env.game_id)] == [2, 3, 4]
+    assert len(gm_pms(env.board, "丙")) == 2 and len(gm_pms(env.board, "辛")) == 2  # role PM and the answer
+
+
+def test_a_run_whose_state_moved_is_folded_again_on_the_newest(env: Env) -> None:
+    _night_pms(env)
+    real = env.store.commit_step
+
+    def meanwhile(*args, **kwargs):  # the GM extends the night while the run is folded
+        if kwargs.get("then"):
+            _admin_extend(env, 1)
+        return real(*args, **kwargs)
+
+    env.store.commit_step = meanwhile  # type: ignore[method-assign]
+    assert env.driver.advance(env.clock.now()) == 3
+    kinds = [(e.seq, e.kind) for e in env.store.events(env.game_id)]
+    assert kinds == [(1, "setup"), (2, "gm"), (3, "pm"), (4, "pm"), (5, "pm")]
+    assert sorted(i.forum_id for i in env.store.inbound(env.game_id)) == sorted(
+        str(pm.id) for pm in env.board.inbox(GM))
+    assert env.driver.state().data.get("gm_log")
+    assert len(gm_pms(env.board, "丙")) == 2 and len(gm_pms(env.board, "庚")) == 2
+
+
+def test_a_deadline_the_gm_moved_meanwhile_is_not_fired(env: Env) -> None:
+    due = env.due()
+    env.goto(due)
+    env.driver.trust_cache = True  # as during a daemon's tick: the head was read before the GM's command
+    _admin_extend(env, 2)
+    env.driver.advance(env.clock.now())
+    state = env.driver.state()
+    assert state.phase.label == "night 1"
+    assert [e.kind for e in env.store.events(env.game_id)] == ["setup", "gm"]
+    assert env.driver.ruleset.next_deadline(state).at == due + timedelta(hours=2)
+
+
+def _board(tmp_path: Path, games: int) -> Daemon:
+    tables = []
+    for g in range(games):
+        players = ", ".join(f'{{ name = "{v}{g}" }}' for v in VESTS[:10])
+        tables.append(f'[[game]]\nname = "g{g}"\nruleset = "classic_10"\nseed = {g + 1}\n'
+                      f'start = 2026-01-01T20:00:00Z\nplayers = [{players}]\n')
+    path = tmp_path / "board.toml"
+    path.write_text(f'[database]\nurl = "sqlite:///{tmp_path / "board.db"}"\n[forum]\nkind = "memory"\n'
+                    f"[run]\ntime_scale = 1\npoll_seconds = 60\n\n" + "\n".join(tables), encoding="utf-8")
+    return Daemon(load_config(path))
+
+
+def test_an_idle_tick_reads_the_games_once_and_sees_a_gm_command(tmp_path: Path) -> None:
+    daemon = _board(tmp_path, 6)
+    daemon.tick()  # deals
+    daemon.tick()
+    seen = _statements(daemon.store)
+    daemon.tick()
+    assert len(seen) <= 4, seen  # the heads, the board's PM mark, the write queue: not a query a game
+    game = daemon.store.game_id("g3")
+    assert game is not None
+    before = daemon.served[game].driver.state()
+    other = Store(daemon.store.url)
+    GameDriver(other, OfflineForum(), game).gm("extend", "测试顺延", daemon.clock.now(), hours=3)
+    other.close()
+    daemon.tick()
+    after = daemon.served[game].driver.state()
+    assert after.data.get("gm_log") and not before.data.get("gm_log")
+    daemon.store.close()
