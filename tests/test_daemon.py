@@ -20,7 +20,7 @@ TIMEOUT_S = 30
 
 
 def write_config(path: Path, db_url: str, kind: str = "memory", name: str = "daemon-test", seed: int = 5,
-                 ruleset: str = "classic_8") -> Path:
+                 ruleset: str = "classic_8", scale: int = 720000) -> Path:
     path.write_text(f"""
 [database]
 url = "{db_url}"
@@ -30,7 +30,7 @@ kind = "{kind}"
 
 [run]
 simulate = true
-time_scale = 720000
+time_scale = {scale}
 poll_seconds = 0.05
 
 [game]
@@ -66,7 +66,8 @@ def run_to_the_end(daemon: Daemon) -> float:
 
 
 def test_daemon_plays_a_whole_game_and_resumes_by_name(db_url: str, tmp_path: Path) -> None:
-    path = write_config(tmp_path / "config.toml", db_url)
+    # 40 game hours a real second: a tick slowed by a loaded machine does not skip a phase
+    path = write_config(tmp_path / "config.toml", db_url, scale=144000)
     daemon = Daemon(load_config(path))
     run_to_the_end(daemon)
     daemon.store.close()
