@@ -167,7 +167,7 @@ class Game:
         """The board, without the times in the texts: a restart minutes later lets the players
         act minutes later, and a receipt or a delegated vote names when they did."""
         posts = [(self.board.thread_title(p.thread_id), p.author, _TIME.sub("<time>", p.text))
-                 for p in self.board.activity() if isinstance(p, StoredPost)]
+                 for p in self.board.activity() if isinstance(p, StoredPost) and not _late_notice(p)]
         pms = Counter((m.recipient, _TIME.sub("<time>", m.text)) for m in self.board.activity()
                       if isinstance(m, StoredPm))
         return posts, pms
@@ -201,6 +201,13 @@ class Game:
         if self.store.pending_outbox(self.game_id):
             out.append("stuck: outbox not empty")
         return out
+
+
+def _late_notice(post: StoredPost) -> bool:
+    """The notice of a window extended because its opening came late (issue 22 item 7): kills
+    that each restarted in time can add up to more than the grace, and the window is then
+    rightly extended; the rest of the game is the same."""
+    return "开始公告迟了约" in post.text
 
 
 CURRENT: list[VirtualClock] = []  # the clock of the game being played
