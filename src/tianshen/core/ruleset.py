@@ -241,6 +241,10 @@ class Ruleset(ABC):
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """The GM's per-player view for replay JSON and `admin status` (secrets included)."""
 
+    def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """What seat `name` alone knows beyond its role (core.observation); nothing by default."""
+        return {}
+
     def public_identity(self, state: GameState, p: Player) -> str:
         """What the players were told of a dead player's side ("" when the rules reveal
         nothing, 000 §5.8)."""
