@@ -205,7 +205,7 @@ class Ruleset(ABC):
 
     def gm_extend(self, state: GameState, gm: GmIn) -> Outcome:
         """Move the current phase's deadlines later by `hours` (002: 延长游戏时段)."""
-        hours = _hours(gm.args.get("hours"))
+        hours = gm_hours(gm)
         self.shift_schedule(state, hours)
         checkin.shift(state, hours)
         return self._announce(state, "gm_extended", hours=_num(hours), reason=gm.reason)
@@ -232,6 +232,19 @@ class Ruleset(ABC):
         ends = clock.show(due.at if due else None, state.zone)
         body = self.spec.text(key, ends=ends, phase=state.phase.words, **values)
         return Outcome(state=state, posts=[PublicPost(thread="main", body=body)])
+
+    def can_draw(self) -> bool:
+        """Whether this ruleset's own victory can end in a draw (then the GM may name one)."""
+        return False
+
+    def gm_winner(self, gm: GmIn) -> str | None:
+        """The winner `end-game` names (none: the game just stops); one rule for every family:
+        a faction, or "draw" where `can_draw`."""
+        winner = str(gm.args.get("winner") or "") or None
+        winners = [*self.spec.factions, *(["draw"] if self.can_draw() else [])]
+        if winner is not None and winner not in winners:
+            raise GmRefused(f"winner must be one of {', '.join(winners)}")
+        return winner
 
     @abstractmethod
     def check_victory(self, state: GameState) -> str | None:
@@ -289,6 +302,8 @@ class Ruleset(ABC):
             outcome = self.on_gm(state, event)
         if isinstance(event, DeadlineIn):
             self._report_lurkers(outcome.state, event.at, first)
+        if outcome.state.phase.kind == "over":
+            outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
         outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
         outcome.notes[:0] = first.notes
         if isinstance(event, PmIn):
@@ -421,13 +436,16 @@ class GmRefused(Exception):
     """A GM command that cannot be carried out; the message says why."""
 
 
-def _hours(value: Any) -> float:
+def gm_hours(gm: GmIn, most: float | None = None) -> float:
+    """The `hours` a GM command gives (extend, leave): a positive number, at most `most`."""
     try:
-        hours = float(value)
+        hours = float(gm.args.get("hours"))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise GmRefused("give the number of hours (--hours)") from None
-    if hours <= 0:
+    if not hours > 0 or hours == float("inf"):
         raise GmRefused("the number of hours must be positive")
+    if most is not None and hours > most:
+        raise GmRefused(f"at most {most:g} hours (--hours)")
     return hours
 
 

@@ -28,7 +28,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, gm_hours, sent_at
 from tianshen.core.vote_post import not_a_vote, quote_note, refusal
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.powers import Refused
@@ -402,6 +402,10 @@ class ButterflyElder(Ruleset):
 
     # ---- victory (三) ------------------------------------------------------------------------
 
+    def can_draw(self) -> bool:
+        """DECISIONS E9: both sides' conditions at once are a draw unless `simultaneous` names a side."""
+        return str(self.spec.options.get("simultaneous", DRAW)) == DRAW
+
     def check_victory(self, state: GameState) -> str | None:
         """三 with DECISIONS E8 (at most 5 alive), the independents' priority, E9 (draw)."""
         opts = self.spec.options
@@ -430,7 +434,6 @@ class ButterflyElder(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        state.data.pop("paused_at", None)
         roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
                           for p in state.players)
         if winner == DRAW:
@@ -508,10 +511,7 @@ class ButterflyElder(Ruleset):
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
         """补充 二 1: leave of at most 24 h; the player is not counted as lurking meanwhile."""
         p = self._player_arg(state, gm)
-        hours = float(gm.args.get("hours") or 0)
-        most = self.spec.timing.hours("leave_max_hours", 24)
-        if hours <= 0 or hours > most:
-            raise GmRefused(f"leave is between 0 and {most:g} hours (--hours)")
+        hours = gm_hours(gm, most=self.spec.timing.hours("leave_max_hours", 24))
         until = gm.at + timedelta(hours=hours)
         state.data["leave"][p.name] = until.isoformat()
         out = Messages()
@@ -537,9 +537,7 @@ class ButterflyElder(Ruleset):
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now, with the winner the GM names (killers, good, independents, draw) or none."""
-        winner = gm.args.get("winner") or None
-        if winner is not None and winner not in (*self.spec.factions, DRAW):
-            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}, draw")
+        winner = self.gm_winner(gm)
         out = Messages()
         self._game_over(state, gm.at, out, winner, [])
         return out.outcome(state)

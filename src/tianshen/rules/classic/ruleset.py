@@ -28,6 +28,10 @@ class Classic(ForumGame):
     NIGHT_VERBS = frozenset({"kill", "soulbind", "divine", "curse", "bless", "pray"})
     TIE_HOLDERS = ("curser", "blesser")  # 001 §7.2.2 without the summoner (C3)
 
+    def can_draw(self) -> bool:
+        """Nobody left alive is a draw (docs/classic.md, see check_victory)."""
+        return True
+
     def check_victory(self, state: GameState) -> str | None:
         """001 §7 as borrowed by 002 (DECISIONS §3.1.7, §6), and a draw when nobody is left
         alive: then 7.1 and 7.2.x hold at once, 002 names no winner ("杀手全灭…判杀手负" only

@@ -31,7 +31,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, gm_hours, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
@@ -371,7 +371,6 @@ class ForumGame(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        state.data.pop("paused_at", None)
         roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
                           f"{'' if p.alive else '，已死亡'}" for p in state.players)
         if winner == "draw":
@@ -601,17 +600,13 @@ class ForumGame(Ruleset):
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
         """002 请假: the GM extends the phase for a player on leave."""
         p = self._player_arg(state, gm)
-        hours = float(gm.args.get("hours") or 0)
-        if hours <= 0:
-            raise GmRefused("give the number of hours of the extension (--hours)")
+        hours = gm_hours(gm)
         self.shift_schedule(state, hours)
         return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now, with the winner the GM names (or none)."""
-        winner = gm.args.get("winner") or None
-        if winner is not None and winner not in self.spec.factions:
-            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}")
+        winner = self.gm_winner(gm)
         out = Messages()
         self._game_over(state, gm.at, out, winner)
         return out.outcome(state)
@@ -620,6 +615,10 @@ class ForumGame(Ruleset):
 
     # 001 §7.2.2: the holders who must all be dead for a tie in numbers to go to the killers
     TIE_HOLDERS: tuple[str, ...] = ("curser", "blesser", "summoner")
+
+    def can_draw(self) -> bool:
+        """001 B36: both sides' conditions at once end in a draw only with `simultaneous_win = "draw"`."""
+        return str(self.spec.options.get("simultaneous_win", CIVILIANS)) == "draw"
 
     def check_victory(self, state: GameState) -> str | None:
         """001 §7 (DECISIONS §2.1.10; 002 borrows it, §3.1.7).  When both sides' conditions

@@ -33,7 +33,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, gm_hours, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, hexmap
@@ -375,6 +375,10 @@ class HexSurvival(Ruleset):
 
     # ---- victory (003 §11) --------------------------------------------------------------
 
+    def can_draw(self) -> bool:
+        """003 D19: both camps wiped out at once is a draw."""
+        return True
+
     def check_victory(self, state: GameState) -> str | None:
         """§11.1 a camp wiped out, §11.2 a camp with fewer than half the other's living
         members: the other camp wins; both wiped out at once: a draw (D19)."""
@@ -399,7 +403,6 @@ class HexSurvival(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        state.data.pop("paused_at", None)
         state.data.pop("pending_substitution", None)
         roles = "\n".join(spec.text("final_line", name=p.name, forum_name=p.forum_name, camp=self._camp(p),
                                     fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
@@ -714,18 +717,14 @@ class HexSurvival(Ruleset):
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
         """§10.2 请假: the phase is extended; a missed vote today does not count (§9.8)."""
         p = self._player_arg(state, gm)
-        hours = float(gm.args.get("hours") or 0)
-        if hours <= 0:
-            raise GmRefused("give the number of hours of the extension (--hours)")
+        hours = gm_hours(gm)
         if state.phase.kind == "day":
             state.data["day"]["leave"].append(p.name)
         self.shift_schedule(state, hours)
         return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
-        winner = gm.args.get("winner") or None
-        if winner is not None and winner not in self.spec.factions and winner != DRAW:
-            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}, {DRAW}")
+        winner = self.gm_winner(gm)
         out = Messages()
         self._game_over(state, gm.at, out, winner, [])
         return out.outcome(state)

@@ -28,7 +28,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, gm_hours, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
@@ -447,6 +447,10 @@ class NLives(Ruleset):
         lines.append(self.spec.text("reorder_window", count=done, total=total,
                                     fraction="1/3" if reached == 1 else "2/3", until=_fmt(state, until)))
 
+    def can_draw(self) -> bool:
+        """000 §10.5: all dead, or two who cannot put each other out (victory.winner)."""
+        return True
+
     def check_victory(self, state: GameState) -> str | None:
         return victory.winner(state, self.spec.options)
 
@@ -832,20 +836,13 @@ class NLives(Ruleset):
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
         """§9.2 请假: the GM extends the phase."""
         p = self._player_arg(state, gm)
-        try:
-            hours = float(gm.args.get("hours") or 0)
-        except ValueError:
-            hours = 0
-        if hours <= 0:
-            raise GmRefused("give the number of hours of the extension (--hours)")
+        hours = gm_hours(gm)
         self.shift_schedule(state, hours)
         return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
-        winner = gm.args.get("winner") or None
-        if winner is not None and winner not in [*self.spec.factions, "draw"]:
-            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)} or draw")
+        winner = self.gm_winner(gm)
         out = Messages()
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=gm.at)
