@@ -184,3 +184,33 @@ def test_a_file_is_parsed_once_and_read_anew_when_the_gm_edits_it(tmp_path: Path
     path.write_text(path.read_text(encoding="utf-8").replace(f'title = "{TITLE}"', 'title = "改过的变体"', 1),
                     encoding="utf-8")
     assert load_spec(str(path)).title == "改过的变体"
+
+
+def test_admin_status_and_the_web_pages_reload_the_games_file(tmp_path: Path, monkeypatch) -> None:
+    """Issue 24: `admin status` and the web pages loaded the ruleset by id and failed with
+    "unknown ruleset" for a game signed up from a variant file in another process."""
+    import warnings
+
+    from tianshen.web.app import WebSettings, create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    path = variant_file(tmp_path / "v")
+    db = f"sqlite:///{(tmp_path / 's.db').as_posix()}"
+    done = CliRunner().invoke(app, ["rehearse", "--ruleset", str(path), "--seed", "3", "--db", db, "--quiet"])
+    assert done.exit_code == 0, done.output
+    fresh_process(monkeypatch)
+    for public in ([], ["--public"]):
+        shown = CliRunner().invoke(app, ["admin", "status", "--db", db, *public], env={"COLUMNS": "200"})
+        assert shown.exit_code == 0 and "unknown ruleset" not in shown.output, shown.output
+    store = Store(db)
+    [record] = store.list_games()
+    web = TestClient(create_app(store, WebSettings(token="t" * 32)))
+    assert TITLE in web.get("/").text
+    page = web.get(f"/game/{record.id}")
+    assert page.status_code == 200 and TITLE in page.text
+    gm = web.get(f"/game/{record.id}/gm", headers={"Authorization": "Bearer " + "t" * 32})
+    assert gm.status_code == 200
+    store.close()

@@ -263,7 +263,7 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
            public: Annotated[bool, typer.Option("--public", help="only what the players know")] = False) -> None:
     """Phase, deadline, players with their secret roles, inputs of this phase (GM only);
     with --public, what the players know."""
-    from tianshen.rules import load_ruleset
+    from tianshen.rules import game_ruleset
 
     game, url = game or game_option, _database(db, config)
     if game is None and _list_games(url):
@@ -275,9 +275,9 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
         return
     state = GameState.model_validate_json(record.state_json)
     if public:
-        _public_status(record.name, state, load_ruleset(record.ruleset))
+        _public_status(record.name, state, game_ruleset(record.ruleset, record.config))
         return
-    ruleset = load_ruleset(record.ruleset)
+    ruleset = game_ruleset(record.ruleset, record.config)
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
     console.print(f"phase: {state.phase.label} {state.phase.step}".rstrip()

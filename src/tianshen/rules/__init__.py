@@ -43,7 +43,14 @@ def load_ruleset(variant: str) -> Ruleset:
     return family_class(spec.ruleset)(spec)
 
 
+def game_spec(ruleset: str, config: Mapping[str, Any]) -> RulesetSpec:
+    """The variant of a stored game: the file it was signed up with (`config["ruleset_file"]`,
+    see core.spec.game_file), else its id.  Every reader of a stored game (driver, `admin
+    status`, the web pages) goes through here, so a game signed up from a file works there too."""
+    return load_spec(str(config.get("ruleset_file") or ruleset))
+
+
 def game_ruleset(ruleset: str, config: Mapping[str, Any]) -> Ruleset:
-    """The ruleset of a stored game: the file it was signed up with (`config["ruleset_file"]`,
-    see core.spec.game_file), else its id."""
-    return load_ruleset(str(config.get("ruleset_file") or ruleset))
+    """The ruleset of a stored game (see game_spec)."""
+    spec = game_spec(ruleset, config)
+    return family_class(spec.ruleset)(spec)

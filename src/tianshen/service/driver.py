@@ -22,7 +22,7 @@ from typing import NoReturn
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, InputEnvelope, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
-from tianshen.rules import load_ruleset
+from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender
 from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Store
@@ -51,7 +51,7 @@ class GameDriver:
         events = store.events(game_id)[:1]
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
-        self.ruleset: Ruleset = load_ruleset(record.config.get("ruleset_file") or record.ruleset)  # see register
+        self.ruleset: Ruleset = game_ruleset(record.ruleset, record.config)  # see register
         options = self.ruleset.spec.options
         self.watch_board = bool(options.get("analysis_quota") or options.get("watch_board"))
         self.on_step = on_step

@@ -28,8 +28,7 @@ from starlette.staticfiles import StaticFiles
 from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
-from tianshen.core.spec import load_spec
-from tianshen.rules import load_ruleset
+from tianshen.rules import game_ruleset, game_spec
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
 from tianshen.store.models import InboundRow
@@ -88,7 +87,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
 
     def index(request: Request) -> Response:
         games = store.list_games()
-        rows = [{"id": g.id, "name": g.name, "title": _title(g.ruleset), "status": views.STATUS_WORDS.get(g.status, g.status),
+        rows = [{"id": g.id, "name": g.name, "title": _title(g.ruleset, g.config), "status": views.STATUS_WORDS.get(g.status, g.status),
                  "phase": views.label_name(g.phase_label)} for g in games]
         return page("index.html", games=rows)
 
@@ -143,9 +142,9 @@ def _game_id(request: Request) -> int:
     return int(request.path_params["game_id"])
 
 
-def _title(variant: str) -> str:
+def _title(variant: str, config: dict[str, Any]) -> str:
     try:
-        return load_spec(variant).title
+        return game_spec(variant, config).title
     except (KeyError, ValueError):
         return variant
 
@@ -163,7 +162,7 @@ def _load(store: Store, game_id: int) -> tuple[Any, GameState | None] | None:
 
 
 def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any]:
-    ruleset = load_ruleset(record.ruleset)
+    ruleset = game_ruleset(record.ruleset, record.config)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
                            "is_hex": ruleset.spec.ruleset == "hex_survival",
@@ -189,7 +188,7 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     outbox = store.outbox(game_id)
     held = views.first_unsent_event(record.name, outbox) if state is not None else None
     if held is not None:  # the board has not been told yet: show the state before that event
-        state = views.replay_state(load_ruleset(record.ruleset), store.events(game_id), held)
+        state = views.replay_state(game_ruleset(record.ruleset, record.config), store.events(game_id), held)
     ctx = _common(store, record, state)
     ctx["held"] = held is not None
     if state is None:
