@@ -158,6 +158,7 @@ def test_a_driver_on_the_board_runs_a_path_game_across_a_restart(tmp_path: Path,
 def test_run_signs_up_and_resumes_a_path_game(tmp_path: Path, monkeypatch) -> None:
     from tianshen.config import load_config
     from tianshen.service.daemon import Daemon
+    from tianshen.sim import DaemonPlayers
 
     variant_file(tmp_path / "variants")
     config = tmp_path / "c.toml"
@@ -165,13 +166,13 @@ def test_run_signs_up_and_resumes_a_path_game(tmp_path: Path, monkeypatch) -> No
     config.write_text(f'[database]\nurl = "sqlite:///{(tmp_path / "d.db").as_posix()}"\n[forum]\nkind = "memory"\n'
                       f'[game]\nname = "g"\nruleset = "variants/my_classic.toml"\nseed = 5\n'
                       f'start = "2026-01-01T20:00:00Z"\n{players}\n', encoding="utf-8")
-    daemon = Daemon(load_config(config))
+    daemon = Daemon(load_config(config), players=DaemonPlayers())
     record = daemon.store.load_game(daemon.driver("g").game_id)
     assert record.ruleset == "my_classic"
     assert record.config["ruleset_file"] == str((tmp_path / "variants" / "my_classic.toml").resolve())
     daemon.store.close()
     fresh_process(monkeypatch)
-    again = Daemon(load_config(config))  # a restart finds the game and its file
+    again = Daemon(load_config(config), players=DaemonPlayers())  # a restart finds the game and its file
     assert again.driver("g").ruleset.spec.title == TITLE
     again.store.close()
 

@@ -113,7 +113,7 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
     try:
         cfg = load_config(config)
         _check_before_run(config, cfg)
-        daemon = Daemon(cfg)
+        daemon = Daemon(cfg, players=_simulated(cfg))
         refuse_if_held(daemon)
         daemon.run()
     except ValueError as exc:
@@ -129,6 +129,12 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         else:
             console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}",
                           markup=False, highlight=False)
+
+
+def _simulated(cfg):  # Config -> the simulated players `[run] simulate` asks for, or None
+    from tianshen.sim import DaemonPlayers
+
+    return DaemonPlayers() if cfg.run.simulate else None
 
 
 def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
