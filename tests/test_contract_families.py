@@ -18,10 +18,10 @@ import pytest
 from tianshen.core.model import GameState, GmIn, InputEnvelope, PmIn
 from tianshen.core.observation import GM, observation
 from tianshen.core.ruleset import GameSetup, Ruleset
-from tianshen.core.spec import available_variants, load_spec
 from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.sim.montecarlo import Game
 from tianshen.sim.rehearsal import default_seats, rehearse
+from tianshen.specs import available_variants, load_spec
 from tianshen.store import Store
 
 START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)

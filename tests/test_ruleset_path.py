@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tianshen import specs as spec_module
 from tianshen.cli import app
-from tianshen.core import spec as spec_module
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.core.spec import game_file, load_spec, spec_path
 from tianshen.forum.memory import MemoryBoard
 from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.sim.rehearsal import VESTS
+from tianshen.specs import game_file, load_spec, spec_path
 from tianshen.store import Store
 
 RULESETS = Path(__file__).resolve().parents[1] / "rulesets"

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from tianshen.core.clock import zone_info
 from tianshen.core.model import GameState
-from tianshen.core.spec import available_variants, load_spec
+from tianshen.specs import available_variants, load_spec
 
 # rich_markup_mode=None: help texts are printed as written (`[game]` is a table, not markup)
 app = typer.Typer(help="tianshen (天神): an automatic game master for forum Mafia games.", no_args_is_help=True,
@@ -624,8 +624,8 @@ def _setup(config: str, g, zone: str):  # GameConfig -> GameSetup, tried on its 
 
 
 def _register(store, g, setup) -> tuple[int, str]:  # -> (game id, ruleset id)
-    from tianshen.core.spec import load_spec
     from tianshen.service.driver import GameDriver
+    from tianshen.specs import load_spec
 
     game_id = GameDriver.register(store, g.name, g.ruleset, setup)  # an id or a file (issue 13 item 11)
     return game_id, load_spec(g.ruleset).id

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from web_game import TOKEN, play_until
 
-from tianshen.core.spec import load_spec
 from tianshen.rules.hex_survival import hexmap
+from tianshen.specs import load_spec
 from tianshen.web.app import WebSettings, create_app
 
 with warnings.catch_warnings():

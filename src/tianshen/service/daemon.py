@@ -33,12 +33,12 @@ from tianshen.config import Config, GameConfig
 from tianshen.core.clock import show
 from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.core.spec import load_spec
 from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, PlayerSide
 from tianshen.forum.factory import make_forum
 from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner
 from tianshen.service.sender import OutboxSender
+from tianshen.specs import load_spec
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store
 
 log = logging.getLogger(__name__)

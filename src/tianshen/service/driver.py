@@ -90,7 +90,7 @@ class GameDriver:
         setup without a salt gets a secret random one (core.rng: the seed commitment).
         `variant` is an id or a .toml file; the record keeps the id."""
         from tianshen.core.rng import new_salt
-        from tianshen.core.spec import game_file
+        from tianshen.specs import game_file
 
         if setup.salt is None:
             setup = setup.model_copy(update={"salt": new_salt()})
