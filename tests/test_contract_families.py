@@ -266,3 +266,22 @@ def test_the_public_observation_shows_what_the_dead_were_announced_as() -> None:
     for p, row in zip(state.players, public["players"], strict=True):
         assert row["alive"] == p.alive
         assert row.get("identity", "") == ("" if p.alive else ruleset.public_identity(state, p))
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten", "n_lives"])
+def test_the_public_count_is_the_answer_to_a_count_pm(variant: str) -> None:
+    """The web pages and the observation read the count from the ruleset (no faked 「票数」 PM),
+    and it says what a player who asks is told."""
+    ruleset = load_ruleset(variant)
+    game = Game(ruleset, 2, load_spec(variant).players)
+    while game.state.phase.kind != "day" or ruleset.vote_count(game.state) is None:
+        _step(game)
+    for _ in range(3):  # a few votes in
+        game.now += timedelta(hours=1)
+        game.sims.act(game.state, game.now, game.thread)
+        for event in game._read():
+            game.fold(event)
+    asker = next(p for p in game.state.players if p.alive)
+    reply = ruleset.apply(game.state, PmIn(id="ask", sender=asker.name, at=game.now, text="票数")).pms[-1].body
+    count = observation(ruleset, game.state, None)["count"]
+    assert count["text"] and count["text"] in reply

@@ -22,7 +22,7 @@ IO_MODULES = {"os", "io", "pathlib", "tomllib", "shutil", "subprocess", "socket"
               "httpx", "urllib", "requests", "logging", "time", "threading"}
 
 # the shell modules that still read a family's internals (issue 24, not done yet): the web
-# pages' hex map and counts, and the simulated players' role tables
+# pages' hex map, and the simulated players' role tables
 KNOWN = {
     ("tianshen.sim.classic", "tianshen.rules.common.roles"),
     ("tianshen.sim.game_ten", "tianshen.rules.common.roles"),
@@ -31,10 +31,7 @@ KNOWN = {
     ("tianshen.sim.n_lives", "tianshen.rules.n_lives.abilities"),
     ("tianshen.sim.n_lives", "tianshen.rules.n_lives.cards"),
     ("tianshen.sim.n_lives", "tianshen.rules.n_lives.victory"),
-    ("tianshen.web.views", "tianshen.rules.butterfly_elder"),
-    ("tianshen.web.views", "tianshen.rules.butterfly_elder.vote"),
     ("tianshen.web.views", "tianshen.rules.hex_survival"),
-    ("tianshen.web.views", "tianshen.rules.hex_survival.ballot"),
     ("tianshen.web.views", "tianshen.rules.hex_survival.hexmap"),
 }
 

@@ -1,7 +1,8 @@
 """What one viewer may know of a game (issue 24): the public, one seat, or the GM.
 
 The public view holds what was announced: the phase, who is alive, the side each dead player
-was announced as (the ruleset's `public_identity`), the winner.  A seat's view adds its own
+was announced as (the ruleset's `public_identity`), the winner, and the running vote's count
+(`Ruleset.vote_count`, what every player may ask by 「票数」).  A seat's view adds its own
 role and what its ruleset tells it (`seat_view`), never another seat's secret.  The GM's view
 adds every player's `player_view` (secrets included).
 """
@@ -54,4 +55,12 @@ def _public(ruleset: Ruleset, state: GameState) -> dict[str, Any]:
         "deadline": {"at": due.at.isoformat(), "kind": due.kind} if due else None,
         "winner": state.winner,
         "players": players,
+        "count": _count(ruleset, state),
     }
+
+
+def _count(ruleset: Ruleset, state: GameState) -> dict[str, Any] | None:
+    count = ruleset.vote_count(state) if state.phase.kind == "day" else None
+    if count is None:
+        return None
+    return {"text": count.text, "rows": [list(row) for row in count.rows], "note": count.note}

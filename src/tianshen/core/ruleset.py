@@ -88,6 +88,16 @@ class GameSetup(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
+class VoteCount:
+    """The count of the running vote as every player may know it (core.observation): the
+    ruleset's own text (its 「票数」 reply), or rows (name, votes, voters); `note` says what it is."""
+
+    text: str = ""
+    rows: tuple[tuple[str, int, str], ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Deadline:
     """A scheduled moment and what it closes or opens (a plain value, built several times
     per input)."""
@@ -253,6 +263,10 @@ class Ruleset(ABC):
     @abstractmethod
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """The GM's per-player view for replay JSON and `admin status` (secrets included)."""
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """The running vote's public count (None: no vote running); read, `state` is not changed."""
+        return None
 
     def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
         """What seat `name` alone knows beyond its role (core.observation); nothing by default."""

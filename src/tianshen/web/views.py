@@ -2,7 +2,7 @@
 
 The public view is built only from what the players were told: the 马甲, alive or dead,
 the side `Ruleset.public_identity` gives for the dead, posts on the board, and the count
-the ruleset itself answers to a 「票数」 PM.  Everything else is in the GM view.
+the ruleset itself gives every player (`Ruleset.vote_count`, its 「票数」 answer).  Everything else is in the GM view.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tianshen.core.model import GameState, InputEnvelope, Phase, PmIn
+from tianshen.core.model import GameState, InputEnvelope, Phase
 from tianshen.core.ruleset import REMINDER, Deadline, GameSetup, Ruleset
-from tianshen.rules.butterfly_elder import vote
-from tianshen.rules.hex_survival import ballot as hex_ballot
 from tianshen.rules.hex_survival import hexmap
 from tianshen.web import hexlayout
 
@@ -116,59 +114,11 @@ class Count:
 
 
 def current_count(ruleset: Ruleset, state: GameState, at: datetime) -> Count | None:
-    """None when no vote is running."""
-    if state.phase.kind != "day":
+    """None when no vote is running: the ruleset's own public count (Ruleset.vote_count, the
+    one core.observation shows), no 「票数」 PM faked through `apply` (issue 24)."""
+    if state.phase.kind != "day" or (count := ruleset.vote_count(state)) is None:
         return None
-    if ruleset.spec.ruleset == "hex_survival":
-        return _hex_count(state)
-    if ruleset.spec.ruleset == "butterfly_elder":
-        return _butterfly_count(state)
-    return _asked_count(ruleset, state, at)
-
-
-def _asked_count(ruleset: Ruleset, state: GameState, at: datetime) -> Count | None:
-    """What the ruleset PMs a living player who asks 「票数」 — the count every player may
-    have, by the rules' own counting.  The state is a copy; nothing is kept."""
-    asker = next((p for p in state.players if p.alive), None)
-    if asker is None:
-        return None
-    outcome = ruleset.apply(state, PmIn(id="web-count", sender=asker.name, at=at, text="票数"))
-    if outcome.refusals or not outcome.pms:
-        return None
-    return Count(text=_unwrap_receipt(outcome.pms[-1].body), note="天神对「票数」短消息的回复")
-
-
-def _unwrap_receipt(body: str) -> str:
-    """The count without the receipt's frame (「已收到：」 and the ✔ of each line)."""
-    lines = body.strip().split("\n")
-    if lines and lines[0].strip() == "已收到：":
-        lines = lines[1:]
-    return "\n".join(line[2:] if line.startswith("✔ ") else line for line in lines).strip()
-
-
-def _hex_count(state: GameState) -> Count | None:
-    """003 §9: the votes posted so far, counted by the ruleset's `ballot.punished`; a missing
-    vote counts for the voter himself only at the close, so it is not shown here."""
-    d = state.data.get("day") or {}
-    if state.phase.step != "vote":
-        return None
-    votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
-             if state.player(v).alive and state.player(b["target"]).alive}
-    counts, _ = hex_ballot.punished(votes)
-    rows = [(name, n, "、".join(v for v, t in votes.items() if t == name))
-            for name, n in sorted(counts.items(), key=lambda x: (-x[1], state.player(x[0]).seat))]
-    return Count(rows=rows, note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
-
-
-def _butterfly_count(state: GameState) -> Count | None:
-    """四: the latest post of each living voter (butterfly_elder.vote.count, without 归零,
-    which stays secret until the count)."""
-    if not state.data.get("ballots"):
-        return Count(note="还没有人投票")
-    c = vote.count(state.copy(), None)
-    rows = [(name, n, "、".join(c.voters[name])) for name, n in c.counts.items()]
-    note = "每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else "")
-    return Count(rows=rows, note=note)
+    return Count(text=count.text, rows=list(count.rows), note=count.note)
 
 
 # ---- votes on the board ---------------------------------------------------------------------

@@ -28,7 +28,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, gm_hours, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
 from tianshen.core.vote_post import not_a_vote, quote_note, refusal
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.powers import Refused
@@ -543,6 +543,17 @@ class ButterflyElder(Ruleset):
         return out.outcome(state)
 
     # ---- views -----------------------------------------------------------------------------
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """四: the latest post of each living voter (vote.count on a copy, without 归零, which
+        stays secret until the count)."""
+        if state.phase.kind != "day":
+            return None
+        if not state.data.get("ballots"):
+            return VoteCount(note="还没有人投票")
+        c = vote.count(state.copy(), None)
+        rows = tuple((name, n, "、".join(c.voters[name])) for name, n in c.counts.items())
+        return VoteCount(rows=rows, note="每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else ""))
 
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         p = state.player(name)

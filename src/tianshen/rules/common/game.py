@@ -31,7 +31,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, gm_hours, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
@@ -615,6 +615,13 @@ class ForumGame(Ruleset):
 
     # 001 §7.2.2: the holders who must all be dead for a tie in numbers to go to the killers
     TIE_HOLDERS: tuple[str, ...] = ("curser", "blesser", "summoner")
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """What a 「票数」 PM is answered (common.day.current_count), without the PM."""
+        try:
+            return VoteCount(text=days.current_count(self.spec, state), note="天神对「票数」短消息的回复")
+        except Refused:
+            return None
 
     def can_draw(self) -> bool:
         """001 B36: both sides' conditions at once end in a draw only with `simultaneous_win = "draw"`."""

@@ -33,7 +33,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, gm_hours, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, hexmap
@@ -730,6 +730,19 @@ class HexSurvival(Ruleset):
         return out.outcome(state)
 
     # ---- views ----------------------------------------------------------------------
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """§9: the votes posted so far, counted by `ballot.punished`; a missing vote counts for
+        the voter himself only at the close, so it is not shown here."""
+        d = state.data.get("day") or {}
+        if state.phase.kind != "day" or state.phase.step != "vote":
+            return None
+        votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
+                 if state.player(v).alive and state.player(b["target"]).alive}
+        counts, _ = ballot.punished(votes)
+        rows = tuple((name, n, "、".join(v for v, t in votes.items() if t == name))
+                     for name, n in sorted(counts.items(), key=lambda x: (-x[1], state.player(x[0]).seat)))
+        return VoteCount(rows=rows, note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
 
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """Replay JSON and `admin status`: camp, HP, cell, statuses with what is left of

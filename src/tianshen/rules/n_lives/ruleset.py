@@ -28,7 +28,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, gm_hours, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
@@ -746,6 +746,13 @@ class NLives(Ruleset):
         if not state.player(name).alive:
             raise Refused(f"{name}已经出局。")
         return name
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """What a 「票数」 PM is answered (_count), without the PM."""
+        try:
+            return VoteCount(text=self._count(state), note="天神对「票数」短消息的回复")
+        except Refused:
+            return None
 
     def _count(self, state: GameState) -> str:
         if state.phase.kind != "day":
