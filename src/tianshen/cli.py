@@ -281,7 +281,9 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
         return
     state = GameState.model_validate_json(record.state_json)
     if public:
-        _public_status(record.name, state, game_ruleset(record.ruleset, record.config))
+        from tianshen.core.observation import observation
+
+        _public_status(record.name, observation(game_ruleset(record.ruleset, record.config), state, None), state.zone)
         return
     ruleset = game_ruleset(record.ruleset, record.config)
     deadline = ruleset.next_deadline(state)
@@ -451,16 +453,20 @@ def _undelivered(store, record) -> None:  # Store, GameRecord
                   markup=False, highlight=False)
 
 
-def _public_status(name: str, state: GameState, ruleset) -> None:
-    """The players' view: who is alive, who died when and as what side (never a role)."""
-    deadline = ruleset.next_deadline(state)
-    console.print(f"[bold]{name}[/bold] — {state.phase.label}"
-                  + (f", until {_show(deadline.at, state.zone)}" if deadline and deadline.kind != "reminder" else ""))
+def _public_status(name: str, seen: dict, zone: str) -> None:
+    """The players' view (core.observation, public): who is alive, who died when and as what
+    side (never a role), the running count."""
+    due = seen["deadline"]
+    console.print(f"[bold]{name}[/bold] — {seen['phase']['label']}"
+                  + (f", until {_show(datetime.fromisoformat(due['at']), zone)}" if due else ""))
     table = Table("seat", "马甲", "alive")
-    for p in state.players:
-        side = ruleset.public_identity(state, p)
-        table.add_row(str(p.seat), p.name, "yes" if p.alive else f"no ({p.died_in}{', ' + side if side else ''})")
+    for p in seen["players"]:
+        side = p.get("identity")
+        table.add_row(str(p["seat"]), p["name"], "yes" if p["alive"] else f"no ({p['died_in']}{', ' + side if side else ''})")
     console.print(table)
+    if count := seen["count"]:
+        rows = [f"{n}：{votes}票（{voters}）" for n, votes, voters in count["rows"]]
+        console.print("\n".join([count["text"], *rows, count["note"]]).strip(), markup=False, highlight=False)
 
 
 def _open_game(db: str, game: str | None):  # -> tuple[Store, GameRecord]
