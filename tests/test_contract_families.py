@@ -285,3 +285,13 @@ def test_the_public_count_is_the_answer_to_a_count_pm(variant: str) -> None:
     reply = ruleset.apply(game.state, PmIn(id="ask", sender=asker.name, at=game.now, text="票数")).pms[-1].body
     count = observation(ruleset, game.state, None)["count"]
     assert count["text"] and count["text"] in reply
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_modkill_removes_once_and_refuses_the_dead_alike(variant: str, players: int) -> None:
+    ruleset, state = _night_one(variant, players)
+    name = state.players[0].name
+    state, refused = _gm(ruleset, state, "modkill", player=name)
+    assert refused is None and not state.player(name).alive and state.player(name).death_cause == "modkill"
+    _, refused = _gm(ruleset, state, "modkill", player=name)
+    assert refused == f"{name} is already out"

@@ -220,6 +220,30 @@ class Ruleset(ABC):
         checkin.shift(state, hours)
         return self._announce(state, "gm_extended", hours=_num(hours), reason=gm.reason)
 
+    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
+        """请假 (002, 000 §9.2, 003 §10.2): the phase is extended for a player on leave."""
+        p = self._player_arg(state, gm)
+        hours = gm_hours(gm)
+        self.on_leave(state, p)
+        self.shift_schedule(state, hours)
+        return self._announce(state, "gm_leave", name=p.name, hours=_num(hours), reason=gm.reason)
+
+    def on_leave(self, state: GameState, p: Player) -> None:
+        """What a family records of a player's leave besides the extension (hex: the day's vote)."""
+        return None
+
+    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+        """判出局 (000 §9.1, 001 §6.1, 003 §10.1, 004 补充 二 2): the player leaves the game at
+        once; how his death is announced and what follows is the family's (`modkill`)."""
+        p = self._player_arg(state, gm)
+        if not p.alive:
+            raise GmRefused(f"{p.name} is already out")
+        return self.modkill(state, p, gm)
+
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
+        """The family's removal of a living player by the GM."""
+        raise GmRefused("this ruleset has no modkill")
+
     def gm_pause(self, state: GameState, gm: GmIn) -> Outcome:
         """Stop the clock (e.g. a forum outage); PMs are still taken."""
         if state.data.get("paused_at"):

@@ -496,11 +496,8 @@ class ButterflyElder(Ruleset):
         out.log.append(f"vote by {p.name} entered by the GM: {line}")
         return out.outcome(state)
 
-    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (补充 二 2 按出局处理, or any ruling): a death, identity shown."""
-        p = self._player_arg(state, gm)
-        if not p.alive:
-            raise GmRefused(f"{p.name} is already out")
         self._die(state, p, "modkill", gm.at)
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, identity=self.identity(p), reason=gm.reason)]

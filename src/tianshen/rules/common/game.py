@@ -31,7 +31,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
@@ -585,24 +585,14 @@ class ForumGame(Ruleset):
                        self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state, state.phase.ends_at)))
         return out.outcome(state)
 
-    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""
-        p = self._player_arg(state, gm)
-        if not p.alive:
-            raise GmRefused(f"{p.name} is already dead")
         p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, identity=days.identity(self.spec, p), reason=gm.reason)]
         if not self._check_victory(state, gm.at, out, prefix=lines):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)
-
-    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """002 请假: the GM extends the phase for a player on leave."""
-        p = self._player_arg(state, gm)
-        hours = gm_hours(gm)
-        self.shift_schedule(state, hours)
-        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now, with the winner the GM names (or none)."""

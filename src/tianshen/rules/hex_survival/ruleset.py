@@ -33,7 +33,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, hexmap
@@ -701,11 +701,8 @@ class HexSurvival(Ruleset):
         out.log.append(line)
         return out.outcome(state)
 
-    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """§10.1: 判出局 — out at once, camp announced, win check."""
-        p = self._player_arg(state, gm)
-        if not p.alive:
-            raise GmRefused(f"{p.name} is already dead")
         p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, camp=self._camp(p), reason=gm.reason)]
@@ -714,14 +711,10 @@ class HexSurvival(Ruleset):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)
 
-    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """§10.2 请假: the phase is extended; a missed vote today does not count (§9.8)."""
-        p = self._player_arg(state, gm)
-        hours = gm_hours(gm)
+    def on_leave(self, state: GameState, p: Player) -> None:
+        """§10.2 请假: the phase is extended (core); a missed vote today does not count (§9.8)."""
         if state.phase.kind == "day":
             state.data["day"]["leave"].append(p.name)
-        self.shift_schedule(state, hours)
-        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         winner = self.gm_winner(gm)

@@ -28,7 +28,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
@@ -828,24 +828,14 @@ class NLives(Ruleset):
                               min_chars=int(self.spec.options.get("decl_min_chars", 100))))
         return out.outcome(state)
 
-    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """§9.1: 判出局 — out at once with his cards; his identity stays secret (§5.8)."""
-        p = self._player_arg(state, gm)
-        if not p.alive:
-            raise GmRefused(f"{p.name} is already out")
         self._remove(state, p, "modkill")
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, reason=gm.reason)]
         if not self._victory(state, gm.at, out, lines):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)
-
-    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """§9.2 请假: the GM extends the phase."""
-        p = self._player_arg(state, gm)
-        hours = gm_hours(gm)
-        self.shift_schedule(state, hours)
-        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
