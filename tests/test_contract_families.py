@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tianshen.core.model import GameState, GmIn, InputEnvelope, PmIn
+from tianshen.core.fold import fold, steps
+from tianshen.core.model import GameState, GmIn, PmIn
 from tianshen.core.observation import GM, observation
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.rules import game_ruleset, load_ruleset
@@ -58,17 +59,16 @@ def test_the_event_log_refolds_and_every_pm_is_answered(tmp_path: Path, variant:
     events = store.events(result.game_id)
     store.close()
     ruleset = game_ruleset(record.ruleset, record.config)
-    state = ruleset.setup(GameSetup.model_validate_json(events[0].payload_json)).state
-    unanswered = []
-    for e in events[1:]:
-        event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
-        outcome = ruleset.apply(state, event)
-        if isinstance(event, PmIn) and not any(m.to == event.sender for m in outcome.pms):
-            unanswered.append(event.text)
-        state = outcome.state
+    unanswered = [s.input.text for s in steps(ruleset, events)
+                  if isinstance(s.input, PmIn) and not any(m.to == s.input.sender for m in s.outcome.pms)]
+    state = fold(ruleset, events)
+    assert state is not None
     assert json.loads(state.model_dump_json()) == json.loads(record.state_json)
     assert state.phase.kind == "over" and state.winner == result.winner
     assert unanswered == []
+    middle = events[len(events) // 2].seq
+    before = [s for s in steps(ruleset, events) if s.seq < middle][-1].outcome.state
+    assert fold(ruleset, events, before_seq=middle) == before
 
 
 @pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import NoReturn
 
-from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, InputEnvelope, Outcome, PmIn, PostIn
+from tianshen.core.fold import steps
+from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.rules import game_ruleset, load_ruleset
@@ -220,19 +221,11 @@ class GameDriver:
         inputs = [i for i in self.store.inbound(self.game_id, phase_label) if i.source in ("pm", "post")]
         wanted = {i.event_seq for i in inputs if i.event_seq is not None}
         outcomes: dict[int, Outcome] = {}
-        state: GameState | None = None
-        for e in self.store.events(self.game_id):
+        for step in steps(self.ruleset, self.store.events(self.game_id)):
             if wanted <= set(outcomes):
                 break
-            if e.kind == "setup":
-                state = self.ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
-                continue
-            assert state is not None, "an event before the setup"
-            event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
-            outcome = self.ruleset.apply(state, event)
-            state = outcome.state
-            if e.seq in wanted:
-                outcomes[e.seq] = outcome
+            if step.seq in wanted:
+                outcomes[step.seq] = step.outcome
         return [(i, *_verdict(i, outcomes.get(i.event_seq) if i.event_seq is not None else None)) for i in inputs]
 
     def preview(self) -> tuple[Deadline, Outcome] | None:

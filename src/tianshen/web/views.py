@@ -7,14 +7,14 @@ the ruleset itself gives every player (`Ruleset.vote_count`, its 「票数」 an
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tianshen.core.model import GameState, InputEnvelope, Phase
-from tianshen.core.ruleset import REMINDER, Deadline, GameSetup, Ruleset
+from tianshen.core.fold import fold
+from tianshen.core.model import GameState, Phase
+from tianshen.core.ruleset import REMINDER, Deadline, Ruleset
 from tianshen.rules.hex_survival import hexmap
 from tianshen.web import hexlayout
 
@@ -65,16 +65,7 @@ def first_unsent_event(game_name: str, outbox: list[Any]) -> int | None:
 def replay_state(ruleset: Ruleset, events: list[Any], before_seq: int | None = None) -> GameState | None:
     """The state after folding the stored events in order (those before `before_seq` only):
     the same folds the driver made, so with every event it is the stored state."""
-    state: GameState | None = None
-    for e in events:
-        if before_seq is not None and e.seq >= before_seq:
-            break
-        if e.kind == "setup":
-            state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
-        elif state is not None:
-            event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
-            state = ruleset.apply(state, event).state
-    return state
+    return fold(ruleset, events, before_seq)
 
 
 # ---- players --------------------------------------------------------------------------
