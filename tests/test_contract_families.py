@@ -295,3 +295,16 @@ def test_modkill_removes_once_and_refuses_the_dead_alike(variant: str, players: 
     assert refused is None and not state.player(name).alive and state.player(name).death_cause == "modkill"
     _, refused = _gm(ruleset, state, "modkill", player=name)
     assert refused == f"{name} is already out"
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_every_death_is_a_typed_event_of_the_input_that_caused_it(variant: str, players: int) -> None:
+    game = Game(load_ruleset(variant), 3, players)
+    final = game.play()
+    deaths = [d for o in game.outcomes for d in o.deaths]
+    assert len({d.name for d in deaths}) == len(deaths) or variant == "game_ten"  # game_ten revives
+    for p in final.players:
+        if not p.alive:
+            last = [d for d in deaths if d.name == p.name][-1]
+            assert (last.cause, last.phase) == (p.death_cause, p.died_in)
+    assert deaths, "a game without a death"

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tianshen.core import activity, checkin, clock, rng, substitution
 from tianshen.core.clock import DEFAULT_ZONE
+from tianshen.core.deaths import deaths_since
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -309,6 +310,13 @@ class Ruleset(ABC):
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
         first = Messages()  # what the shared mechanics say before the ruleset speaks
+        alive_before = [p.alive for p in state.players]
+        outcome = self._fold(state, event, first)
+        outcome.deaths = deaths_since(alive_before, outcome.state)
+        return outcome
+
+    def _fold(self, state: GameState, event: Input, first: Messages) -> Outcome:
+        """The shared mechanics, then the family's handler of the input's kind."""
         if isinstance(event, PmIn | PostIn) and state.phase.kind != "over":
             sender = event.sender if isinstance(event, PmIn) else event.author
             # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,

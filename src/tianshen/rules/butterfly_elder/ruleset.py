@@ -15,6 +15,7 @@ from typing import Any
 
 from tianshen.core import rng
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
@@ -225,7 +226,7 @@ class ButterflyElder(Ruleset):
     def _die(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
         """A death announced at `at`: one will within 24 h (五, E26) unless muted this round
         (一 技能一 "连遗言也不能说", E21) or removed for lurking."""
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        die(state, p, cause)
         hours = self.spec.timing.hours("will_hours", 24)
         allowed = cause not in ("lurking", "wasted", "modkill") and not self.is_muted(state, p.name)
         state.data["wills"][p.name] = {"until": (at + timedelta(hours=hours)).isoformat(), "allowed": allowed,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.deaths import die
 from tianshen.core.model import GameState
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import (
@@ -109,7 +110,7 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
 
     for name, cause in dead.items():
         p = state.player(name)
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        die(state, p, cause)
         dawn.deaths.append((name, cause))
     dawn.answers = divination_answers(state, asked, log)
     return dawn

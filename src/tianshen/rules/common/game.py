@@ -17,6 +17,7 @@ from typing import Any
 from tianshen.core import checkin, rng
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
 from tianshen.core.grammar import VERB_NAMES, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -333,7 +334,7 @@ class ForumGame(Ruleset):
         out.log.append(f"day {k}: executed {executed or 'nobody'}")
         if executed:
             p = state.player(executed)
-            p.alive, p.died_in, p.death_cause = False, state.phase.label, "executed"
+            die(state, p, "executed")
             lines.append(spec.text("executed", name=executed, identity=days.identity(spec, p)))
         else:
             lines.append(spec.text("nobody_executed"))
@@ -530,7 +531,7 @@ class ForumGame(Ruleset):
 
     def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
         """DECISIONS §0.5: a wasted seat leaves the game like a death, identity shown (B34)."""
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "wasted"
+        die(state, p, "wasted")
         out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
         lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
         if not self._check_victory(state, at, out, prefix=lines):
@@ -587,7 +588,7 @@ class ForumGame(Ruleset):
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
+        die(state, p, "modkill")
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, identity=days.identity(self.spec, p), reason=gm.reason)]
         if not self._check_victory(state, gm.at, out, prefix=lines):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import declaration_ok, group_target, prayer_threshold
@@ -176,6 +177,6 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     # ---- deaths, in the order of DECISIONS §2.1.8 ----------------------------------------------
     for name, cause in sorted(dead.items(), key=lambda x: (CAUSE_RANK[x[1]], state.player(x[0]).seat)):
         p: Player = state.player(name)
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        die(state, p, cause)
         dawn.deaths.append((name, cause))
     return dawn

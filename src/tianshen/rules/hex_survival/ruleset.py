@@ -18,6 +18,7 @@ from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -229,7 +230,7 @@ class HexSurvival(Ruleset):
         spec = self.spec
         for name in names:
             p = state.player(name)
-            p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+            die(state, p, cause)
             lines.append(spec.text("death", name=name, camp=self._camp(p)))
             out.pm(p.name, spec.text("death_pm_subject"), spec.text("death_pm", camp=self._camp(p)))
         self._silence_check(state, lines, out)
@@ -368,7 +369,7 @@ class HexSurvival(Ruleset):
             return
         for name in out_now:
             p = state.player(name)
-            p.alive, p.died_in, p.death_cause = False, state.phase.label, "no_vote"
+            die(state, p, "no_vote")
             lines.append(spec.text("removed_no_vote", name=name, camp=self._camp(p)))
             out.notes.append(spec.text("note_two_missed_out", name=name))
         self._silence_check(state, lines, out)
@@ -635,7 +636,7 @@ class HexSurvival(Ruleset):
         """DECISIONS §0.5 / D17: the seat leaves the game like a death, camp announced."""
         if not p.alive:
             return
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "wasted"
+        die(state, p, "wasted")
         out.notes.append(self.spec.text("note_wasted", name=p.name))
         lines = [self.spec.text("seat_wasted", name=p.name, camp=self._camp(p))]
         self._silence_check(state, lines, out)
@@ -703,7 +704,7 @@ class HexSurvival(Ruleset):
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """§10.1: 判出局 — out at once, camp announced, win check."""
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
+        die(state, p, "modkill")
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, camp=self._camp(p), reason=gm.reason)]
         self._silence_check(state, lines, out)

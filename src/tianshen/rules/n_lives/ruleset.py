@@ -14,6 +14,7 @@ from typing import Any
 
 from tianshen.core import checkin, rng
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -420,14 +421,14 @@ class NLives(Ruleset):
         dead = []
         for p in state.players:
             if p.alive and not cards.hand(p) and not p.extra.get("escrow"):
-                p.alive, p.died_in, p.death_cause = False, state.phase.label, "cards"
+                die(state, p, "cards")
                 dead.append(p.name)
         return dead
 
     def _remove(self, state: GameState, p: Player, cause: str) -> None:
         """Out of the game with his cards (A33: not counted for the reorder thresholds)."""
         p.extra["hand"], p.extra["escrow"] = [], None
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        die(state, p, cause)
 
     def _count_losses(self, state: GameState, finals: int) -> None:
         state.data["discarded"] += finals
