@@ -308,3 +308,20 @@ def test_every_death_is_a_typed_event_of_the_input_that_caused_it(variant: str, 
             last = [d for d in deaths if d.name == p.name][-1]
             assert (last.cause, last.phase) == (p.death_cause, p.died_in)
     assert deaths, "a game without a death"
+
+
+def test_the_core_texts_have_one_copy() -> None:
+    """rulesets/_core.toml holds the texts the core speaks; every variant gets them from it
+    (a family file may still set one of its own)."""
+    import tomllib
+
+    from tianshen.specs import rulesets_dirs
+
+    shipped = next(d for d in rulesets_dirs() if (d / "_core.toml").is_file())
+    core = tomllib.loads((shipped / "_core.toml").read_text(encoding="utf-8"))["texts"]
+    for name in ("_forum_common.toml", "_hex_survival_common.toml", "butterfly_elder.toml", "n_lives.toml"):
+        own = tomllib.loads((shipped / name).read_text(encoding="utf-8")).get("texts", {})
+        assert not set(core) & set(own), name
+    for variant in VARIANTS:
+        texts = load_spec(variant).texts
+        assert all(texts[k] == v for k, v in core.items()), variant
