@@ -325,3 +325,19 @@ def test_the_core_texts_have_one_copy() -> None:
     for variant in VARIANTS:
         texts = load_spec(variant).texts
         assert all(texts[k] == v for k, v in core.items()), variant
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_the_rules_events_come_with_their_log_lines(variant: str, players: int) -> None:
+    """Typed events (core.events): each one's line is in the GM log of its outcome, and every
+    kind is one the balance report counts (sim.report.EVENT_COUNTERS)."""
+    from tianshen.sim.report import EVENT_COUNTERS
+
+    ruleset = load_ruleset(variant)
+    game = Game(ruleset, 2, players)
+    game.play()
+    events = [(e, o) for o in game.outcomes for e in o.events]
+    for event, outcome in events:
+        assert event.line in outcome.log
+        assert event.kind in EVENT_COUNTERS[ruleset.spec.ruleset]
+    assert events or ruleset.spec.ruleset in ("classic", "n_lives")  # a quiet game is possible there

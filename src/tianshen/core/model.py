@@ -257,6 +257,14 @@ class Death:
     phase: str  # the phase label it happened in ("night 2")
 
 
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A typed event of resolution (core.events.note): its kind, and the GM log line with it."""
+
+    kind: str
+    line: str
+
+
 class Outcome(BaseModel):
     """What one input did: the new state and the messages it causes."""
 
@@ -267,3 +275,4 @@ class Outcome(BaseModel):
     log: list[str] = Field(default_factory=list)  # GM-only explanation lines
     notes: list[str] = Field(default_factory=list)  # what the human GM should know (诈尸, removals…)
     deaths: list[Death] = Field(default_factory=list)  # who left the game by this input, in seat order
+    events: list[Event] = Field(default_factory=list)  # what resolution did (core.events), in order

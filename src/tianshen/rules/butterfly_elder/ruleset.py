@@ -16,6 +16,7 @@ from typing import Any
 from tianshen.core import rng
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
+from tianshen.core.events import note
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
@@ -368,7 +369,7 @@ class ButterflyElder(Ruleset):
         in_time = w is not None and post.at <= datetime.fromisoformat(w["until"])
         if w and w["allowed"] and not w["used"] and in_time and not post.thread.startswith("vote:"):
             w["used"] = True
-            out.log.append(f"will of {p.name} in {post.thread}")
+            note(out.log, f"will of {p.name} in {post.thread}", "will_posted")
             if post.edited:
                 out.notes.append(self.spec.text("note_will_edited", name=p.name, text=_short(post.text)))
             return

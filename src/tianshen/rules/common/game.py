@@ -18,6 +18,7 @@ from tianshen.core import checkin, rng
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
+from tianshen.core.events import note
 from tianshen.core.grammar import VERB_NAMES, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -331,7 +332,7 @@ class ForumGame(Ruleset):
                     lines: list[str], out: Messages) -> None:
         """Execution (or nobody), removals, the win check; then night k+1 starts."""
         spec, k = self.spec, state.phase.number
-        out.log.append(f"day {k}: executed {executed or 'nobody'}")
+        note(out.log, f"day {k}: executed {executed or 'nobody'}", *([] if executed else ["no_execution"]))
         if executed:
             p = state.player(executed)
             die(state, p, "executed")
