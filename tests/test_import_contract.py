@@ -21,8 +21,8 @@ SHARED_001 = {"classic", "game_ten"}  # the families built on rules.common
 IO_MODULES = {"os", "io", "pathlib", "tomllib", "shutil", "subprocess", "socket", "sqlite3", "sqlalchemy",
               "httpx", "urllib", "requests", "logging", "time", "threading"}
 
-# the shell modules that still read a family's internals (issue 24, not done yet): the web
-# pages' hex map, and the simulated players' role tables
+# the shell modules that still read a family's internals (issue 24, not done yet): the
+# simulated players' role tables
 KNOWN = {
     ("tianshen.sim.classic", "tianshen.rules.common.roles"),
     ("tianshen.sim.game_ten", "tianshen.rules.common.roles"),
@@ -31,8 +31,6 @@ KNOWN = {
     ("tianshen.sim.n_lives", "tianshen.rules.n_lives.abilities"),
     ("tianshen.sim.n_lives", "tianshen.rules.n_lives.cards"),
     ("tianshen.sim.n_lives", "tianshen.rules.n_lives.victory"),
-    ("tianshen.web.views", "tianshen.rules.hex_survival"),
-    ("tianshen.web.views", "tianshen.rules.hex_survival.hexmap"),
 }
 
 
@@ -120,4 +118,4 @@ def test_the_contract_sees_the_imports_it_checks() -> None:
     """The walk finds imports in functions and relative ones (the test could not fail otherwise)."""
     assert ("tianshen.service.daemon", "tianshen.service.accounts") in {(m, n) for m, n, _ in IMPORTS}
     assert ("tianshen.rules.classic.ruleset", "tianshen.rules.common.game") in {(m, n) for m, n, _ in IMPORTS}
-    assert any(_family(n) == "hex_survival" for m, n, _ in IMPORTS if m == "tianshen.web.views")
+    assert any(_family(n) == "n_lives" for m, n, _ in IMPORTS if m == "tianshen.sim.n_lives")

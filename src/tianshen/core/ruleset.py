@@ -99,6 +99,17 @@ class VoteCount:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardMap:
+    """A family's board of cells (hex_survival's map) as plain data for the pages: the cells
+    in table order, their neighbours, and for the GM who stands where and the dig depths."""
+
+    cells: tuple[str, ...]
+    neighbours: dict[str, tuple[str, ...]]
+    people: dict[str, tuple[str, ...]]  # cell -> "name hp" of the living there (GM view only)
+    depths: dict[str, int]  # cell -> layers dug (GM view only)
+
+
+@dataclass(frozen=True, slots=True)
 class Deadline:
     """A scheduled moment and what it closes or opens (a plain value, built several times
     per input)."""
@@ -291,6 +302,10 @@ class Ruleset(ABC):
 
     def vote_count(self, state: GameState) -> VoteCount | None:
         """The running vote's public count (None: no vote running); read, `state` is not changed."""
+        return None
+
+    def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
+        """The family's map for the web pages (None: it has none); `secret` adds the GM's part."""
         return None
 
     def seat_view(self, state: GameState, name: str) -> dict[str, Any]:

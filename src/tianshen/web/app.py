@@ -165,7 +165,7 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     ruleset = game_ruleset(record.ruleset, record.config)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
-                           "is_hex": ruleset.spec.ruleset == "hex_survival",
+                           "is_hex": ruleset.board_map(None, False) is not None,
                            "zone": state.zone if state is not None
                            else (record.config.get("setup") or {}).get("zone") or DEFAULT_ZONE}
     if state is None:  # signed up, or dealt but the player list is not on the board yet

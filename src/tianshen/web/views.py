@@ -14,8 +14,7 @@ from typing import Any
 
 from tianshen.core.fold import fold
 from tianshen.core.model import GameState, Phase
-from tianshen.core.ruleset import REMINDER, Deadline, Ruleset
-from tianshen.rules.hex_survival import hexmap
+from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, Ruleset
 from tianshen.web import hexlayout
 
 PHASE_WORDS = {"night": "夜", "day": "天"}
@@ -217,11 +216,14 @@ class HexMapView:
 HEX_R = 38.0
 
 
-def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapView:
-    """The 4×4 torus as rows a–d of pointy hexes laid out from the map's own table, with the
-    wrap-around copies around them (web.hexlayout); with `secret`, who stands where with his
-    HP, and the dig depths (003 §5.1: never public)."""
-    the_map = hexmap.load(ruleset.spec.options)
+def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapView | None:
+    """The family's map (Ruleset.board_map; None when it has none): hex_survival's 4×4 torus
+    as rows a–d of pointy hexes laid out from the map's own table, with the wrap-around copies
+    around them (web.hexlayout); with `secret`, who stands where with his HP, and the dig
+    depths (003 §5.1: never public)."""
+    the_map = ruleset.board_map(state, secret)
+    if the_map is None:
+        return None
     shape = hexlayout.layout(the_map.cells, the_map.neighbours)
     w = HEX_R * 3 ** 0.5
     spots = [(w * (p.at[0] + p.at[1] / 2) * shape.spacing, HEX_R * 1.5 * p.at[1] * shape.spacing)
@@ -234,22 +236,20 @@ def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapVi
         pts = " ".join(f"{x + HEX_R * _cos(a):.1f},{y + HEX_R * _sin(a):.1f}" for a in range(30, 390, 60))
         cells.append(HexCell(name=p.cell.upper(), x=round(x, 1), y=round(y, 1), points=pts, ghost=p.ghost,
                              neighbours=[n.upper() for n in the_map.neighbours[p.cell]]))
-    if secret and state is not None:
-        _place_people(cells, state)
+    _place_people(cells, the_map)
     width = max(c.x for c in cells) + w / 2 + 4
     height = max(c.y for c in cells) + HEX_R + 4
     return HexMapView(cells, math.ceil(width), math.ceil(height), shape.spacing != 1.0)
 
 
-def _place_people(cells: list[HexCell], state: GameState) -> None:
+def _place_people(cells: list[HexCell], board: BoardMap) -> None:
     by_name = {c.name.lower(): c for c in cells if not c.ghost}
-    for p in state.players:
-        cell = by_name.get(str(p.extra.get("cell") or "").lower())
-        if cell is not None and p.alive:
-            cell.people.append(f"{p.name} {p.extra.get('hp', '?')}")
-    for name, depth in (state.data.get("depth") or {}).items():
-        if name.lower() in by_name:
-            by_name[name.lower()].depth = depth
+    for name, people in board.people.items():
+        if name in by_name:
+            by_name[name].people.extend(people)
+    for name, depth in board.depths.items():
+        if name in by_name:
+            by_name[name].depth = depth
 
 
 def _cos(deg: int) -> float:

@@ -34,7 +34,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
+from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, hexmap
@@ -737,6 +737,19 @@ class HexSurvival(Ruleset):
         rows = tuple((name, n, "、".join(v for v, t in votes.items() if t == name))
                      for name, n in sorted(counts.items(), key=lambda x: (-x[1], state.player(x[0]).seat)))
         return VoteCount(rows=rows, note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
+
+    def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
+        """003 §5: the 4×4 torus of the variant's table; with `secret`, who stands where with
+        his HP, and the dig depths (§5.1: never public)."""
+        people: dict[str, tuple[str, ...]] = {}
+        depths: dict[str, int] = {}
+        if secret and state is not None:
+            for p in state.players:
+                cell = str(p.extra.get("cell") or "").lower()
+                if cell and p.alive:
+                    people[cell] = (*people.get(cell, ()), f"{p.name} {p.extra.get('hp', '?')}")
+            depths = {name.lower(): depth for name, depth in (state.data.get("depth") or {}).items()}
+        return BoardMap(self.map.cells, dict(self.map.neighbours), people, depths)
 
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """Replay JSON and `admin status`: camp, HP, cell, statuses with what is left of
