@@ -341,3 +341,17 @@ def test_the_rules_events_come_with_their_log_lines(variant: str, players: int) 
         assert event.line in outcome.log
         assert event.kind in EVENT_COUNTERS[ruleset.spec.ruleset]
     assert events or ruleset.spec.ruleset in ("classic", "n_lives")  # a quiet game is possible there
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_every_override_is_an_admin_command_and_none_raises(variant: str, players: int) -> None:
+    """A helper on the Ruleset must not pass for a GM command (gm_<name> is the command
+    table), and each command, given nothing, is carried out or refused, never raises."""
+    from tianshen.cli import admin
+
+    admin_commands = {c.name or (c.callback.__name__.replace("_", "-") if c.callback else "")
+                      for c in admin.registered_commands}
+    ruleset, state = _night_one(variant, players)
+    for command in ruleset.gm_commands():
+        assert command in admin_commands, command
+        _gm(ruleset, state, command)  # no exception

@@ -283,7 +283,7 @@ class Ruleset(ABC):
         """Whether this ruleset's own victory can end in a draw (then the GM may name one)."""
         return False
 
-    def gm_winner(self, gm: GmIn) -> str | None:
+    def _winner_arg(self, gm: GmIn) -> str | None:
         """The winner `end-game` names (none: the game just stops); one rule for every family:
         a faction, or "draw" where `can_draw`."""
         winner = str(gm.args.get("winner") or "") or None

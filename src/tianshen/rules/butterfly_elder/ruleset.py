@@ -536,7 +536,7 @@ class ButterflyElder(Ruleset):
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now, with the winner the GM names (killers, good, independents, draw) or none."""
-        winner = self.gm_winner(gm)
+        winner = self._winner_arg(gm)
         out = Messages()
         self._game_over(state, gm.at, out, winner, [])
         return out.outcome(state)

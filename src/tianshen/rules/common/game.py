@@ -598,7 +598,7 @@ class ForumGame(Ruleset):
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now, with the winner the GM names (or none)."""
-        winner = self.gm_winner(gm)
+        winner = self._winner_arg(gm)
         out = Messages()
         self._game_over(state, gm.at, out, winner)
         return out.outcome(state)

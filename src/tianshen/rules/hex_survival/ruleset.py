@@ -718,7 +718,7 @@ class HexSurvival(Ruleset):
             state.data["day"]["leave"].append(p.name)
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
-        winner = self.gm_winner(gm)
+        winner = self._winner_arg(gm)
         out = Messages()
         self._game_over(state, gm.at, out, winner, [])
         return out.outcome(state)

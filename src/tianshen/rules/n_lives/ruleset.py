@@ -840,7 +840,7 @@ class NLives(Ruleset):
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
-        winner = self.gm_winner(gm)
+        winner = self._winner_arg(gm)
         out = Messages()
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=gm.at)
