@@ -355,3 +355,23 @@ def test_every_override_is_an_admin_command_and_none_raises(variant: str, player
     for command in ruleset.gm_commands():
         assert command in admin_commands, command
         _gm(ruleset, state, command)  # no exception
+
+
+def test_a_seat_sees_what_its_role_pm_told_it() -> None:
+    """observation(seat): a killer's partner (002 杀手, told in the role PM), none for a
+    commoner; an n_lives player's own cards."""
+    ruleset = load_ruleset("classic_10")
+    setup = GameSetup(seats=default_seats(10), seed=3, start=START)
+    outcome = ruleset.setup(setup)
+    state = outcome.state
+    killers = [p.name for p in state.players if p.faction == "killers"]
+    for name in killers:
+        partners = observation(ruleset, state, name)["me"]["partners"]
+        assert partners == [k for k in killers if k != name]
+        role_pm = next(m.body for m in outcome.pms if state.by_forum_name(m.to) is state.player(name))
+        assert all(q in role_pm for q in partners)
+    commoner = next(p.name for p in state.players if p.role == "commoner")
+    assert observation(ruleset, state, commoner)["me"]["partners"] == []
+    n_lives, nl_state = _night_one("n_lives", 6)
+    me = observation(n_lives, nl_state, nl_state.players[0].name)["me"]
+    assert me["cards"] and me["cards"] == n_lives.player_view(nl_state, nl_state.players[0].name)["cards"]

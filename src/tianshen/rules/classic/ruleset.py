@@ -125,6 +125,14 @@ class Classic(ForumGame):
                 net[target] = net.get(target, 0) + delta
         return {t: v for t, v in net.items() if v}
 
+    def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """002 8人玩法 (C16): a killer was told by his role PM on which nights he kills."""
+        view = super().seat_view(state, name)
+        p = state.player(name)
+        if state.data["options"]["killer_mode"] == "alternate" and is_killer(p):
+            view["kills_on"] = "odd nights" if state.data["duty_order"][0] == p.name else "even nights"
+        return view
+
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         view = super().player_view(state, name)
         p = state.player(name)

@@ -638,6 +638,11 @@ class ForumGame(Ruleset):
             return KILLERS  # 001 §7.2.3 (converted commoners are no longer commoners)
         return None
 
+    def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """What the role PM told the seat besides its role: its partners (002 杀手, the 13-player
+        pairs), as they are now (001 §2.10: a converted killer is told his)."""
+        return {"partners": [q.name for q in partners(state, state.player(name))]}
+
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         p = state.player(name)
         view: dict[str, Any] = {

@@ -850,6 +850,11 @@ class NLives(Ruleset):
 
     # ---- views --------------------------------------------------------------------------
 
+    def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """§4, §5.3: a player is told his own cards in order and his action points (hand_pm)."""
+        p = state.player(name)
+        return {"cards": [cards.name_of(self.spec, state, c) for c in cards.hand(p)], "ap": p.extra.get("ap", 0)}
+
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """The GM's view (replay `state`, `admin status`): faction, cards in order, escrow, AP."""
         p = state.player(name)
