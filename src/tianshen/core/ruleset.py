@@ -256,6 +256,18 @@ class Ruleset(ABC):
         """The family's removal of a living player by the GM."""
         raise GmRefused("this ruleset has no modkill")
 
+    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+        """End the game now (000 §11.3 不分胜负), with the winner the GM names or none; the
+        family's end post (`end_by_gm`)."""
+        winner = self._winner_arg(gm)
+        out = Messages()
+        self.end_by_gm(state, gm.at, winner, out)
+        return out.outcome(state)
+
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
+        """The family's game over when the GM ends the game (its post, every role, the seed)."""
+        raise GmRefused("this ruleset cannot be ended by the GM")
+
     def gm_pause(self, state: GameState, gm: GmIn) -> Outcome:
         """Stop the clock (e.g. a forum outage); PMs are still taken."""
         if state.data.get("paused_at"):

@@ -534,12 +534,8 @@ class ButterflyElder(Ruleset):
         out.post(MAIN, self.spec.text(f"penalty_{p.faction}", name=p.name, round=k))
         return out.outcome(state)
 
-    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
-        """End the game now, with the winner the GM names (killers, good, independents, draw) or none."""
-        winner = self._winner_arg(gm)
-        out = Messages()
-        self._game_over(state, gm.at, out, winner, [])
-        return out.outcome(state)
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
+        self._game_over(state, at, out, winner, [])
 
     # ---- views -----------------------------------------------------------------------------
 

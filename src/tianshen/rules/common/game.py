@@ -596,12 +596,8 @@ class ForumGame(Ruleset):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)
 
-    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
-        """End the game now, with the winner the GM names (or none)."""
-        winner = self._winner_arg(gm)
-        out = Messages()
-        self._game_over(state, gm.at, out, winner)
-        return out.outcome(state)
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
+        self._game_over(state, at, out, winner)
 
     # ---- victory and views ----------------------------------------------------------
 

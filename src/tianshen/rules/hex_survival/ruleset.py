@@ -717,11 +717,8 @@ class HexSurvival(Ruleset):
         if state.phase.kind == "day":
             state.data["day"]["leave"].append(p.name)
 
-    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
-        winner = self._winner_arg(gm)
-        out = Messages()
-        self._game_over(state, gm.at, out, winner, [])
-        return out.outcome(state)
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
+        self._game_over(state, at, out, winner, [])
 
     # ---- views ----------------------------------------------------------------------
 

@@ -838,15 +838,12 @@ class NLives(Ruleset):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)
 
-    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
         """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
-        winner = self._winner_arg(gm)
-        out = Messages()
         state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=gm.at)
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
         roles = "\n".join(self._reveal(state, p) for p in state.players)
         out.post(MAIN, self.spec.text("gm_end_game", roles=roles, **rng.reveal(state)))
-        return out.outcome(state)
 
     # ---- views --------------------------------------------------------------------------
 
