@@ -5,7 +5,10 @@ per second of CPU time, for every ruleset, three ways in the same run:
 - `apply`: `Ruleset.apply` with today's structural copy (what the driver and replay use);
 - `in place`: `Ruleset.apply_in_place`, no copy at all (what `tianshen simulate` uses).
 
-Each way plays the same seeds.  Prints figures; asserts nothing.
+Each way plays the same seeds.  Every variant of `tianshen rulesets` is played (n_lives at
+5, 6 and 7 players).  The last line, from the same run, is bench/reference_classic.py: a
+minimal plain-Python classic_10 loop, the yardstick (issue 24 asks >= 1,000 classic_10 games/s
+in place and >= 200 for the slowest variant).  Prints figures; asserts nothing.
 
     .venv/bin/python bench/core_speed.py [games-per-variant]
 """
@@ -14,15 +17,25 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from tianshen.core.model import DeadlineIn, GameState, PmIn, PostIn
 from tianshen.core.ruleset import Ruleset
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game
+from tianshen.specs import available_variants, load_spec
 
-VARIANTS = (("classic_8", None), ("classic_10", None), ("classic_13", None), ("game_ten", None),
-            ("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("hex_survival_12", None), ("hex_survival_14", None),
-            ("butterfly_elder", None))
+sys.path.insert(0, str(Path(__file__).parent))
+import reference_classic  # noqa: E402  (beside this file)
+
+
+def variants() -> list[tuple[str, int | None]]:
+    """Every shipped variant, at each number of players it is played by."""
+    out: list[tuple[str, int | None]] = []
+    for variant in available_variants():
+        spec = load_spec(variant)
+        out += [(variant, n) for n in spec.player_counts] if spec.player_counts else [(variant, None)]
+    return out
 
 
 class CopyingGame(Game):
@@ -63,7 +76,7 @@ def main(games: int) -> None:
     print(f"{'variant':<16} {'games':>5} {'steps/game':>10} " + " ".join(f"{name:>10}" for name, _ in WAYS)
           + "  (games per CPU second)")
     slowest = ("", float("inf"))
-    for variant, players in VARIANTS:
+    for variant, players in variants():
         ruleset = load_ruleset(variant)
         n = players or ruleset.spec.players
         one_game(Game, ruleset, n, 0)  # warm up: imports, the sims' variant data
@@ -80,6 +93,8 @@ def main(games: int) -> None:
         print(f"{label:<16} {games:>5} {steps / games:>10.0f} " + " ".join(f"{r:>10.1f}" for r in rates.values()),
               flush=True)
     print(f"slowest ruleset in place: {slowest[0]} at {slowest[1]:.1f} games/s")
+    print(f"reference classic_10 (bench/reference_classic.py, plain Python): "
+          f"{reference_classic.games_per_second(max(games * 20, 1000)):.0f} games/s")
 
 
 if __name__ == "__main__":

@@ -37,11 +37,11 @@ from sqlalchemy.engine import make_url
 
 from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup
-from tianshen.core.spec import load_spec
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import DEFAULT_START, VirtualClock, default_seats
+from tianshen.specs import load_spec
 from tianshen.store import Store
 from tianshen.store.models import Base, Game
 

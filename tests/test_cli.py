@@ -149,7 +149,7 @@ def test_the_example_config_is_valid() -> None:
     from pathlib import Path
 
     from tianshen.config import load_config
-    from tianshen.core.spec import load_spec
+    from tianshen.specs import load_spec
 
     cfg = load_config(Path(__file__).resolve().parents[1] / "config.example.toml")
     assert cfg.game is not None and len(cfg.game.players) == load_spec(cfg.game.ruleset).players

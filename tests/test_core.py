@@ -11,8 +11,8 @@ from tianshen.core.grammar import count_declaration_chars, parse_pm
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.core.spec import load_spec
 from tianshen.core.votes import tally, vote_target_text
+from tianshen.specs import load_spec
 
 NAMES = ["白狐", "青竹", "Alice", "alice2", "夜莺"]
 

@@ -25,7 +25,6 @@ from pathlib import Path
 import pytest
 
 from forgetful import ForgetfulForum
-from tianshen.core.spec import load_spec
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.forum.render import render_parts
 from tianshen.service import crash
@@ -33,6 +32,7 @@ from tianshen.service import sender as sender_module
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import VirtualClock, default_seats
+from tianshen.specs import load_spec
 from tianshen.store import Store
 from tianshen.store import store as store_module
 

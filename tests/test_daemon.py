@@ -14,6 +14,7 @@ from tianshen.config import load_config
 from tianshen.core.model import GameState
 from tianshen.rules import load_ruleset
 from tianshen.service.daemon import Daemon
+from tianshen.sim import DaemonPlayers
 from tianshen.store import Store
 
 TIMEOUT_S = 30
@@ -68,7 +69,7 @@ def run_to_the_end(daemon: Daemon) -> float:
 def test_daemon_plays_a_whole_game_and_resumes_by_name(db_url: str, tmp_path: Path) -> None:
     # 40 game hours a real second: a tick slowed by a loaded machine does not skip a phase
     path = write_config(tmp_path / "config.toml", db_url, scale=144000)
-    daemon = Daemon(load_config(path))
+    daemon = Daemon(load_config(path), players=DaemonPlayers())
     run_to_the_end(daemon)
     daemon.store.close()
 
@@ -89,7 +90,7 @@ def test_daemon_plays_a_whole_game_and_resumes_by_name(db_url: str, tmp_path: Pa
     assert main is not None and "游戏结束" in board.thread_posts(main)[-1].text
 
     # a second daemon on the same database picks the game up by name: no second setup
-    again = Daemon(load_config(path))
+    again = Daemon(load_config(path), players=DaemonPlayers())
     assert again.store.game_id("daemon-test") == game.id
     run_to_the_end(again)
     again.store.close()
@@ -103,7 +104,7 @@ def test_an_incomplete_forum_config_is_refused_before_anything_starts(tmp_path: 
     db = f"sqlite:///{tmp_path / 'd.db'}"
     path = write_config(tmp_path / "config.toml", db, kind="discuz")  # no base_url, account or board
     with pytest.raises(ValueError, match="forum kind 'discuz' needs base_url"):
-        Daemon(load_config(path))
+        Daemon(load_config(path), players=DaemonPlayers())
     assert not (tmp_path / "d.db").exists()  # nothing was started: refused before the database is made
 
     result = CliRunner().invoke(app, ["run", "--config", str(path)], env={"COLUMNS": "240"})
@@ -126,9 +127,16 @@ def test_bad_config_files(tmp_path: Path) -> None:
 def test_the_daemon_simulates_a_game_ten_game(tmp_path: Path) -> None:
     """The simulated players of the game's own ruleset family play (here game_ten, 14 players)."""
     db = f"sqlite:///{tmp_path / 'g10.db'}"
-    daemon = Daemon(load_config(write_config(tmp_path / "c.toml", db, ruleset="game_ten", seed=2)))
+    daemon = Daemon(load_config(write_config(tmp_path / "c.toml", db, ruleset="game_ten", seed=2)), players=DaemonPlayers())
     run_to_the_end(daemon)
     assert [type(s.sims).__name__ for s in daemon.served.values()] in ([], ["GameTenSims"])
     state = daemon.driver("daemon-test").state()
     assert state.winner in ("civilians", "killers") and len(state.players) == 14
     daemon.store.close()
+
+
+def test_a_simulating_daemon_needs_its_players_given(tmp_path: Path) -> None:
+    """Issue 24: the service does not import the simulated players; `tianshen run` gives them."""
+    path = write_config(tmp_path / "c.toml", f"sqlite:///{tmp_path / 'd.db'}")
+    with pytest.raises(ValueError, match=r"simulate = true needs simulated players"):
+        Daemon(load_config(path))

@@ -17,6 +17,7 @@ import pytest
 from tianshen.config import load_config
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.daemon import Daemon, ForumClock
+from tianshen.sim import DaemonPlayers
 
 
 def _config(tmp_path: Path, start: str) -> Path:
@@ -63,7 +64,7 @@ def test_a_start_time_in_the_past_is_warned_about(tmp_path: Path, caplog: pytest
     board = MemoryBoard(lambda: datetime.now(UTC))
     forum = board.gm()
     with caplog.at_level(logging.WARNING, logger="tianshen.service.daemon"):
-        daemon = Daemon(config, forum=forum, clock=ForumClock(forum))
+        daemon = Daemon(config, forum=forum, clock=ForumClock(forum), players=DaemonPlayers())
     assert any("start time" in r.message and "in the past" in r.message for r in caplog.records)
     daemon.store.close()
 
@@ -102,7 +103,7 @@ def test_a_gm_override_made_beside_the_daemon_is_logged(tmp_path: Path, caplog: 
     config = load_config(_config(tmp_path, "2026-01-01T21:00:00Z"))  # dealt on time: no late-window extension
     board = MemoryBoard(lambda: datetime(2026, 1, 1, 21, tzinfo=UTC))
     forum = board.gm()
-    daemon = Daemon(config, forum=forum, clock=ForumClock(forum))
+    daemon = Daemon(config, forum=forum, clock=ForumClock(forum), players=DaemonPlayers())
     daemon.tick()  # dealt, night 1
     result = CliRunner().invoke(app, ["admin", "pause", "--reason", "论坛维护", "--at", "2026-01-01T21:00:00Z",
                                       "--db", config.database.url])

@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tianshen.core.model import GameState, InputEnvelope, PmIn
+from tianshen.core.fold import fold, steps
+from tianshen.core.model import GameState, PmIn
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.rules import load_ruleset
@@ -399,11 +400,9 @@ def test_event_log_refolds_to_the_stored_state(db_url: str, variant: str) -> Non
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
 
     ruleset = load_ruleset(record.ruleset)
-    state = ruleset.setup(GameSetup.model_validate_json(events[0].payload_json)).state
-    for e in events[1:]:
-        event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
-        assert event.type == e.kind
-        state = ruleset.apply(state, event).state
+    assert [s.input.type for s in steps(ruleset, events)] == [e.kind for e in events[1:]]
+    state = fold(ruleset, events)
+    assert state is not None
     assert json.loads(state.model_dump_json()) == json.loads(record.state_json)
     assert state.winner == result.winner
 

@@ -15,6 +15,7 @@ import test_daemon
 from test_daemon import run_to_the_end
 from tianshen.config import load_config
 from tianshen.service.daemon import Daemon
+from tianshen.sim import DaemonPlayers
 from tianshen.sim.rehearsal import VESTS
 from tianshen.store import Store
 
@@ -40,7 +41,7 @@ def _config(tmp_path: Path, db: str, games: tuple[tuple[str, str, int], ...] = G
 def test_two_games_of_one_variant_each_keep_their_own_threads_votes_and_end(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(test_daemon, "TIMEOUT_S", 240)
     db = f"sqlite:///{tmp_path / 'board.db'}"
-    daemon = Daemon(load_config(_config(tmp_path, db)))
+    daemon = Daemon(load_config(_config(tmp_path, db)), players=DaemonPlayers())
     run_to_the_end(daemon)
     board = daemon.board
     assert board is not None and daemon.forum.remembers_keys is False
@@ -68,7 +69,7 @@ def test_two_games_of_one_variant_each_keep_their_own_threads_votes_and_end(tmp_
 def test_a_player_in_two_games_is_told_which_game_every_pm_is_from(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'board.db'}"
     both = "双栖客"
-    daemon = Daemon(load_config(_config(tmp_path, db, shared=both, simulate=False, scale=60, poll=30)))
+    daemon = Daemon(load_config(_config(tmp_path, db, shared=both, simulate=False, scale=60, poll=30)), players=DaemonPlayers())
     board = daemon.board
     assert board is not None
     gm = daemon.forum.account

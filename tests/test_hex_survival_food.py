@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from hex_helpers import Hex, main_posts, pms_to
-from tianshen.core.spec import load_spec
 from tianshen.rules.hex_survival import food as foods
+from tianshen.specs import load_spec
 
 CAT = foods.load(load_spec("hex_survival_12").options)
 BY_NAME = {f.name: f for f in CAT.foods.values()}

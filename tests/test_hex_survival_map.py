@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hex_helpers import Hex, pms_to
-from tianshen.core.spec import load_spec
 from tianshen.rules.hex_survival import hexmap
+from tianshen.specs import load_spec
 
 CELLS = [f"{r}{c}" for r in "abcd" for c in "1234"]
 MAPS = ["circulant_1_3_4", "offset_even", "offset_odd", "rhombus_left", "rhombus_right"]

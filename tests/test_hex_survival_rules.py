@@ -7,8 +7,8 @@ from collections import Counter
 from datetime import timedelta
 
 from hex_helpers import CAMPS12, Hex, main_posts, pms_to
-from tianshen.core.spec import load_spec
 from tianshen.rules.hex_survival import food as foods
+from tianshen.specs import load_spec
 
 CAT = foods.load(load_spec("hex_survival_12").options)
 ID = {f.name: f.id for f in CAT.foods.values()}

@@ -17,6 +17,7 @@ from tianshen.forum.base import ForumPm, ForumPost
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.daemon import Daemon
 from tianshen.service.driver import GameDriver
+from tianshen.sim import DaemonPlayers
 from tianshen.sim.rehearsal import VirtualClock
 from tianshen.store import Store
 
@@ -40,7 +41,7 @@ def test_forum_records_are_cleaned_where_adapters_hand_them_out() -> None:
 def test_a_strangers_dirty_pm_does_not_stop_the_board(db_url: str, tmp_path: Path) -> None:
     """Item 3, on SQLite and (TIANSHEN_TEST_DATABASE_URL) PostgreSQL."""
     config = load_config(write_config(tmp_path / "c.toml", db_url))
-    daemon = Daemon(config)
+    daemon = Daemon(config, players=DaemonPlayers())
     daemon.tick()  # deals the game
     assert daemon.board is not None
     daemon.board.pm("路人甲", daemon.forum.account, "杀\x00 \ud800白狐")
@@ -107,7 +108,7 @@ def test_a_post_with_crlf_or_controls_is_not_taken_for_edited(store: Store) -> N
 
 def test_a_board_pm_that_cannot_be_stored_is_refused_once_without_its_text(tmp_path: Path, monkeypatch) -> None:
     """Item 3: per-input isolation; the poisoned PM is stored once (no text), answered once."""
-    daemon = Daemon(load_config(write_config(tmp_path / "c.toml", f"sqlite:///{tmp_path / 'd.db'}")))
+    daemon = Daemon(load_config(write_config(tmp_path / "c.toml", f"sqlite:///{tmp_path / 'd.db'}")), players=DaemonPlayers())
     daemon.tick()
     assert daemon.board is not None
     real = daemon.store.commit_step
@@ -137,7 +138,7 @@ def test_a_broken_game_stops_no_other_game_and_the_gm_is_told_once(tmp_path: Pat
                     encoding="utf-8")
     config = load_config(path)
     config.run.simulate = False
-    daemon = Daemon(config)
+    daemon = Daemon(config, players=DaemonPlayers())
     daemon.tick()  # deals the games
     broken, *others = list(daemon.served.values())
 

@@ -17,6 +17,7 @@ from tianshen.forum.memory import MemoryBoard
 from tianshen.service import crash
 from tianshen.service.daemon import Daemon
 from tianshen.service.driver import GameDriver
+from tianshen.sim import DaemonPlayers
 from tianshen.sim.rehearsal import VirtualClock
 from tianshen.store import Store
 
@@ -208,7 +209,7 @@ late_window = "{policy}"
 
 def _daemon(path: Path, board: MemoryBoard, clock: Clock) -> Daemon:
     forum = ForgetfulForum(board)
-    return Daemon(load_config(path), forum=forum, clock=clock)
+    return Daemon(load_config(path), forum=forum, clock=clock, players=DaemonPlayers())
 
 
 def _daemon_at(path: Path, board: MemoryBoard, clock: Clock, at: datetime) -> Daemon:

@@ -18,6 +18,7 @@ from tianshen.config import load_config
 from tianshen.forum.base import ForumPm, ForumPost, LoginRefused
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.service.daemon import Daemon
+from tianshen.sim import DaemonPlayers
 
 START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 GM = "神的使者"
@@ -93,7 +94,7 @@ players = [{", ".join(f'{{ name = "{n}", forum_name = "{n}" }}' for n in NAMES)}
 
 def _daemon(path: Path, board: MemoryBoard, clock: Clock) -> Daemon:
     forum = RefusingForum(board)
-    return Daemon(load_config(path), forum=forum, clock=clock)
+    return Daemon(load_config(path), forum=forum, clock=clock, players=DaemonPlayers())
 
 
 def _to_day_one(daemon: Daemon, clock: Clock) -> None:

@@ -13,6 +13,7 @@ from test_daemon import run_to_the_end
 from tianshen.config import load_config
 from tianshen.forum.base import ForumPm
 from tianshen.service.daemon import Daemon, _chosen, _without_game_word
+from tianshen.sim import DaemonPlayers
 from tianshen.sim.rehearsal import VESTS
 from tianshen.store import GameRecord, Store
 
@@ -36,7 +37,7 @@ def _config(tmp_path: Path, db: str) -> Path:
 def test_three_games_on_one_board_and_one_gm_account(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(test_daemon, "TIMEOUT_S", 240)
     db = f"sqlite:///{tmp_path / 'board.db'}"
-    daemon = Daemon(load_config(_config(tmp_path, db)))
+    daemon = Daemon(load_config(_config(tmp_path, db)), players=DaemonPlayers())
     run_to_the_end(daemon)
     store = Store(db)
     games = store.list_games()
@@ -74,7 +75,7 @@ def test_strangers_and_undecided_players_get_one_refusal_each(tmp_path: Path) ->
     db = f"sqlite:///{tmp_path / 'board.db'}"
     config = load_config(_config(tmp_path, db))
     config.run.simulate = False
-    daemon = Daemon(config)
+    daemon = Daemon(config, players=DaemonPlayers())
     daemon.tick()  # deals all three games
     assert daemon.board is not None
     daemon.board.pm("路人甲", daemon.forum.account, "杀 白狐")
@@ -98,7 +99,7 @@ def test_a_restarted_daemon_takes_its_dead_predecessors_leases_at_once(tmp_path:
     dead_owner = f"{socket.gethostname()}:{gone.stdout.strip()}"
     store = Store(db)
     store.upgrade()
-    first = Daemon(config)
+    first = Daemon(config, players=DaemonPlayers())
     for r in first.games():
         assert store.acquire_lease(r.id, dead_owner, datetime.now(UTC), 600)
     first.tick()

@@ -109,9 +109,9 @@ def test_card_and_ability_tables_are_built_once_per_spec_and_go_with_it() -> Non
     import gc
     import weakref
 
-    from tianshen.core.spec import load_spec
     from tianshen.rules.n_lives.abilities import abilities
     from tianshen.rules.n_lives.cards import card_types
+    from tianshen.specs import load_spec
 
     spec = load_spec("n_lives")
     assert card_types(spec) is card_types(spec) and abilities(spec) is abilities(spec)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tianshen.core.spec import load_spec
 from tianshen.sim.rehearsal import RehearsalResult, rehearse
+from tianshen.specs import load_spec
 
 GM = "神的使者"
 # what the GM writes when he does not take something a player sent

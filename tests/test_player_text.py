@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from tianshen.core.model import GmIn, Outcome
-from tianshen.core.spec import RulesetSpec, available_variants, load_spec
+from tianshen.core.spec import RulesetSpec
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game
+from tianshen.specs import available_variants, load_spec
 
 VARIANTS = available_variants()
 # ASCII a player may read: the commands of the forum's own (`@名字`), Roman numerals of

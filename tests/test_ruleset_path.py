@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tianshen import specs as spec_module
 from tianshen.cli import app
-from tianshen.core import spec as spec_module
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.core.spec import game_file, load_spec, spec_path
 from tianshen.forum.memory import MemoryBoard
 from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.sim.rehearsal import VESTS
+from tianshen.specs import game_file, load_spec, spec_path
 from tianshen.store import Store
 
 RULESETS = Path(__file__).resolve().parents[1] / "rulesets"
@@ -158,6 +158,7 @@ def test_a_driver_on_the_board_runs_a_path_game_across_a_restart(tmp_path: Path,
 def test_run_signs_up_and_resumes_a_path_game(tmp_path: Path, monkeypatch) -> None:
     from tianshen.config import load_config
     from tianshen.service.daemon import Daemon
+    from tianshen.sim import DaemonPlayers
 
     variant_file(tmp_path / "variants")
     config = tmp_path / "c.toml"
@@ -165,13 +166,13 @@ def test_run_signs_up_and_resumes_a_path_game(tmp_path: Path, monkeypatch) -> No
     config.write_text(f'[database]\nurl = "sqlite:///{(tmp_path / "d.db").as_posix()}"\n[forum]\nkind = "memory"\n'
                       f'[game]\nname = "g"\nruleset = "variants/my_classic.toml"\nseed = 5\n'
                       f'start = "2026-01-01T20:00:00Z"\n{players}\n', encoding="utf-8")
-    daemon = Daemon(load_config(config))
+    daemon = Daemon(load_config(config), players=DaemonPlayers())
     record = daemon.store.load_game(daemon.driver("g").game_id)
     assert record.ruleset == "my_classic"
     assert record.config["ruleset_file"] == str((tmp_path / "variants" / "my_classic.toml").resolve())
     daemon.store.close()
     fresh_process(monkeypatch)
-    again = Daemon(load_config(config))  # a restart finds the game and its file
+    again = Daemon(load_config(config), players=DaemonPlayers())  # a restart finds the game and its file
     assert again.driver("g").ruleset.spec.title == TITLE
     again.store.close()
 
@@ -186,28 +187,31 @@ def test_a_file_is_parsed_once_and_read_anew_when_the_gm_edits_it(tmp_path: Path
     assert load_spec(str(path)).title == "改过的变体"
 
 
-def test_admin_status_and_the_web_pages_read_the_games_file(tmp_path: Path, monkeypatch) -> None:
-    """A fresh process (no id remembered) finds the ruleset of a game signed up from a file
-    by the file it stored: `admin status` (both forms) and the web pages (docs/first-game.md)."""
-    from starlette.testclient import TestClient
+def test_admin_status_and_the_web_pages_reload_the_games_file(tmp_path: Path, monkeypatch) -> None:
+    """Issue 24: `admin status` and the web pages loaded the ruleset by id and failed with
+    "unknown ruleset" for a game signed up from a variant file in another process."""
+    import warnings
 
     from tianshen.web.app import WebSettings, create_app
 
-    path = variant_file(tmp_path / "variants")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    path = variant_file(tmp_path / "v")
     db = f"sqlite:///{(tmp_path / 's.db').as_posix()}"
+    done = CliRunner().invoke(app, ["rehearse", "--ruleset", str(path), "--seed", "3", "--db", db, "--quiet"])
+    assert done.exit_code == 0, done.output
+    fresh_process(monkeypatch)
+    for public in ([], ["--public"]):
+        shown = CliRunner().invoke(app, ["admin", "status", "--db", db, *public], env={"COLUMNS": "200"})
+        assert shown.exit_code == 0 and "unknown ruleset" not in shown.output, shown.output
     store = Store(db)
-    store.upgrade()
-    game_id = GameDriver.register(store, "g", str(path), GameSetup(seats=seats(), seed=3, start=T0))
-    GameDriver(store, OfflineForum(), game_id).start(T0)
-    fresh_process(monkeypatch)
-    runner = CliRunner()
-    for extra in ([], ["--public"]):
-        status = runner.invoke(app, ["admin", "status", "g", "--db", db, *extra])
-        assert status.exit_code == 0, status.output
-        assert VESTS[0] in status.output
-    fresh_process(monkeypatch)
-    client = TestClient(create_app(store, WebSettings(token="a-gm-token-long-enough", post_url=None, thread_url=None)))
-    assert TITLE in client.get("/").text
-    page = client.get(f"/game/{game_id}")
+    [record] = store.list_games()
+    web = TestClient(create_app(store, WebSettings(token="t" * 32)))
+    assert TITLE in web.get("/").text
+    page = web.get(f"/game/{record.id}")
     assert page.status_code == 200 and TITLE in page.text
+    gm = web.get(f"/game/{record.id}/gm", headers={"Authorization": "Bearer " + "t" * 32})
+    assert gm.status_code == 200
     store.close()

@@ -90,11 +90,12 @@ def test_the_holders_are_told_and_only_sqlite_refuses(db_url: str, tmp_path: Pat
     from tianshen.config import load_config
     from tianshen.service.daemon import Daemon
     from tianshen.service.holders import refuse_if_held
+    from tianshen.sim import DaemonPlayers
 
     config = _config(tmp_path)
     config.write_text(config.read_text(encoding="utf-8").replace(
         f"sqlite:///{(tmp_path / 'd.db').as_posix()}", db_url), encoding="utf-8")
-    daemon = Daemon(load_config(config))
+    daemon = Daemon(load_config(config), players=DaemonPlayers())
     game_id = daemon.store.game_id("held")
     now = datetime.now(UTC)
     assert daemon.store.acquire_lease(game_id, "elsewhere:1", now, 300)

@@ -20,6 +20,7 @@ from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard
 from tianshen.rules import load_ruleset
 from tianshen.service.daemon import Daemon
+from tianshen.sim import DaemonPlayers
 
 WIDE = {"COLUMNS": "300"}
 EVENING = datetime.fromisoformat("2026-12-05T20:00:00+08:00")  # 12:00 UTC
@@ -182,7 +183,7 @@ class Clock:
 def _daemon(tmp_path: Path, start: datetime, now: datetime, forum: str = "") -> Daemon:
     clock = Clock(now)
     board = MemoryBoard(clock.now)
-    daemon = Daemon(load_config(_config(tmp_path, f'"{start.isoformat()}"', forum)), forum=board.gm(), clock=clock)
+    daemon = Daemon(load_config(_config(tmp_path, f'"{start.isoformat()}"', forum)), forum=board.gm(), clock=clock, players=DaemonPlayers())
     daemon.tick()
     return daemon
 

@@ -15,6 +15,7 @@ from tianshen.config import load_config
 from tianshen.forum.base import Undeliverable
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.daemon import Daemon
+from tianshen.sim import DaemonPlayers
 from tianshen.store import Store
 
 VESTS = "白狐 青竹 夜莺 孤舟 寒梅 石榴 墨鱼 飞燕".split()
@@ -42,7 +43,7 @@ def test_a_missing_account_fails_alone_the_gm_is_told_once_and_resend_delivers_i
     users = [*VESTS, *ACCOUNTS, "gm-human"]
     users.remove("erin")  # 寒梅's own account is missing on the board
     path = _config(tmp_path, db, users)
-    daemon = Daemon(load_config(path))
+    daemon = Daemon(load_config(path), players=DaemonPlayers())
     board = daemon.board
     assert board is not None
     daemon.tick()  # deals: 8 role PMs and the player list
@@ -81,7 +82,7 @@ def test_a_missing_account_fails_alone_the_gm_is_told_once_and_resend_delivers_i
 
 def test_a_transient_failure_still_stops_the_round_and_the_row_is_kept(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'g.db'}"
-    daemon = Daemon(load_config(_config(tmp_path, db, [*VESTS, *ACCOUNTS, "gm-human"])))
+    daemon = Daemon(load_config(_config(tmp_path, db, [*VESTS, *ACCOUNTS, "gm-human"])), players=DaemonPlayers())
     assert daemon.board is not None
     daemon.board.fail_next(1, "send_pm")  # an outage, not a refusal
     daemon.tick()

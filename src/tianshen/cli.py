@@ -18,7 +18,7 @@ from rich.table import Table
 
 from tianshen.core.clock import zone_info
 from tianshen.core.model import GameState
-from tianshen.core.spec import available_variants, load_spec
+from tianshen.specs import available_variants, load_spec
 
 # rich_markup_mode=None: help texts are printed as written (`[game]` is a table, not markup)
 app = typer.Typer(help="tianshen (天神): an automatic game master for forum Mafia games.", no_args_is_help=True,
@@ -113,7 +113,7 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
     try:
         cfg = load_config(config)
         _check_before_run(config, cfg)
-        daemon = Daemon(cfg)
+        daemon = Daemon(cfg, players=_simulated(cfg))
         refuse_if_held(daemon)
         daemon.run()
     except ValueError as exc:
@@ -129,6 +129,12 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         else:
             console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}",
                           markup=False, highlight=False)
+
+
+def _simulated(cfg):  # Config -> the simulated players `[run] simulate` asks for, or None
+    from tianshen.sim import DaemonPlayers
+
+    return DaemonPlayers() if cfg.run.simulate else None
 
 
 def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
@@ -285,9 +291,11 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
         return
     state = GameState.model_validate_json(record.state_json)
     if public:
-        _public_status(record.name, state, game_ruleset(record.ruleset, record.config))
+        from tianshen.core.observation import observation
+
+        _public_status(record.name, observation(game_ruleset(record.ruleset, record.config), state, None), state.zone)
         return
-    ruleset = game_ruleset(record.ruleset, record.config)  # a game signed up from a file: that file
+    ruleset = game_ruleset(record.ruleset, record.config)
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
     console.print(f"phase: {state.phase.label} {state.phase.step}".rstrip()
@@ -455,16 +463,20 @@ def _undelivered(store, record) -> None:  # Store, GameRecord
                   markup=False, highlight=False)
 
 
-def _public_status(name: str, state: GameState, ruleset) -> None:
-    """The players' view: who is alive, who died when and as what side (never a role)."""
-    deadline = ruleset.next_deadline(state)
-    console.print(f"[bold]{name}[/bold] — {state.phase.label}"
-                  + (f", until {_show(deadline.at, state.zone)}" if deadline and deadline.kind != "reminder" else ""))
+def _public_status(name: str, seen: dict, zone: str) -> None:
+    """The players' view (core.observation, public): who is alive, who died when and as what
+    side (never a role), the running count."""
+    due = seen["deadline"]
+    console.print(f"[bold]{name}[/bold] — {seen['phase']['label']}"
+                  + (f", until {_show(datetime.fromisoformat(due['at']), zone)}" if due else ""))
     table = Table("seat", "马甲", "alive")
-    for p in state.players:
-        side = ruleset.public_identity(state, p)
-        table.add_row(str(p.seat), p.name, "yes" if p.alive else f"no ({p.died_in}{', ' + side if side else ''})")
+    for p in seen["players"]:
+        side = p.get("identity")
+        table.add_row(str(p["seat"]), p["name"], "yes" if p["alive"] else f"no ({p['died_in']}{', ' + side if side else ''})")
     console.print(table)
+    if count := seen["count"]:
+        rows = [f"{n}：{votes}票（{voters}）" for n, votes, voters in count["rows"]]
+        console.print("\n".join([count["text"], *rows, count["note"]]).strip(), markup=False, highlight=False)
 
 
 def _open_game(db: str, game: str | None):  # -> tuple[Store, GameRecord]
@@ -628,8 +640,8 @@ def _setup(config: str, g, zone: str):  # GameConfig -> GameSetup, tried on its 
 
 
 def _register(store, g, setup) -> tuple[int, str]:  # -> (game id, ruleset id)
-    from tianshen.core.spec import load_spec
     from tianshen.service.driver import GameDriver
+    from tianshen.specs import load_spec
 
     game_id = GameDriver.register(store, g.name, g.ruleset, setup)  # an id or a file (issue 13 item 11)
     return game_id, load_spec(g.ruleset).id

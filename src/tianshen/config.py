@@ -26,7 +26,7 @@ from pydantic import (
 )
 
 from tianshen.core.clock import DEFAULT_ZONE, check_zone, localize
-from tianshen.core.spec import is_file_name, load_spec
+from tianshen.specs import is_file_name, load_spec
 from tianshen.tomlfile import read_toml
 
 

@@ -20,10 +20,10 @@ from tianshen.core.clock import DEFAULT_ZONE, check_zone, localize
 from tianshen.core.model import GmIn, Input, Outcome
 from tianshen.core.rng import derived_salt
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.core.spec import load_spec
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.driver import GameDriver
 from tianshen.sim.rehearsal import DEFAULT_START, VESTS, VirtualClock
+from tianshen.specs import load_spec
 from tianshen.store import Store
 from tianshen.tomlfile import read_toml
 

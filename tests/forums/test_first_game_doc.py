@@ -120,7 +120,7 @@ def test_the_config_of_the_page_loads(tmp_path: Path) -> None:
 
 
 def test_the_trial_variant_is_classic_8_in_minutes() -> None:
-    from tianshen.core.spec import load_spec
+    from tianshen.specs import load_spec
 
     trial, base = load_spec(str(TRIAL)), load_spec("classic_8")
     assert trial.id == "classic_8_trial" and trial.roles == base.roles and trial.options == base.options
@@ -207,6 +207,7 @@ def test_simulated_players_on_spirit_need_the_accounts_file(tmp_path: Path) -> N
     from tianshen.config import ForumConfig
     from tianshen.forum.factory import make_forum
     from tianshen.service.daemon import Daemon
+    from tianshen.sim import DaemonPlayers
 
     config = tmp_path / "c.toml"
     base = (f'[database]\nurl = "sqlite:///{(tmp_path / "d.db").as_posix()}"\n[forum]\nkind = "spirit"\n'
@@ -222,6 +223,6 @@ def test_simulated_players_on_spirit_need_the_accounts_file(tmp_path: Path) -> N
     cfg = load_config(config)
     assert cfg.run.simulate_accounts == str(tmp_path / "forum" / "accounts.json")  # beside the config
     forum, _ = make_forum(ForumConfig(kind="memory"), lambda: datetime.now(UTC))
-    daemon = Daemon(cfg, forum=forum)
+    daemon = Daemon(cfg, forum=forum, players=DaemonPlayers())
     assert list(daemon.players_side.names) == ["白狐", "青竹"]  # type: ignore[union-attr]  (never the GM)
     daemon.store.close()

@@ -79,7 +79,7 @@ class _Refusing:
 ])
 def test_run_stops_on_a_forum_error_with_one_line_and_an_exit_code(
         error: Exception, code: int, words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tianshen.service.daemon.Daemon", lambda cfg: _Refusing(error))
+    monkeypatch.setattr("tianshen.service.daemon.Daemon", lambda cfg, **_: _Refusing(error))
     config = tmp_path / "c.toml"  # a game, so `run` has something to serve and meets the forum
     config.write_text(f'[database]\nurl = "sqlite:///{(tmp_path / "d.db").as_posix()}"\n[forum]\nkind = "memory"\n'
                       '[game]\nname = "g"\nruleset = "classic_8"\nstart = "2026-01-01T20:00:00Z"\n', encoding="utf-8")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from web_game import TOKEN, play_until
 
-from tianshen.core.spec import load_spec
 from tianshen.rules.hex_survival import hexmap
+from tianshen.specs import load_spec
 from tianshen.web.app import WebSettings, create_app
 
 with warnings.catch_warnings():
@@ -125,3 +125,25 @@ def test_the_default_map_is_drawn_twisted(tmp_path) -> None:
     pairs = drawn_pairs(map_cells(html))
     assert frozenset(("b2", "c1")) in pairs
     assert frozenset(("b1", "c2")) not in pairs
+
+
+def test_the_map_comes_from_the_ruleset_and_only_the_gm_sees_who_stands_where() -> None:
+    """Issue 24: the pages read the family's map through Ruleset.board_map (no hex import in
+    web/); people and dig depths are the GM's (003 §5.1), a family without a map has none."""
+    from datetime import UTC, datetime
+
+    from tianshen.core.ruleset import GameSetup
+    from tianshen.rules import load_ruleset
+    from tianshen.sim.rehearsal import default_seats
+    from tianshen.web.views import hex_map
+
+    ruleset = load_ruleset("hex_survival_12")
+    state = ruleset.setup(GameSetup(seats=default_seats(12), seed=2, start=datetime(2026, 1, 1, tzinfo=UTC))).state
+    state.data["depth"]["a1"] = 2
+    gm, public = hex_map(ruleset, state, secret=True), hex_map(ruleset, state, secret=False)
+    assert gm is not None and public is not None
+    shown = [person for c in gm.cells if not c.ghost for person in c.people]
+    assert sorted(s.split()[0] for s in shown) == sorted(p.name for p in state.players)
+    assert next(c for c in gm.cells if c.name == "A1" and not c.ghost).depth == 2
+    assert not any(c.people or c.depth for c in public.cells)
+    assert hex_map(load_ruleset("classic_10"), None, secret=True) is None

@@ -109,7 +109,7 @@ def test_the_index_reads_no_state_and_no_spec_per_game(store: Store, monkeypatch
 
 
 def test_a_ruleset_is_loaded_again_when_its_file_changes(tmp_path: Path) -> None:
-    from tianshen.core.spec import spec_path
+    from tianshen.specs import spec_path
 
     source = spec_path("classic_8").read_text(encoding="utf-8")
     for shared in spec_path("classic_8").parent.glob("_*.toml"):  # what it includes

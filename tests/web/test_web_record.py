@@ -12,6 +12,7 @@ import pytest
 from web_game import TOKEN, at_vote, play_until
 
 from tianshen.core.model import PostIn
+from tianshen.core.votes import count_rows
 from tianshen.web import views
 from tianshen.web.app import WebSettings, create_app
 
@@ -285,12 +286,11 @@ def test_a_vote_written_after_the_close_is_late(tmp_path) -> None:
 
 
 def test_every_count_uses_one_order() -> None:
-    """Item 5: the rows of hex_survival and butterfly_elder: votes, then who reached them first
-    (not the seat)."""
-    ballots = {"甲": {"at": "2026-01-01T10:00:00+00:00"}, "乙": {"at": "2026-01-01T10:05:00+00:00"},
-               "丙": {"at": "2026-01-01T10:01:00+00:00"}, "丁": {"at": "2026-01-01T10:02:00+00:00"},
-               "戊": {"at": "2026-01-01T09:00:00+00:00"}}
-    rows = views._ordered({"A": 2, "B": 2, "C": 1}, {"A": ["甲", "乙"], "B": ["丙", "丁"], "C": ["戊"]}, ballots)
+    """Item 5: the rows of hex_survival and butterfly_elder (core.votes.count_rows, which their
+    vote_count uses): votes, then who reached them first (not the seat); voters in vote order."""
+    cast_at = {"甲": "2026-01-01T10:00:00+00:00", "乙": "2026-01-01T10:05:00+00:00",
+               "丙": "2026-01-01T10:01:00+00:00", "丁": "2026-01-01T10:02:00+00:00", "戊": "2026-01-01T09:00:00+00:00"}
+    rows = count_rows({"A": 2, "B": 2, "C": 1}, {"A": ["乙", "甲"], "B": ["丁", "丙"], "C": ["戊"]}, cast_at)
     assert [r[0] for r in rows] == ["B", "A", "C"]
     assert rows[0] == ("B", 2, "丙、丁")
 
@@ -325,6 +325,7 @@ def test_a_rehearsing_daemon_tells_the_page_its_clock(tmp_path) -> None:
     the public page of its game says a rehearsal clock runs, and tells the game's time."""
     from tianshen.config import load_config
     from tianshen.service.daemon import Daemon
+    from tianshen.sim import DaemonPlayers
     from tianshen.store import Store
 
     db = f"sqlite:///{tmp_path / 'd.db'}"
@@ -332,7 +333,7 @@ def test_a_rehearsing_daemon_tells_the_page_its_clock(tmp_path) -> None:
     path.write_text(f'[database]\nurl = "{db}"\n[forum]\nkind = "memory"\n[run]\nsimulate = true\ntime_scale = 720\n'
                     '[game]\nname = "rehearsed"\nruleset = "classic_8"\nseed = 5\nstart = 2026-01-01T20:00:00Z\n',
                     encoding="utf-8")
-    daemon = Daemon(load_config(path))
+    daemon = Daemon(load_config(path), players=DaemonPlayers())
     daemon.store.close()
     store = Store(db)
     gid = store.game_id("rehearsed")

@@ -40,7 +40,7 @@ def play_until(db_url: str, variant: str, seed: int, done, max_steps: int = 60, 
     forum.login()
     store = Store(db_url)
     store.upgrade()
-    from tianshen.core.spec import load_spec
+    from tianshen.specs import load_spec
 
     spec = load_spec(variant)
     setup = GameSetup(seats=default_seats(spec.players), seed=seed, start=start)

@@ -8,6 +8,7 @@ times always come in with the inputs.
 from __future__ import annotations
 
 import copy as _copy
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -247,6 +248,23 @@ class Refusal(BaseModel):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Death:
+    """A typed event: a player left the game (core.deaths.die)."""
+
+    name: str
+    cause: str  # killed, executed, no_vote, modkill, wasted, cards… (the family's words)
+    phase: str  # the phase label it happened in ("night 2")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A typed event of resolution (core.events.note): its kind, and the GM log line with it."""
+
+    kind: str
+    line: str
+
+
 class Outcome(BaseModel):
     """What one input did: the new state and the messages it causes."""
 
@@ -256,3 +274,5 @@ class Outcome(BaseModel):
     refusals: list[Refusal] = Field(default_factory=list)
     log: list[str] = Field(default_factory=list)  # GM-only explanation lines
     notes: list[str] = Field(default_factory=list)  # what the human GM should know (诈尸, removals…)
+    deaths: list[Death] = Field(default_factory=list)  # who left the game by this input, in seat order
+    events: list[Event] = Field(default_factory=list)  # what resolution did (core.events), in order

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.events import EventLog
 from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, Refusal
 
 
@@ -12,7 +13,7 @@ class Messages:
     posts: list[PublicPost] = field(default_factory=list)
     pms: list[PrivateMessage] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)
+    log: list[str] = field(default_factory=EventLog)
     notes: list[str] = field(default_factory=list)  # for the human GM (sent to his contact account)
 
     def post(self, thread: str, body: str, title: str | None = None) -> None:
@@ -29,5 +30,5 @@ class Messages:
 
     def outcome(self, state: GameState) -> Outcome:
         return Outcome(state=state, posts=self.posts, pms=self.pms, refusals=self.refusals, log=self.log,
-                       notes=self.notes)
+                       notes=self.notes, events=list(getattr(self.log, "events", ())))
 

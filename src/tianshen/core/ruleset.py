@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tianshen.core import activity, checkin, clock, rng, substitution
 from tianshen.core.clock import DEFAULT_ZONE
+from tianshen.core.deaths import deaths_since
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -85,6 +86,27 @@ class GameSetup(BaseModel):
                 raise ValueError(f"names '{seen[key]}' and '{seat.name}' cannot be told apart in a PM")
             seen[key] = seat.name
         return self
+
+
+@dataclass(frozen=True, slots=True)
+class VoteCount:
+    """The count of the running vote as every player may know it (core.observation): the
+    ruleset's own text (its 「票数」 reply), or rows (name, votes, voters); `note` says what it is."""
+
+    text: str = ""
+    rows: tuple[tuple[str, int, str], ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardMap:
+    """A family's board of cells (hex_survival's map) as plain data for the pages: the cells
+    in table order, their neighbours, and for the GM who stands where and the dig depths."""
+
+    cells: tuple[str, ...]
+    neighbours: dict[str, tuple[str, ...]]
+    people: dict[str, tuple[str, ...]]  # cell -> "name hp" of the living there (GM view only)
+    depths: dict[str, int]  # cell -> layers dug (GM view only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,10 +227,46 @@ class Ruleset(ABC):
 
     def gm_extend(self, state: GameState, gm: GmIn) -> Outcome:
         """Move the current phase's deadlines later by `hours` (002: 延长游戏时段)."""
-        hours = _hours(gm.args.get("hours"))
+        hours = gm_hours(gm)
         self.shift_schedule(state, hours)
         checkin.shift(state, hours)
         return self._announce(state, "gm_extended", hours=_num(hours), reason=gm.reason)
+
+    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
+        """请假 (002, 000 §9.2, 003 §10.2): the phase is extended for a player on leave."""
+        p = self._player_arg(state, gm)
+        hours = gm_hours(gm)
+        self.on_leave(state, p)
+        self.shift_schedule(state, hours)
+        return self._announce(state, "gm_leave", name=p.name, hours=_num(hours), reason=gm.reason)
+
+    def on_leave(self, state: GameState, p: Player) -> None:
+        """What a family records of a player's leave besides the extension (hex: the day's vote)."""
+        return None
+
+    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+        """判出局 (000 §9.1, 001 §6.1, 003 §10.1, 004 补充 二 2): the player leaves the game at
+        once; how his death is announced and what follows is the family's (`modkill`)."""
+        p = self._player_arg(state, gm)
+        if not p.alive:
+            raise GmRefused(f"{p.name} is already out")
+        return self.modkill(state, p, gm)
+
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
+        """The family's removal of a living player by the GM."""
+        raise GmRefused("this ruleset has no modkill")
+
+    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+        """End the game now (000 §11.3 不分胜负), with the winner the GM names or none; the
+        family's end post (`end_by_gm`)."""
+        winner = self._winner_arg(gm)
+        out = Messages()
+        self.end_by_gm(state, gm.at, winner, out)
+        return out.outcome(state)
+
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
+        """The family's game over when the GM ends the game (its post, every role, the seed)."""
+        raise GmRefused("this ruleset cannot be ended by the GM")
 
     def gm_pause(self, state: GameState, gm: GmIn) -> Outcome:
         """Stop the clock (e.g. a forum outage); PMs are still taken."""
@@ -233,6 +291,19 @@ class Ruleset(ABC):
         body = self.spec.text(key, ends=ends, phase=state.phase.words, **values)
         return Outcome(state=state, posts=[PublicPost(thread="main", body=body)])
 
+    def can_draw(self) -> bool:
+        """Whether this ruleset's own victory can end in a draw (then the GM may name one)."""
+        return False
+
+    def _winner_arg(self, gm: GmIn) -> str | None:
+        """The winner `end-game` names (none: the game just stops); one rule for every family:
+        a faction, or "draw" where `can_draw`."""
+        winner = str(gm.args.get("winner") or "") or None
+        winners = [*self.spec.factions, *(["draw"] if self.can_draw() else [])]
+        if winner is not None and winner not in winners:
+            raise GmRefused(f"winner must be one of {', '.join(winners)}")
+        return winner
+
     @abstractmethod
     def check_victory(self, state: GameState) -> str | None:
         """The winning side's id, or None."""
@@ -240,6 +311,18 @@ class Ruleset(ABC):
     @abstractmethod
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """The GM's per-player view for replay JSON and `admin status` (secrets included)."""
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """The running vote's public count (None: no vote running); read, `state` is not changed."""
+        return None
+
+    def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
+        """The family's map for the web pages (None: it has none); `secret` adds the GM's part."""
+        return None
+
+    def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """What seat `name` alone knows beyond its role (core.observation); nothing by default."""
+        return {}
 
     def public_identity(self, state: GameState, p: Player) -> str:
         """What the players were told of a dead player's side ("" when the rules reveal
@@ -254,6 +337,13 @@ class Ruleset(ABC):
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
         first = Messages()  # what the shared mechanics say before the ruleset speaks
+        alive_before = [p.alive for p in state.players]
+        outcome = self._fold(state, event, first)
+        outcome.deaths = deaths_since(alive_before, outcome.state)
+        return outcome
+
+    def _fold(self, state: GameState, event: Input, first: Messages) -> Outcome:
+        """The shared mechanics, then the family's handler of the input's kind."""
         if isinstance(event, PmIn | PostIn) and state.phase.kind != "over":
             sender = event.sender if isinstance(event, PmIn) else event.author
             # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
@@ -285,6 +375,8 @@ class Ruleset(ABC):
             outcome = self.on_gm(state, event)
         if isinstance(event, DeadlineIn):
             self._report_lurkers(outcome.state, event.at, first)
+        if outcome.state.phase.kind == "over":
+            outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
         outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
         outcome.notes[:0] = first.notes
         if isinstance(event, PmIn):
@@ -417,13 +509,16 @@ class GmRefused(Exception):
     """A GM command that cannot be carried out; the message says why."""
 
 
-def _hours(value: Any) -> float:
+def gm_hours(gm: GmIn, most: float | None = None) -> float:
+    """The `hours` a GM command gives (extend, leave): a positive number, at most `most`."""
     try:
-        hours = float(value)
+        hours = float(gm.args.get("hours"))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise GmRefused("give the number of hours (--hours)") from None
-    if hours <= 0:
+    if not hours > 0 or hours == float("inf"):
         raise GmRefused("the number of hours must be positive")
+    if most is not None and hours > most:
+        raise GmRefused(f"at most {most:g} hours (--hours)")
     return hours
 
 

@@ -43,3 +43,18 @@ def tally(votes: Iterable[str], modifiers: Mapping[str, int] | None = None) -> T
         if delta:
             counts[target] = max(0, counts.get(target, 0) + delta)
     return Tally(counts=counts, raw=raw)
+
+
+def count_rows(counts: Mapping[str, int], voters: Mapping[str, list[str]], cast_at: Mapping[str, str]
+               ) -> tuple[tuple[str, int, str], ...]:
+    """A running count's rows in the one order of every page (issue 25 item 5): most votes
+    first, then the one who reached his count first (the latest of his voters' ballots);
+    each target's voters in the order they voted.  `cast_at`: voter -> ISO time of his ballot."""
+    def in_order(name: str) -> list[str]:
+        return sorted(voters.get(name, []), key=lambda v: cast_at.get(v, ""))
+
+    def reached(name: str) -> str:
+        return max((cast_at.get(v, "") for v in voters.get(name, [])), default="")
+
+    ordered = sorted(counts.items(), key=lambda x: (-x[1], reached(x[0])))
+    return tuple((name, n, "、".join(in_order(name))) for name, n in ordered)

@@ -11,7 +11,8 @@ from importlib import import_module
 from typing import Any
 
 from tianshen.core.ruleset import Ruleset
-from tianshen.core.spec import RulesetSpec, load_spec
+from tianshen.core.spec import RulesetSpec
+from tianshen.specs import load_spec
 
 # family id -> "module:class"
 FAMILIES: dict[str, str] = {
@@ -38,12 +39,19 @@ def family_class(family: str) -> type[Ruleset]:
 
 
 def load_ruleset(variant: str) -> Ruleset:
-    """`variant`: an id found in core.spec.rulesets_dirs(), or the path of a .toml file."""
+    """`variant`: an id found in tianshen.specs.rulesets_dirs(), or the path of a .toml file."""
     spec: RulesetSpec = load_spec(variant)
     return family_class(spec.ruleset)(spec)
 
 
+def game_spec(ruleset: str, config: Mapping[str, Any]) -> RulesetSpec:
+    """The variant of a stored game: the file it was signed up with (`config["ruleset_file"]`,
+    see tianshen.specs.game_file), else its id.  Every reader of a stored game (driver, `admin
+    status`, the web pages) goes through here, so a game signed up from a file works there too."""
+    return load_spec(str(config.get("ruleset_file") or ruleset))
+
+
 def game_ruleset(ruleset: str, config: Mapping[str, Any]) -> Ruleset:
-    """The ruleset of a stored game: the file it was signed up with (`config["ruleset_file"]`,
-    see core.spec.game_file), else its id."""
-    return load_ruleset(str(config.get("ruleset_file") or ruleset))
+    """The ruleset of a stored game (see game_spec)."""
+    spec = game_spec(ruleset, config)
+    return family_class(spec.ruleset)(spec)

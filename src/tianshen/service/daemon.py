@@ -26,20 +26,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Protocol
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.date import DateTrigger
 
 from tianshen.config import Config, GameConfig
 from tianshen.core.clock import show
+from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.core.spec import load_spec
-from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused
+from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, PlayerSide
 from tianshen.forum.factory import make_forum
 from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner
 from tianshen.service.sender import OutboxSender
-from tianshen.sim import sims_for
+from tianshen.specs import load_spec
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store
 
 log = logging.getLogger(__name__)
@@ -86,12 +87,26 @@ class ForumClock:
         return game_time - self.offset
 
 
+class Acting(Protocol):
+    def act(self, state: GameState, at: datetime, thread: Callable[[str], str | None]) -> None: ...
+
+
+class SimulatedPlayers(Protocol):
+    """The players who act on the memory board when `[run] simulate` is set.  The caller
+    gives them (`tianshen run` passes tianshen.sim's): the service never imports the test
+    players (issue 24)."""
+
+    def seats(self, n: int) -> list[Seat]: ...
+
+    def for_game(self, family: str, board: PlayerSide, gm_account: str, seed: int) -> Acting: ...
+
+
 @dataclass
 class Served:
     """A game this process owns now."""
 
     driver: GameDriver
-    sims: object | None = None
+    sims: Acting | None = None
     acted: str = ""
     pm_mark: int | None = None
     failures: set[str] = field(default_factory=set)  # errors the GM was told of already
@@ -99,8 +114,12 @@ class Served:
 
 
 class Daemon:
-    def __init__(self, config: Config, forum: Forum | None = None, clock: GameClock | ForumClock | None = None) -> None:
+    def __init__(self, config: Config, forum: Forum | None = None, clock: GameClock | ForumClock | None = None,
+                 players: SimulatedPlayers | None = None) -> None:
+        if config.run.simulate and players is None:
+            raise ValueError("[run] simulate = true needs simulated players: start the daemon with `tianshen run`")
         self.config = config
+        self.players = players
         self.board_key = config.board_key()
         self.owner = config.run.owner or default_owner()
         self.store = Store(config.database.url)
@@ -188,10 +207,8 @@ class Daemon:
             raise ValueError("\n".join(problems))  # issue 23 item 3: shared accounts, the GM's own
         spec = load_spec(g.ruleset)
         seats = [Seat(name=p.name, forum_name=p.forum_name or p.name) for p in g.players]
-        if not seats and self.config.run.simulate:
-            from tianshen.sim.rehearsal import default_seats
-
-            seats = default_seats(spec.players)
+        if not seats and self.players is not None and self.config.run.simulate:
+            seats = self.players.seats(spec.players)
         fixed = {}
         for name, written in g.roles.items():
             role = spec.role_by_name(written)
@@ -282,9 +299,9 @@ class Daemon:
         driver.late_window_grace = timedelta(minutes=self.config.run.late_window_minutes)
         driver.deadline_grace = timedelta(seconds=self.config.run.deadline_grace_seconds)
         sims = None
-        if self.players_side is not None:
+        if self.players_side is not None and self.players is not None:
             seed = GameSetup.model_validate(r.config["setup"]).seed
-            sims = sims_for(driver.ruleset.spec.ruleset, self.players_side, self.forum.account, seed)
+            sims = self.players.for_game(driver.ruleset.spec.ruleset, self.players_side, self.forum.account, seed)
         return Served(driver, sims)
 
     # ---- one tick ---------------------------------------------------------------------
@@ -395,7 +412,7 @@ class Daemon:
         point = f"{state.phase.label}:{state.phase.step}"
         if point != served.acted and state.phase.kind != "over":
             served.acted = point
-            served.sims.act(state, now, lambda key: driver.sender.thread_id(driver.game_id, key))  # type: ignore[attr-defined]
+            served.sims.act(state, now, lambda key: driver.sender.thread_id(driver.game_id, key))
 
     def _advance(self, served: Served, now: datetime, pms: list[ForumPm], reachable: bool, mark: int | None) -> None:
         driver = served.driver

@@ -21,10 +21,11 @@ from typing import NoReturn
 
 from sqlalchemy.exc import IntegrityError
 
-from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, InputEnvelope, Outcome, PmIn, PostIn
+from tianshen.core.fold import steps
+from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
-from tianshen.rules import load_ruleset
+from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender
 from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
@@ -53,7 +54,7 @@ class GameDriver:
         events = store.events(game_id)[:1]
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
-        self.ruleset: Ruleset = load_ruleset(record.config.get("ruleset_file") or record.ruleset)  # see register
+        self.ruleset: Ruleset = game_ruleset(record.ruleset, record.config)  # see register
         options = self.ruleset.spec.options
         self.watch_board = bool(options.get("analysis_quota") or options.get("watch_board"))
         self.on_step = on_step
@@ -99,7 +100,7 @@ class GameDriver:
         setup without a salt gets a secret random one (core.rng: the seed commitment).
         `variant` is an id or a .toml file; the record keeps the id."""
         from tianshen.core.rng import new_salt
-        from tianshen.core.spec import game_file
+        from tianshen.specs import game_file
 
         if setup.salt is None:
             setup = setup.model_copy(update={"salt": new_salt()})
@@ -254,19 +255,11 @@ class GameDriver:
         inputs = [i for i in self.store.inbound(self.game_id, phase_label) if i.source in ("pm", "post")]
         wanted = {i.event_seq for i in inputs if i.event_seq is not None}
         outcomes: dict[int, Outcome] = {}
-        state: GameState | None = None
-        for e in self.store.events(self.game_id):
+        for step in steps(self.ruleset, self.store.events(self.game_id)):
             if wanted <= set(outcomes):
                 break
-            if e.kind == "setup":
-                state = self.ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
-                continue
-            assert state is not None, "an event before the setup"
-            event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
-            outcome = self.ruleset.apply(state, event)
-            state = outcome.state
-            if e.seq in wanted:
-                outcomes[e.seq] = outcome
+            if step.seq in wanted:
+                outcomes[step.seq] = step.outcome
         return [(i, *_verdict(i, outcomes.get(i.event_seq) if i.event_seq is not None else None)) for i in inputs]
 
     def preview(self) -> tuple[Deadline, Outcome] | None:

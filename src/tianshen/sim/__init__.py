@@ -13,6 +13,7 @@ from importlib import import_module
 from typing import Protocol
 
 from tianshen.core.model import GameState
+from tianshen.core.ruleset import Seat
 from tianshen.forum.base import PlayerSide
 
 ThreadLookup = Callable[[str], str | None]
@@ -50,6 +51,18 @@ def check_in(board: PlayerSide, state: GameState, main_thread: str, already: set
 
 class Sims(Protocol):
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None: ...
+
+
+class DaemonPlayers:
+    """The simulated players `tianshen run` gives the daemon (service.daemon.SimulatedPlayers)."""
+
+    def seats(self, n: int) -> list[Seat]:
+        from tianshen.sim.rehearsal import default_seats
+
+        return default_seats(n)
+
+    def for_game(self, family: str, board: PlayerSide, gm_account: str, seed: int) -> Sims:
+        return sims_for(family, board, gm_account, seed)
 
 
 def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default") -> Sims:

@@ -20,11 +20,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tianshen.config import load_config
-from tianshen.core.spec import load_spec
 from tianshen.forum.memory import MemoryBoard, MemoryForum, StoredPm
 from tianshen.service.daemon import Daemon
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import VirtualClock, default_seats
+from tianshen.specs import load_spec
 
 VARIANTS = ["classic_8", "classic_10", "classic_13", "game_ten", "n_lives", "hex_survival_12", "hex_survival_14",
             "butterfly_elder"]

@@ -19,11 +19,12 @@ from datetime import datetime
 from functools import cache
 
 from tianshen.core.model import GameState, Player
-from tianshen.core.spec import RulesetSpec, load_spec
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.n_lives import cards, victory
 from tianshen.rules.n_lives.abilities import Ability, abilities
 from tianshen.sim import ThreadLookup, check_in
+from tianshen.specs import load_spec
 
 HOSTILE = {"killers", "werewolves", "solo"}
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")

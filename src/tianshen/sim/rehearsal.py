@@ -92,7 +92,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     if store is None:
         store = Store(db_url, durable=False)  # a rehearsal: no fsync per step
         store.upgrade()
-    from tianshen.core.spec import load_spec
+    from tianshen.specs import load_spec
 
     spec = load_spec(variant)
     transcript = Transcript(board, printer)

@@ -2,8 +2,9 @@
 index.html that shows them.
 
 What one game leaves (`extract`) is generic: the winner, the last day reached, every
-player's role, side and death, the refusals and GM notes, and rule firings counted from
-the GM log lines of the outcomes with a small table of patterns per family (`PATTERNS`).
+player's role, side and death, the refusals and GM notes, and rule firings counted from the
+typed events of the outcomes (core.events; `EVENT_COUNTERS` names them per family).  The
+announcements (`ANNOUNCEMENTS`) are still matched against the posts' texts by template.
 """
 
 from __future__ import annotations
@@ -20,41 +21,31 @@ from tianshen.core.model import GameState, Outcome
 from tianshen.core.ruleset import Ruleset
 from tianshen.core.spec import RulesetSpec
 
-# family -> (counter, regex on one GM log line); every match counts once
-PATTERNS: dict[str, tuple[tuple[str, str], ...]] = {
-    "classic": (
-        ("kill survived (束魂/祈祷)", r"^kill on .*: survives"),
-        ("bind failure death", r"^bind failure"),
-        ("prayer protected someone", r"protected: \["),
-        ("kill forfeited (declaration)", r"no valid declaration"),
-        ("killer targeted killer", r"targeted the other killer"),
-        ("no execution", r"executed nobody"),
-    ),
-    "game_ten": (
-        ("one-hit kill night", r"\(一击必杀\)"),
-        ("skipped kill night", r"— a skip"),
-        ("kill survived", r"^kill victim .*: survives"),
-        ("prayer save", r"protected by prayer"),
-        ("killer immune (one-hit night)", r"immune \(001 §2\.2\)"),
-        ("bind failure death", r"^bind failure"),
-        ("butterfly voided a kill", r"void by the butterfly"),
-        ("conversion", r"^conversion: (?!\[\]|\{\}|None)"),
-        ("summon used", r"^summon of .* used"),
-        ("no execution", r"executed nobody"),
-    ),
-    "hex_survival": (
-        ("attack", r" attacks "),
-        ("dig", r"^dig "),
-    ),
-    "butterfly_elder": (
-        ("will posted", r"^will of "),
-    ),
-    "n_lives": (
-        ("imprisonment night", r"^imprisoned: \['"),
-    ),
-}
-_COMPILED: dict[str, list[tuple[str, re.Pattern[str]]]] = {
-    family: [(name, re.compile(rx)) for name, rx in table] for family, table in PATTERNS.items()
+# family -> typed event kind (core.events, noted by the family's resolution) -> counter
+EVENT_COUNTERS: dict[str, dict[str, str]] = {
+    "classic": {
+        "kill_survived": "kill survived (束魂/祈祷)",
+        "bind_failure": "bind failure death",
+        "prayer_protected": "prayer protected someone",
+        "kill_forfeited": "kill forfeited (declaration)",
+        "killer_targeted_killer": "killer targeted killer",
+        "no_execution": "no execution",
+    },
+    "game_ten": {
+        "one_hit_night": "one-hit kill night",
+        "skipped_kill": "skipped kill night",
+        "kill_survived": "kill survived",
+        "prayer_save": "prayer save",
+        "killer_immune": "killer immune (one-hit night)",
+        "bind_failure": "bind failure death",
+        "butterfly_voided_kill": "butterfly voided a kill",
+        "conversion": "conversion",
+        "summon_used": "summon used",
+        "no_execution": "no execution",
+    },
+    "hex_survival": {"attack": "attack", "dig": "dig"},
+    "butterfly_elder": {"will_posted": "will posted"},
+    "n_lives": {"imprisonment": "imprisonment night"},
 }
 # announcements counted in every family whose variant has the text: text key -> counter;
 # a message counts when it matches the template (its fields as wildcards)
@@ -92,15 +83,14 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
     from tianshen.sim.montecarlo import GameResult
 
     counters: Counter[str] = Counter()
-    patterns = _COMPILED.get(ruleset.spec.ruleset, [])
+    names = EVENT_COUNTERS.get(ruleset.spec.ruleset, {})
     announcements = _announcements(ruleset.spec)
     for outcome in outcomes:
         counters["refusals"] += len(outcome.refusals)
         counters["GM notes"] += len(outcome.notes)
-        for line in outcome.log:
-            for name, rx in patterns:
-                if rx.search(line):
-                    counters[name] += 1
+        for event in outcome.events:
+            if event.kind in names:
+                counters[names[event.kind]] += 1
         for body in [post.body for post in outcome.posts] + [pm.body for pm in outcome.pms]:
             for name, literal, rx in announcements:
                 if literal in body:

@@ -353,7 +353,7 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     ruleset = RULESETS.get(record.config.get("ruleset_file") or record.ruleset)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
-                           "is_hex": ruleset.spec.ruleset == "hex_survival", "clock": _game_now(store, record),
+                           "is_hex": ruleset.board_map(None, False) is not None, "clock": _game_now(store, record),
                            "zone": state.zone if state is not None
                            else (record.config.get("setup") or {}).get("zone") or DEFAULT_ZONE}
     if state is None:  # signed up, or dealt but the player list is not on the board yet

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tianshen.core.ruleset import Ruleset
-from tianshen.core.spec import spec_path
 from tianshen.rules import load_ruleset
+from tianshen.specs import spec_path
 
 RECHECK_S = 2.0  # how often a variant file's mtime and size are looked at again
 

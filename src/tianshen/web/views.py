@@ -2,7 +2,7 @@
 
 The public view is built only from what the players were told: the 马甲, alive or dead,
 the side `Ruleset.public_identity` gives for the dead, posts on the board, and the count
-the ruleset itself answers to a 「票数」 PM.  Everything else is in the GM view.
+the ruleset itself gives every player (`Ruleset.vote_count`, its 「票数」 answer).  Everything else is in the GM view.
 """
 
 from __future__ import annotations
@@ -16,11 +16,9 @@ from datetime import datetime
 from typing import Any
 
 from tianshen.core import rng
-from tianshen.core.model import GameState, InputEnvelope, Phase, PmIn, PostIn
-from tianshen.core.ruleset import REMINDER, Deadline, GameSetup, Ruleset
-from tianshen.rules.butterfly_elder import vote
-from tianshen.rules.hex_survival import ballot as hex_ballot
-from tianshen.rules.hex_survival import hexmap
+from tianshen.core.fold import fold
+from tianshen.core.model import GameState, InputEnvelope, Phase, PostIn
+from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, GameSetup, Ruleset
 from tianshen.web import hexlayout
 
 PHASE_WORDS = {"night": "夜", "day": "天"}
@@ -76,16 +74,7 @@ def first_unsent_event(game_name: str, outbox: list[Any]) -> int | None:
 def replay_state(ruleset: Ruleset, events: list[Any], before_seq: int | None = None) -> GameState | None:
     """The state after folding the stored events in order (those before `before_seq` only):
     the same folds the driver made, so with every event it is the stored state."""
-    state: GameState | None = None
-    for e in events:
-        if before_seq is not None and e.seq >= before_seq:
-            break
-        if e.kind == "setup":
-            state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
-        elif state is not None:
-            event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
-            state = ruleset.apply(state, event).state
-    return state
+    return fold(ruleset, events, before_seq)
 
 
 # ---- players --------------------------------------------------------------------------
@@ -135,73 +124,11 @@ class Count:
 
 
 def current_count(ruleset: Ruleset, state: GameState, at: datetime) -> Count | None:
-    """None when no vote is running."""
-    if state.phase.kind != "day":
+    """None when no vote is running: the ruleset's own public count (Ruleset.vote_count, the
+    one core.observation shows), no 「票数」 PM faked through `apply` (issue 24)."""
+    if state.phase.kind != "day" or (count := ruleset.vote_count(state)) is None:
         return None
-    if ruleset.spec.ruleset == "hex_survival":
-        return _hex_count(state)
-    if ruleset.spec.ruleset == "butterfly_elder":
-        return _butterfly_count(state)
-    return _asked_count(ruleset, state, at)
-
-
-def _asked_count(ruleset: Ruleset, state: GameState, at: datetime) -> Count | None:
-    """What the ruleset PMs a living player who asks 「票数」 — the count every player may
-    have, by the rules' own counting.  The state is a copy; nothing is kept."""
-    asker = next((p for p in state.players if p.alive), None)
-    if asker is None:
-        return None
-    outcome = ruleset.apply(state, PmIn(id="web-count", sender=asker.name, at=at, text="票数"))
-    if outcome.refusals or not outcome.pms:
-        return None
-    return Count(text=_unwrap_receipt(outcome.pms[-1].body), note="天神对「票数」短消息的回复")
-
-
-def _unwrap_receipt(body: str) -> str:
-    """The count without the receipt's frame (「已收到：」 and the ✔ of each line)."""
-    lines = body.strip().split("\n")
-    if lines and lines[0].strip() == "已收到：":
-        lines = lines[1:]
-    return "\n".join(line[2:] if line.startswith("✔ ") else line for line in lines).strip()
-
-
-def _hex_count(state: GameState) -> Count | None:
-    """003 §9: the votes posted so far, counted by the ruleset's `ballot.punished`; a missing
-    vote counts for the voter himself only at the close, so it is not shown here."""
-    d = state.data.get("day") or {}
-    if state.phase.step != "vote":
-        return None
-    votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
-             if state.player(v).alive and state.player(b["target"]).alive}
-    counts, _ = hex_ballot.punished(votes)
-    ballots = d.get("ballots", {})
-    rows = _ordered(counts, {name: [v for v, t in sorted(votes.items(), key=lambda x: ballots[x[0]]["at"])
-                                    if t == name] for name in counts}, ballots)
-    return Count(rows=rows, note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
-
-
-def _ordered(counts: dict[str, int], voters: dict[str, list[str]], ballots: dict[str, Any]
-             ) -> list[tuple[str, int, str]]:
-    """Count rows in the one order of every page (issue 25 item 5): most votes first, then
-    the one who reached his count first (the latest of his voters' ballots)."""
-    def reached(name: str) -> str:
-        return max((str(ballots.get(v, {}).get("at", "")) for v in voters.get(name, [])), default="")
-
-    ordered = sorted(counts.items(), key=lambda x: (-x[1], reached(x[0])))
-    return [(name, n, "、".join(voters.get(name, []))) for name, n in ordered]
-
-
-def _butterfly_count(state: GameState) -> Count | None:
-    """四: the latest post of each living voter (butterfly_elder.vote.count, without 归零,
-    which stays secret until the count)."""
-    if not state.data.get("ballots"):
-        return Count(note="还没有人投票")
-    c = vote.count(state.copy(), None)
-    ballots = state.data["ballots"]
-    voters = {name: sorted(vs, key=lambda v: ballots[v]["at"]) for name, vs in c.voters.items()}
-    rows = _ordered(c.counts, voters, ballots)
-    note = "每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else "")
-    return Count(rows=rows, note=note)
+    return Count(text=count.text, rows=list(count.rows), note=count.note)
 
 
 # ---- votes on the board ---------------------------------------------------------------------
@@ -275,11 +202,14 @@ class HexMapView:
 HEX_R = 38.0
 
 
-def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapView:
-    """The 4×4 torus as rows a–d of pointy hexes laid out from the map's own table, with the
-    wrap-around copies around them (web.hexlayout); with `secret`, who stands where with his
-    HP, and the dig depths (003 §5.1: never public)."""
-    the_map = hexmap.load(ruleset.spec.options)
+def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapView | None:
+    """The family's map (Ruleset.board_map; None when it has none): hex_survival's 4×4 torus
+    as rows a–d of pointy hexes laid out from the map's own table, with the wrap-around copies
+    around them (web.hexlayout); with `secret`, who stands where with his HP, and the dig
+    depths (003 §5.1: never public)."""
+    the_map = ruleset.board_map(state, secret)
+    if the_map is None:
+        return None
     shape = hexlayout.layout(the_map.cells, the_map.neighbours)
     w = HEX_R * 3 ** 0.5
     spots = [(w * (p.at[0] + p.at[1] / 2) * shape.spacing, HEX_R * 1.5 * p.at[1] * shape.spacing)
@@ -292,22 +222,20 @@ def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapVi
         pts = " ".join(f"{x + HEX_R * _cos(a):.1f},{y + HEX_R * _sin(a):.1f}" for a in range(30, 390, 60))
         cells.append(HexCell(name=p.cell.upper(), x=round(x, 1), y=round(y, 1), points=pts, ghost=p.ghost,
                              neighbours=[n.upper() for n in the_map.neighbours[p.cell]]))
-    if secret and state is not None:
-        _place_people(cells, state)
+    _place_people(cells, the_map)
     width = max(c.x for c in cells) + w / 2 + 4
     height = max(c.y for c in cells) + HEX_R + 4
     return HexMapView(cells, math.ceil(width), math.ceil(height), shape.spacing != 1.0)
 
 
-def _place_people(cells: list[HexCell], state: GameState) -> None:
+def _place_people(cells: list[HexCell], board: BoardMap) -> None:
     by_name = {c.name.lower(): c for c in cells if not c.ghost}
-    for p in state.players:
-        cell = by_name.get(str(p.extra.get("cell") or "").lower())
-        if cell is not None and p.alive:
-            cell.people.append(f"{p.name} {p.extra.get('hp', '?')}")
-    for name, depth in (state.data.get("depth") or {}).items():
-        if name.lower() in by_name:
-            by_name[name.lower()].depth = depth
+    for name, people in board.people.items():
+        if name in by_name:
+            by_name[name].people.extend(people)
+    for name, depth in board.depths.items():
+        if name in by_name:
+            by_name[name].depth = depth
 
 
 def _cos(deg: int) -> float:

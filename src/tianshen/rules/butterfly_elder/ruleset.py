@@ -15,6 +15,8 @@ from typing import Any
 
 from tianshen.core import rng
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
+from tianshen.core.events import note
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
@@ -28,8 +30,9 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
 from tianshen.core.vote_post import not_a_vote, quote_note, refusal
+from tianshen.core.votes import count_rows
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.powers import Refused
 from tianshen.rules.butterfly_elder.roles import (
@@ -225,7 +228,7 @@ class ButterflyElder(Ruleset):
     def _die(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
         """A death announced at `at`: one will within 24 h (五, E26) unless muted this round
         (一 技能一 "连遗言也不能说", E21) or removed for lurking."""
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        die(state, p, cause)
         hours = self.spec.timing.hours("will_hours", 24)
         allowed = cause not in ("lurking", "wasted", "modkill") and not self.is_muted(state, p.name)
         state.data["wills"][p.name] = {"until": (at + timedelta(hours=hours)).isoformat(), "allowed": allowed,
@@ -367,7 +370,7 @@ class ButterflyElder(Ruleset):
         in_time = w is not None and post.at <= datetime.fromisoformat(w["until"])
         if w and w["allowed"] and not w["used"] and in_time and not post.thread.startswith("vote:"):
             w["used"] = True
-            out.log.append(f"will of {p.name} in {post.thread}")
+            note(out.log, f"will of {p.name} in {post.thread}", "will_posted")
             if post.edited:
                 out.notes.append(self.spec.text("note_will_edited", name=p.name, text=_short(post.text)))
             return
@@ -402,6 +405,10 @@ class ButterflyElder(Ruleset):
 
     # ---- victory (三) ------------------------------------------------------------------------
 
+    def can_draw(self) -> bool:
+        """DECISIONS E9: both sides' conditions at once are a draw unless `simultaneous` names a side."""
+        return str(self.spec.options.get("simultaneous", DRAW)) == DRAW
+
     def check_victory(self, state: GameState) -> str | None:
         """三 with DECISIONS E8 (at most 5 alive), the independents' priority, E9 (draw)."""
         opts = self.spec.options
@@ -430,7 +437,6 @@ class ButterflyElder(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        state.data.pop("paused_at", None)
         roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
                           for p in state.players)
         if winner == DRAW:
@@ -493,11 +499,8 @@ class ButterflyElder(Ruleset):
         out.log.append(f"vote by {p.name} entered by the GM: {line}")
         return out.outcome(state)
 
-    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (补充 二 2 按出局处理, or any ruling): a death, identity shown."""
-        p = self._player_arg(state, gm)
-        if not p.alive:
-            raise GmRefused(f"{p.name} is already out")
         self._die(state, p, "modkill", gm.at)
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, identity=self.identity(p), reason=gm.reason)]
@@ -508,10 +511,7 @@ class ButterflyElder(Ruleset):
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
         """补充 二 1: leave of at most 24 h; the player is not counted as lurking meanwhile."""
         p = self._player_arg(state, gm)
-        hours = float(gm.args.get("hours") or 0)
-        most = self.spec.timing.hours("leave_max_hours", 24)
-        if hours <= 0 or hours > most:
-            raise GmRefused(f"leave is between 0 and {most:g} hours (--hours)")
+        hours = gm_hours(gm, most=self.spec.timing.hours("leave_max_hours", 24))
         until = gm.at + timedelta(hours=hours)
         state.data["leave"][p.name] = until.isoformat()
         out = Messages()
@@ -535,16 +535,21 @@ class ButterflyElder(Ruleset):
         out.post(MAIN, self.spec.text(f"penalty_{p.faction}", name=p.name, round=k))
         return out.outcome(state)
 
-    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
-        """End the game now, with the winner the GM names (killers, good, independents, draw) or none."""
-        winner = gm.args.get("winner") or None
-        if winner is not None and winner not in (*self.spec.factions, DRAW):
-            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}, draw")
-        out = Messages()
-        self._game_over(state, gm.at, out, winner, [])
-        return out.outcome(state)
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
+        self._game_over(state, at, out, winner, [])
 
     # ---- views -----------------------------------------------------------------------------
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """四: the latest post of each living voter (vote.count on a copy, without 归零, which
+        stays secret until the count)."""
+        if state.phase.kind != "day":
+            return None
+        if not state.data.get("ballots"):
+            return VoteCount(note="还没有人投票")
+        c = vote.count(state.copy(), None)
+        cast_at = {v: str(b.get("at", "")) for v, b in state.data["ballots"].items()}
+        return VoteCount(rows=count_rows(c.counts, c.voters, cast_at), note="每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else ""))
 
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         p = state.player(name)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.deaths import die
+from tianshen.core.events import note
 from tianshen.core.model import GameState
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import (
@@ -62,11 +64,11 @@ def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kil
             continue
         if killer_mode(state) == "alternate" and is_killer(state.player(target)) and group != f"killer:{target}":
             # 002 8人玩法: 杀手不能互杀; C5: no kill for every purpose, nothing announced
-            log.append(f"{group} targeted the other killer {target}: no kill (002 8p, C5)")
+            note(log, f"{group} targeted the other killer {target}: no kill (002 8p, C5)", "killer_targeted_killer")
             continue
         decl = state.data["decl"].get(group)
         if not declaration_ok(spec, decl):
-            log.append(f"{group}: no valid declaration, kill on {target} forfeited (002 杀人宣言)")
+            note(log, f"{group}: no valid declaration, kill on {target} forfeited (002 杀人宣言)", "kill_forfeited")
             continue
         kills.append(Kill(group, target, decl or {}))
     return kills
@@ -77,9 +79,9 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     dawn = Dawn()
     kills = valid_kills(spec, state, log)
     prot = protected(state)
-    log.append(f"prayer threshold x = {prayer_threshold(state)} "
-               f"({len(living_commoners(state))} commoners / {len(living_killers(state))} killers); protected: "
-               f"{sorted(prot) or 'nobody'}")
+    note(log, f"prayer threshold x = {prayer_threshold(state)} "
+         f"({len(living_commoners(state))} commoners / {len(living_killers(state))} killers); protected: "
+         f"{sorted(prot) or 'nobody'}", *(["prayer_protected"] if prot else []))
     bound = group_target(state, "soulbind", "binder")
     asked = group_target(state, "divine", "diviner")  # before deaths: the dead still acted (0.2)
     dead: dict[str, str] = {}
@@ -98,7 +100,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
             dawn.saved_by_bind.append(target)
         else:
             survives = target in prot  # 祈祷: silent (002)
-        log.append(f"kill on {target} by {[k.group for k in ks]}: {'survives' if survives else 'dies'}")
+        note(log, f"kill on {target} by {[k.group for k in ks]}: {'survives' if survives else 'dies'}",
+             *(["kill_survived"] if survives else []))
         if not survives:
             dead[target] = "killed"
             dawn.published[target] = [k.decl for k in ks]  # C7: all declarations of a kill that succeeded
@@ -109,7 +112,7 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
 
     for name, cause in dead.items():
         p = state.player(name)
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        die(state, p, cause)
         dawn.deaths.append((name, cause))
     dawn.answers = divination_answers(state, asked, log)
     return dawn
@@ -126,7 +129,7 @@ def advance_bind_streak(state: GameState, bound: str | None, targeted: set[str],
     streak["target"] = bound
     if streak["nights"] >= 2:
         streak["nights"] = 0
-        log.append(f"bind failure: {bound} bound two nights running without being attacked")
+        note(log, f"bind failure: {bound} bound two nights running without being attacked", "bind_failure")
         return bound
     return None
 

@@ -28,6 +28,10 @@ class Classic(ForumGame):
     NIGHT_VERBS = frozenset({"kill", "soulbind", "divine", "curse", "bless", "pray"})
     TIE_HOLDERS = ("curser", "blesser")  # 001 §7.2.2 without the summoner (C3)
 
+    def can_draw(self) -> bool:
+        """Nobody left alive is a draw (docs/classic.md, see check_victory)."""
+        return True
+
     def check_victory(self, state: GameState) -> str | None:
         """001 §7 as borrowed by 002 (DECISIONS §3.1.7, §6), and a draw when nobody is left
         alive: then 7.1 and 7.2.x hold at once, 002 names no winner ("杀手全灭…判杀手负" only
@@ -120,6 +124,14 @@ class Classic(ForumGame):
             if target:
                 net[target] = net.get(target, 0) + delta
         return {t: v for t, v in net.items() if v}
+
+    def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """002 8人玩法 (C16): a killer was told by his role PM on which nights he kills."""
+        view = super().seat_view(state, name)
+        p = state.player(name)
+        if state.data["options"]["killer_mode"] == "alternate" and is_killer(p):
+            view["kills_on"] = "odd nights" if state.data["duty_order"][0] == p.name else "even nights"
+        return view
 
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         view = super().player_view(state, name)

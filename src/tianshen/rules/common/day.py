@@ -17,6 +17,7 @@ from datetime import datetime
 
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import resolve_name
@@ -231,7 +232,7 @@ def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], o
         p = state.player(name)
         if not p.alive:
             continue
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "no_vote"
+        die(state, p, "no_vote")
         out_lines.append(spec.text("removed_no_vote", name=name, identity=identity(spec, p)))
         notes.append(spec.text("note_removed_no_vote", name=name))
 

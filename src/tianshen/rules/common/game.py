@@ -17,6 +17,8 @@ from typing import Any
 from tianshen.core import checkin, rng
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
+from tianshen.core.events import note
 from tianshen.core.grammar import VERB_NAMES, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -31,7 +33,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
@@ -330,10 +332,10 @@ class ForumGame(Ruleset):
                     lines: list[str], out: Messages) -> None:
         """Execution (or nobody), removals, the win check; then night k+1 starts."""
         spec, k = self.spec, state.phase.number
-        out.log.append(f"day {k}: executed {executed or 'nobody'}")
+        note(out.log, f"day {k}: executed {executed or 'nobody'}", *([] if executed else ["no_execution"]))
         if executed:
             p = state.player(executed)
-            p.alive, p.died_in, p.death_cause = False, state.phase.label, "executed"
+            die(state, p, "executed")
             lines.append(spec.text("executed", name=executed, identity=days.identity(spec, p)))
         else:
             lines.append(spec.text("nobody_executed"))
@@ -371,7 +373,6 @@ class ForumGame(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        state.data.pop("paused_at", None)
         roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
                           f"{'' if p.alive else '，已死亡'}" for p in state.players)
         if winner == "draw":
@@ -531,7 +532,7 @@ class ForumGame(Ruleset):
 
     def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
         """DECISIONS §0.5: a wasted seat leaves the game like a death, identity shown (B34)."""
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "wasted"
+        die(state, p, "wasted")
         out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
         lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
         if not self._check_victory(state, at, out, prefix=lines):
@@ -586,40 +587,33 @@ class ForumGame(Ruleset):
                        self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state, state.phase.ends_at)))
         return out.outcome(state)
 
-    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""
-        p = self._player_arg(state, gm)
-        if not p.alive:
-            raise GmRefused(f"{p.name} is already dead")
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
+        die(state, p, "modkill")
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, identity=days.identity(self.spec, p), reason=gm.reason)]
         if not self._check_victory(state, gm.at, out, prefix=lines):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)
 
-    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """002 请假: the GM extends the phase for a player on leave."""
-        p = self._player_arg(state, gm)
-        hours = float(gm.args.get("hours") or 0)
-        if hours <= 0:
-            raise GmRefused("give the number of hours of the extension (--hours)")
-        self.shift_schedule(state, hours)
-        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
-
-    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
-        """End the game now, with the winner the GM names (or none)."""
-        winner = gm.args.get("winner") or None
-        if winner is not None and winner not in self.spec.factions:
-            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}")
-        out = Messages()
-        self._game_over(state, gm.at, out, winner)
-        return out.outcome(state)
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
+        self._game_over(state, at, out, winner)
 
     # ---- victory and views ----------------------------------------------------------
 
     # 001 §7.2.2: the holders who must all be dead for a tie in numbers to go to the killers
     TIE_HOLDERS: tuple[str, ...] = ("curser", "blesser", "summoner")
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """What a 「票数」 PM is answered (common.day.current_count), without the PM."""
+        try:
+            return VoteCount(text=days.current_count(self.spec, state), note="天神对「票数」短消息的回复")
+        except Refused:
+            return None
+
+    def can_draw(self) -> bool:
+        """001 B36: both sides' conditions at once end in a draw only with `simultaneous_win = "draw"`."""
+        return str(self.spec.options.get("simultaneous_win", CIVILIANS)) == "draw"
 
     def check_victory(self, state: GameState) -> str | None:
         """001 §7 (DECISIONS §2.1.10; 002 borrows it, §3.1.7).  When both sides' conditions
@@ -639,6 +633,11 @@ class ForumGame(Ruleset):
         if not living_commoners(state):
             return KILLERS  # 001 §7.2.3 (converted commoners are no longer commoners)
         return None
+
+    def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """What the role PM told the seat besides its role: its partners (002 杀手, the 13-player
+        pairs), as they are now (001 §2.10: a converted killer is told his)."""
+        return {"partners": [q.name for q in partners(state, state.player(name))]}
 
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         p = state.player(name)

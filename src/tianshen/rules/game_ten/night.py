@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.deaths import die
+from tianshen.core.events import note
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import declaration_ok, group_target, prayer_threshold
@@ -66,7 +68,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     dawn.one_hit = ohk
     if killers and (target is not None or opts.get("forfeit_counts_as_skip", True)):
         state.data["last_night_skipped"] = dawn.skipped
-    log.append(f"kill: {target or 'none'}{' (一击必杀)' if ohk else ''}{' — a skip' if dawn.skipped else ''}")
+    note(log, f"kill: {target or 'none'}{' (一击必杀)' if ohk else ''}{' — a skip' if dawn.skipped else ''}",
+         *(["one_hit_night"] if ohk else []), *(["skipped_kill"] if dawn.skipped else []))
 
     # ---- 1. the butterfly's partner: void list and mirror (001 §2.8) -----------------
     partner = group_target(state, "dance", "butterfly") if members(state, "butterfly") else None
@@ -101,7 +104,7 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
         on_partner = kill == partner and not (ohk and opts.get("ohk_pierces_partner", True))
         lone_dancer = {k.name for k in killers} == {partner} and not ohk
         if on_partner or lone_dancer:
-            log.append(f"kill on {kill}: void by the butterfly")
+            note(log, f"kill on {kill}: void by the butterfly", "butterfly_voided_kill")
             kill = None
     bound = acted_on("soulbind", "binder")
 
@@ -133,7 +136,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
                 dawn.saved_by_bind.append(v)
             else:
                 survives, why = v in prot, "prayer (001 §2.9)"
-            log.append(f"kill victim {v}: {'survives — ' + why if survives else 'dies'}")
+            note(log, f"kill victim {v}: {'survives — ' + why if survives else 'dies'}",
+                 *(["kill_survived"] if survives else []))
             if not survives:
                 dead[v] = cause
         if kill in dead:
@@ -148,14 +152,14 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
         streak["target"] = bound
         if streak["nights"] >= 2:
             streak["nights"] = 0  # it fires once; counting starts again (001 §2.2 "从头计算")
-            log.append(f"bind failure on {bound}")
+            note(log, f"bind failure on {bound}", "bind_failure")
             hit = [(bound, "bound")] + ([(partner, "implicated")] if partner and bound == butterfly else [])
             for v, cause in hit:
                 assert v is not None
                 if ohk and is_killer(state.player(v)):
-                    log.append(f"  {v} is a killer on a one-hit night: immune (001 §2.2)")
+                    note(log, f"  {v} is a killer on a one-hit night: immune (001 §2.2)", "killer_immune")
                 elif v in prot:
-                    log.append(f"  {v} is protected by prayer (B6)")
+                    note(log, f"  {v} is protected by prayer (B6)", "prayer_save")
                 elif v not in dead:
                     dead[v] = cause
 
@@ -176,6 +180,6 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     # ---- deaths, in the order of DECISIONS §2.1.8 ----------------------------------------------
     for name, cause in sorted(dead.items(), key=lambda x: (CAUSE_RANK[x[1]], state.player(x[0]).seat)):
         p: Player = state.player(name)
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        die(state, p, cause)
         dawn.deaths.append((name, cause))
     return dawn

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from tianshen.core.events import note
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, Outcome, Player, PostIn
 from tianshen.core.outbox import Messages
@@ -130,7 +131,7 @@ class GameTen(ForumGame):
             # (no post, no vote) is not counted
             if d.get("revived_active") or name in d["ballots"]["main"] or name in d["ballots"]["ld"]:
                 state.data["summon_uses"] = max(0, state.data["summon_uses"] - 1)
-                out.log.append(f"summon of {name} used; {state.data['summon_uses']} left")
+                note(out.log, f"summon of {name} used; {state.data['summon_uses']} left", "summon_used")
             else:
                 out.log.append(f"summon of {name} failed (no post, no vote): not counted (001 §2.7)")
         d["revived"] = []
@@ -141,7 +142,7 @@ class GameTen(ForumGame):
         if not conversion.triggered(state):
             return
         done = conversion.convert(state)
-        out.log.append(f"conversion: {done}")
+        note(out.log, f"conversion: {done}", *(["conversion"] if done else []))
         spec = self.spec
         if k := done["killer"]:
             mates = [p.name for p in living_killers(state) if p.name != k]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tianshen.core.events import note
 from tianshen.core.model import GameState, Player
 from tianshen.rules.hex_survival import food as foods
 from tianshen.rules.hex_survival.food import Catalogue, Eaten
@@ -76,7 +77,7 @@ def resolve(cat: Catalogue, hexmap: HexMap, state: GameState, sent: dict[str, di
         item = state.data["buried"][cell][depth - 1] if depth <= LAYERS else None
         if item is not None:
             state.data["buried"][cell][depth - 1] = None
-        log.append(f"dig {cell} layer {depth} by {[p.name for p in group]}: {item}")
+        note(log, f"dig {cell} layer {depth} by {[p.name for p in group]}: {item}", "dig")
         for p in group:
             dusk.dug[p.name] = (cell, depth, item)
             if item is not None:

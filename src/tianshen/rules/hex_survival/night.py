@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.events import note
 from tianshen.core.model import GameState, Player
 from tianshen.rules.hex_survival import food as foods
 from tianshen.rules.hex_survival.food import Catalogue
@@ -44,7 +45,7 @@ def resolve(cat: Catalogue, state: GameState, attacks: dict[str, str], log: list
         dmg = foods.attack_damage(cat, hp(a), statuses(a), statuses(t))
         dawn.hits.setdefault(target, []).append(dmg)
         dawn.damage[target] = dawn.damage.get(target, 0) + dmg
-        log.append(f"{attacker} attacks {target}: {dmg}")
+        note(log, f"{attacker} attacks {target}: {dmg}", "attack")
     for p in state.players:
         if not p.alive:
             continue

@@ -18,6 +18,7 @@ from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -33,9 +34,10 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
+from tianshen.core.votes import count_rows
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
@@ -229,7 +231,7 @@ class HexSurvival(Ruleset):
         spec = self.spec
         for name in names:
             p = state.player(name)
-            p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+            die(state, p, cause)
             lines.append(spec.text("death", name=name, camp=self._camp(p)))
             out.pm(p.name, spec.text("death_pm_subject"), spec.text("death_pm", camp=self._camp(p)))
         self._silence_check(state, lines, out)
@@ -368,12 +370,16 @@ class HexSurvival(Ruleset):
             return
         for name in out_now:
             p = state.player(name)
-            p.alive, p.died_in, p.death_cause = False, state.phase.label, "no_vote"
+            die(state, p, "no_vote")
             lines.append(spec.text("removed_no_vote", name=name, camp=self._camp(p)))
             out.notes.append(spec.text("note_two_missed_out", name=name))
         self._silence_check(state, lines, out)
 
     # ---- victory (003 §11) --------------------------------------------------------------
+
+    def can_draw(self) -> bool:
+        """003 D19: both camps wiped out at once is a draw."""
+        return True
 
     def check_victory(self, state: GameState) -> str | None:
         """§11.1 a camp wiped out, §11.2 a camp with fewer than half the other's living
@@ -399,7 +405,6 @@ class HexSurvival(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        state.data.pop("paused_at", None)
         state.data.pop("pending_substitution", None)
         roles = "\n".join(spec.text("final_line", name=p.name, forum_name=p.forum_name, camp=self._camp(p),
                                     fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
@@ -632,7 +637,7 @@ class HexSurvival(Ruleset):
         """DECISIONS §0.5 / D17: the seat leaves the game like a death, camp announced."""
         if not p.alive:
             return
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "wasted"
+        die(state, p, "wasted")
         out.notes.append(self.spec.text("note_wasted", name=p.name))
         lines = [self.spec.text("seat_wasted", name=p.name, camp=self._camp(p))]
         self._silence_check(state, lines, out)
@@ -698,12 +703,9 @@ class HexSurvival(Ruleset):
         out.log.append(line)
         return out.outcome(state)
 
-    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """§10.1: 判出局 — out at once, camp announced, win check."""
-        p = self._player_arg(state, gm)
-        if not p.alive:
-            raise GmRefused(f"{p.name} is already dead")
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, "modkill"
+        die(state, p, "modkill")
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, camp=self._camp(p), reason=gm.reason)]
         self._silence_check(state, lines, out)
@@ -711,26 +713,41 @@ class HexSurvival(Ruleset):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)
 
-    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """§10.2 请假: the phase is extended; a missed vote today does not count (§9.8)."""
-        p = self._player_arg(state, gm)
-        hours = float(gm.args.get("hours") or 0)
-        if hours <= 0:
-            raise GmRefused("give the number of hours of the extension (--hours)")
+    def on_leave(self, state: GameState, p: Player) -> None:
+        """§10.2 请假: the phase is extended (core); a missed vote today does not count (§9.8)."""
         if state.phase.kind == "day":
             state.data["day"]["leave"].append(p.name)
-        self.shift_schedule(state, hours)
-        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
 
-    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
-        winner = gm.args.get("winner") or None
-        if winner is not None and winner not in self.spec.factions and winner != DRAW:
-            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)}, {DRAW}")
-        out = Messages()
-        self._game_over(state, gm.at, out, winner, [])
-        return out.outcome(state)
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
+        self._game_over(state, at, out, winner, [])
 
     # ---- views ----------------------------------------------------------------------
+
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """§9: the votes posted so far, counted by `ballot.punished`; a missing vote counts for
+        the voter himself only at the close, so it is not shown here."""
+        d = state.data.get("day") or {}
+        if state.phase.kind != "day" or state.phase.step != "vote":
+            return None
+        votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
+                 if state.player(v).alive and state.player(b["target"]).alive}
+        counts, _ = ballot.punished(votes)
+        cast_at = {v: str(b.get("at", "")) for v, b in d.get("ballots", {}).items()}
+        voters = {name: [v for v, t in votes.items() if t == name] for name in counts}
+        return VoteCount(rows=count_rows(counts, voters, cast_at), note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
+
+    def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
+        """003 §5: the 4×4 torus of the variant's table; with `secret`, who stands where with
+        his HP, and the dig depths (§5.1: never public)."""
+        people: dict[str, tuple[str, ...]] = {}
+        depths: dict[str, int] = {}
+        if secret and state is not None:
+            for p in state.players:
+                cell = str(p.extra.get("cell") or "").lower()
+                if cell and p.alive:
+                    people[cell] = (*people.get(cell, ()), f"{p.name} {p.extra.get('hp', '?')}")
+            depths = {name.lower(): depth for name, depth in (state.data.get("depth") or {}).items()}
+        return BoardMap(self.map.cells, dict(self.map.neighbours), people, depths)
 
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """Replay JSON and `admin status`: camp, HP, cell, statuses with what is left of

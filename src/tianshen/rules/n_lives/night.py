@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tianshen.core.events import note
 from tianshen.core.model import GameState
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.n_lives import cards
@@ -53,7 +54,7 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
             dawn.void.append(a["seq"])
         else:
             live.append(a)
-    log.append(f"imprisoned: {sorted(jailed)}; void: {dawn.void}")
+    note(log, f"imprisoned: {sorted(jailed)}; void: {dawn.void}", *(["imprisonment"] if jailed else []))
     _investigate(state, live, dawn)
     occurring = [a for a in live if a["ability"] in ("k_attack", "w_attack", "snipe", "k_ohk", "w_ohk", "aimed",
                                                       "bisha")]

@@ -14,6 +14,7 @@ from typing import Any
 
 from tianshen.core import checkin, rng
 from tianshen.core.clock import show as show_time
+from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -28,7 +29,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
@@ -420,14 +421,14 @@ class NLives(Ruleset):
         dead = []
         for p in state.players:
             if p.alive and not cards.hand(p) and not p.extra.get("escrow"):
-                p.alive, p.died_in, p.death_cause = False, state.phase.label, "cards"
+                die(state, p, "cards")
                 dead.append(p.name)
         return dead
 
     def _remove(self, state: GameState, p: Player, cause: str) -> None:
         """Out of the game with his cards (A33: not counted for the reorder thresholds)."""
         p.extra["hand"], p.extra["escrow"] = [], None
-        p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
+        die(state, p, cause)
 
     def _count_losses(self, state: GameState, finals: int) -> None:
         state.data["discarded"] += finals
@@ -446,6 +447,10 @@ class NLives(Ruleset):
         state.data["reorder_until"] = until.isoformat()
         lines.append(self.spec.text("reorder_window", count=done, total=total,
                                     fraction="1/3" if reached == 1 else "2/3", until=_fmt(state, until)))
+
+    def can_draw(self) -> bool:
+        """000 §10.5: all dead, or two who cannot put each other out (victory.winner)."""
+        return True
 
     def check_victory(self, state: GameState) -> str | None:
         return victory.winner(state, self.spec.options)
@@ -743,6 +748,13 @@ class NLives(Ruleset):
             raise Refused(f"{name}已经出局。")
         return name
 
+    def vote_count(self, state: GameState) -> VoteCount | None:
+        """What a 「票数」 PM is answered (_count), without the PM."""
+        try:
+            return VoteCount(text=self._count(state), note="天神对「票数」短消息的回复")
+        except Refused:
+            return None
+
     def _count(self, state: GameState) -> str:
         if state.phase.kind != "day":
             raise Refused("现在没有进行中的投票。")
@@ -817,11 +829,8 @@ class NLives(Ruleset):
                               min_chars=int(self.spec.options.get("decl_min_chars", 100))))
         return out.outcome(state)
 
-    def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
+    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """§9.1: 判出局 — out at once with his cards; his identity stays secret (§5.8)."""
-        p = self._player_arg(state, gm)
-        if not p.alive:
-            raise GmRefused(f"{p.name} is already out")
         self._remove(state, p, "modkill")
         out = Messages()
         lines = [self.spec.text("gm_modkill", name=p.name, reason=gm.reason)]
@@ -829,31 +838,19 @@ class NLives(Ruleset):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)
 
-    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """§9.2 请假: the GM extends the phase."""
-        p = self._player_arg(state, gm)
-        try:
-            hours = float(gm.args.get("hours") or 0)
-        except ValueError:
-            hours = 0
-        if hours <= 0:
-            raise GmRefused("give the number of hours of the extension (--hours)")
-        self.shift_schedule(state, hours)
-        return self._announce(state, "gm_leave", name=p.name, hours=f"{hours:g}", reason=gm.reason)
-
-    def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
+    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
         """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
-        winner = gm.args.get("winner") or None
-        if winner is not None and winner not in [*self.spec.factions, "draw"]:
-            raise GmRefused(f"winner must be one of {', '.join(self.spec.factions)} or draw")
-        out = Messages()
         state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=gm.at)
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
         roles = "\n".join(self._reveal(state, p) for p in state.players)
         out.post(MAIN, self.spec.text("gm_end_game", roles=roles, **rng.reveal(state)))
-        return out.outcome(state)
 
     # ---- views --------------------------------------------------------------------------
+
+    def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
+        """§4, §5.3: a player is told his own cards in order and his action points (hand_pm)."""
+        p = state.player(name)
+        return {"cards": [cards.name_of(self.spec, state, c) for c in cards.hand(p)], "ap": p.extra.get("ap", 0)}
 
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         """The GM's view (replay `state`, `admin status`): faction, cards in order, escrow, AP."""

@@ -1,0 +1,119 @@
+"""Loading variants from disk (the shell's side of core.spec): where a variant id is looked
+up, the TOML files with their `include`s, and the caches of what was read.  The core never
+reads a file (issue 24)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from tianshen.core.spec import RulesetSpec
+
+
+def rulesets_dirs() -> list[Path]:
+    """Where a variant id is looked up, in order: $TIANSHEN_RULESETS (an extra directory of
+    variant files), the project's rulesets/, ./rulesets."""
+    dirs = []
+    if env := os.environ.get("TIANSHEN_RULESETS"):
+        dirs.append(Path(env))
+    dirs.append(Path(__file__).resolve().parents[2] / "rulesets")
+    dirs.append(Path.cwd() / "rulesets")
+    return dirs
+
+
+def available_variants() -> list[str]:
+    seen: list[str] = []
+    for d in rulesets_dirs():
+        for f in sorted(d.glob("*.toml")) if d.is_dir() else []:
+            if not f.stem.startswith("_") and f.stem not in seen:
+                seen.append(f.stem)
+    return seen
+
+
+# id -> the file this process loaded it from by path, for an id no directory has (so the
+# simulated players and the driver, which know only `spec.id`, find the same file)
+_loaded_files: dict[str, Path] = {}
+
+
+def is_file_name(variant: str) -> bool:
+    """A variant written as a file (`x.toml`, `dir/x`), not as an id."""
+    return variant.endswith(".toml") or "/" in variant or os.sep in variant
+
+
+def find_by_id(variant: str) -> Path | None:
+    """The file of variant id `variant` in rulesets_dirs(), or None."""
+    for d in rulesets_dirs():
+        if (d / f"{variant}.toml").is_file():
+            return (d / f"{variant}.toml").resolve()
+    return None
+
+
+def spec_path(variant: str) -> Path:
+    """The absolute file of a variant given by id or by path (relative to the current
+    directory); ValueError when there is none."""
+    if is_file_name(variant):
+        path = Path(variant).expanduser()
+        if not path.is_file():
+            raise ValueError(f"ruleset file '{variant}' not found")
+        return path.resolve()
+    found = find_by_id(variant) or _loaded_files.get(variant)
+    if found is None:
+        raise ValueError(f"unknown ruleset '{variant}'; available: {', '.join(available_variants())}")
+    return found
+
+
+def load_spec(variant: str) -> RulesetSpec:
+    """Load a variant by id (`classic_10`) or by path to a TOML file (its `include`s are read
+    relative to the file)."""
+    path = spec_path(variant)
+    data = _read(path)
+    data.setdefault("id", path.stem)
+    spec = RulesetSpec.model_validate(data)
+    if find_by_id(spec.id) is None:
+        _loaded_files[spec.id] = path
+    return spec
+
+
+def game_file(variant: str) -> str | None:
+    """What a game signed up with `variant` stores as `config["ruleset_file"]`: the absolute
+    file, when its id alone would not find the same file again (given by path, or an id no
+    directory has); None for a plain id."""
+    path = spec_path(variant)
+    spec_id = load_spec(variant).id
+    return None if find_by_id(spec_id) == path else str(path)
+
+
+_parsed: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}  # file -> ((mtime, size), its TOML)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """A variant file may `include` a shared file (name starting with `_`); the variant wins."""
+    data = copy.deepcopy(_toml(path))
+    base: dict[str, Any] = {}
+    for name in data.pop("include", []):
+        base = _merge(base, _read(path.parent / name))
+    return _merge(base, data)
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    """A file's TOML, parsed once while the file stays the same (a GM's edit is read anew)."""
+    stat = path.stat()
+    version = (stat.st_mtime_ns, stat.st_size)
+    known = _parsed.get(path)
+    if known is None or known[0] != version:
+        with path.open("rb") as fh:
+            known = _parsed[path] = (version, tomllib.load(fh))
+    return known[1]
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
