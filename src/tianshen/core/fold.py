@@ -31,6 +31,7 @@ class Step:
     seq: int
     input: Input
     outcome: Outcome
+    before: GameState  # the state the input was folded on
 
 
 def stored_input(payload_json: str) -> Input:
@@ -49,8 +50,8 @@ def steps(ruleset: Ruleset, events: Iterable[StoredEvent]) -> Iterator[Step]:
             raise ValueError(f"event {e.seq} comes before the setup")
         event = stored_input(e.payload_json)
         outcome = ruleset.apply(state, event)
+        yield Step(e.seq, event, outcome, state)
         state = outcome.state
-        yield Step(e.seq, event, outcome)
 
 
 def fold(ruleset: Ruleset, events: Iterable[StoredEvent], before_seq: int | None = None) -> GameState | None:

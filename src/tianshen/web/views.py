@@ -16,9 +16,9 @@ from datetime import datetime
 from typing import Any
 
 from tianshen.core import rng
-from tianshen.core.fold import fold
-from tianshen.core.model import GameState, InputEnvelope, Phase, PostIn
-from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, GameSetup, Ruleset
+from tianshen.core.fold import fold, steps
+from tianshen.core.model import GameState, Phase, PostIn
+from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, Ruleset
 from tianshen.web import hexlayout
 
 PHASE_WORDS = {"night": "夜", "day": "天"}
@@ -387,17 +387,10 @@ def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_even
     marked with a reason from public facts only (the reply PM stays private)."""
     days: dict[int, DayCount] = {}
     state: GameState | None = None
-    for e in events:
-        if last_event is not None and e.seq > last_event:
+    for step in steps(ruleset, events):  # the one fold of the log (core.fold)
+        if last_event is not None and step.seq > last_event:
             break
-        if e.kind == "setup":
-            state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
-            continue
-        if state is None:
-            continue
-        event = InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input
-        before = state
-        outcome = ruleset.apply(state, event)
+        event, before, outcome = step.input, step.before, step.outcome
         state = outcome.state
         if isinstance(event, PostIn) and _is_vote(event.thread):
             day = days.setdefault(_day_number(event.thread), _new_day(event.thread, links))
@@ -516,20 +509,13 @@ def phase_ends(ruleset: Ruleset, events: list[Any], held: int | None = None) -> 
     """Every phase that has ended (and whose closing posts are on the board: before `held`),
     with the event that closed it."""
     out = []
-    state: GameState | None = None
-    for e in events:
-        if held is not None and e.seq >= held:
+    for step in steps(ruleset, events):  # the one fold of the log (core.fold)
+        if held is not None and step.seq >= held:
             break
-        if e.kind == "setup":
-            state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
-            continue
-        if state is None:
-            continue
-        before = state.phase
-        state = ruleset.apply(state, InputEnvelope.model_validate({"input": json.loads(e.payload_json)}).input).state
-        if state.phase.label != before.label and before.kind in PHASE_WORDS:
+        before, after = step.before.phase, step.outcome.state.phase
+        if after.label != before.label and before.kind in PHASE_WORDS:
             out.append(PhaseEnd(label=before.label, name=label_name(before.label, ruleset.spec.ruleset),
-                                path=f"{before.kind}/{before.number}", end_event=e.seq))
+                                path=f"{before.kind}/{before.number}", end_event=step.seq))
     return out
 
 
