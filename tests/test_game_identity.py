@@ -149,3 +149,63 @@ def test_a_title_names_its_game_once_even_when_the_name_is_part_of_it() -> None:
     assert titled("《游戏者名单》经典杀人游戏（8人）", "经典") == "【经典】《游戏者名单》经典杀人游戏（8人）"
     assert titled("【经典】第1天投票帖", "经典") == "【经典】第1天投票帖"
     assert titled(None, "经典") is None
+
+
+def test_a_game_signed_up_but_not_dealt_takes_no_part_in_pm_routing(tmp_path: Path) -> None:
+    """Issue 32 item 4: a player in a running game and in one signed up but not dealt yet
+    was refused with 「你同时在几局游戏中…」 and lost his action.  Only dealt games route."""
+    db = f"sqlite:///{tmp_path / 'board.db'}"
+    both = "双栖客"
+    games = (("测试局A", "2026-01-01T20:00:00Z", 0), ("测试局B", "2026-01-01T23:00:00Z", 8))  # B: three hours on
+    config = load_config(_config(tmp_path, db, games, shared=both, simulate=False, scale=60, poll=30))
+    daemon = Daemon(config, players=DaemonPlayers())
+    board = daemon.board
+    assert board is not None
+    gm = daemon.forum.account
+    ids = {g.name: g.id for g in daemon.store.list_games()}
+    daemon.clock.game_start = daemon.clock.now().replace(minute=5)  # 20:05: A is due, B is not
+    daemon.tick()  # deals A only
+    assert {g.name: g.status for g in daemon.store.list_games()}["测试局B"] == "new"
+    pm_id = board.pm(both, gm, "你好")
+    daemon.tick()
+    answers = [m.text for m in board.inbox(both) if m.sender == gm][1:]  # after A's role PM
+    assert not [t for t in answers if "没有被接受" in t], answers  # not refused as undecided
+    assert daemon.store.has_inbound(ids["测试局A"], "pm", str(pm_id))  # A took it
+    assert len(answers) == 1, answers
+    daemon.store.close()
+
+
+def _set_clock(daemon: Daemon, at) -> None:
+    """The rehearsal clock at `at` now (it runs on at `time_scale`)."""
+    daemon.clock.real_start = daemon.clock.real_now()
+    daemon.clock.game_start = at
+
+
+def test_a_pm_sent_before_its_game_was_signed_up_is_not_its_input(tmp_path: Path) -> None:
+    """Issue 31 item 6: PMs sent a minute or two before a game's sign-up became its inputs
+    at the deal (answered 「没有看懂」).  Older than the game's sign-up, a PM is not the game's:
+    the board answers it as any stranger's."""
+    from datetime import UTC, datetime
+
+    db = f"sqlite:///{tmp_path / 'board.db'}"
+    a = (("测试局A", "2026-01-01T20:00:00Z", 0),)
+    both = (*a, ("测试局B", "2026-01-01T20:07:00Z", 8))
+    daemon = Daemon(load_config(_config(tmp_path, db, a, simulate=False, scale=1, poll=30)), players=DaemonPlayers())
+    board = daemon.board
+    assert board is not None
+    gm, early = daemon.forum.account, VESTS[8]  # one of B's players
+    _set_clock(daemon, datetime(2026, 1, 1, 20, 5, tzinfo=UTC))
+    daemon.tick()  # deals A
+    _set_clock(daemon, datetime(2026, 1, 1, 20, 5, 30, tzinfo=UTC))
+    pm_id = board.pm(early, gm, "杀 白狐")  # B does not exist yet
+    _set_clock(daemon, datetime(2026, 1, 1, 20, 6, tzinfo=UTC))
+    (tmp_path / "b").mkdir()
+    daemon._sign_up(load_config(_config(tmp_path / "b", db, both, simulate=False)).games()[1])
+    _set_clock(daemon, datetime(2026, 1, 1, 20, 8, tzinfo=UTC))
+    daemon.tick()  # deals B and reads the PM
+    daemon.tick()
+    b = daemon.store.game_id("测试局B")
+    assert b is not None and not daemon.store.has_inbound(b, "pm", str(pm_id))
+    answers = [m.text for m in board.inbox(early) if m.sender == gm and m.subject.startswith("天神回复")]
+    assert len(answers) == 1 and "不在本版正在进行的任何一局游戏中" in answers[0], answers
+    daemon.store.close()

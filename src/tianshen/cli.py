@@ -643,7 +643,8 @@ def _register(store, g, setup) -> tuple[int, str]:  # -> (game id, ruleset id)
     from tianshen.service.driver import GameDriver
     from tianshen.specs import load_spec
 
-    game_id = GameDriver.register(store, g.name, g.ruleset, setup)  # an id or a file (issue 13 item 11)
+    game_id = GameDriver.register(store, g.name, g.ruleset, setup,  # an id or a file (issue 13 item 11)
+                                  signed_up_at=datetime.now(UTC))
     return game_id, load_spec(g.ruleset).id
 
 

@@ -38,7 +38,7 @@ from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, PlayerSide
 from tianshen.forum.factory import make_forum
 from tianshen.service import crash, identity
-from tianshen.service.driver import GameDriver, default_owner
+from tianshen.service.driver import GameDriver, default_owner, signed_up, takes_pm
 from tianshen.service.sender import OutboxSender
 from tianshen.specs import load_spec
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store
@@ -219,7 +219,8 @@ class Daemon:
         start = g.start_in(self.zone)
         setup = GameSetup(seats=seats, seed=seed, start=start, fixed_roles=fixed, substitutes=g.substitutes,
                           gm_contact=g.gm_contact, zone=self.zone)
-        GameDriver.register(self.store, g.name, g.ruleset, setup, board=self.board_key)
+        GameDriver.register(self.store, g.name, g.ruleset, setup, board=self.board_key,
+                            signed_up_at=self.clock.now())
         if self.board is None and start < self.clock.now() - timedelta(seconds=self.config.run.poll_seconds):
             log.warning("game=%s start time %s is in the past: it is dealt now, and its clock starts then",
                         g.name, show(start, self.zone))
@@ -448,11 +449,14 @@ class Daemon:
         routed: dict[int, list[ForumPm]] = {}
         for pm in pms:
             played = routes.get(pm.sender, [])
-            games = [g for g in played if g.status != "over"]
-            chosen = _chosen(pm.text, games) if len(games) > 1 else games
+            waiting = [g for g in played if g.status != "over" and not self._dealt(g)]
+            games = [g for g in played if g.status != "over" and self._dealt(g) and self._takes(g, pm)]
+            chosen = (_chosen(pm.text, games) or self._answered_in(pm, games)) if len(games) > 1 else games
             if len(chosen) == 1:
                 if chosen[0].id in self.served:
                     routed.setdefault(chosen[0].id, []).append(_without_game_word(pm, chosen[0]))
+            elif not games and waiting:
+                continue  # his game is not dealt yet: read again after the deal (the mark trails)
             elif self.board_owned and pm.sent_at >= since:
                 ended = [g for g in played if g.status == "over"]
                 if not games and any(self.store.has_inbound(g.id, "pm", str(pm.id)) for g in ended):
@@ -461,6 +465,24 @@ class Daemon:
         if self.board_owned and mark is not None and str(mark) != marks[-1]:
             self.store.set_mark(self.board_row, "pm", str(mark))
         return routed, True, mark
+
+    def _dealt(self, g: GameRecord) -> bool:
+        """Issue 32 item 4: only a dealt game takes PMs (one dealt this tick is read as "new")."""
+        served = self.served.get(g.id)
+        return g.status != "new" or (served is not None and served.driver.is_started())
+
+    def _takes(self, g: GameRecord, pm: ForumPm) -> bool:
+        """Issue 31 item 6: a PM older than the game (its sign-up, or its start less the
+        grace) is not its input; a stranger's PM to the board instead."""
+        served = self.served.get(g.id)
+        if served is not None:
+            return served.driver.is_game_pm(pm)
+        return takes_pm(datetime.fromisoformat(g.config["setup"]["start"]), signed_up(g.config), pm)
+
+    def _answered_in(self, pm: ForumPm, games: list[GameRecord]) -> list[GameRecord]:
+        """The game that took this PM already (read again: the mark trails), when another of
+        the sender's games was dealt since."""
+        return [g for g in games if self.store.has_inbound(g.id, "pm", str(pm.id))][:1]
 
     def _routes(self, records: list[GameRecord]) -> dict[str, list[GameRecord]]:
         """Sender -> the games he plays in (vest, forum name, substitute)."""

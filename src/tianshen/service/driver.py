@@ -51,6 +51,7 @@ class GameDriver:
         self._others: tuple[set[str], set[str]] | None = None  # who plays in the board's other games
         self._game_start = datetime.fromisoformat(record.config["setup"]["start"])
         self.gm_contact: str | None = record.config["setup"].get("gm_contact")
+        self._signed_up = signed_up(record.config)
         events = store.events(game_id)[:1]
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
@@ -94,11 +95,13 @@ class GameDriver:
         return driver
 
     @staticmethod
-    def register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "") -> int:
+    def register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "",
+                 signed_up_at: datetime | None = None) -> int:
         """A game signed up, to be dealt at `setup.start` (`tianshen admin new-game`).  The
         setup is tried once here, so a bad role list is refused now, not at the start.  A
         setup without a salt gets a secret random one (core.rng: the seed commitment).
-        `variant` is an id or a .toml file; the record keeps the id."""
+        `variant` is an id or a .toml file; the record keeps the id.  `signed_up_at`, the
+        moment of the sign-up by the forum's clock: no PM sent before it is the game's."""
         from tianshen.core.rng import new_salt
         from tianshen.specs import game_file
 
@@ -109,6 +112,8 @@ class GameDriver:
         config: dict[str, object] = {"setup": setup.model_dump(mode="json")}
         if file := game_file(variant):
             config["ruleset_file"] = file  # reloaded from this file, not by id (GameDriver.__init__)
+        if signed_up_at is not None:
+            config["signed_up_at"] = signed_up_at.isoformat()
         return store.create_game(
             name=name, ruleset=ruleset.spec.id, seed=setup.seed, config=config,
             state_json="{}", phase_label="setup", deadline_at=setup.start, players=[], at=setup.start,
@@ -623,8 +628,9 @@ class GameDriver:
         return sorted(found, key=lambda e: e.at), True
 
     def is_game_pm(self, pm: ForumPm) -> bool:
-        """PMs sent before the game (2 minutes' grace) are not the game's."""
-        return pm.sent_at >= self._game_start - timedelta(minutes=2)
+        """PMs sent before the game (2 minutes' grace) are not the game's, nor any sent before
+        it was signed up (issue 31 item 6: the board answers those as a stranger's)."""
+        return takes_pm(self._game_start, self._signed_up, pm)
 
     @staticmethod
     def pm_input(pm: ForumPm) -> PmIn:
@@ -717,6 +723,20 @@ class GameDriver:
         sent = self.sender.send(rows, budget_s)
         self._maybe_pending = sent < len(rows)
         return sent
+
+
+def signed_up(config: dict) -> datetime | None:
+    """When the game was signed up (forum time), if the record says."""
+    value = config.get("signed_up_at")
+    return datetime.fromisoformat(value) if value else None
+
+
+def takes_pm(start: datetime, signed: datetime | None, pm: ForumPm) -> bool:
+    """Whether a PM is a game's input by its time: not older than the game's sign-up, nor
+    than its start less 2 minutes."""
+    if signed is not None and pm.sent_at < signed:
+        return False
+    return pm.sent_at >= start - timedelta(minutes=2)
 
 
 def _post_input(post: ForumPost, key: str) -> PostIn:
