@@ -70,6 +70,17 @@ class Write:
 LOOK_BACK = timedelta(minutes=1)  # how far before a write's first try `find_written` looks
 
 
+@dataclass(frozen=True)
+class PmGap:
+    """A PM conversation whose message count the board states stayed above what its pages
+    showed (issue 31 item 1): a message from `player` may be unread.  An adapter that can
+    tell offers `pm_gaps()`, which hands each such conversation out once."""
+    player: str
+    count: int  # messages the board counts
+    read: int  # messages its pages showed
+    since: datetime  # forum time the gap was first seen
+
+
 def look_back_from(since: datetime) -> datetime:
     """Where `find_written` starts looking for a write first tried at `since` (forum time),
     and where the sender starts counting the copies of the same text it knows it wrote: one

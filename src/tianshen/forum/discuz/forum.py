@@ -53,7 +53,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, Write, look_back_from
+from tianshen.forum.base import ForumError, ForumPm, ForumPost, PmGap, Undeliverable, Write, look_back_from
 from tianshen.forum.discuz import pages, parse
 from tianshen.forum.discuz.client import API, CAPTCHA_POST, DiscuzClient, LostAnswer, Reply
 from tianshen.forum.pacing import Pacer
@@ -136,7 +136,8 @@ class DiscuzForum:
                  flood_interval_s: float | None = None, transport: httpx.BaseTransport | None = None,
                  sleep: Callable[[float], None] = time.sleep, monotonic: Callable[[], float] = time.monotonic,
                  clock: Callable[[], datetime] | None = None, flood_retries: int = 4,
-                 recheck_window_s: float = 600, api_ppp: int = 20, timeout: float = 30.0) -> None:
+                 recheck_window_s: float = 600, api_ppp: int = 20, timeout: float = 30.0,
+                 gap_report_s: float = 120, gap_report_polls: int = 3) -> None:
         self.client = DiscuzClient(base_url, username, password, fid=fid, api=api, charset=charset,
                                    tz=_tz(timezone), transport=transport, timeout=timeout, clock=clock,
                                    monotonic=monotonic)
@@ -160,6 +161,12 @@ class DiscuzForum:
         self._conv_ids: dict[int, set[int]] = {}  # other uid -> every pmid read, the GM's too
         self._conv_count: dict[int, tuple[int, int]] = {}  # other uid -> (count, pages) the board last said
         self._conv_floor: dict[int, int] = {}  # other uid -> the cache is complete above this pmid
+        # issue 31 item 1: conversations whose count is above what their pages showed
+        self._short: dict[int, tuple[datetime, int]] = {}  # other uid -> (first seen short, polls short)
+        self._gaps: list[PmGap] = []  # short past the bound, not handed out yet (`pm_gaps`)
+        self._gaps_told: set[int] = set()
+        self.gap_report_after = timedelta(seconds=gap_report_s)
+        self.gap_report_polls = gap_report_polls
         self._post_page: dict[int, dict[int, int]] = {}  # tid -> pid -> the page it was read on
         self._parsed: dict[tuple[int, int], tuple[str, parse.ThreadPage]] = {}  # (tid, page) -> (digest, page)
         self._positions: dict[int, dict[int, int]] = {}  # tid -> pid -> floor
@@ -260,7 +267,10 @@ class DiscuzForum:
         uid = conv.other_uid
         messages = self._conversation(uid, after_id)
         top = max((m.pmid for m in messages), default=0)
-        self._conv_sig[uid] = (conv.last_from_uid, conv.last_text)
+        if self._agrees(conv, now):
+            self._conv_sig[uid] = (conv.last_from_uid, conv.last_text)
+        else:  # not marked read: read again on the next poll
+            self._conv_sig.pop(uid, None)
         self._conv_max[uid] = max(top, self._conv_max.get(uid, 0))
         cache = self._conv_pms.setdefault(uid, {})
         self._conv_floor[uid] = min(self._conv_floor.get(uid, after_id or 0), after_id or 0)
@@ -305,7 +315,52 @@ class DiscuzForum:
             page = current - 1
         if self.client.mobile:
             self._past_the_end(touid, got)
+        else:
+            self._read_back(touid, got, current)
         return [got[k] for k in sorted(got)]
+
+    def _read_back(self, touid: int, got: dict[int, parse.PmMessage], page: int) -> None:
+        """PC pages: when the board counts more messages than were ever read, read the pages
+        before `page` too (a reading that stopped at the mark), so the counts can agree."""
+        known = self._conv_ids.setdefault(touid, set())
+        known.update(got)
+        count, _ = self._conv_count.get(touid, (0, 1))
+        while count > len(known) and page > 1:
+            page -= 1
+            msgs, _, _ = self._conversation_page(touid, page)
+            for m in msgs:
+                got.setdefault(m.pmid, m)
+            known.update(got)
+
+    def _agrees(self, conv: parse.Conversation, now: datetime) -> bool:
+        """Issue 31 item 1: UCenter lists only messages older than the current second, but
+        counts them all.  A conversation whose count is above what was read is not marked
+        read: it is read again on every poll until the counts agree.  Short for
+        `gap_report_polls` polls and `gap_report_after` (defaults 3 polls and 2 minutes: a
+        second's gap closes on the next poll), it is handed out once by `pm_gaps`."""
+        uid = conv.other_uid
+        count = self._conv_count.get(uid, (0, 1))[0]
+        read = len(self._conv_ids.get(uid, ()))
+        if count <= read:  # 0: the board did not say
+            self._short.pop(uid, None)
+            self._gaps_told.discard(uid)
+            return True
+        since, polls = self._short.get(uid, (now, 0))
+        self._short[uid] = (since, polls + 1)
+        log.info("PM conversation with uid %s: the board counts %d messages, %d were read; read again next poll",
+                 uid, count, read)
+        if polls + 1 >= self.gap_report_polls and now - since >= self.gap_report_after \
+                and uid not in self._gaps_told:
+            self._gaps_told.add(uid)
+            self._gaps.append(PmGap(conv.other_name or f"uid:{uid}", count, read, since))
+            log.warning("PM conversation with %s (uid %s): the board counts %d messages, %d were read, since %s",
+                        conv.other_name, uid, count, read, since.isoformat(timespec="seconds"))
+        return False
+
+    def pm_gaps(self) -> list[PmGap]:
+        """The conversations that stayed short past the bound, each handed out once."""
+        gaps, self._gaps = self._gaps, []
+        return gaps
 
     def _past_the_end(self, touid: int, got: dict[int, parse.PmMessage]) -> None:
         """The X3.5 mobile API's default last page can lag behind new messages (issue 27):
@@ -326,9 +381,6 @@ class DiscuzForum:
             count, _ = self._conv_count.get(touid, (count, pages))
             if not new:
                 break
-        if count != len(known):
-            log.warning("PM conversation with uid %s: the board counts %d messages, %d were read",
-                        touid, count, len(known))
 
     def _conversation_page(self, touid: int, page: int | None) -> tuple[list[parse.PmMessage], int, int]:
         extra: dict[str, Any] = {} if page is None else {"page": page}
@@ -343,6 +395,7 @@ class DiscuzForum:
             return msgs, current, pages
         reply = self.client.get("home.php", {"mod": "space", "do": "pm", "subop": "view", "touid": touid, **extra})
         msgs, current, pages = parse.pm_view(reply.text, self.client.tz, self.client.uid, self.account)
+        self._conv_count[touid] = (parse.pm_view_count(reply.text), pages)
         if page is None and pages > 1 and current < pages:
             return self._conversation_page(touid, pages)
         return msgs, current, pages

@@ -666,6 +666,13 @@ def pm_view(text: str, tz: timezone, me_uid: int, me_name: str, plid: int = 0) -
     return out, page, pages
 
 
+def pm_view_count(text: str) -> int:
+    """How many messages a PC conversation page says it holds (「共有 3 条与 X 的交谈记录」),
+    0 when it does not say."""
+    m = re.search(r'id="membernum"[^>]*>\s*(\d+)', text)
+    return int(m.group(1)) if m else 0
+
+
 def api_pm_list(variables: dict[str, Any]) -> tuple[list[Conversation], int, int]:
     out = []
     for c in variables.get("list") or []:
