@@ -8,7 +8,10 @@ Reading
   in pmid order, deduplicated, without the GM's own.  Discuz shows PM times only relatively
   (`12 秒前`) or to the minute; `sent_at` is the latest time the page allows that is not after
   the moment the adapter first saw the message (`DiscuzPm.sent_between` keeps the interval,
-  `seen_at` that moment).
+  `seen_at` that moment).  UCenter's conversation view lists only messages older than the
+  current second, but counts them all (issue 31 item 1): a conversation whose count is above
+  what was read is not marked read and is read again on every poll; one that stays short for
+  3 polls and 2 minutes is handed out once by `pm_gaps()` (the daemon tells the GM).
 - Thread posts come from the PC thread pages (the mobile API strips edit markers), or the
   mobile API's `viewthread` with `api = "mobile"`.  Reading is incremental: it starts at the
   page holding the caller's last post (remembered, or found by Discuz's `findpost` redirect).
