@@ -59,6 +59,7 @@ class ForumConfig(Table):
     flood_interval_s: float | None = None  # the bot's own posts at least this far apart (None: the adapter's default)
     remembers_keys: bool = True  # memory board: False forgets the write keys on a restart, as Discuz and Spirit do
     pm_lag_seconds: float = 0  # memory board: the GM sees a PM this long after it was sent (a lagging board)
+    pm_same_second: bool = False  # memory board: a read does not show a PM of its own second (UCenter)
     users: list[str] | None = None  # memory board: its accounts (unset: every name is one)
 
     _file: str = PrivateAttr(default="the config")  # for the error line

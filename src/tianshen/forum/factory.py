@@ -14,7 +14,7 @@ def make_forum(cfg: ForumConfig, clock: Callable[[], datetime]) -> tuple[Forum, 
     """The GM's adapter, and the board itself when it is the in-process one."""
     if cfg.kind == "memory":
         board = MemoryBoard(clock, gm_account=cfg.username, remembers_keys=cfg.remembers_keys,
-                            users=cfg.users, pm_lag_s=cfg.pm_lag_seconds)
+                            users=cfg.users, pm_lag_s=cfg.pm_lag_seconds, pm_same_second=cfg.pm_same_second)
         return board.gm(), board
     if cfg.kind == "spirit":
         password = cfg.secret()

@@ -15,6 +15,9 @@ to any other name is then refused for good (`Undeliverable`), as a real board re
 unknown recipient; without it (the demo, rehearsals) every name is an account.
 `pm_lag_s` imitates a board whose PM list lags behind (issue 27 item 1, Discuz X3.5's mobile
 API): a PM reaches the GM's reads only that many seconds after it was sent.
+`pm_same_second` imitates UCenter's conversation view (issue 31 item 1, Discuz X3.4/X3.5):
+a read lists only PMs older than its own second, so a PM written in the second of a read
+reaches the GM on a later one.
 """
 
 from __future__ import annotations
@@ -81,9 +84,10 @@ class _Fault:
 class MemoryBoard:
     def __init__(self, clock: Callable[[], datetime], gm_account: str = "神的使者",
                  board_name: str = "杀人游戏", flood_interval_s: float = 0, remembers_keys: bool = True,
-                 users: Iterable[str] | None = None, pm_lag_s: float = 0) -> None:
+                 users: Iterable[str] | None = None, pm_lag_s: float = 0, pm_same_second: bool = False) -> None:
         self.clock = clock
         self.pm_lag = timedelta(seconds=pm_lag_s)  # the GM sees a PM this long after it was sent
+        self.pm_same_second = pm_same_second  # a read does not show the PMs of its own second
         # the accounts of the board (None: any name is one); the GM's is always one
         self.users: set[str] | None = None if users is None else {*users, gm_account}
         self.remembers_keys = remembers_keys  # False: keys kept per adapter, as on Discuz and Spirit
@@ -304,10 +308,12 @@ class MemoryForum:
         self._require_login()
 
         def fetch() -> list[ForumPm]:
-            shown_until = self.board.now() - self.board.pm_lag
+            now = self.board.now()
+            shown_until = now - self.board.pm_lag
+            this_second = now.replace(microsecond=0)
             mine = [pm for pm in self.board._pms.values()
                     if pm.recipient == self.account and (after_id is None or pm.id > after_id)
-                    and pm.sent_at <= shown_until]
+                    and pm.sent_at <= shown_until and not (self.board.pm_same_second and pm.sent_at >= this_second)]
             for pm in mine:
                 pm.read = True
             return [pm.view() for pm in mine]

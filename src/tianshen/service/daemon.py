@@ -35,7 +35,7 @@ from tianshen.config import Config, GameConfig
 from tianshen.core.clock import show
 from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
-from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, PlayerSide
+from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, PlayerSide, PmGap
 from tianshen.forum.factory import make_forum
 from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner, signed_up, takes_pm
@@ -441,6 +441,7 @@ class Daemon:
         except ForumError as exc:
             log.warning("reading the GM's PMs failed, will retry: %s", exc)
             return {}, False, None
+        self._tell_pm_gaps(records)
         settled = now - timedelta(minutes=10)
         mark = max((pm.id for pm in pms if pm.sent_at <= settled), default=after)
         routes = self._routes(records) if pms else {}
@@ -465,6 +466,24 @@ class Daemon:
         if self.board_owned and mark is not None and str(mark) != marks[-1]:
             self.store.set_mark(self.board_row, "pm", str(mark))
         return routed, True, mark
+
+    def _tell_pm_gaps(self, records: list[GameRecord]) -> None:
+        """Issue 31 item 1: a PM conversation whose count the board never made agree with what
+        its pages show (the adapter hands each out once): the GM of each of the player's
+        games is told, once."""
+        take = getattr(self.forum, "pm_gaps", None)
+        gaps: list[PmGap] = take() if callable(take) else []
+        for gap in gaps:
+            games = [g for g in self._routes(records).get(gap.player, []) if g.status != "over"]
+            log.warning("the board counts %d messages in its PM conversation with %s, only %d could be read since %s; "
+                        "told the GM of: %s", gap.count, gap.player, gap.read, show(gap.since, self.zone),
+                        ", ".join(g.name for g in games) or "no game")
+            text = (f"论坛上{gap.player}与天神的短消息会话，论坛说有{gap.count}条，天神只读到{gap.read}条，"
+                    f"从{show(gap.since, self.zone)}起一直对不上：他寄来的短消息可能有一条没有被读到。"
+                    "请到论坛上看一下这段会话，应计入的请用 tianshen admin enter-action 补录。")
+            for g in games:
+                if g.id in self.served:
+                    self._tell_gm(self.served[g.id].driver, text)
 
     def _dealt(self, g: GameRecord) -> bool:
         """Issue 32 item 4: only a dealt game takes PMs (one dealt this tick is read as "new")."""
