@@ -282,3 +282,36 @@ def test_an_extension_moves_an_open_check_in_too() -> None:
     out = ruleset.apply(state, GmIn(id="gm:1", at=START, command="extend", args={"hours": 5}, reason="迟到"))
     after = ruleset.next_deadline(out.state)
     assert after is not None and after.at == before.at + timedelta(hours=5)
+
+
+# ---- issue 31 items 3, 4, 5 and 7: what the extension notice says, and where ---------------
+
+
+def test_a_vote_thread_88_s_late_is_extended_by_the_time_lost_and_told_in_the_vote_thread(tmp_path: Path) -> None:
+    game = Game(tmp_path)
+    game.driver.late_window_grace = timedelta(seconds=30)
+    game.run_to(START + timedelta(hours=24))
+    game.run_to(VOTE_OPEN + timedelta(seconds=88))  # the vote thread reaches the board 88 s late
+    state = game.driver.state()
+    # at least the 88 s lost, up to the next whole minute of the clock (not 0.02 h = 72 s)
+    assert game.driver.ruleset.next_deadline(state).at == VOTE_END + timedelta(minutes=2)
+    notice = game.main_texts()[-1]
+    assert "延长2分钟，至 1月4日 16:02（北京时间）" in notice and "迟了约1分半钟" in notice
+    assert "小时" not in notice
+    vote_thread = game.store.thread_id(game.game_id, "vote:1")
+    assert vote_thread is not None
+    posts = [p.text for p in game.board.thread_posts(vote_thread)]
+    first, last = posts[0], posts[-1]
+    assert "16:00" in first  # the opening post as it was written
+    assert "1月4日 16:02（北京时间）" in last and "顺延" in last  # the deadline that counts, in the same thread
+
+
+def test_a_late_dawn_post_names_the_end_of_the_day_not_the_vote_threads_opening(tmp_path: Path) -> None:
+    game = Game(tmp_path)
+    game.run_to(START + timedelta(hours=24, minutes=20))  # the dawn post reaches the board 20 minutes late
+    state = game.driver.state()
+    assert (state.phase.kind, state.phase.step) == ("day", "discussion")
+    notice = game.main_texts()[-1]
+    assert "延长20分钟，至 1月4日 16:20（北京时间）" in notice  # the day's end (the vote's), not the vote thread's 1月3日 16:20
+    vote_thread = game.store.thread_id(game.game_id, "vote:1")
+    assert vote_thread is None  # no vote thread yet: it will be written with the new deadline

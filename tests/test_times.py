@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from classic_helpers import ROLES_10
 from tianshen.cli import app
 from tianshen.config import load_config
-from tianshen.core.clock import DEFAULT_ZONE, check_zone, show
+from tianshen.core.clock import DEFAULT_ZONE, check_zone, duration, show, whole_minute
 from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard
@@ -219,3 +219,36 @@ def test_run_shows_the_times_in_the_configured_zone(tmp_path: Path) -> None:
     player_list = next(o.body for o in daemon.store.outbox(driver.game_id) if o.kind == "post")
     assert "12月6日 21:00（UTC+9）" in player_list, player_list
     daemon.store.close()
+
+
+# ---- issue 31 items 5 and 7: durations as people say them; extensions end on a whole minute ----
+
+
+@pytest.mark.parametrize(("seconds", "said"), [
+    (40, "40秒"), (60, "1分钟"), (72, "约1分钟"), (88, "约1分半钟"), (90, "1分半钟"), (660, "11分钟"),
+    (661, "约11分钟"), (3600, "1小时"), (8100, "2小时15分"), (97200, "27小时"), (6 * 3600, "6小时"),
+])
+def test_a_duration_is_said_the_way_people_say_it(seconds: int, said: str) -> None:
+    assert duration(timedelta(seconds=seconds)) == said
+
+
+def test_whole_minute_rounds_up_only_between_minutes() -> None:
+    t = datetime(2026, 12, 5, 23, 19, 47, tzinfo=UTC)
+    assert whole_minute(t) == datetime(2026, 12, 5, 23, 20, tzinfo=UTC)
+    assert whole_minute(t.replace(second=0)) == t.replace(second=0)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder"])
+def test_an_extension_of_seconds_ends_the_phase_on_a_whole_minute_and_says_so(variant: str) -> None:
+    from tianshen.core.model import GmIn
+    from tianshen.sim.rehearsal import default_seats
+
+    ruleset = load_ruleset(variant)
+    start = datetime(2026, 12, 5, 12, tzinfo=UTC)
+    state = ruleset.setup(GameSetup(seats=default_seats(ruleset.spec.players), seed=1, start=start,
+                                    salt="ab" * 16)).state
+    end = ruleset.phase_ends_at(state)
+    out = ruleset.apply(state, GmIn(id="gm:1", at=start, command="extend", args={"hours": 88 / 3600}, reason="迟到"))
+    assert ruleset.phase_ends_at(out.state) == end + timedelta(minutes=2)
+    [notice] = [p.body for p in out.posts if p.thread == "main"]
+    assert "2分钟" in notice and "小时" not in notice.split("（")[0]

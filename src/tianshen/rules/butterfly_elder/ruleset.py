@@ -109,6 +109,11 @@ class ButterflyElder(Ruleset):
         if state.phase.ends_at is not None:
             state.phase.ends_at += timedelta(hours=hours)
 
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        if state.phase.kind != "day" or state.phase.ends_at is None:
+            return None
+        return f"vote:{state.phase.number}", state.phase.ends_at
+
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         out = Messages()
         due = self.schedule(state)

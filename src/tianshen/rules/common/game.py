@@ -525,6 +525,13 @@ class ForumGame(Ruleset):
             if "step_ends_at" in d:
                 d["step_ends_at"] = later(d["step_ends_at"])
 
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        kind = days.ballot_kind(state)
+        if state.phase.kind != "day" or kind is None:
+            return None
+        d = state.data["day"]
+        return f"vote:{state.phase.number}", days.ts(d["vote_ends_at"] if kind == "main" else d["step_ends_at"])
+
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         """The substitute gets the seat's role PM (002 更换替补: 接替被换下的游戏者)."""
         return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),

@@ -171,6 +171,11 @@ class HexSurvival(Ruleset):
                     continue
                 d[key] = (_ts(d[key]) + timedelta(hours=hours)).isoformat()
 
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        if state.phase.kind != "day" or state.phase.step != "vote":
+            return None
+        return f"vote:{state.phase.number}", _ts(state.data["day"]["vote_ends_at"])
+
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         out = Messages()
         due = self.schedule(state)

@@ -194,6 +194,11 @@ class NLives(Ruleset):
         if state.phase.number == 1 and state.phase.kind == "night":
             state.data["order_until"] = (_ts(state.data["order_until"]) + timedelta(hours=hours)).isoformat()
 
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        if state.phase.kind != "day" or state.phase.ends_at is None:
+            return None
+        return f"vote:{state.phase.number}", state.phase.ends_at
+
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         out = Messages()
         due = self.schedule(state)
