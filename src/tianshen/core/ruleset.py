@@ -260,6 +260,13 @@ class Ruleset(ABC):
         due = self.schedule(state)
         return due.at if due else None
 
+    def role_alias(self, p: Player) -> str:
+        """The role PM's line naming the seat's 马甲, with its line end; none when the 马甲 is
+        the player's own account (issue 31 item 8)."""
+        if p.forum_name in ("", p.name):
+            return ""
+        return self.spec.text("role_alias", title=self.spec.title, name=p.name) + "\n"
+
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         """The thread of the vote running now and its end (None: no vote thread open): an
         extension is told there too, where the vote's first post gave the old deadline."""

@@ -89,7 +89,7 @@ class ButterflyElder(Ruleset):
                                                                  if is_killer(q) and q.name != p.name))
         if p.role == "butterfly":  # 六 / E19: her earlier deadline is told to her only
             extra = spec.text("role_butterfly_deadline", minutes=self._early_minutes())
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                          role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
 
     def _early_minutes(self) -> int:
@@ -442,7 +442,7 @@ class ButterflyElder(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
+        roles = "\n".join(f"{p.label}：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
                           for p in state.players)
         if winner == DRAW:
             body = spec.text("victory_draw", roles=roles, **rng.reveal(state))

@@ -108,7 +108,7 @@ class ForumGame(Ruleset):
         if mates := partners(state, p):
             extra = spec.text("role_partners", partners="、".join(q.name for q in mates))
         extra = self._role_extra(state, p, extra)
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                          role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
 
     def _role_extra(self, state: GameState, p: Player, extra: str) -> str:
@@ -373,7 +373,7 @@ class ForumGame(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
+        roles = "\n".join(f"{p.label}：{spec.role_name(p.role)}"
                           f"{'' if p.alive else '，已死亡'}" for p in state.players)
         if winner == "draw":
             body = spec.text("victory_draw", roles=roles, **rng.reveal(state))

@@ -128,7 +128,7 @@ class HexSurvival(Ruleset):
         if spec.options.get("reveal_teammates"):
             mates = [q.name for q in state.players if q.faction == p.faction and q.name != p.name]
             description = spec.text("role_teammates", names="、".join(mates))
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                          camp=spec.role_name(p.role), description=description,
                          status=self._status_block(state, p, with_range=True))
 
@@ -411,7 +411,7 @@ class HexSurvival(Ruleset):
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
         state.data.pop("pending_substitution", None)
-        roles = "\n".join(spec.text("final_line", name=p.name, forum_name=p.forum_name, camp=self._camp(p),
+        roles = "\n".join(spec.text("final_line", name=p.label, forum_name=p.forum_name, camp=self._camp(p),
                                     fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
                           for p in state.players)
         if winner == DRAW:

@@ -163,7 +163,7 @@ class NLives(Ruleset):
         commoners_first = sorted(cards.hand(p), key=lambda c: cards.is_privilege(state, c))  # §6.2: 底牌 a privilege
         example = "、".join(cards.name_of(spec, state, c) for c in commoners_first)
         other = next(q.name for q in state.players if q.name != p.name)
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                          faction=spec.factions[p.faction], chooser=chooser, count=len(cards.hand(p)),
                          hand="\n".join(lines), ap=p.extra["ap"], order_until=_fmt(state, _ts(state.data["order_until"])),
                          example=example, example_action=f"占卜 {other}",
@@ -486,7 +486,7 @@ class NLives(Ruleset):
         attrs = {"killer": "杀手", "werewolf": "狼人", "diviner": "占卜", "prophet": "先知"}
         shown = "、".join(cards.name_of(spec, state, c) + (f"（{attrs[a]}属性）" if (a := state.data["cards"][c]["attr"])
                                                           else "") for c in owned) or "无"
-        return f"{p.name}（{p.forum_name}）：{self._side_text(p)}；剩余手牌：{shown}"
+        return f"{p.label}：{self._side_text(p)}；剩余手牌：{shown}"
 
     # ---- PMs ----------------------------------------------------------------------------
 
