@@ -53,7 +53,7 @@ def _problems(text: str) -> list[str]:
 
 def _player_texts(spec: RulesetSpec) -> dict[str, str]:
     texts = {k: _render(t) for k, t in spec.texts.items() if not k.startswith("note_")}
-    texts.update({f"role {r}": info.description for r, info in spec.roles.items()})
+    texts.update({f"role {r}": spec.role_description(r) for r in spec.roles})
     texts.update({f"role name {r}": info.name for r, info in spec.roles.items()})
     texts.update({f"faction {f}": name for f, name in spec.factions.items()})
     return texts

@@ -31,7 +31,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import DEFAULT_GM, RulesetSpec
 
 REMINDER = "reminder"  # a deadline kind that only sends reminders
 
@@ -56,6 +56,9 @@ class GameSetup(BaseModel):
     fixed_roles: dict[str, str] = Field(default_factory=dict)  # name -> role id
     substitutes: list[str] = Field(default_factory=list)  # forum accounts of the substitutes (替补)
     gm_contact: str | None = None  # the human GM's forum account: gets the notes by PM
+    # The GM account tianshen logs in as, as the board shows it: players are told to PM it
+    # (`{gm}` in the texts; the shell sets it at sign-up, tianshen.rules.game_ruleset reads it).
+    gm_account: str = DEFAULT_GM
     setup: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific dealing options
 
     @field_validator("zone")

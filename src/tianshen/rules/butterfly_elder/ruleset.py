@@ -90,7 +90,7 @@ class ButterflyElder(Ruleset):
         if p.role == "butterfly":  # 六 / E19: her earlier deadline is told to her only
             extra = spec.text("role_butterfly_deadline", minutes=self._early_minutes())
         return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
+                         role=spec.role_name(p.role), description=spec.role_description(p.role), extra=extra)
 
     def _early_minutes(self) -> int:
         return int(self.spec.options.get("butterfly_early_minutes", 15))

@@ -109,7 +109,7 @@ class ForumGame(Ruleset):
             extra = spec.text("role_partners", partners="、".join(q.name for q in mates))
         extra = self._role_extra(state, p, extra)
         return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
+                         role=spec.role_name(p.role), description=spec.role_description(p.role), extra=extra)
 
     def _role_extra(self, state: GameState, p: Player, extra: str) -> str:
         """The family's extra line of the role PM."""

@@ -124,7 +124,7 @@ class HexSurvival(Ruleset):
         """§7.2: camp, HP, cell and tonight's list; team-mates only with D30
         `reveal_teammates = true` (the text never says they are told)."""
         spec = self.spec
-        description = spec.roles[p.role].description
+        description = spec.role_description(p.role)
         if spec.options.get("reveal_teammates"):
             mates = [q.name for q in state.players if q.faction == p.faction and q.name != p.name]
             description = spec.text("role_teammates", names="、".join(mates))
