@@ -252,3 +252,27 @@ def test_an_extension_of_seconds_ends_the_phase_on_a_whole_minute_and_says_so(va
     assert ruleset.phase_ends_at(out.state) == end + timedelta(minutes=2)
     [notice] = [p.body for p in out.posts if p.thread == "main"]
     assert "2分钟" in notice and "小时" not in notice.split("（")[0]
+
+
+@pytest.mark.parametrize("variant", ["classic_8", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder"])
+def test_a_phase_started_between_two_minutes_ends_on_a_whole_minute(variant: str) -> None:
+    """Issue 31 item 7: a deal at 07:19:47 (a start already past, dealt when the daemon came)
+    or a GM advance at any second starts a phase whose end, and the vote thread's opening,
+    fall on whole minutes, so 「至 07:20」 is the moment that counts."""
+    from tianshen.core.model import GmIn
+    from tianshen.sim.rehearsal import default_seats
+
+    ruleset = load_ruleset(variant)
+    start = datetime(2026, 12, 5, 23, 19, 47, tzinfo=UTC)
+    state = ruleset.setup(GameSetup(seats=default_seats(ruleset.spec.players), seed=1, start=start,
+                                    salt="ab" * 16)).state
+    first = ruleset.next_deadline(state)
+    assert first is not None and (first.at.second, first.at.microsecond) == (0, 0) and first.at > start
+    at = start + timedelta(hours=1, seconds=13)
+    for i in range(3):  # the GM ends each phase early, at a moment between two minutes
+        state = ruleset.apply(state, GmIn(id=f"gm:{i}", at=at, command="advance", args={}, reason="测试")).state
+        if state.phase.kind == "over":
+            break
+        due = ruleset.next_deadline(state)
+        assert due is not None and (due.at.second, due.at.microsecond) == (0, 0), (state.phase.label, due)
+        at = due.at - timedelta(seconds=17)

@@ -118,8 +118,17 @@ def whole_minute(t: datetime) -> datetime:
     return floor if floor == t else floor + timedelta(minutes=1)
 
 
+def ends_after(t: datetime, hours: float) -> datetime:
+    """The end of a phase (or a window) of `hours` that starts at `t`: on a whole minute of the
+    clock, rounded up, when the length is a whole number of minutes (a phase started or
+    resumed between two minutes, e.g. a deal or a GM advance, still ends on a minute that the
+    texts can show, issue 31 item 7); the tests' lengths in seconds are kept exact."""
+    end = t + timedelta(hours=hours)
+    return whole_minute(end) if abs(hours * 60 - round(hours * 60)) < 1e-9 else end
+
+
 def after(t: datetime, hours: float) -> datetime:
-    return t + timedelta(hours=hours)
+    return ends_after(t, hours)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.events import note
@@ -71,7 +72,7 @@ class ButterflyElder(Ruleset):
                           lurk={"since": game.start.isoformat(), "posted": [], "warnings": {}})
         first = spec.timing.hours("warmup_hours", 24) + spec.timing.hours("power_hours", 2)
         state.phase = Phase(kind="night", number=1, started_at=game.start,
-                            ends_at=game.start + timedelta(hours=first), step="power")
+                            ends_at=ends_after(game.start, first), step="power")
         out = Messages()
         roster = "\n".join(f"{p.seat}. {p.name}" for p in state.players)
         out.post(MAIN, spec.text("player_list", title=spec.title, players=roster, ends=_fmt(state, state.phase.ends_at),
@@ -132,7 +133,7 @@ class ButterflyElder(Ruleset):
         """补充 一 4: 权利行使轮截止，法官发“看表帖”，从看表帖开始，所有玩家禁言."""
         k = state.phase.number
         state.phase.step = "silence"
-        state.phase.ends_at = at + timedelta(hours=self.spec.timing.hours("silence_hours", 0.5))
+        state.phase.ends_at = ends_after(at, self.spec.timing.hours("silence_hours", 0.5))
         out.post(MAIN, self.spec.text("clock_post", n=k, results=_fmt(state, state.phase.ends_at)))
 
     def _results(self, state: GameState, at: datetime, out: Messages) -> None:
@@ -164,7 +165,7 @@ class ButterflyElder(Ruleset):
         if self._check_victory(state, at, out, lines):
             return
         state.phase = Phase(kind="day", number=k, started_at=at,
-                            ends_at=at + timedelta(hours=spec.timing.hours("day_hours", 21.5)))
+                            ends_at=ends_after(at, spec.timing.hours("day_hours", 21.5)))
         state.data["ballots"] = {}
         lines.append(spec.text("results_footer", ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
@@ -213,7 +214,7 @@ class ButterflyElder(Ruleset):
     def _next_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
         k = state.phase.number + 1
         state.phase = Phase(kind="night", number=k, started_at=at, step="power",
-                            ends_at=at + timedelta(hours=self.spec.timing.hours("power_hours", 2)))
+                            ends_at=ends_after(at, self.spec.timing.hours("power_hours", 2)))
         state.data["actions"] = {}
         lines.append(self.spec.text("power_round", n=k, ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))

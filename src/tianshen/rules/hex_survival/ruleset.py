@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
+from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
@@ -195,7 +196,7 @@ class HexSurvival(Ruleset):
     def _begin_night(self, state: GameState, number: int, at: datetime) -> None:
         """Nightfall: the attack lists are fixed for the night (positions change only at dusk)."""
         state.phase = Phase(kind="night", number=number, started_at=at,
-                            ends_at=at + timedelta(hours=self.spec.timing.night_hours))
+                            ends_at=ends_after(at, self.spec.timing.night_hours))
         state.data["night"] = {"attacks": {}}
         for p in state.players:
             p.extra["range"] = nights.attack_list(self.map, state, p) if p.alive else []
@@ -258,8 +259,8 @@ class HexSurvival(Ruleset):
 
     def _begin_day(self, state: GameState, k: int, at: datetime) -> None:
         t = self.spec.timing
-        ends = at + timedelta(hours=t.day_hours)
-        opens = at + timedelta(hours=t.vote_opens_hour)
+        ends = ends_after(at, t.day_hours)
+        opens = ends_after(at, t.vote_opens_hour)
         state.phase = Phase(kind="day", number=k, started_at=at, ends_at=ends,
                             step="vote" if opens <= at else "discussion")
         state.data["day"] = {

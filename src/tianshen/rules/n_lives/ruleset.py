@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import checkin, rng
+from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
@@ -69,7 +70,7 @@ class NLives(Ruleset):
             seq=0, actions=[], queued=[], mods=[], day_bisha=[], saint={}, saint_used=[], bisha_used=[],
             streaks={"bind": [], "heal": []}, discarded=0, windows=0, reorder_until=None, done=[], day={},
             quiet=0, substitutes=list(game.substitutes), started_at=game.start.isoformat(),
-            order_until=(game.start + timedelta(hours=spec.timing.hours("order_hours", 24))).isoformat(),
+            order_until=ends_after(game.start, spec.timing.hours("order_hours", 24)).isoformat(),
         )
         if game.setup.get("hands"):
             self._fixed_hands(state, game.setup)
@@ -217,7 +218,7 @@ class NLives(Ruleset):
         """§3.3.1, §3.2, A44: every living player gets 2 AP plus 1 per 庶民 he holds (escrow
         not held); night privileges sent by day are charged now (1.1.5)."""
         state.phase = Phase(kind="night", number=k, started_at=at,
-                            ends_at=at + timedelta(hours=self.spec.timing.night_hours))
+                            ends_at=ends_after(at, self.spec.timing.night_hours))
         state.data.update(done=[], actions=[], day={})
         state.data.pop("early_at", None)
         for p in state.players:
@@ -358,7 +359,7 @@ class NLives(Ruleset):
 
     def _begin_day(self, state: GameState, at: datetime, saved: list[str]) -> None:
         k = state.phase.number
-        state.phase = Phase(kind="day", number=k, started_at=at, ends_at=at + timedelta(hours=self.spec.timing.day_hours),
+        state.phase = Phase(kind="day", number=k, started_at=at, ends_at=ends_after(at, self.spec.timing.day_hours),
                             step="vote")
         state.data.update(done=[], actions=[])
         early = state.data.pop("early_delegations", {})
