@@ -329,8 +329,8 @@ class Ruleset(ABC):
         vote = self.open_vote(state)
         if vote is not None and key != "gm_paused" and "vote_extended" in self.spec.texts:
             thread, vote_ends = vote
-            posts.append(PublicPost(thread=thread, body=self.spec.text("vote_extended",
-                                                                       ends=clock.show(vote_ends, state.zone))))
+            posts.append(PublicPost(thread=thread, body=self.spec.text(
+                "vote_extended", **{**values, "ends": clock.show(vote_ends, state.zone)})))
         return Outcome(state=state, posts=posts)
 
     def can_draw(self) -> bool:
