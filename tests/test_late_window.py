@@ -315,3 +315,37 @@ def test_a_late_dawn_post_names_the_end_of_the_day_not_the_vote_threads_opening(
     assert "延长20分钟，至 1月4日 16:20（北京时间）" in notice  # the day's end (the vote's), not the vote thread's 1月3日 16:20
     vote_thread = game.store.thread_id(game.game_id, "vote:1")
     assert vote_thread is None  # no vote thread yet: it will be written with the new deadline
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder"])
+def test_an_extension_during_a_vote_is_told_in_the_vote_thread(variant: str) -> None:
+    """Issue 31 item 3: the vote thread's first post gave the old deadline; whatever moves it
+    (a GM extend, a leave, a 交替期) gives the new one in the same thread."""
+    from tianshen.core import clock
+    from tianshen.core.model import GmIn
+    from tianshen.rules import load_ruleset
+    from tianshen.sim.rehearsal import default_seats
+
+    ruleset = load_ruleset(variant)
+    state = ruleset.setup(GameSetup(seats=default_seats(ruleset.spec.players), seed=1, start=START,
+                                    salt="ab" * 16, substitutes=["替补甲"])).state
+    at = START
+    for i in range(8):  # the GM moves the game on until a vote thread is open
+        if ruleset.open_vote(state) is not None:
+            break
+        at += timedelta(minutes=1)
+        state = ruleset.apply(state, GmIn(id=f"gm:{i}", at=at, command="advance", args={}, reason="测试")).state
+    vote = ruleset.open_vote(state)
+    assert vote is not None and state.phase.kind == "day"
+    thread, ends = vote
+    out = ruleset.apply(state, GmIn(id="gm:x", at=at, command="extend", args={"hours": 2}, reason="论坛维护"))
+    told = [p.body for p in out.posts if p.thread == thread]
+    assert len(told) == 1 and clock.show(ends + timedelta(hours=2), state.zone) in told[0] and "论坛维护" in told[0]
+    assert ruleset.open_vote(out.state) == (thread, ends + timedelta(hours=2))
+    if variant == "classic_10":
+        living = next(p.name for p in state.players if p.alive)
+        out = ruleset.apply(state, GmIn(id="gm:y", at=at, command="substitute", args={"players": living},
+                                        reason="潜水"))
+        told = [p.body for p in out.posts if p.thread == thread]
+        hours = ruleset.spec.timing.substitution_hours
+        assert len(told) == 1 and clock.show(ends + timedelta(hours=hours), state.zone) in told[0]

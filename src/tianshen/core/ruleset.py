@@ -326,12 +326,18 @@ class Ruleset(ABC):
         ends = clock.show(self.phase_ends_at(state), state.zone)
         body = self.spec.text(key, ends=ends, phase=state.phase.words, **values)
         posts = [PublicPost(thread="main", body=body)]
-        vote = self.open_vote(state)
-        if vote is not None and key != "gm_paused" and "vote_extended" in self.spec.texts:
-            thread, vote_ends = vote
-            posts.append(PublicPost(thread=thread, body=self.spec.text(
-                "vote_extended", **{**values, "ends": clock.show(vote_ends, state.zone)})))
+        if key != "gm_paused" and (notice := self._vote_notice(state, **values)):
+            posts.append(notice)
         return Outcome(state=state, posts=posts)
+
+    def _vote_notice(self, state: GameState, **values: Any) -> PublicPost | None:
+        """The open vote thread's new deadline, posted in that thread (None: no vote open)."""
+        vote = self.open_vote(state)
+        if vote is None or "vote_extended" not in self.spec.texts:
+            return None
+        thread, vote_ends = vote
+        return PublicPost(thread=thread, body=self.spec.text(
+            "vote_extended", **{**values, "ends": clock.show(vote_ends, state.zone)}))
 
     def can_draw(self) -> bool:
         """Whether this ruleset's own victory can end in a draw (then the GM may name one)."""
@@ -520,7 +526,10 @@ class Ruleset(ABC):
         except ValueError as exc:
             raise GmRefused(str(exc)) from None
         self.shift_schedule(state, self.spec.timing.substitution_hours)
-        return out.outcome(state)
+        outcome = out.outcome(state)
+        if notice := self._vote_notice(state, reason=self.spec.text("vote_extended_substitution")):
+            outcome.posts.append(notice)
+        return outcome
 
     def gm_cancel_substitution(self, state: GameState, gm: GmIn) -> Outcome:
         """The player is back (or the GM changed his mind) before a substitute answered."""
