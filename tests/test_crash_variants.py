@@ -207,7 +207,7 @@ def _late_notice(post: StoredPost) -> bool:
     """The notice of a window extended because its opening came late (issue 22 item 7): kills
     that each restarted in time can add up to more than the grace, and the window is then
     rightly extended; the rest of the game is the same."""
-    return "开始公告迟了约" in post.text
+    return "开始公告迟了" in post.text  # in the main thread, and in an open vote thread (issue 31 item 3)
 
 
 CURRENT: list[VirtualClock] = []  # the clock of the game being played

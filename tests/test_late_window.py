@@ -282,3 +282,70 @@ def test_an_extension_moves_an_open_check_in_too() -> None:
     out = ruleset.apply(state, GmIn(id="gm:1", at=START, command="extend", args={"hours": 5}, reason="迟到"))
     after = ruleset.next_deadline(out.state)
     assert after is not None and after.at == before.at + timedelta(hours=5)
+
+
+# ---- issue 31 items 3, 4, 5 and 7: what the extension notice says, and where ---------------
+
+
+def test_a_vote_thread_88_s_late_is_extended_by_the_time_lost_and_told_in_the_vote_thread(tmp_path: Path) -> None:
+    game = Game(tmp_path)
+    game.driver.late_window_grace = timedelta(seconds=30)
+    game.run_to(START + timedelta(hours=24))
+    game.run_to(VOTE_OPEN + timedelta(seconds=88))  # the vote thread reaches the board 88 s late
+    state = game.driver.state()
+    # at least the 88 s lost, up to the next whole minute of the clock (not 0.02 h = 72 s)
+    assert game.driver.ruleset.next_deadline(state).at == VOTE_END + timedelta(minutes=2)
+    notice = game.main_texts()[-1]
+    assert "延长2分钟，至 1月4日 16:02（北京时间）" in notice and "迟了约1分半钟" in notice
+    assert "小时" not in notice
+    vote_thread = game.store.thread_id(game.game_id, "vote:1")
+    assert vote_thread is not None
+    posts = [p.text for p in game.board.thread_posts(vote_thread)]
+    first, last = posts[0], posts[-1]
+    assert "16:00" in first  # the opening post as it was written
+    assert "1月4日 16:02（北京时间）" in last and "顺延" in last  # the deadline that counts, in the same thread
+
+
+def test_a_late_dawn_post_names_the_end_of_the_day_not_the_vote_threads_opening(tmp_path: Path) -> None:
+    game = Game(tmp_path)
+    game.run_to(START + timedelta(hours=24, minutes=20))  # the dawn post reaches the board 20 minutes late
+    state = game.driver.state()
+    assert (state.phase.kind, state.phase.step) == ("day", "discussion")
+    notice = game.main_texts()[-1]
+    assert "延长20分钟，至 1月4日 16:20（北京时间）" in notice  # the day's end (the vote's), not the vote thread's 1月3日 16:20
+    vote_thread = game.store.thread_id(game.game_id, "vote:1")
+    assert vote_thread is None  # no vote thread yet: it will be written with the new deadline
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder"])
+def test_an_extension_during_a_vote_is_told_in_the_vote_thread(variant: str) -> None:
+    """Issue 31 item 3: the vote thread's first post gave the old deadline; whatever moves it
+    (a GM extend, a leave, a 交替期) gives the new one in the same thread."""
+    from tianshen.core import clock
+    from tianshen.core.model import GmIn
+    from tianshen.rules import load_ruleset
+    from tianshen.sim.rehearsal import default_seats
+
+    ruleset = load_ruleset(variant)
+    state = ruleset.setup(GameSetup(seats=default_seats(ruleset.spec.players), seed=1, start=START,
+                                    salt="ab" * 16, substitutes=["替补甲"])).state
+    at = START
+    for i in range(8):  # the GM moves the game on until a vote thread is open
+        if ruleset.open_vote(state) is not None:
+            break
+        at += timedelta(minutes=1)
+        state = ruleset.apply(state, GmIn(id=f"gm:{i}", at=at, command="advance", args={}, reason="测试")).state
+    vote = ruleset.open_vote(state)
+    assert vote is not None and state.phase.kind == "day"
+    thread, ends = vote
+    out = ruleset.apply(state, GmIn(id="gm:x", at=at, command="extend", args={"hours": 2}, reason="论坛维护"))
+    told = [p.body for p in out.posts if p.thread == thread]
+    assert len(told) == 1 and clock.show(ends + timedelta(hours=2), state.zone) in told[0] and "论坛维护" in told[0]
+    assert ruleset.open_vote(out.state) == (thread, ends + timedelta(hours=2))
+    if variant == "classic_10":
+        living = next(p.name for p in state.players if p.alive)
+        out = ruleset.apply(state, GmIn(id="gm:y", at=at, command="substitute", args={"players": living},
+                                        reason="潜水"))
+        told = [p.body for p in out.posts if p.thread == thread]
+        hours = ruleset.spec.timing.substitution_hours
+        assert len(told) == 1 and clock.show(ends + timedelta(hours=hours), state.zone) in told[0]

@@ -53,7 +53,7 @@ def _problems(text: str) -> list[str]:
 
 def _player_texts(spec: RulesetSpec) -> dict[str, str]:
     texts = {k: _render(t) for k, t in spec.texts.items() if not k.startswith("note_")}
-    texts.update({f"role {r}": info.description for r, info in spec.roles.items()})
+    texts.update({f"role {r}": spec.role_description(r) for r in spec.roles})
     texts.update({f"role name {r}": info.name for r, info in spec.roles.items()})
     texts.update({f"faction {f}": name for f, name in spec.factions.items()})
     return texts
@@ -117,6 +117,51 @@ def test_an_extension_names_the_phase_in_chinese() -> None:
     out = ruleset.apply(game.state, GmIn(id="gm", at=game.now + timedelta(hours=1), command="extend",
                                          args={"hours": 2}, reason="论坛维护"))
     assert "天神决定将第1夜延长2小时" in out.posts[0].body
+
+
+
+# ---- issue 31 item 8: the role PM and the end post say each thing once -----------------------
+
+
+def _classic_8(own_accounts: bool):  # -> (ruleset, outcome of the deal)
+    from datetime import UTC, datetime
+
+    from tianshen.core.ruleset import GameSetup, Seat
+
+    ruleset = load_ruleset("classic_8")
+    names = [f"player{i}" for i in range(1, 9)]
+    seats = [Seat(name=n) if own_accounts else Seat(name=n, forum_name=f"账号{i}") for i, n in enumerate(names, 1)]
+    setup = GameSetup(seats=seats, seed=3, start=datetime(2026, 12, 5, 12, tzinfo=UTC), salt="ab" * 16)
+    return ruleset, ruleset.setup(setup)
+
+
+def test_the_8_player_killers_role_pm_names_his_nights_once() -> None:
+    ruleset, out = _classic_8(own_accounts=False)
+    killers = {p.forum_name for p in out.state.players if p.role == "killer"}
+    pms = [pm.body for pm in out.pms if pm.to in killers]
+    assert len(pms) == 2
+    assert sorted("你在单数夜杀人" in b for b in pms) == [False, True]
+    assert sorted("你在双数夜杀人" in b for b in pms) == [False, True]
+    for body in pms:
+        assert "第单数" not in body and "第双数" not in body
+        assert body.count("互不相识") == 1 and body.count("轮流杀人") == 1
+        assert "游戏专用马甲是“player" in body  # a 马甲 that is not his account is named
+
+
+def test_a_seat_whose_vest_is_his_own_account_is_not_told_it_nor_listed_twice() -> None:
+    from tianshen.core.model import GmIn
+
+    ruleset, out = _classic_8(own_accounts=True)
+    assert out.pms and not any("游戏专用马甲" in pm.body for pm in out.pms)
+    assert all(pm.body.startswith(f"{pm.to}，你好！\n你的身份：") for pm in out.pms if pm.to.startswith("player"))
+    end = ruleset.apply(out.state, GmIn(id="gm", at=out.state.phase.started_at, command="end-game", args={},
+                                        reason="测试"))
+    body = "\n".join(p.body for p in end.posts)
+    assert "player2：" in body and "player2（player2）" not in body
+    _, other = _classic_8(own_accounts=False)
+    end = ruleset.apply(other.state, GmIn(id="gm", at=other.state.phase.started_at, command="end-game", args={},
+                                          reason="测试"))
+    assert "player2（账号2）：" in "\n".join(p.body for p in end.posts)
 
 
 # ---- what the code writes itself ---------------------------------------------------------

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from classic_helpers import ROLES_10
 from tianshen.cli import app
 from tianshen.config import load_config
-from tianshen.core.clock import DEFAULT_ZONE, check_zone, show
+from tianshen.core.clock import DEFAULT_ZONE, check_zone, duration, show, whole_minute
 from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard
@@ -219,3 +219,60 @@ def test_run_shows_the_times_in_the_configured_zone(tmp_path: Path) -> None:
     player_list = next(o.body for o in daemon.store.outbox(driver.game_id) if o.kind == "post")
     assert "12月6日 21:00（UTC+9）" in player_list, player_list
     daemon.store.close()
+
+
+# ---- issue 31 items 5 and 7: durations as people say them; extensions end on a whole minute ----
+
+
+@pytest.mark.parametrize(("seconds", "said"), [
+    (40, "40秒"), (60, "1分钟"), (72, "约1分钟"), (88, "约1分半钟"), (90, "1分半钟"), (660, "11分钟"),
+    (661, "约11分钟"), (3600, "1小时"), (8100, "2小时15分"), (97200, "27小时"), (6 * 3600, "6小时"),
+])
+def test_a_duration_is_said_the_way_people_say_it(seconds: int, said: str) -> None:
+    assert duration(timedelta(seconds=seconds)) == said
+
+
+def test_whole_minute_rounds_up_only_between_minutes() -> None:
+    t = datetime(2026, 12, 5, 23, 19, 47, tzinfo=UTC)
+    assert whole_minute(t) == datetime(2026, 12, 5, 23, 20, tzinfo=UTC)
+    assert whole_minute(t.replace(second=0)) == t.replace(second=0)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder"])
+def test_an_extension_of_seconds_ends_the_phase_on_a_whole_minute_and_says_so(variant: str) -> None:
+    from tianshen.core.model import GmIn
+    from tianshen.sim.rehearsal import default_seats
+
+    ruleset = load_ruleset(variant)
+    start = datetime(2026, 12, 5, 12, tzinfo=UTC)
+    state = ruleset.setup(GameSetup(seats=default_seats(ruleset.spec.players), seed=1, start=start,
+                                    salt="ab" * 16)).state
+    end = ruleset.phase_ends_at(state)
+    out = ruleset.apply(state, GmIn(id="gm:1", at=start, command="extend", args={"hours": 88 / 3600}, reason="迟到"))
+    assert ruleset.phase_ends_at(out.state) == end + timedelta(minutes=2)
+    [notice] = [p.body for p in out.posts if p.thread == "main"]
+    assert "2分钟" in notice and "小时" not in notice.split("（")[0]
+
+
+@pytest.mark.parametrize("variant", ["classic_8", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder"])
+def test_a_phase_started_between_two_minutes_ends_on_a_whole_minute(variant: str) -> None:
+    """Issue 31 item 7: a deal at 07:19:47 (a start already past, dealt when the daemon came)
+    or a GM advance at any second starts a phase whose end, and the vote thread's opening,
+    fall on whole minutes, so 「至 07:20」 is the moment that counts."""
+    from tianshen.core.model import GmIn
+    from tianshen.sim.rehearsal import default_seats
+
+    ruleset = load_ruleset(variant)
+    start = datetime(2026, 12, 5, 23, 19, 47, tzinfo=UTC)
+    state = ruleset.setup(GameSetup(seats=default_seats(ruleset.spec.players), seed=1, start=start,
+                                    salt="ab" * 16)).state
+    first = ruleset.next_deadline(state)
+    assert first is not None and (first.at.second, first.at.microsecond) == (0, 0) and first.at > start
+    at = start + timedelta(hours=1, seconds=13)
+    for i in range(3):  # the GM ends each phase early, at a moment between two minutes
+        state = ruleset.apply(state, GmIn(id=f"gm:{i}", at=at, command="advance", args={}, reason="测试")).state
+        if state.phase.kind == "over":
+            break
+        due = ruleset.next_deadline(state)
+        assert due is not None and (due.at.second, due.at.microsecond) == (0, 0), (state.phase.label, due)
+        at = due.at - timedelta(seconds=17)

@@ -27,7 +27,9 @@ admin = typer.Typer(help="The human GM's controls.", no_args_is_help=True, rich_
 app.add_typer(admin, name="admin")
 forum_app = typer.Typer(help="Checks against the configured forum; a local Spirit forum for a trial.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(forum_app, name="forum")
-console = Console()
+# soft_wrap: a long line is never broken at the console's width (80 columns when the output
+# is piped to a file or another program); a terminal wraps it itself (issue 31 item 8)
+console = Console(soft_wrap=True)
 
 SIM_DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", help="SQLAlchemy database URL")]
 DB = Annotated[str | None, typer.Option(
@@ -537,7 +539,8 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         zone = cfg.forum.display_zone()
         setups = [(g, _setup(config, g, zone)) for g in cfg.games()]  # each tried before the database is opened
         warnings = _check_starts(config, cfg, [setup for _, setup in setups], datetime.now(UTC))
-        _check_accounts_before_sign_up(config, cfg)
+        gm = _check_accounts_before_sign_up(config, cfg) or cfg.forum.username
+        setups = [(g, setup.model_copy(update={"gm_account": gm})) for g, setup in setups]
         store = Store(db or cfg.database.url)
         store.upgrade()
         for g, _ in setups:
@@ -551,15 +554,18 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         console.print(f"game {g.name} (#{game_id}, {spec_id}, {len(setup.seats)} players, "
                       f"{len(setup.substitutes)} substitutes) signed up; starts {_show(setup.start, setup.zone)}",
                       markup=False, highlight=False)
+    if signed:
+        console.print(f"players will be told to send their PMs to “{gm}”", markup=False, highlight=False)
     for line in warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
 
-def _check_accounts_before_sign_up(path: str, cfg) -> None:  # cfg: Config
+def _check_accounts_before_sign_up(path: str, cfg) -> str | None:  # cfg: Config
     """Issue 23 item 3: `new-game` runs the accounts check of `forum check` when the forum
     can be reached (ValueError, one line per problem, when it fails); when it cannot, a
     warning line, and the game is signed up without it.  Shared accounts and the GM's own
-    account need no forum: they are always refused."""
+    account need no forum: they are always refused.  Returns the GM account's name as the
+    board shows it (None: not reached), the name players are told to PM (issue 31 item 2)."""
     from tianshen.forum.base import ForumError
     from tianshen.forum.factory import make_forum
     from tianshen.service.accounts import forum_problems, static_problems
@@ -580,11 +586,13 @@ def _check_accounts_before_sign_up(path: str, cfg) -> None:  # cfg: Config
     finally:
         if callable(close := getattr(forum, "close", None)):
             close()
+    shown = forum.account
     if report.problems:
         raise ValueError("\n".join(report.problems + ["nothing was signed up: fix the config (or the accounts on "
                                                        "the forum), then run new-game again"]))
     console.print(f"forum check: game board {report.board} and {report.accounts} accounts exist on {where}",
                   markup=False, highlight=False)
+    return shown
 
 
 def _check_starts(config: str, cfg, setups: list, now: datetime) -> list[str]:  # (Config, [GameSetup])
@@ -893,6 +901,8 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
     if not failed:
         failed = not _accounts_checked(config, cfg, forum)
     if not failed:
+        console.print(f"  · players will be told to send their PMs to “{forum.account}” (the GM account as the "
+                      f"board shows it)", highlight=False, markup=False)
         for line in getattr(forum, "describe", lambda: [])():  # adapter-specific facts (charset, flood…)
             console.print(f"  · {line}", highlight=False, markup=False)
     console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from tianshen.core.clock import ends_after
 from tianshen.core.model import GameState, PostIn
 
 THREAD = "main"  # the thread of the player list
@@ -15,7 +16,7 @@ THREAD = "main"  # the thread of the player list
 
 def open_window(state: GameState, start: datetime, hours: float) -> None:
     if hours > 0:
-        state.data["checkin"] = {"ends_at": (start + timedelta(hours=hours)).isoformat(), "done": []}
+        state.data["checkin"] = {"ends_at": ends_after(start, hours).isoformat(), "done": []}
 
 
 def deadline(state: GameState) -> datetime | None:

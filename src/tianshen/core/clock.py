@@ -93,8 +93,42 @@ def show(t: datetime | None, zone: str = DEFAULT_ZONE, *, seconds: bool = False,
     return f"{day} {clock}（{zone_label(local, check_zone(name))}）"
 
 
+def duration(d: timedelta) -> str:
+    """The one way a length of time is said to players, as people say it: 「40秒」,
+    「约1分半钟」, 「11分钟」, 「2小时15分」, 「27小时」.  Under ten minutes to the half minute,
+    then to the minute; 约 in front when that rounding dropped something."""
+    seconds = max(0, round(d.total_seconds()))
+    if seconds < 60:
+        return f"{seconds}秒"
+    if seconds < 600:
+        halves = round(seconds / 30)
+        about = "约" if halves * 30 != seconds else ""
+        return f"{about}{halves // 2}分半钟" if halves % 2 else f"{about}{halves // 2}分钟"
+    minutes = round(seconds / 60)
+    about = "约" if minutes * 60 != seconds else ""
+    hours, minutes = divmod(minutes, 60)
+    if not hours:
+        return f"{about}{minutes}分钟"
+    return f"{about}{hours}小时" + (f"{minutes}分" if minutes else "")
+
+
+def whole_minute(t: datetime) -> datetime:
+    """`t`, or the next whole minute when `t` falls between two (issue 31 item 7)."""
+    floor = t.replace(second=0, microsecond=0)
+    return floor if floor == t else floor + timedelta(minutes=1)
+
+
+def ends_after(t: datetime, hours: float) -> datetime:
+    """The end of a phase (or a window) of `hours` that starts at `t`: on a whole minute of the
+    clock, rounded up, when the length is a whole number of minutes (a phase started or
+    resumed between two minutes, e.g. a deal or a GM advance, still ends on a minute that the
+    texts can show, issue 31 item 7); the tests' lengths in seconds are kept exact."""
+    end = t + timedelta(hours=hours)
+    return whole_minute(end) if abs(hours * 60 - round(hours * 60)) < 1e-9 else end
+
+
 def after(t: datetime, hours: float) -> datetime:
-    return t + timedelta(hours=hours)
+    return ends_after(t, hours)
 
 
 @dataclass(frozen=True)

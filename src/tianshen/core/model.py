@@ -36,6 +36,12 @@ class Player(BaseModel):
     death_cause: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific fields
 
+    @property
+    def label(self) -> str:
+        """The 马甲 with the player's own account after it (`甲（玩家01）`), the 马甲 alone when
+        the account is the 马甲 itself (the end post's list of roles)."""
+        return self.name if self.forum_name in ("", self.name) else f"{self.name}（{self.forum_name}）"
+
 
 class Phase(BaseModel):
     """Where the game is.  `step` lets a ruleset split a phase (e.g. day: vote, ld, summon1)."""

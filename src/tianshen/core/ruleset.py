@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -31,7 +31,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import DEFAULT_GM, RulesetSpec
 
 REMINDER = "reminder"  # a deadline kind that only sends reminders
 
@@ -56,6 +56,9 @@ class GameSetup(BaseModel):
     fixed_roles: dict[str, str] = Field(default_factory=dict)  # name -> role id
     substitutes: list[str] = Field(default_factory=list)  # forum accounts of the substitutes (替补)
     gm_contact: str | None = None  # the human GM's forum account: gets the notes by PM
+    # The GM account tianshen logs in as, as the board shows it: players are told to PM it
+    # (`{gm}` in the texts; the shell sets it at sign-up, tianshen.rules.game_ruleset reads it).
+    gm_account: str = DEFAULT_GM
     setup: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific dealing options
 
     @field_validator("zone")
@@ -226,19 +229,51 @@ class Ruleset(ABC):
         return due
 
     def gm_extend(self, state: GameState, gm: GmIn) -> Outcome:
-        """Move the current phase's deadlines later by `hours` (002: 延长游戏时段)."""
-        hours = gm_hours(gm)
+        """Move the current phase's deadlines later by `hours` (002: 延长游戏时段), at least
+        that long: the phase end lands on a whole minute (`whole_minute_shift`)."""
+        hours = self.whole_minute_shift(state, gm_hours(gm))
         self.shift_schedule(state, hours)
         checkin.shift(state, hours)
-        return self._announce(state, "gm_extended", hours=_num(hours), reason=gm.reason)
+        return self._announce(state, "gm_extended", hours=_num(hours), duration=_duration(hours), reason=gm.reason)
 
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
         """请假 (002, 000 §9.2, 003 §10.2): the phase is extended for a player on leave."""
         p = self._player_arg(state, gm)
-        hours = gm_hours(gm)
+        hours = self.whole_minute_shift(state, gm_hours(gm))
         self.on_leave(state, p)
         self.shift_schedule(state, hours)
-        return self._announce(state, "gm_leave", name=p.name, hours=_num(hours), reason=gm.reason)
+        return self._announce(state, "gm_leave", name=p.name, hours=_num(hours), duration=_duration(hours),
+                              reason=gm.reason)
+
+    def whole_minute_shift(self, state: GameState, hours: float) -> float:
+        """`hours`, made a little longer when needed so that the phase end it moves lands on a
+        whole minute of the clock (players read deadlines to the minute).  A variant whose
+        timings are not whole minutes (the tests' fast variants) is shifted as asked."""
+        end = self.phase_ends_at(state)
+        if end is None or not _whole_minutes(self.spec):
+            return hours
+        moved = end + timedelta(hours=hours)
+        return (clock.whole_minute(moved) - end) / timedelta(hours=1)
+
+    def phase_ends_at(self, state: GameState) -> datetime | None:
+        """When the current phase ends (the day, not the vote thread's opening), as an
+        extension's notice names it."""
+        if state.phase.ends_at is not None:
+            return state.phase.ends_at
+        due = self.schedule(state)
+        return due.at if due else None
+
+    def role_alias(self, p: Player) -> str:
+        """The role PM's line naming the seat's 马甲, with its line end; none when the 马甲 is
+        the player's own account (issue 31 item 8)."""
+        if p.forum_name in ("", p.name):
+            return ""
+        return self.spec.text("role_alias", title=self.spec.title, name=p.name) + "\n"
+
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        """The thread of the vote running now and its end (None: no vote thread open): an
+        extension is told there too, where the vote's first post gave the old deadline."""
+        return None
 
     def on_leave(self, state: GameState, p: Player) -> None:
         """What a family records of a player's leave besides the extension (hex: the day's vote)."""
@@ -280,16 +315,29 @@ class Ruleset(ABC):
         paused = state.data.pop("paused_at", None)
         if not paused:
             raise GmRefused("the game is not paused")
-        paused_hours = (gm.at - datetime.fromisoformat(paused)).total_seconds() / 3600
+        paused_hours = self.whole_minute_shift(state, (gm.at - datetime.fromisoformat(paused)) / timedelta(hours=1))
         self.shift_schedule(state, paused_hours)
         checkin.shift(state, paused_hours)
         return self._announce(state, "gm_resumed", reason=gm.reason)
 
     def _announce(self, state: GameState, key: str, **values: Any) -> Outcome:
-        due = self.schedule(state)
-        ends = clock.show(due.at if due else None, state.zone)
+        """The notice of a moved schedule in the main thread, naming the phase's new end; a
+        vote thread open now is told its new deadline in the thread itself (issue 31 item 3)."""
+        ends = clock.show(self.phase_ends_at(state), state.zone)
         body = self.spec.text(key, ends=ends, phase=state.phase.words, **values)
-        return Outcome(state=state, posts=[PublicPost(thread="main", body=body)])
+        posts = [PublicPost(thread="main", body=body)]
+        if key != "gm_paused" and (notice := self._vote_notice(state, **values)):
+            posts.append(notice)
+        return Outcome(state=state, posts=posts)
+
+    def _vote_notice(self, state: GameState, **values: Any) -> PublicPost | None:
+        """The open vote thread's new deadline, posted in that thread (None: no vote open)."""
+        vote = self.open_vote(state)
+        if vote is None or "vote_extended" not in self.spec.texts:
+            return None
+        thread, vote_ends = vote
+        return PublicPost(thread=thread, body=self.spec.text(
+            "vote_extended", **{**values, "ends": clock.show(vote_ends, state.zone)}))
 
     def can_draw(self) -> bool:
         """Whether this ruleset's own victory can end in a draw (then the GM may name one)."""
@@ -478,7 +526,10 @@ class Ruleset(ABC):
         except ValueError as exc:
             raise GmRefused(str(exc)) from None
         self.shift_schedule(state, self.spec.timing.substitution_hours)
-        return out.outcome(state)
+        outcome = out.outcome(state)
+        if notice := self._vote_notice(state, reason=self.spec.text("vote_extended_substitution")):
+            outcome.posts.append(notice)
+        return outcome
 
     def gm_cancel_substitution(self, state: GameState, gm: GmIn) -> Outcome:
         """The player is back (or the GM changed his mind) before a substitute answered."""
@@ -524,3 +575,13 @@ def gm_hours(gm: GmIn, most: float | None = None) -> float:
 
 def _num(hours: float) -> str:
     return f"{hours:g}"
+
+
+def _duration(hours: float) -> str:
+    return clock.duration(timedelta(hours=hours))
+
+
+def _whole_minutes(spec: RulesetSpec) -> bool:
+    """Whether every phase length of the variant is a whole number of minutes."""
+    values = [v for v in spec.timing.model_dump().values() if isinstance(v, int | float)]
+    return all(abs(v * 60 - round(v * 60)) < 1e-9 for v in values)

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+DEFAULT_GM = "神的使者"  # the GM account's name in rehearsals, replays and the rules' own examples
+
 
 class Timing(BaseModel):
     """Phase lengths in hours (002 Part II: 60-hour game day).  A family may add its own
@@ -59,6 +61,9 @@ class RulesetSpec(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     factions: dict[str, str] = Field(default_factory=dict)  # id -> Chinese name
     texts: dict[str, str] = Field(default_factory=dict)
+    # the GM account players send their PMs to, `{gm}` in every text and role description:
+    # the game's (GameSetup.gm_account, set by tianshen.rules.game_ruleset), else DEFAULT_GM
+    gm_account: str = DEFAULT_GM
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)  # see `derived`
 
     def text(self, key: str, **values: Any) -> str:
@@ -67,7 +72,19 @@ class RulesetSpec(BaseModel):
             template = self.texts[key]
         except KeyError as exc:
             raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
-        return template.format(**values).strip("\n")
+        return template.format(**{"gm": self.gm_account, **values}).strip("\n")
+
+    def role_description(self, role: str) -> str:
+        """A role's description for its role PM, with the GM account's name filled in."""
+        return self.roles[role].description.replace("{gm}", self.gm_account)
+
+    def for_gm(self, account: str) -> RulesetSpec:
+        """This variant telling players to PM `account` (a copy: specs are cached and shared)."""
+        if account == self.gm_account:
+            return self
+        spec = self.model_copy(update={"gm_account": account})
+        spec._derived = {}
+        return spec
 
     def derived(self, key: str, build: Callable[[RulesetSpec], Any]) -> Any:
         """A table a family reads out of the spec, built once per spec object and kept on it

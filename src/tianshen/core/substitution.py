@@ -29,11 +29,12 @@ def open_period(spec: RulesetSpec, state: GameState, seats: list[str], at: datet
     if not state.data.get("substitutes"):
         raise ValueError("the game has no substitutes left")
     order = sorted(seats, key=lambda n: (last_seen.get(n, ""), state.player(n).seat))
-    ends = at + timedelta(hours=spec.timing.substitution_hours)
+    ends = clock.ends_after(at, spec.timing.substitution_hours)
     state.data.pop("substitution_past", None)
     state.data["substitution"] = {"seats": order, "ends_at": ends.isoformat(), "asked": list(state.data["substitutes"])}
     when = clock.show(ends, state.zone)
     out.post("main", spec.text("substitution_start", seats="、".join(order), hours=f"{spec.timing.substitution_hours:g}",
+                               duration=clock.duration(timedelta(hours=spec.timing.substitution_hours)),
                                ends=when))
     for substitute in state.data["substitutes"]:
         out.pm(substitute, spec.text("substitution_subject"), spec.text("substitution_call", count=len(order), ends=when))

@@ -52,6 +52,10 @@ def game_spec(ruleset: str, config: Mapping[str, Any]) -> RulesetSpec:
 
 
 def game_ruleset(ruleset: str, config: Mapping[str, Any]) -> Ruleset:
-    """The ruleset of a stored game (see game_spec)."""
+    """The ruleset of a stored game (see game_spec), telling players to PM the game's GM
+    account (issue 31 item 2: the name fixed at sign-up, GameSetup.gm_account)."""
     spec = game_spec(ruleset, config)
+    setup = config.get("setup")
+    if isinstance(setup, Mapping) and setup.get("gm_account"):
+        spec = spec.for_gm(str(setup["gm_account"]))
     return family_class(spec.ruleset)(spec)

@@ -218,7 +218,8 @@ class Daemon:
         seed = g.seed if g.seed is not None else _random_seed()
         start = g.start_in(self.zone)
         setup = GameSetup(seats=seats, seed=seed, start=start, fixed_roles=fixed, substitutes=g.substitutes,
-                          gm_contact=g.gm_contact, zone=self.zone)
+                          gm_contact=g.gm_contact, zone=self.zone,
+                          gm_account=getattr(self.forum, "account", "") or self.config.forum.username)
         GameDriver.register(self.store, g.name, g.ruleset, setup, board=self.board_key,
                             signed_up_at=self.clock.now())
         if self.board is None and start < self.clock.now() - timedelta(seconds=self.config.run.poll_seconds):

@@ -21,6 +21,7 @@ from typing import NoReturn
 
 from sqlalchemy.exc import IntegrityError
 
+from tianshen.core.clock import duration
 from tianshen.core.fold import steps
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
@@ -529,11 +530,11 @@ class GameDriver:
         if self.late_window_policy != "extend" or late <= self.late_window_grace or self.is_over():
             self.set_mark("window", "")
             return False
-        hours = round(late.total_seconds() / 3600, 2)
+        hours = late / timedelta(hours=1)  # the time lost, whole (the core rounds the end up to a minute)
         log.warning("game=%s the window opened at %s reached the board %s late: extended", self.name,
                     opened.isoformat(), late)
         # the mark is cleared in the extension's own commit: a crash cannot extend twice
-        self.gm("extend", f"本时段的开始公告迟了约{hours:g}小时才出现在论坛上，时段相应顺延", now,
+        self.gm("extend", f"本时段的开始公告迟了{duration(late)}才出现在论坛上，时段相应顺延", now,
                 marks={"window": ""}, hours=hours)
         return True
 
@@ -592,9 +593,9 @@ class GameDriver:
             self.set_mark("forum_down_since", "")
             outage = now - datetime.fromisoformat(down)
             if outage >= self.outage_extension_after and self.ruleset.next_deadline(self._current()) is not None:
-                hours = round(outage.total_seconds() / 3600, 2)
-                reason = f"论坛无法访问约{hours:g}小时，时段顺延"  # 003 §12.4 (a public post: no citation)
-                log.warning("game=%s forum back after %s: phase extended by %s h", self.name, outage, hours)
+                hours = outage / timedelta(hours=1)
+                reason = f"论坛无法访问{duration(outage)}，时段顺延"  # 003 §12.4 (a public post: no citation)
+                log.warning("game=%s forum back after %s: phase extended by as much", self.name, outage)
                 self.gm("extend", reason, now, hours=hours)
         return True
 

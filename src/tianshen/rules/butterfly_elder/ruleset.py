@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.events import note
@@ -71,7 +72,7 @@ class ButterflyElder(Ruleset):
                           lurk={"since": game.start.isoformat(), "posted": [], "warnings": {}})
         first = spec.timing.hours("warmup_hours", 24) + spec.timing.hours("power_hours", 2)
         state.phase = Phase(kind="night", number=1, started_at=game.start,
-                            ends_at=game.start + timedelta(hours=first), step="power")
+                            ends_at=ends_after(game.start, first), step="power")
         out = Messages()
         roster = "\n".join(f"{p.seat}. {p.name}" for p in state.players)
         out.post(MAIN, spec.text("player_list", title=spec.title, players=roster, ends=_fmt(state, state.phase.ends_at),
@@ -89,8 +90,8 @@ class ButterflyElder(Ruleset):
                                                                  if is_killer(q) and q.name != p.name))
         if p.role == "butterfly":  # 六 / E19: her earlier deadline is told to her only
             extra = spec.text("role_butterfly_deadline", minutes=self._early_minutes())
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
-                         role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
+                         role=spec.role_name(p.role), description=spec.role_description(p.role), extra=extra)
 
     def _early_minutes(self) -> int:
         return int(self.spec.options.get("butterfly_early_minutes", 15))
@@ -108,6 +109,11 @@ class ButterflyElder(Ruleset):
     def shift_schedule(self, state: GameState, hours: float) -> None:
         if state.phase.ends_at is not None:
             state.phase.ends_at += timedelta(hours=hours)
+
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        if state.phase.kind != "day" or state.phase.ends_at is None:
+            return None
+        return f"vote:{state.phase.number}", state.phase.ends_at
 
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         out = Messages()
@@ -127,7 +133,7 @@ class ButterflyElder(Ruleset):
         """补充 一 4: 权利行使轮截止，法官发“看表帖”，从看表帖开始，所有玩家禁言."""
         k = state.phase.number
         state.phase.step = "silence"
-        state.phase.ends_at = at + timedelta(hours=self.spec.timing.hours("silence_hours", 0.5))
+        state.phase.ends_at = ends_after(at, self.spec.timing.hours("silence_hours", 0.5))
         out.post(MAIN, self.spec.text("clock_post", n=k, results=_fmt(state, state.phase.ends_at)))
 
     def _results(self, state: GameState, at: datetime, out: Messages) -> None:
@@ -159,7 +165,7 @@ class ButterflyElder(Ruleset):
         if self._check_victory(state, at, out, lines):
             return
         state.phase = Phase(kind="day", number=k, started_at=at,
-                            ends_at=at + timedelta(hours=spec.timing.hours("day_hours", 21.5)))
+                            ends_at=ends_after(at, spec.timing.hours("day_hours", 21.5)))
         state.data["ballots"] = {}
         lines.append(spec.text("results_footer", ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
@@ -208,7 +214,7 @@ class ButterflyElder(Ruleset):
     def _next_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
         k = state.phase.number + 1
         state.phase = Phase(kind="night", number=k, started_at=at, step="power",
-                            ends_at=at + timedelta(hours=self.spec.timing.hours("power_hours", 2)))
+                            ends_at=ends_after(at, self.spec.timing.hours("power_hours", 2)))
         state.data["actions"] = {}
         lines.append(self.spec.text("power_round", n=k, ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
@@ -437,7 +443,7 @@ class ButterflyElder(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
+        roles = "\n".join(f"{p.label}：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
                           for p in state.players)
         if winner == DRAW:
             body = spec.text("victory_draw", roles=roles, **rng.reveal(state))

@@ -108,8 +108,8 @@ class ForumGame(Ruleset):
         if mates := partners(state, p):
             extra = spec.text("role_partners", partners="、".join(q.name for q in mates))
         extra = self._role_extra(state, p, extra)
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
-                         role=spec.role_name(p.role), description=spec.roles[p.role].description, extra=extra)
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
+                         role=spec.role_name(p.role), description=spec.role_description(p.role), extra=extra)
 
     def _role_extra(self, state: GameState, p: Player, extra: str) -> str:
         """The family's extra line of the role PM."""
@@ -373,7 +373,7 @@ class ForumGame(Ruleset):
         spec = self.spec
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(f"{p.name}（{p.forum_name}）：{spec.role_name(p.role)}"
+        roles = "\n".join(f"{p.label}：{spec.role_name(p.role)}"
                           f"{'' if p.alive else '，已死亡'}" for p in state.players)
         if winner == "draw":
             body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
@@ -524,6 +524,13 @@ class ForumGame(Ruleset):
             d["vote_ends_at"] = later(d["vote_ends_at"])
             if "step_ends_at" in d:
                 d["step_ends_at"] = later(d["step_ends_at"])
+
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        kind = days.ballot_kind(state)
+        if state.phase.kind != "day" or kind is None:
+            return None
+        d = state.data["day"]
+        return f"vote:{state.phase.number}", days.ts(d["vote_ends_at"] if kind == "main" else d["step_ends_at"])
 
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         """The substitute gets the seat's role PM (002 更换替补: 接替被换下的游戏者)."""

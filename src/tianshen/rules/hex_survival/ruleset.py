@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
+from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
@@ -124,11 +125,11 @@ class HexSurvival(Ruleset):
         """§7.2: camp, HP, cell and tonight's list; team-mates only with D30
         `reveal_teammates = true` (the text never says they are told)."""
         spec = self.spec
-        description = spec.roles[p.role].description
+        description = spec.role_description(p.role)
         if spec.options.get("reveal_teammates"):
             mates = [q.name for q in state.players if q.faction == p.faction and q.name != p.name]
             description = spec.text("role_teammates", names="、".join(mates))
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                          camp=spec.role_name(p.role), description=description,
                          status=self._status_block(state, p, with_range=True))
 
@@ -171,6 +172,11 @@ class HexSurvival(Ruleset):
                     continue
                 d[key] = (_ts(d[key]) + timedelta(hours=hours)).isoformat()
 
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        if state.phase.kind != "day" or state.phase.step != "vote":
+            return None
+        return f"vote:{state.phase.number}", _ts(state.data["day"]["vote_ends_at"])
+
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         out = Messages()
         due = self.schedule(state)
@@ -190,7 +196,7 @@ class HexSurvival(Ruleset):
     def _begin_night(self, state: GameState, number: int, at: datetime) -> None:
         """Nightfall: the attack lists are fixed for the night (positions change only at dusk)."""
         state.phase = Phase(kind="night", number=number, started_at=at,
-                            ends_at=at + timedelta(hours=self.spec.timing.night_hours))
+                            ends_at=ends_after(at, self.spec.timing.night_hours))
         state.data["night"] = {"attacks": {}}
         for p in state.players:
             p.extra["range"] = nights.attack_list(self.map, state, p) if p.alive else []
@@ -253,8 +259,8 @@ class HexSurvival(Ruleset):
 
     def _begin_day(self, state: GameState, k: int, at: datetime) -> None:
         t = self.spec.timing
-        ends = at + timedelta(hours=t.day_hours)
-        opens = at + timedelta(hours=t.vote_opens_hour)
+        ends = ends_after(at, t.day_hours)
+        opens = ends_after(at, t.vote_opens_hour)
         state.phase = Phase(kind="day", number=k, started_at=at, ends_at=ends,
                             step="vote" if opens <= at else "discussion")
         state.data["day"] = {
@@ -406,7 +412,7 @@ class HexSurvival(Ruleset):
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
         state.data.pop("pending_substitution", None)
-        roles = "\n".join(spec.text("final_line", name=p.name, forum_name=p.forum_name, camp=self._camp(p),
+        roles = "\n".join(spec.text("final_line", name=p.label, forum_name=p.forum_name, camp=self._camp(p),
                                     fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
                           for p in state.players)
         if winner == DRAW:

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import checkin, rng
+from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
@@ -69,7 +70,7 @@ class NLives(Ruleset):
             seq=0, actions=[], queued=[], mods=[], day_bisha=[], saint={}, saint_used=[], bisha_used=[],
             streaks={"bind": [], "heal": []}, discarded=0, windows=0, reorder_until=None, done=[], day={},
             quiet=0, substitutes=list(game.substitutes), started_at=game.start.isoformat(),
-            order_until=(game.start + timedelta(hours=spec.timing.hours("order_hours", 24))).isoformat(),
+            order_until=ends_after(game.start, spec.timing.hours("order_hours", 24)).isoformat(),
         )
         if game.setup.get("hands"):
             self._fixed_hands(state, game.setup)
@@ -163,7 +164,7 @@ class NLives(Ruleset):
         commoners_first = sorted(cards.hand(p), key=lambda c: cards.is_privilege(state, c))  # §6.2: 底牌 a privilege
         example = "、".join(cards.name_of(spec, state, c) for c in commoners_first)
         other = next(q.name for q in state.players if q.name != p.name)
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, title=spec.title,
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                          faction=spec.factions[p.faction], chooser=chooser, count=len(cards.hand(p)),
                          hand="\n".join(lines), ap=p.extra["ap"], order_until=_fmt(state, _ts(state.data["order_until"])),
                          example=example, example_action=f"占卜 {other}",
@@ -194,6 +195,11 @@ class NLives(Ruleset):
         if state.phase.number == 1 and state.phase.kind == "night":
             state.data["order_until"] = (_ts(state.data["order_until"]) + timedelta(hours=hours)).isoformat()
 
+    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
+        if state.phase.kind != "day" or state.phase.ends_at is None:
+            return None
+        return f"vote:{state.phase.number}", state.phase.ends_at
+
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         out = Messages()
         due = self.schedule(state)
@@ -212,7 +218,7 @@ class NLives(Ruleset):
         """§3.3.1, §3.2, A44: every living player gets 2 AP plus 1 per 庶民 he holds (escrow
         not held); night privileges sent by day are charged now (1.1.5)."""
         state.phase = Phase(kind="night", number=k, started_at=at,
-                            ends_at=at + timedelta(hours=self.spec.timing.night_hours))
+                            ends_at=ends_after(at, self.spec.timing.night_hours))
         state.data.update(done=[], actions=[], day={})
         state.data.pop("early_at", None)
         for p in state.players:
@@ -353,7 +359,7 @@ class NLives(Ruleset):
 
     def _begin_day(self, state: GameState, at: datetime, saved: list[str]) -> None:
         k = state.phase.number
-        state.phase = Phase(kind="day", number=k, started_at=at, ends_at=at + timedelta(hours=self.spec.timing.day_hours),
+        state.phase = Phase(kind="day", number=k, started_at=at, ends_at=ends_after(at, self.spec.timing.day_hours),
                             step="vote")
         state.data.update(done=[], actions=[])
         early = state.data.pop("early_delegations", {})
@@ -481,7 +487,7 @@ class NLives(Ruleset):
         attrs = {"killer": "杀手", "werewolf": "狼人", "diviner": "占卜", "prophet": "先知"}
         shown = "、".join(cards.name_of(spec, state, c) + (f"（{attrs[a]}属性）" if (a := state.data["cards"][c]["attr"])
                                                           else "") for c in owned) or "无"
-        return f"{p.name}（{p.forum_name}）：{self._side_text(p)}；剩余手牌：{shown}"
+        return f"{p.label}：{self._side_text(p)}；剩余手牌：{shown}"
 
     # ---- PMs ----------------------------------------------------------------------------
 
