@@ -479,18 +479,42 @@ def _public_status(name: str, seen: dict, zone: str) -> None:
         console.print("\n".join([count["text"], *rows, count["note"]]).strip(), markup=False, highlight=False)
 
 
-def _open_game(db: str, game: str | None):  # -> tuple[Store, GameRecord]
+def _open_game(db: str, game: str | None, want: str = "any"):  # -> tuple[Store, GameRecord]
+    """The game a command works on: `--game`, else the one running game (`want` "new": the
+    one game waiting to be dealt); with none of those, the latest.  `want` "dealt": a game
+    not dealt yet is refused in one line (issue 32 item 3: an override aimed at the running
+    game never lands on the next one)."""
     store = _existing_store(db)
     games = store.list_games()
     if not games:
         _fail(f"no game in {db}; sign one up with `tianshen admin new-game --config config.toml`")
-    record = next((g for g in games if g.name == game), None) if game else games[-1]
+    record = next((g for g in games if g.name == game), None) if game else _default_game(games, want)
     if record is None:
         _fail(f"no game named '{game}'; games: {', '.join(g.name for g in games)}")
+    if want == "dealt" and record.status == "new":
+        _fail(f"game {record.name} is signed up but not dealt yet (it starts "
+              f"{_show(record.deadline_at, _zone_of(record))}): nothing has happened in it yet; "
+              f"`tianshen admin start --game {record.name}` deals it now")
     return store, record
 
 
-GAME = Annotated[str | None, typer.Option("--game", help="game name (default: the latest)")]
+def _default_game(games: list, want: str):  # [GameRecord] -> GameRecord
+    """Without --game: the one game running (or, for `start`, the one waiting to be dealt);
+    several: refused in one line naming them; none: the latest game."""
+    if want == "new":
+        waiting = [g for g in games if g.status == "new"]
+        what = "wait to be dealt"
+    else:
+        waiting = [g for g in games if g.status not in ("new", "over")]
+        what = "are running"
+    if len(waiting) > 1:
+        _fail(f"{len(waiting)} games {what}: " + ", ".join(f"{g.name} ({g.phase_label})" for g in waiting)
+              + "; name one with --game NAME")
+    return waiting[0] if waiting else games[-1]
+
+
+GAME = Annotated[str | None, typer.Option("--game", help="game name (default: the game running, when only one "
+                                                         "is; else the latest)")]
 REASON = Annotated[str, typer.Option("--reason", help="why (recorded with the override)")]
 AT = Annotated[str | None, typer.Option("--at", help="when, ISO 8601 (default: now)")]
 
@@ -499,8 +523,10 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     """Fold a GM override into the game; the running daemon sends what it says."""
     from tianshen.service.driver import GameDriver, OfflineForum
 
-    store, record = _open_game(db, game)
+    store, record = _open_game(db, game, "dealt")
     when = _at(at, record)
+    if args.get("sent_at"):  # read like --at: in the game's zone when it has no offset
+        args["sent_at"] = _at(str(args["sent_at"]), record, "--sent-at").isoformat()
     driver = GameDriver(store, OfflineForum(), record.id)
     if command == "substitute":
         args["last_seen"] = driver.last_seen()
@@ -653,7 +679,7 @@ def start(game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None
     messages)."""
     from tianshen.service.driver import GameDriver, OfflineForum
 
-    store, record = _open_game(_database(db, config), game)
+    store, record = _open_game(_database(db, config), game, "new")
     when = _at(at, record)
     try:
         outcome = GameDriver(store, OfflineForum(), record.id).start(when)
@@ -815,12 +841,15 @@ def export(game: GAME = None, db: DB = None, config: CONFIG = None,
     """The whole game log: every input, every GM override with its reason, every message."""
     from tianshen.service.export import export_game, report
 
-    store, record = _open_game(_database(db, config), game)
+    store, record = _open_game(_database(db, config), game, "dealt")
     data = export_game(store, record.id)
-    if json_out:
-        Path(json_out).write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-    if report_out:
-        Path(report_out).write_text(report(data), encoding="utf-8")
+    try:
+        if json_out:
+            Path(json_out).write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        if report_out:
+            Path(report_out).write_text(report(data), encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write {exc.filename}: {exc.strerror}")
     if not json_out and not report_out:
         sys.stdout.write(report(data))
     else:
@@ -832,7 +861,7 @@ def preview(game: GAME = None, db: DB = None, config: CONFIG = None) -> None:
     """What the next deadline would post, step by step, without committing anything."""
     from tianshen.service.driver import GameDriver, OfflineForum
 
-    store, record = _open_game(_database(db, config), game)
+    store, record = _open_game(_database(db, config), game, "dealt")
     result = GameDriver(store, OfflineForum(), record.id).preview()
     if result is None:
         _fail("nothing is scheduled (the game is over or paused)")
@@ -1069,7 +1098,7 @@ def _show(t: datetime | None, zone: str, **kw: bool) -> str:
     return show(t, zone, **kw)
 
 
-def _at(at: str | None, record) -> datetime:  # --at of a GameRecord's command, default now
+def _at(at: str | None, record, option: str = "--at") -> datetime:  # --at of a GameRecord's command, default now
     """`--at`: ISO 8601; without an offset it is read in the game's display zone."""
     from tianshen.core.clock import localize
 
@@ -1078,7 +1107,7 @@ def _at(at: str | None, record) -> datetime:  # --at of a GameRecord's command, 
     try:
         return localize(datetime.fromisoformat(at), _zone_of(record))
     except ValueError:
-        _fail(f"--at {at}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00 (without an offset: in the "
+        _fail(f"{option} {at}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00 (without an offset: in the "
               f"game's zone, {_zone_of(record)})")
         raise  # not reached: _fail exits
 

@@ -502,11 +502,22 @@ def gm_args(args: dict[str, Any]) -> str:
 
 def sent_at(gm: GmIn) -> datetime:
     """When the player sent what the GM enters for him (`sent_at`), default the command's time."""
-    return datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+    if not gm.args.get("sent_at"):
+        return gm.at
+    try:
+        at = datetime.fromisoformat(str(gm.args["sent_at"]))
+    except ValueError:
+        raise GmRefused(f"sent_at {gm.args['sent_at']}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00") from None
+    if at.tzinfo is None:
+        raise GmRefused(f"sent_at {gm.args['sent_at']}: give its offset, e.g. 2026-03-01T20:00+08:00")
+    return at
 
 
 class GmRefused(Exception):
     """A GM command that cannot be carried out; the message says why."""
+
+
+LONGEST_HOURS = 24 * 366  # a longer `hours` is a slip of the keyboard (and past what a datetime holds)
 
 
 def gm_hours(gm: GmIn, most: float | None = None) -> float:
@@ -517,7 +528,8 @@ def gm_hours(gm: GmIn, most: float | None = None) -> float:
         raise GmRefused("give the number of hours (--hours)") from None
     if not hours > 0 or hours == float("inf"):
         raise GmRefused("the number of hours must be positive")
-    if most is not None and hours > most:
+    most = LONGEST_HOURS if most is None else min(most, LONGEST_HOURS)
+    if hours > most:
         raise GmRefused(f"at most {most:g} hours (--hours)")
     return hours
 
