@@ -29,10 +29,25 @@ forum_app = typer.Typer(help="Checks against the configured forum; a local Spiri
 app.add_typer(forum_app, name="forum")
 console = Console()
 
-SIM_DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", help="SQLAlchemy database URL")]
+def _db_option(value: str | None) -> str | None:
+    """--db: a SQLAlchemy URL, or a file path taken as SQLite (issue 32 item 8); else one line."""
+    from tianshen.config import database_url
+
+    if value is None:
+        return None
+    try:
+        return database_url(value)
+    except ValueError as exc:
+        _fail(f"--db {exc}")
+        raise  # not reached: _fail exits
+
+
+SIM_DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", callback=_db_option,
+                                     help="SQLAlchemy database URL, or a SQLite file's path")]
 DB = Annotated[str | None, typer.Option(
-    "--db", help="SQLAlchemy database URL (default: the --config file's [database] url, else "
-                 "$TIANSHEN_DATABASE_URL, else that of ./config.toml when there is one, else sqlite:///tianshen.db)")]
+    "--db", callback=_db_option,
+    help="SQLAlchemy database URL or a SQLite file's path (default: the --config file's [database] url, else "
+         "$TIANSHEN_DATABASE_URL, else that of ./config.toml when there is one, else sqlite:///tianshen.db)")]
 CONFIG = Annotated[str | None, typer.Option("--config", help="config.toml whose [database] the game is in")]
 DEFAULT_DB = "sqlite:///tianshen.db"
 
@@ -57,6 +72,8 @@ def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic
              players: Annotated[int | None, typer.Option(help="number of players (n_lives: 5, 6 or 7)")] = None,
              ) -> None:
     """A whole game on the built-in board with simulated players and a virtual clock."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from tianshen.sim.rehearsal import rehearse as run_rehearsal
 
     try:
@@ -64,6 +81,9 @@ def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic
                                players=players)
     except ValueError as exc:
         _fail(str(exc))
+        return
+    except SQLAlchemyError as exc:
+        _fail(_db_error(db, exc))
         return
     winner = result.state.winner
     factions = load_spec(ruleset).factions
@@ -392,7 +412,7 @@ def _database(db: str | None, config: str | None) -> str:
     if not config and not os.environ.get("TIANSHEN_DATABASE_URL") and Path("config.toml").is_file():
         config = "config.toml"
     if not config:
-        return os.environ.get("TIANSHEN_DATABASE_URL") or DEFAULT_DB
+        return _db_option(os.environ.get("TIANSHEN_DATABASE_URL")) or DEFAULT_DB
     try:
         return load_config(config).database.url
     except ValueError as exc:
@@ -417,14 +437,38 @@ def _missing_file(url: str) -> Path | None:
 
 def _existing_store(url: str):  # -> Store
     """The migrated store of `url`; exit 2, creating nothing, when its SQLite file is missing."""
-    from tianshen.store import Store
-
     if _missing_file(url) is not None:
         _fail(f"no game in {url}: there is no such database file yet; "
               f"sign a game up with `tianshen admin new-game --config config.toml`")
-    store = Store(url)
-    store.upgrade()
+    return _opened(url)
+
+
+def _opened(url: str):  # -> Store
+    """The store of `url`, migrated; exit 2 with one line when the database cannot be opened
+    (not a database file, a directory, a server that does not answer)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from tianshen.store import Store
+
+    try:
+        store = Store(url)
+        store.upgrade()
+    except SQLAlchemyError as exc:
+        _fail(_db_error(url, exc))
+        raise  # not reached: _fail exits
     return store
+
+
+def _db_error(url: str, exc: Exception) -> str:
+    """One line for a database that cannot be used: the URL (no password) and the driver's words."""
+    from sqlalchemy.engine import make_url
+
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - the URL was accepted before; never fail while reporting
+        shown = "the database"
+    return f"cannot use the database {shown}: {reason}"
 
 
 def _list_games(db: str) -> bool:
@@ -547,13 +591,13 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
 @admin.command("new-game")
 def new_game(config: Annotated[str, typer.Option("--config", help="config.toml with a [game] table "
                                                                   "(or [[game]] tables)")],
-             db: Annotated[str | None, typer.Option("--db", help="SQLAlchemy database URL (default: the "
-                                                                  "--config file's [database] url)")] = None,
+             db: Annotated[str | None, typer.Option("--db", callback=_db_option,
+                                                    help="SQLAlchemy database URL or a SQLite file's path "
+                                                         "(default: the --config file's [database] url)")] = None,
              ) -> None:
     """Sign a game up: ruleset, players and their vests (马甲), substitutes, start time.  It is
     dealt at its start time by `tianshen run` (or now with `tianshen admin start`)."""
     from tianshen.config import check_games, load_config
-    from tianshen.store import Store
 
     try:
         cfg = load_config(config)
@@ -564,8 +608,7 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         setups = [(g, _setup(config, g, zone)) for g in cfg.games()]  # each tried before the database is opened
         warnings = _check_starts(config, cfg, [setup for _, setup in setups], datetime.now(UTC))
         _check_accounts_before_sign_up(config, cfg)
-        store = Store(db or cfg.database.url)
-        store.upgrade()
+        store = _opened(db or cfg.database.url)
         for g, _ in setups:
             if store.game_id(g.name) is not None:
                 raise ValueError(f"a game named '{g.name}' exists already")

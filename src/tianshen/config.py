@@ -36,8 +36,33 @@ class Table(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def database_url(value: str) -> str:
+    """A SQLAlchemy URL as given, or a file path made a SQLite URL (issue 32 item 8:
+    `--db x.db`); ValueError, one line, for anything else."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    value = value.strip()
+    if "://" not in value and not value.startswith("sqlite:") and value:
+        return f"sqlite:///{value}"  # a path: relative to here, or absolute (sqlite:////abs/x.db)
+    try:
+        make_url(value).get_dialect()
+    except (ArgumentError, NoSuchModuleError, ValueError):
+        raise ValueError(f"{value!r} is not a database URL; accepted: a file path (x.db), sqlite:///path/x.db or "
+                         f"postgresql+psycopg://user@host/dbname") from None
+    except ImportError as exc:
+        raise ValueError(f"{value}: the database driver is not installed ({exc.name}); for PostgreSQL: "
+                         f"pip install -e '.[postgres]'") from None
+    return value
+
+
 class DatabaseConfig(Table):
     url: str = "sqlite:///tianshen.db"
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return database_url(value)
 
 
 class ForumConfig(Table):
