@@ -594,6 +594,8 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
              db: Annotated[str | None, typer.Option("--db", callback=_db_option,
                                                     help="SQLAlchemy database URL or a SQLite file's path "
                                                          "(default: the --config file's [database] url)")] = None,
+             no_check: Annotated[bool, typer.Option("--no-check", help="sign up without logging in to the forum "
+                                                                      "to check the accounts")] = False,
              ) -> None:
     """Sign a game up: ruleset, players and their vests (马甲), substitutes, start time.  It is
     dealt at its start time by `tianshen run` (or now with `tianshen admin start`)."""
@@ -607,7 +609,7 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         zone = cfg.forum.display_zone()
         setups = [(g, _setup(config, g, zone)) for g in cfg.games()]  # each tried before the database is opened
         warnings = _check_starts(config, cfg, [setup for _, setup in setups], datetime.now(UTC))
-        _check_accounts_before_sign_up(config, cfg)
+        _check_accounts_before_sign_up(config, cfg, check=not no_check)
         store = _opened(db or cfg.database.url)
         for g, _ in setups:
             if store.game_id(g.name) is not None:
@@ -624,24 +626,35 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         console.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
 
-def _check_accounts_before_sign_up(path: str, cfg) -> None:  # cfg: Config
+def _check_accounts_before_sign_up(path: str, cfg, check: bool = True) -> None:  # cfg: Config
     """Issue 23 item 3: `new-game` runs the accounts check of `forum check` when the forum
     can be reached (ValueError, one line per problem, when it fails); when it cannot, a
-    warning line, and the game is signed up without it.  Shared accounts and the GM's own
-    account need no forum: they are always refused."""
-    from tianshen.forum.base import ForumError
+    warning line, and the game is signed up without it.  A login the forum refuses (issue 32
+    item 7) or a forum config that cannot work is refused, unless `check` is off
+    (--no-check).  Shared accounts and the GM's own account need no forum: they are always
+    refused."""
+    from tianshen.forum.base import ForumError, LoginRefused
     from tianshen.forum.factory import make_forum
     from tianshen.service.accounts import forum_problems, static_problems
 
     if problems := static_problems(path, cfg):
         raise ValueError("\n".join(problems))
     where = cfg.forum.base_url or "the built-in board"
+    if not check:
+        console.print(f"warning: --no-check: the game board and the accounts on the forum at {where} were not "
+                      f"checked; run `tianshen forum check --config {path}` before the start",
+                      style="yellow", markup=False, highlight=False, soft_wrap=True)
+        return
     forum = None
     try:
         forum, _ = make_forum(cfg.forum, lambda: datetime.now(UTC))
         forum.login()
         report = forum_problems(path, cfg, forum)
-    except (ForumError, ValueError) as exc:
+    except (LoginRefused, ValueError) as exc:
+        what = "refused the GM's login" if isinstance(exc, LoginRefused) else "cannot be used with this config"
+        raise ValueError(f"the forum at {where} {what} ({exc}); nothing was signed up: fix [forum] in {path} "
+                         f"(or sign up without the check: --no-check)") from None
+    except ForumError as exc:
         console.print(f"warning: the forum at {where} could not be reached, so the game board and the accounts "
                       f"were not checked ({exc}); run `tianshen forum check --config {path}` before the start",
                       style="yellow", markup=False, highlight=False, soft_wrap=True)
@@ -963,10 +976,10 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
                       highlight=False)
     if not failed:
         failed = not _accounts_checked(config, cfg, forum)
-    if not failed:
+    if not failed:  # what the forum is like is known only once logged in (issue 32 item 9)
         for line in getattr(forum, "describe", lambda: [])():  # adapter-specific facts (charset, flood…)
             console.print(f"  · {line}", highlight=False, markup=False)
-    console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
+        console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
     raise typer.Exit(1 if failed else 0)
 
 
