@@ -19,6 +19,7 @@ from rich.table import Table
 from tianshen.core.clock import zone_info
 from tianshen.core.model import GameState
 from tianshen.specs import available_variants, load_spec
+from tianshen.web.views import gm_notes, thread_name
 
 # rich_markup_mode=None: help texts are printed as written (`[game]` is a table, not markup)
 app = typer.Typer(help="tianshen (天神): an automatic game master for forum Mafia games.", no_args_is_help=True,
@@ -28,6 +29,24 @@ app.add_typer(admin, name="admin")
 forum_app = typer.Typer(help="Checks against the configured forum; a local Spirit forum for a trial.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(forum_app, name="forum")
 console = Console()
+
+
+@app.callback()
+def _fit_console() -> None:
+    """Before every command: output piped or redirected (`| less`, a file, a log) has no width
+    limit and no wrapping — tables whole, sentences unbroken (issue 32 item 9); a terminal,
+    or $COLUMNS, keeps its width."""
+    wide = not console.is_terminal and not os.environ.get("COLUMNS")
+    console.width = 100_000 if wide else None  # type: ignore[assignment]  # None: measured again
+    console.soft_wrap = wide
+
+
+def _rule(title: str) -> None:
+    """A heading line: across a terminal, or a short one in piped output."""
+    if console.is_terminal:
+        console.rule(title)
+    else:
+        console.print(f"──── {title} ────", markup=False, highlight=False)
 
 def _db_option(value: str | None) -> str | None:
     """--db: a SQLAlchemy URL, or a file path taken as SQLite (issue 32 item 8); else one line."""
@@ -108,7 +127,7 @@ def replay(script: str, as_json: Annotated[bool, typer.Option("--json", help="pr
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
         return
     for phase in result["phases"]:
-        console.rule(phase["phase"])
+        _rule(phase["phase"])
         for body in phase["public"]:
             print(f"[公开帖子]\n{body}\n")
         for pm in phase["private"]:
@@ -142,13 +161,33 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
     except ForumError as exc:
         _forum_stop(exc)
         return
-    for record in daemon.store.list_games(daemon.board_key):
+    for line in _stopped_lines(daemon.store.list_games(daemon.board_key)):
+        console.print(line, markup=False, highlight=False)
+
+
+def _stopped_lines(records: list) -> list[str]:  # [GameRecord] -> a line each, when `run` stops
+    lines = []
+    for record in records:
         if record.status == "new":
-            console.print(f"game {record.name}: not started yet (start {_show(record.deadline_at, _zone_of(record))})",
-                          markup=False, highlight=False)
-        else:
-            console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}",
-                          markup=False, highlight=False)
+            lines.append(f"game {record.name}: not started yet (start {_show(record.deadline_at, _zone_of(record))})")
+        elif record.status == "over":
+            lines.append(f"game {record.name}: over, {_winner_words(record)}")
+        else:  # stopped (Ctrl-C, SIGTERM) with the game going on (issue 32 item 9: not "winner None")
+            lines.append(f"game {record.name}: {record.phase_label}, not over (`tianshen run` carries on with it)")
+    return lines
+
+
+def _winner_words(record) -> str:  # a GameRecord of a game over
+    """`winner 平民方 (civilians)`, or `no winner` (ended by the GM without one)."""
+    if not record.winner:
+        return "no winner"
+    try:  # as `rehearse` says it
+        factions = load_spec(record.config.get("ruleset_file") or record.ruleset).factions
+    except ValueError:
+        factions = {}
+    label = ({"civilians": "平民方", "killers": "杀手方", "draw": "平局"}.get(record.winner)
+             or factions.get(record.winner, record.winner))
+    return f"winner {label} ({record.winner})"
 
 
 def _simulated(cfg):  # Config -> the simulated players `[run] simulate` asks for, or None
@@ -319,15 +358,14 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
     console.print(f"phase: {state.phase.label} {state.phase.step}".rstrip()
-                  + (f" — next: {deadline.kind} at {_show(deadline.at, state.zone)}" if deadline else ""))
+                  + (f" — next: {_deadline_words(deadline.kind)} at {_show(deadline.at, state.zone)}"
+                     if deadline else ""))
     if state.winner:
         console.print(f"winner: {state.winner}")
     table = Table("seat", "马甲", "forum name", "role", "faction", "alive", "notes")
     for p in state.players:
         view = ruleset.player_view(state, p.name)
-        notes = ", ".join(f"{k}={_plain(v)}" for k, v in view.items()
-                          if k not in ("alive", "faction", "role", "role_name", "died_in", "death_cause")
-                          and v not in (None, True))
+        notes = "，".join(f"{k}：{v}" for k, v in gm_notes(view).items())  # words, as the GM web page has them
         table.add_row(str(p.seat), escape(p.name), escape(p.forum_name), view.get("role_name", p.role), p.faction,
                       "yes" if p.alive else f"no ({p.died_in}, {p.death_cause})", escape(notes))
     console.print(table)
@@ -356,11 +394,23 @@ def _inputs_table(store, record, state: GameState) -> None:
         return
     table = Table("time", "from", "where", "text", "judged", "why / receipt")
     for i, verdict, detail in judged:
-        where = "PM" if i.source == "pm" else f"post {i.thread_key or ''}".strip()
+        where = "PM" if i.source == "pm" else f"post {thread_name(i.thread_key or '', state.ruleset)}"
         style = {"accepted": "green", "refused": "red", "not a vote": "yellow"}.get(verdict, "")
         table.add_row(_show(i.sent_at, state.zone), escape(i.sender), escape(where), _cell(i.text, 40),
                       f"[{style}]{verdict}[/{style}]" if style else verdict, _cell(detail, 80))
     console.print(table)
+
+
+DEADLINE_WORDS = {"night_end": "the night's end", "vote_open": "the vote thread's opening",
+                  "vote_end": "the vote's close", "day_end": "the day's end", "powers_end": "the powers' close",
+                  "ld_end": "the life-death vote's close", "summon_end": "the summoning's close",
+                  "substitution_end": "the 交替期's end", "checkin_end": "the check-in's close", "dawn": "dawn",
+                  "dusk": "dusk", "reminder": "a reminder"}
+
+
+def _deadline_words(kind: str) -> str:
+    """A deadline kind in words, not its name in the code (issue 32 item 9)."""
+    return DEADLINE_WORDS.get(kind) or kind.replace("_", " ")
 
 
 def _cell(text: str, width: int) -> str:
@@ -582,7 +632,7 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     if command == "substitute":
         console.print(_last_seen_table(outcome.state, dict(args["last_seen"]), _names(args.get("players"))))
     for post in outcome.posts:
-        print(f"[公开帖子 {post.thread}]\n{post.body}\n")
+        print(f"[公开帖子 {thread_name(post.thread, outcome.state.ruleset)}]\n{post.body}\n")
     for pm in outcome.pms:
         print(f"[短消息 → {pm.to}]\n{pm.body}\n")
     console.print(f"{command}: done — {outcome.state.phase.label}; messages go out with the daemon's next tick")
@@ -923,11 +973,12 @@ def preview(game: GAME = None, db: DB = None, config: CONFIG = None) -> None:
         _fail("nothing is scheduled (the game is over or paused)")
         return
     due, outcome = result
-    console.print(f"[bold]preview of {due.kind} at {_show(due.at, outcome.state.zone)}[/bold] (nothing committed)")
+    console.print(f"[bold]preview of {_deadline_words(due.kind)} at {_show(due.at, outcome.state.zone)}[/bold] "
+                  f"(nothing committed)")
     for line in outcome.log:
         print(f"  · {line}")
     for post in outcome.posts:
-        print(f"[公开帖子 {post.thread}]\n{post.body}\n")
+        print(f"[公开帖子 {thread_name(post.thread, outcome.state.ruleset)}]\n{post.body}\n")
     for pm in outcome.pms:
         print(f"[短消息 → {pm.to}]\n{pm.body}\n")
 

@@ -174,7 +174,7 @@ class Ruleset(ABC):
             return Outcome(state=state, refusals=[Refusal(sender="GM", text=gm.command, reason=str(exc))])
         entry = {"at": gm.at.isoformat(), "command": gm.command, "args": gm.args, "reason": gm.reason}
         outcome.state.data.setdefault("gm_log", []).append(entry)
-        outcome.log.insert(0, f"GM {gm.command} {gm_args(gm.args)}: {gm.reason}".replace("  ", " "))
+        outcome.log.insert(0, f"GM {gm.command} {gm_args(gm.args, state.zone)}: {gm.reason}".replace("  ", " "))
         return outcome
 
     def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
@@ -489,12 +489,21 @@ class Ruleset(ABC):
         return out.outcome(state)
 
 
-def gm_args(args: dict[str, Any]) -> str:
+def gm_args(args: dict[str, Any], zone: str | None = None) -> str:
     """A GM command's arguments as `key=value` words, a table (`last_seen`) as `name time`
-    pairs — never a Python dict (issue 23 item 13)."""
+    pairs — never a Python dict (issue 23 item 13); with `zone`, each time in it with its
+    label (issue 32 item 9: not raw UTC)."""
+    def when(w: Any) -> str:
+        if zone:
+            try:
+                return clock.show(datetime.fromisoformat(str(w)), zone)
+            except ValueError:
+                pass
+        return str(w)[:16].replace("T", " ")
+
     def value(v: Any) -> str:
         if isinstance(v, dict):
-            return "、".join(f"{k} {str(w)[:16].replace('T', ' ')}" for k, w in v.items()) or "—"
+            return "、".join(f"{k} {when(w)}" for k, w in v.items()) or "—"
         return str(v)
 
     return " ".join(f"{k}={value(v)}" for k, v in args.items() if v not in (None, ""))
