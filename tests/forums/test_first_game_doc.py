@@ -226,3 +226,34 @@ def test_simulated_players_on_spirit_need_the_accounts_file(tmp_path: Path) -> N
     daemon = Daemon(cfg, forum=forum, players=DaemonPlayers())
     assert list(daemon.players_side.names) == ["白狐", "青竹"]  # type: ignore[union-attr]  (never the GM)
     daemon.store.close()
+
+
+def test_spirit_local_serves_its_css_and_js(tmp_path: Path) -> None:
+    """Issue 32 item 10: a seat played by hand in a browser gets the forum's stylesheet and
+    scripts (waitress serves no files; they were 404 and the pages bare HTML)."""
+    from tianshen.forum.spirit_local import SpiritSetupError, ensure_venv, free_port
+
+    try:
+        ensure_venv()
+    except SpiritSetupError as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    port = free_port()
+    log = tmp_path / "spirit-local.log"
+    with open(log, "w", encoding="utf-8") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "tianshen.cli", "forum", "spirit-local", "--dir",
+                                 str(tmp_path / "forum"), "--port", str(port), "--accounts", "白狐"],
+                                cwd=tmp_path, env=_env(TIANSHEN_FORUM_PASSWORD="a-gm-password"), stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        _wait_for(f"http://127.0.0.1:{port}/", proc, log, timeout=600)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as resp:
+            page = resp.read().decode("utf-8")
+        links = re.findall(r'(?:href|src)="(/static/[^"]+\.(?:css|js))"', page)
+        assert any(u.endswith(".css") for u in links) and any(u.endswith(".js") for u in links), page[:2000]
+        for url in links:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{url}", timeout=10) as resp:
+                assert resp.status == 200 and resp.read(), url
+    finally:
+        _stop(proc)
