@@ -198,7 +198,7 @@ def test_a_config_database_url_may_be_a_path(tmp_path: Path) -> None:
 
     path = tmp_path / "c.toml"
     path.write_text('[database]\nurl = "games/x.db"\n', encoding="utf-8")
-    assert load_config(str(path)).database.url == "sqlite:///games/x.db"
+    assert load_config(str(path)).database.url == f"sqlite:///{(tmp_path / 'games' / 'x.db').as_posix()}"
     path.write_text('[database]\nurl = "postgres://u@h/d"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"\[database\] url.*not a database URL"):
         load_config(str(path))

@@ -38,7 +38,8 @@ class Table(BaseModel):
 
 def database_url(value: str) -> str:
     """A SQLAlchemy URL as given, or a file path made a SQLite URL (issue 32 item 8:
-    `--db x.db`); ValueError, one line, for anything else."""
+    `--db x.db`, relative to the current directory; in a config file, `load_config` makes it
+    relative to the file); ValueError, one line, for anything else."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
@@ -246,11 +247,16 @@ def load_config(path: str | Path) -> Config:
     """The config file, checked; ValueError with one line per error."""
     from tianshen.config_errors import explain
 
+    data = read_toml(path)
     try:
-        config = Config.model_validate(read_toml(path))
+        config = Config.model_validate(data)
     except ValidationError as exc:
         raise ValueError(explain(str(path), exc, Config)) from None
     config.forum._file = str(path)
+    url = (data.get("database") or {}).get("url")
+    if isinstance(url, str) and config.database.url != url.strip():  # a file path: beside the config, as
+        file = Path(path).parent / Path(url.strip()).expanduser()    # the ruleset and simulate_accounts
+        config.database.url = f"sqlite:///{file.resolve().as_posix()}"
     if missing := config.forum.missing():
         raise ValueError(f"{path}: [forum] missing {', '.join(missing)}: forum kind '{config.forum.kind}' "
                          f"needs base_url, username, password (or password_env)"
