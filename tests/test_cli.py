@@ -183,9 +183,12 @@ def test_db_takes_a_file_path(runner: CliRunner, tmp_path: Path, monkeypatch: py
     ["admin", "status", "--db", "foo://"],
     ["admin", "status", "--db", "{here}/not-a-db.toml"],
     ["rehearse", "--db", "{here}", "--quiet"],
+    ["run", "--config", "{here}/run.toml"],
 ])
 def test_a_database_that_cannot_be_used_is_one_line(runner: CliRunner, tmp_path: Path, args: list[str]) -> None:
     (tmp_path / "not-a-db.toml").write_text("[database]\n", encoding="utf-8")
+    (tmp_path / "run.toml").write_text('[database]\nurl = "not-a-db.toml"\n[forum]\nkind = "memory"\n',
+                                       encoding="utf-8")
     result = runner.invoke(app, [a.replace("{here}", str(tmp_path)) for a in args], env=WIDE)
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     lines = result.output.strip().splitlines()

@@ -143,12 +143,15 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         verbose: Annotated[bool, typer.Option(help="also the forum adapters' requests and the scheduler's jobs")
                            ] = False) -> None:
     """The daemon: moderate every game of the configured board in real time."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from tianshen.config import load_config
     from tianshen.forum.base import ForumError
     from tianshen.service.daemon import Daemon
     from tianshen.service.holders import refuse_if_held
 
     setup_logging(quiet, verbose)
+    cfg = None
     try:
         cfg = load_config(config)
         _check_before_run(config, cfg)
@@ -157,6 +160,9 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         daemon.run()
     except ValueError as exc:
         _fail(str(exc))
+        return
+    except SQLAlchemyError as exc:  # a database that cannot be opened (issue 32 item 8): one line
+        _fail(_db_error(cfg.database.url if cfg else config, exc))
         return
     except ForumError as exc:
         _forum_stop(exc)
