@@ -401,7 +401,7 @@ class Ruleset(ABC):
         for r in outcome.refusals:
             if r.sender == pm.sender:
                 r.reason = late
-        outcome.notes.append(f"{pm.sender} 夜里（论坛时间 {pm.at.isoformat(timespec='minutes')}）寄出的短消息在天亮后才被"
+        outcome.notes.append(f"{pm.sender} 夜里（{clock.show(pm.at, state.zone)}）寄出的短消息在天亮后才被"
                              f"读到，未计入：{' '.join(pm.text.split())[:60]}。如应计入，请用 tianshen admin enter-action 补录。")
 
     def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
