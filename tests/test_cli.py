@@ -57,7 +57,7 @@ def test_replay_text(runner: CliRunner) -> None:
     result = runner.invoke(app, ["replay", str(SCRIPTS / "bind_save.toml")], env=WIDE)
     assert result.exit_code == 0, result.output
     assert "[拒绝] 庚: '投票 甲'" in result.output
-    assert result.output.rstrip().endswith("winner: None")
+    assert result.output.rstrip().endswith("no winner: the script ends in day 1")  # issue 32 item 9: not "winner: None"
 
 
 def test_replay_missing_file(runner: CliRunner) -> None:

@@ -134,7 +134,9 @@ def replay(script: str, as_json: Annotated[bool, typer.Option("--json", help="pr
             print(f"[短消息 → {pm['to']}]\n{pm['text']}\n")
         for r in phase["refusals"]:
             print(f"[拒绝] {r['from']}: {r['text']!r} — {r['reason']}\n")
-    print(f"winner: {result['winner']}")
+    last = result["phases"][-1]["phase"] if result["phases"] else "setup"
+    print(f"winner: {result['winner']}" if result["winner"]
+          else f"no winner: the script ends in {last}" if last != "over" else "no winner")  # not "winner: None"
 
 
 @app.command()
