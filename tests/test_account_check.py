@@ -138,3 +138,41 @@ def test_run_refuses_to_sign_up_a_game_with_a_shared_account(tmp_path: Path) -> 
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert "game 'g0' players #8 (飞燕) forum_name 'alice' is also the account of seat #1 (白狐)" in result.output
+
+
+class _RefusingForum:
+    """A forum whose login fails as a wrong password does."""
+
+    markup, max_post_chars = "bbcode", None
+
+    def login(self) -> None:
+        from tianshen.forum.base import LoginRefused
+
+        raise LoginRefused("login as '神的使者' at http://forum.test failed (wrong password)")
+
+
+def test_new_game_refuses_when_the_forum_refuses_the_login(tmp_path: Path, monkeypatch) -> None:
+    """Issue 32 item 7: a wrong password is said as such (not "could not be reached"), and
+    nothing is signed up (rc ≠ 0) unless --no-check."""
+    import tianshen.forum.factory
+
+    monkeypatch.setattr(tianshen.forum.factory, "make_forum", lambda cfg, now: (_RefusingForum(), None))
+    path = _config(tmp_path, users=ALL)
+    bad = CliRunner().invoke(app, ["admin", "new-game", "--config", str(path)], env=WIDE)
+    assert bad.exit_code == 2, bad.output
+    assert "refused the GM's login" in bad.output and "wrong password" in bad.output, bad.output
+    assert "could not be reached" not in bad.output and "nothing was signed up" in bad.output
+    assert "--no-check" in bad.output and len(bad.output.strip().splitlines()) == 1, bad.output
+    assert not (tmp_path / "g.db").exists()
+    forced = CliRunner().invoke(app, ["admin", "new-game", "--config", str(path), "--no-check"], env=WIDE)
+    assert forced.exit_code == 0 and "signed up" in forced.output and "not checked" in forced.output, forced.output
+
+
+def test_forum_check_says_nothing_of_the_forum_after_a_failed_login(tmp_path: Path, monkeypatch) -> None:
+    """Issue 32 item 9: no `markup … post cap` line after the login failed."""
+    import tianshen.forum.factory
+
+    monkeypatch.setattr(tianshen.forum.factory, "make_forum", lambda cfg, now: (_RefusingForum(), None))
+    result = _check(_config(tmp_path, users=ALL))
+    assert result.exit_code == 1 and "✘ log in as" in result.output, result.output
+    assert "post cap" not in result.output and "markup" not in result.output, result.output

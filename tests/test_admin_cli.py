@@ -117,3 +117,77 @@ def test_status_public_view_shows_no_secret(tmp_path: Path) -> None:
     assert "杀手" not in public.output and "killer" not in public.output and "束魂" not in public.output
     assert "庚" in public.output and "平民" in public.output  # the dead show their side
     assert "PM" not in public.output and "GM" not in public.output
+
+
+def _sign_up(url: str, name: str, start: datetime) -> None:
+    """A second game on the same database, signed up, not dealt."""
+    from tianshen.core.ruleset import GameSetup, Seat
+
+    store = Store(url)
+    GameDriver.register(store, name, "classic_10", GameSetup(seats=[Seat(name=n, forum_name=n) for n in ROLES],
+                                                             seed=1, start=start, fixed_roles=ROLES))
+    store.close()
+
+
+def _one_line_error(result) -> str:
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
+    return lines[0]
+
+
+def test_overrides_without_game_aim_at_the_running_game_not_the_next(tmp_path: Path) -> None:
+    """Issue 32 item 3: with a second game signed up, extend, void-vote, substitute and preview
+    without --game act on the running game; an override of the undealt one is one line."""
+    g = board_game(tmp_path, seed=3, start=START, substitutes=["替补甲"])
+    g.board.pm("甲", GM, KILL_庚)
+    g.run_to(1)
+    g.store.close()
+    url = g.store.url
+    _sign_up(url, "next", START + timedelta(days=3))
+    at = (START + timedelta(hours=2)).isoformat()
+    preview = run("admin", "preview", "--db", url)
+    assert preview.exit_code == 0 and "nothing committed" in preview.output, preview.output
+    for args in (["extend", "--hours", "2"], ["substitute", "--players", "辛"]):
+        done = run("admin", *args, "--reason", "x", "--db", url, "--at", at)
+        assert done.exit_code == 0 and "done — night 1" in done.output, (args, done.output)
+    night = _one_line_error(run("admin", "void-vote", "甲", "--reason", "x", "--db", url, "--at", at))
+    assert "甲 has no vote in the current count" in night  # judged by g's rules, in its night
+    store = Store(url)
+    gm_log = GameState.model_validate_json(store.load_game(store.game_id("g")).state_json).data["gm_log"]
+    assert [e["command"] for e in gm_log] == ["extend", "substitute"]
+    assert store.load_game(store.game_id("next")).status == "new"
+    store.close()
+    for args in (["extend", "--hours", "2", "--reason", "x"], ["void-vote", "甲", "--reason", "x"],
+                 ["substitute", "--players", "辛", "--reason", "x"], ["preview"], ["export"]):
+        line = _one_line_error(run("admin", *args, "--game", "next", "--db", url))
+        assert "next" in line and "not dealt yet" in line and "admin start --game next" in line, line
+
+
+def test_several_running_games_need_a_game_name(tmp_path: Path) -> None:
+    g = board_game(tmp_path, seed=3, start=START)
+    g.run_to(1)
+    g.store.close()
+    url = g.store.url
+    _sign_up(url, "h", START)
+    assert run("admin", "start", "--db", url, "--at", START.isoformat()).exit_code == 0  # deals h: the one undealt
+    line = _one_line_error(run("admin", "extend", "--hours", "1", "--reason", "x", "--db", url))
+    assert "2 games are running" in line and "g (" in line and "h (" in line and "--game" in line, line
+    assert run("admin", "extend", "--hours", "1", "--reason", "x", "--db", url, "--game", "h",
+               "--at", START.isoformat()).exit_code == 0
+
+
+def test_a_gm_slip_is_one_line_never_a_traceback(tmp_path: Path) -> None:
+    """Issue 32 item 3: a bad --sent-at, hours past any calendar, an export to a missing
+    directory: one line each, exit 2."""
+    url, _, _ = make_game(tmp_path)
+    for args, words in (
+        (["enter-vote", "甲", "乙", "--sent-at", "yesterday"], "--sent-at yesterday: accepted"),
+        (["enter-action", "甲", "杀 乙", "--sent-at", "garbage"], "--sent-at garbage: accepted"),
+        (["leave", "甲", "--hours", "1e9"], "at most"),
+        (["extend", "--hours", "1e12"], "at most"),
+    ):
+        assert words in _one_line_error(run("admin", *args, "--reason", "x", "--db", url)), args
+    line = _one_line_error(run("admin", "export", "--db", url, "--json", str(tmp_path / "no" / "g.json")))
+    assert "cannot write" in line and "g.json" in line, line

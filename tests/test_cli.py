@@ -57,7 +57,7 @@ def test_replay_text(runner: CliRunner) -> None:
     result = runner.invoke(app, ["replay", str(SCRIPTS / "bind_save.toml")], env=WIDE)
     assert result.exit_code == 0, result.output
     assert "[拒绝] 庚: '投票 甲'" in result.output
-    assert result.output.rstrip().endswith("winner: None")
+    assert result.output.rstrip().endswith("no winner: the script ends in day 1")  # issue 32 item 9: not "winner: None"
 
 
 def test_replay_missing_file(runner: CliRunner) -> None:
@@ -166,3 +166,42 @@ def test_a_config_with_a_bare_chinese_key_says_how_to_write_it(tmp_path) -> None
                    '[game.roles]\n白狐 = "杀手"\n', encoding="utf-8")
     with pytest.raises(ValueError, match='quoted TOML keys: "白狐"'):
         load_config(bad)
+
+
+def test_db_takes_a_file_path(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32 item 8: `--db x.db` is a SQLite file, not a rich traceback; so for `admin`."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["rehearse", "--db", "x.db", "--quiet"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "in sqlite:///x.db" in result.output and (tmp_path / "x.db").is_file()
+    status = runner.invoke(app, ["admin", "status", "--db", str(tmp_path / "x.db")], env=WIDE)
+    assert status.exit_code == 0 and "winner" in status.output, status.output
+
+
+@pytest.mark.parametrize("args", [
+    ["rehearse", "--db", "foo://", "--quiet"],
+    ["admin", "status", "--db", "foo://"],
+    ["admin", "status", "--db", "{here}/not-a-db.toml"],
+    ["rehearse", "--db", "{here}", "--quiet"],
+    ["run", "--config", "{here}/run.toml"],
+])
+def test_a_database_that_cannot_be_used_is_one_line(runner: CliRunner, tmp_path: Path, args: list[str]) -> None:
+    (tmp_path / "not-a-db.toml").write_text("[database]\n", encoding="utf-8")
+    (tmp_path / "run.toml").write_text('[database]\nurl = "not-a-db.toml"\n[forum]\nkind = "memory"\n',
+                                       encoding="utf-8")
+    result = runner.invoke(app, [a.replace("{here}", str(tmp_path)) for a in args], env=WIDE)
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert "not a database URL" in lines[0] or "cannot use the database" in lines[0], lines[0]
+
+
+def test_a_config_database_url_may_be_a_path(tmp_path: Path) -> None:
+    from tianshen.config import load_config
+
+    path = tmp_path / "c.toml"
+    path.write_text('[database]\nurl = "games/x.db"\n', encoding="utf-8")
+    assert load_config(str(path)).database.url == f"sqlite:///{(tmp_path / 'games' / 'x.db').as_posix()}"
+    path.write_text('[database]\nurl = "postgres://u@h/d"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"\[database\] url.*not a database URL"):
+        load_config(str(path))

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tianshen.core.clock import show
 from tianshen.core.model import DeadlineIn, PmIn, PostIn
 from tianshen.core.ruleset import GameSetup
 from tianshen.rules import load_ruleset
@@ -45,6 +46,8 @@ def test_a_night_pm_read_after_dawn_is_told_late_not_day(variant: str) -> None:
     assert replies == [ruleset.spec.text("pm_read_late")], replies
     assert "白天" not in replies[0]
     assert any("天亮后才被读到" in n and "enter-action" in n for n in out.notes), out.notes
+    # the GM is told the time in the board's zone, not raw UTC (issue 32 item 9)
+    assert any(show(sent, state.zone) in n and "+00:00" not in n for n in out.notes), out.notes
     assert out.state.model_dump_json() == before  # refused: nothing changed
 
 

@@ -50,7 +50,7 @@ def test_the_first_to_answer_takes_the_seat_with_everything_it_holds() -> None:
     assert g.state.data["subs"]["pray"]["庚"] == "丙"  # pending actions stay with the seat
     role_pm = [m.body for m in out.pms if m.to == "替补乙"]
     assert len(role_pm) == 1 and "庶民" in role_pm[0] and "庚" in role_pm[0]
-    assert sorted(m.to for m in out.pms if m.to != "替补乙") == ["庚本人", "替补丙", "替补甲"]  # told it is over
+    assert [m.to for m in out.pms if m.to != "替补乙"] == ["庚本人"]  # the silent substitutes: no PM (issue 32)
     assert "替补乙" not in main_posts(out)  # who plays the 马甲 stays secret
     assert "substitution" not in g.state.data  # closed: the seat is filled
 
@@ -78,6 +78,42 @@ def test_a_second_substitute_answering_after_the_seat_is_taken_is_told_so() -> N
     assert len(body) == 1 and "你是本局的替补" in body[0] and "不是本局" not in body[0]
 
 
+def test_a_second_substitute_gets_one_pm_and_no_thanks_before_he_answers(tmp_path) -> None:
+    """Issue 32 item 11: two substitutes answer within one poll; the second was sent 「谢谢你的
+    回复」 for the seat being filled (before his answer was read), then the answer to his
+    reply: two PMs.  Now: one PM, the answer to his reply; a substitute who never answered
+    gets nothing more."""
+    g = board_game(tmp_path, seed=7, own_accounts=True, substitutes=SUBS)
+    g.board.pm("甲", GM, KILL_庚)
+    g.run_to(2)
+    g.driver.gm("substitute", "潜水", g.clock.now(), players="辛", last_seen=g.driver.last_seen())
+    g.run_to(2.5)
+    asked = {s: len(g.board.inbox(s)) for s in SUBS}
+    g.clock.set(g.at(3))
+    g.board.pm("替补丙", GM, "可以")
+    g.clock.set(g.at(3.01))
+    g.board.pm("替补甲", GM, "可以，我也能来")
+    g.run_to(3.1)
+    [answer] = g.board.inbox("替补甲")[asked["替补甲"]:]
+    assert "已经被先回复的替补接替" in answer.text and "谢谢你的回复" not in answer.text
+    assert g.board.inbox("替补乙")[asked["替补乙"]:] == []  # he never answered: nothing to thank him for
+    g.clock.set(g.at(5))
+    g.board.pm("替补乙", GM, "还需要人吗")
+    g.run_to(5.1)
+    [answer] = g.board.inbox("替补乙")[asked["替补乙"]:]
+    assert "已经被先回复的替补接替" in answer.text
+    g.store.close()
+
+
+def test_an_answer_after_a_wasted_period_names_its_end_in_the_boards_zone() -> None:
+    g = game_with_subs()
+    substitute(g, "甲")
+    g.advance("substitution_end")
+    late = g.pm("替补甲", "可以", hours=20)
+    [body] = [m.body for m in late.pms if m.to == "替补甲"]
+    assert "北京时间" in body and "UTC" not in body, body
+
+
 def test_several_seats_longest_lurker_first() -> None:
     g = game_with_subs()
     seen = {"庚": (T0 + timedelta(hours=1)).isoformat(), "辛": T0.isoformat()}
@@ -103,8 +139,11 @@ def test_the_players_return_cancels_the_swap() -> None:
     out = g.pm("庚", "祈祷 丙", hours=3)  # he is back before any substitute answered
     assert "substitution" not in g.state.data
     assert "换人取消" in main_posts(out) and not out.refusals
-    assert {m.to for m in out.pms} >= set(SUBS)  # the substitutes are told it is over
+    assert not {m.to for m in out.pms} & set(SUBS)  # nobody has answered: nobody is written to
     assert g.state.data["subs"]["pray"]["庚"] == "丙"  # and his PM counts
+    late = g.pm("替补甲", "可以", hours=4)  # his answer is told the swap is off, not that a seat was taken
+    [body] = [m.body for m in late.pms if m.to == "替补甲"]
+    assert "换人已经取消" in body and "接替" in body and "先回复的替补" not in body
 
 
 def test_an_untaken_seat_is_wasted_and_counts_as_a_death() -> None:

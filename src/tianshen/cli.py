@@ -19,6 +19,7 @@ from rich.table import Table
 from tianshen.core.clock import zone_info
 from tianshen.core.model import GameState
 from tianshen.specs import available_variants, load_spec
+from tianshen.web.views import gm_notes, thread_name
 
 # rich_markup_mode=None: help texts are printed as written (`[game]` is a table, not markup)
 app = typer.Typer(help="tianshen (天神): an automatic game master for forum Mafia games.", no_args_is_help=True,
@@ -31,10 +32,43 @@ app.add_typer(forum_app, name="forum")
 # is piped to a file or another program); a terminal wraps it itself (issue 31 item 8)
 console = Console(soft_wrap=True)
 
-SIM_DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", help="SQLAlchemy database URL")]
+
+@app.callback()
+def _fit_console() -> None:
+    """Before every command: output piped or redirected (`| less`, a file, a log) has no width
+    limit and no wrapping — tables whole, sentences unbroken (issue 32 item 9); a terminal,
+    or $COLUMNS, keeps its width."""
+    wide = not console.is_terminal and not os.environ.get("COLUMNS")
+    console.width = 100_000 if wide else None  # type: ignore[assignment]  # None: measured again
+    console.soft_wrap = wide
+
+
+def _rule(title: str) -> None:
+    """A heading line: across a terminal, or a short one in piped output."""
+    if console.is_terminal:
+        console.rule(title)
+    else:
+        console.print(f"──── {title} ────", markup=False, highlight=False)
+
+def _db_option(value: str | None) -> str | None:
+    """--db: a SQLAlchemy URL, or a file path taken as SQLite (issue 32 item 8); else one line."""
+    from tianshen.config import database_url
+
+    if value is None:
+        return None
+    try:
+        return database_url(value)
+    except ValueError as exc:
+        _fail(f"--db {exc}")
+        raise  # not reached: _fail exits
+
+
+SIM_DB = Annotated[str, typer.Option("--db", envvar="TIANSHEN_DATABASE_URL", callback=_db_option,
+                                     help="SQLAlchemy database URL, or a SQLite file's path")]
 DB = Annotated[str | None, typer.Option(
-    "--db", help="SQLAlchemy database URL (default: the --config file's [database] url, else "
-                 "$TIANSHEN_DATABASE_URL, else that of ./config.toml when there is one, else sqlite:///tianshen.db)")]
+    "--db", callback=_db_option,
+    help="SQLAlchemy database URL or a SQLite file's path (default: the --config file's [database] url, else "
+         "$TIANSHEN_DATABASE_URL, else that of ./config.toml when there is one, else sqlite:///tianshen.db)")]
 CONFIG = Annotated[str | None, typer.Option("--config", help="config.toml whose [database] the game is in")]
 DEFAULT_DB = "sqlite:///tianshen.db"
 
@@ -59,6 +93,8 @@ def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic
              players: Annotated[int | None, typer.Option(help="number of players (n_lives: 5, 6 or 7)")] = None,
              ) -> None:
     """A whole game on the built-in board with simulated players and a virtual clock."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from tianshen.sim.rehearsal import rehearse as run_rehearsal
 
     try:
@@ -66,6 +102,9 @@ def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic
                                players=players)
     except ValueError as exc:
         _fail(str(exc))
+        return
+    except SQLAlchemyError as exc:
+        _fail(_db_error(db, exc))
         return
     winner = result.state.winner
     factions = load_spec(ruleset).factions
@@ -90,14 +129,16 @@ def replay(script: str, as_json: Annotated[bool, typer.Option("--json", help="pr
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
         return
     for phase in result["phases"]:
-        console.rule(phase["phase"])
+        _rule(phase["phase"])
         for body in phase["public"]:
             print(f"[公开帖子]\n{body}\n")
         for pm in phase["private"]:
             print(f"[短消息 → {pm['to']}]\n{pm['text']}\n")
         for r in phase["refusals"]:
             print(f"[拒绝] {r['from']}: {r['text']!r} — {r['reason']}\n")
-    print(f"winner: {result['winner']}")
+    last = result["phases"][-1]["phase"] if result["phases"] else "setup"
+    print(f"winner: {result['winner']}" if result["winner"]
+          else f"no winner: the script ends in {last}" if last != "over" else "no winner")  # not "winner: None"
 
 
 @app.command()
@@ -106,12 +147,15 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
         verbose: Annotated[bool, typer.Option(help="also the forum adapters' requests and the scheduler's jobs")
                            ] = False) -> None:
     """The daemon: moderate every game of the configured board in real time."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from tianshen.config import load_config
     from tianshen.forum.base import ForumError
     from tianshen.service.daemon import Daemon
     from tianshen.service.holders import refuse_if_held
 
     setup_logging(quiet, verbose)
+    cfg = None
     try:
         cfg = load_config(config)
         _check_before_run(config, cfg)
@@ -121,16 +165,39 @@ def run(config: Annotated[str, typer.Option("--config", help="config.toml")] = "
     except ValueError as exc:
         _fail(str(exc))
         return
+    except SQLAlchemyError as exc:  # a database that cannot be opened (issue 32 item 8): one line
+        _fail(_db_error(cfg.database.url if cfg else config, exc))
+        return
     except ForumError as exc:
         _forum_stop(exc)
         return
-    for record in daemon.store.list_games(daemon.board_key):
+    for line in _stopped_lines(daemon.store.list_games(daemon.board_key)):
+        console.print(line, markup=False, highlight=False)
+
+
+def _stopped_lines(records: list) -> list[str]:  # [GameRecord] -> a line each, when `run` stops
+    lines = []
+    for record in records:
         if record.status == "new":
-            console.print(f"game {record.name}: not started yet (start {_show(record.deadline_at, _zone_of(record))})",
-                          markup=False, highlight=False)
-        else:
-            console.print(f"game {record.name}: {record.phase_label}, winner {record.winner}",
-                          markup=False, highlight=False)
+            lines.append(f"game {record.name}: not started yet (start {_show(record.deadline_at, _zone_of(record))})")
+        elif record.status == "over":
+            lines.append(f"game {record.name}: over, {_winner_words(record)}")
+        else:  # stopped (Ctrl-C, SIGTERM) with the game going on (issue 32 item 9: not "winner None")
+            lines.append(f"game {record.name}: {record.phase_label}, not over (`tianshen run` carries on with it)")
+    return lines
+
+
+def _winner_words(record) -> str:  # a GameRecord of a game over
+    """`winner 平民方 (civilians)`, or `no winner` (ended by the GM without one)."""
+    if not record.winner:
+        return "no winner"
+    try:  # as `rehearse` says it
+        factions = load_spec(record.config.get("ruleset_file") or record.ruleset).factions
+    except ValueError:
+        factions = {}
+    label = ({"civilians": "平民方", "killers": "杀手方", "draw": "平局"}.get(record.winner)
+             or factions.get(record.winner, record.winner))
+    return f"winner {label} ({record.winner})"
 
 
 def _simulated(cfg):  # Config -> the simulated players `[run] simulate` asks for, or None
@@ -301,15 +368,14 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
     console.print(f"phase: {state.phase.label} {state.phase.step}".rstrip()
-                  + (f" — next: {deadline.kind} at {_show(deadline.at, state.zone)}" if deadline else ""))
+                  + (f" — next: {_deadline_words(deadline.kind)} at {_show(deadline.at, state.zone)}"
+                     if deadline else ""))
     if state.winner:
         console.print(f"winner: {state.winner}")
     table = Table("seat", "马甲", "forum name", "role", "faction", "alive", "notes")
     for p in state.players:
         view = ruleset.player_view(state, p.name)
-        notes = ", ".join(f"{k}={_plain(v)}" for k, v in view.items()
-                          if k not in ("alive", "faction", "role", "role_name", "died_in", "death_cause")
-                          and v not in (None, True))
+        notes = "，".join(f"{k}：{v}" for k, v in gm_notes(view).items())  # words, as the GM web page has them
         table.add_row(str(p.seat), escape(p.name), escape(p.forum_name), view.get("role_name", p.role), p.faction,
                       "yes" if p.alive else f"no ({p.died_in}, {p.death_cause})", escape(notes))
     console.print(table)
@@ -338,11 +404,23 @@ def _inputs_table(store, record, state: GameState) -> None:
         return
     table = Table("time", "from", "where", "text", "judged", "why / receipt")
     for i, verdict, detail in judged:
-        where = "PM" if i.source == "pm" else f"post {i.thread_key or ''}".strip()
+        where = "PM" if i.source == "pm" else f"post {thread_name(i.thread_key or '', state.ruleset)}"
         style = {"accepted": "green", "refused": "red", "not a vote": "yellow"}.get(verdict, "")
         table.add_row(_show(i.sent_at, state.zone), escape(i.sender), escape(where), _cell(i.text, 40),
                       f"[{style}]{verdict}[/{style}]" if style else verdict, _cell(detail, 80))
     console.print(table)
+
+
+DEADLINE_WORDS = {"night_end": "the night's end", "vote_open": "the vote thread's opening",
+                  "vote_end": "the vote's close", "day_end": "the day's end", "powers_end": "the powers' close",
+                  "ld_end": "the life-death vote's close", "summon_end": "the summoning's close",
+                  "substitution_end": "the 交替期's end", "checkin_end": "the check-in's close", "dawn": "dawn",
+                  "dusk": "dusk", "reminder": "a reminder"}
+
+
+def _deadline_words(kind: str) -> str:
+    """A deadline kind in words, not its name in the code (issue 32 item 9)."""
+    return DEADLINE_WORDS.get(kind) or kind.replace("_", " ")
 
 
 def _cell(text: str, width: int) -> str:
@@ -394,7 +472,7 @@ def _database(db: str | None, config: str | None) -> str:
     if not config and not os.environ.get("TIANSHEN_DATABASE_URL") and Path("config.toml").is_file():
         config = "config.toml"
     if not config:
-        return os.environ.get("TIANSHEN_DATABASE_URL") or DEFAULT_DB
+        return _db_option(os.environ.get("TIANSHEN_DATABASE_URL")) or DEFAULT_DB
     try:
         return load_config(config).database.url
     except ValueError as exc:
@@ -419,14 +497,38 @@ def _missing_file(url: str) -> Path | None:
 
 def _existing_store(url: str):  # -> Store
     """The migrated store of `url`; exit 2, creating nothing, when its SQLite file is missing."""
-    from tianshen.store import Store
-
     if _missing_file(url) is not None:
         _fail(f"no game in {url}: there is no such database file yet; "
               f"sign a game up with `tianshen admin new-game --config config.toml`")
-    store = Store(url)
-    store.upgrade()
+    return _opened(url)
+
+
+def _opened(url: str):  # -> Store
+    """The store of `url`, migrated; exit 2 with one line when the database cannot be opened
+    (not a database file, a directory, a server that does not answer)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from tianshen.store import Store
+
+    try:
+        store = Store(url)
+        store.upgrade()
+    except SQLAlchemyError as exc:
+        _fail(_db_error(url, exc))
+        raise  # not reached: _fail exits
     return store
+
+
+def _db_error(url: str, exc: Exception) -> str:
+    """One line for a database that cannot be used: the URL (no password) and the driver's words."""
+    from sqlalchemy.engine import make_url
+
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - the URL was accepted before; never fail while reporting
+        shown = "the database"
+    return f"cannot use the database {shown}: {reason}"
 
 
 def _list_games(db: str) -> bool:
@@ -481,18 +583,42 @@ def _public_status(name: str, seen: dict, zone: str) -> None:
         console.print("\n".join([count["text"], *rows, count["note"]]).strip(), markup=False, highlight=False)
 
 
-def _open_game(db: str, game: str | None):  # -> tuple[Store, GameRecord]
+def _open_game(db: str, game: str | None, want: str = "any"):  # -> tuple[Store, GameRecord]
+    """The game a command works on: `--game`, else the one running game (`want` "new": the
+    one game waiting to be dealt); with none of those, the latest.  `want` "dealt": a game
+    not dealt yet is refused in one line (issue 32 item 3: an override aimed at the running
+    game never lands on the next one)."""
     store = _existing_store(db)
     games = store.list_games()
     if not games:
         _fail(f"no game in {db}; sign one up with `tianshen admin new-game --config config.toml`")
-    record = next((g for g in games if g.name == game), None) if game else games[-1]
+    record = next((g for g in games if g.name == game), None) if game else _default_game(games, want)
     if record is None:
         _fail(f"no game named '{game}'; games: {', '.join(g.name for g in games)}")
+    if want == "dealt" and record.status == "new":
+        _fail(f"game {record.name} is signed up but not dealt yet (it starts "
+              f"{_show(record.deadline_at, _zone_of(record))}): nothing has happened in it yet; "
+              f"`tianshen admin start --game {record.name}` deals it now")
     return store, record
 
 
-GAME = Annotated[str | None, typer.Option("--game", help="game name (default: the latest)")]
+def _default_game(games: list, want: str):  # [GameRecord] -> GameRecord
+    """Without --game: the one game running (or, for `start`, the one waiting to be dealt);
+    several: refused in one line naming them; none: the latest game."""
+    if want == "new":
+        waiting = [g for g in games if g.status == "new"]
+        what = "wait to be dealt"
+    else:
+        waiting = [g for g in games if g.status not in ("new", "over")]
+        what = "are running"
+    if len(waiting) > 1:
+        _fail(f"{len(waiting)} games {what}: " + ", ".join(f"{g.name} ({g.phase_label})" for g in waiting)
+              + "; name one with --game NAME")
+    return waiting[0] if waiting else games[-1]
+
+
+GAME = Annotated[str | None, typer.Option("--game", help="game name (default: the game running, when only one "
+                                                         "is; else the latest)")]
 REASON = Annotated[str, typer.Option("--reason", help="why (recorded with the override)")]
 AT = Annotated[str | None, typer.Option("--at", help="when, ISO 8601 (default: now)")]
 
@@ -501,8 +627,10 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     """Fold a GM override into the game; the running daemon sends what it says."""
     from tianshen.service.driver import GameDriver, OfflineForum
 
-    store, record = _open_game(db, game)
+    store, record = _open_game(db, game, "dealt")
     when = _at(at, record)
+    if args.get("sent_at"):  # read like --at: in the game's zone when it has no offset
+        args["sent_at"] = _at(str(args["sent_at"]), record, "--sent-at").isoformat()
     driver = GameDriver(store, OfflineForum(), record.id)
     if command == "substitute":
         args["last_seen"] = driver.last_seen()
@@ -514,7 +642,7 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     if command == "substitute":
         console.print(_last_seen_table(outcome.state, dict(args["last_seen"]), _names(args.get("players"))))
     for post in outcome.posts:
-        print(f"[公开帖子 {post.thread}]\n{post.body}\n")
+        print(f"[公开帖子 {thread_name(post.thread, outcome.state.ruleset)}]\n{post.body}\n")
     for pm in outcome.pms:
         print(f"[短消息 → {pm.to}]\n{pm.body}\n")
     console.print(f"{command}: done — {outcome.state.phase.label}; messages go out with the daemon's next tick")
@@ -523,13 +651,15 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
 @admin.command("new-game")
 def new_game(config: Annotated[str, typer.Option("--config", help="config.toml with a [game] table "
                                                                   "(or [[game]] tables)")],
-             db: Annotated[str | None, typer.Option("--db", help="SQLAlchemy database URL (default: the "
-                                                                  "--config file's [database] url)")] = None,
+             db: Annotated[str | None, typer.Option("--db", callback=_db_option,
+                                                    help="SQLAlchemy database URL or a SQLite file's path "
+                                                         "(default: the --config file's [database] url)")] = None,
+             no_check: Annotated[bool, typer.Option("--no-check", help="sign up without logging in to the forum "
+                                                                      "to check the accounts")] = False,
              ) -> None:
     """Sign a game up: ruleset, players and their vests (马甲), substitutes, start time.  It is
     dealt at its start time by `tianshen run` (or now with `tianshen admin start`)."""
     from tianshen.config import check_games, load_config
-    from tianshen.store import Store
 
     try:
         cfg = load_config(config)
@@ -539,10 +669,9 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         zone = cfg.forum.display_zone()
         setups = [(g, _setup(config, g, zone)) for g in cfg.games()]  # each tried before the database is opened
         warnings = _check_starts(config, cfg, [setup for _, setup in setups], datetime.now(UTC))
-        gm = _check_accounts_before_sign_up(config, cfg) or cfg.forum.username
+        gm = _check_accounts_before_sign_up(config, cfg, check=not no_check) or cfg.forum.username
         setups = [(g, setup.model_copy(update={"gm_account": gm})) for g, setup in setups]
-        store = Store(db or cfg.database.url)
-        store.upgrade()
+        store = _opened(db or cfg.database.url)
         for g, _ in setups:
             if store.game_id(g.name) is not None:
                 raise ValueError(f"a game named '{g.name}' exists already")
@@ -560,25 +689,36 @@ def new_game(config: Annotated[str, typer.Option("--config", help="config.toml w
         console.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
 
-def _check_accounts_before_sign_up(path: str, cfg) -> str | None:  # cfg: Config
+def _check_accounts_before_sign_up(path: str, cfg, check: bool = True) -> str | None:  # cfg: Config
     """Issue 23 item 3: `new-game` runs the accounts check of `forum check` when the forum
     can be reached (ValueError, one line per problem, when it fails); when it cannot, a
-    warning line, and the game is signed up without it.  Shared accounts and the GM's own
-    account need no forum: they are always refused.  Returns the GM account's name as the
-    board shows it (None: not reached), the name players are told to PM (issue 31 item 2)."""
-    from tianshen.forum.base import ForumError
+    warning line, and the game is signed up without it.  A login the forum refuses (issue 32
+    item 7) or a forum config that cannot work is refused, unless `check` is off
+    (--no-check).  Shared accounts and the GM's own account need no forum: they are always
+    refused.  Returns the GM account's name as the board shows it (None: not reached), the
+    name players are told to PM (issue 31 item 2)."""
+    from tianshen.forum.base import ForumError, LoginRefused
     from tianshen.forum.factory import make_forum
     from tianshen.service.accounts import forum_problems, static_problems
 
     if problems := static_problems(path, cfg):
         raise ValueError("\n".join(problems))
     where = cfg.forum.base_url or "the built-in board"
+    if not check:
+        console.print(f"warning: --no-check: the game board and the accounts on the forum at {where} were not "
+                      f"checked; run `tianshen forum check --config {path}` before the start",
+                      style="yellow", markup=False, highlight=False, soft_wrap=True)
+        return
     forum = None
     try:
         forum, _ = make_forum(cfg.forum, lambda: datetime.now(UTC))
         forum.login()
         report = forum_problems(path, cfg, forum)
-    except (ForumError, ValueError) as exc:
+    except (LoginRefused, ValueError) as exc:
+        what = "refused the GM's login" if isinstance(exc, LoginRefused) else "cannot be used with this config"
+        raise ValueError(f"the forum at {where} {what} ({exc}); nothing was signed up: fix [forum] in {path} "
+                         f"(or sign up without the check: --no-check)") from None
+    except ForumError as exc:
         console.print(f"warning: the forum at {where} could not be reached, so the game board and the accounts "
                       f"were not checked ({exc}); run `tianshen forum check --config {path}` before the start",
                       style="yellow", markup=False, highlight=False, soft_wrap=True)
@@ -662,7 +802,7 @@ def start(game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None
     messages)."""
     from tianshen.service.driver import GameDriver, OfflineForum
 
-    store, record = _open_game(_database(db, config), game)
+    store, record = _open_game(_database(db, config), game, "new")
     when = _at(at, record)
     try:
         outcome = GameDriver(store, OfflineForum(), record.id).start(when)
@@ -824,12 +964,15 @@ def export(game: GAME = None, db: DB = None, config: CONFIG = None,
     """The whole game log: every input, every GM override with its reason, every message."""
     from tianshen.service.export import export_game, report
 
-    store, record = _open_game(_database(db, config), game)
+    store, record = _open_game(_database(db, config), game, "dealt")
     data = export_game(store, record.id)
-    if json_out:
-        Path(json_out).write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-    if report_out:
-        Path(report_out).write_text(report(data), encoding="utf-8")
+    try:
+        if json_out:
+            Path(json_out).write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        if report_out:
+            Path(report_out).write_text(report(data), encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write {exc.filename}: {exc.strerror}")
     if not json_out and not report_out:
         sys.stdout.write(report(data))
     else:
@@ -841,17 +984,18 @@ def preview(game: GAME = None, db: DB = None, config: CONFIG = None) -> None:
     """What the next deadline would post, step by step, without committing anything."""
     from tianshen.service.driver import GameDriver, OfflineForum
 
-    store, record = _open_game(_database(db, config), game)
+    store, record = _open_game(_database(db, config), game, "dealt")
     result = GameDriver(store, OfflineForum(), record.id).preview()
     if result is None:
         _fail("nothing is scheduled (the game is over or paused)")
         return
     due, outcome = result
-    console.print(f"[bold]preview of {due.kind} at {_show(due.at, outcome.state.zone)}[/bold] (nothing committed)")
+    console.print(f"[bold]preview of {_deadline_words(due.kind)} at {_show(due.at, outcome.state.zone)}[/bold] "
+                  f"(nothing committed)")
     for line in outcome.log:
         print(f"  · {line}")
     for post in outcome.posts:
-        print(f"[公开帖子 {post.thread}]\n{post.body}\n")
+        print(f"[公开帖子 {thread_name(post.thread, outcome.state.ruleset)}]\n{post.body}\n")
     for pm in outcome.pms:
         print(f"[短消息 → {pm.to}]\n{pm.body}\n")
 
@@ -900,12 +1044,12 @@ def forum_check(config: Annotated[str, typer.Option("--config", help="config.tom
                       highlight=False)
     if not failed:
         failed = not _accounts_checked(config, cfg, forum)
-    if not failed:
+    if not failed:  # what the forum is like is known only once logged in (issue 32 item 9)
         console.print(f"  · players will be told to send their PMs to “{forum.account}” (the GM account as the "
                       f"board shows it)", highlight=False, markup=False)
         for line in getattr(forum, "describe", lambda: [])():  # adapter-specific facts (charset, flood…)
             console.print(f"  · {line}", highlight=False, markup=False)
-    console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
+        console.print(f"  markup {forum.markup}, post cap {forum.max_post_chars or 'none'}")
     raise typer.Exit(1 if failed else 0)
 
 
@@ -1080,7 +1224,7 @@ def _show(t: datetime | None, zone: str, **kw: bool) -> str:
     return show(t, zone, **kw)
 
 
-def _at(at: str | None, record) -> datetime:  # --at of a GameRecord's command, default now
+def _at(at: str | None, record, option: str = "--at") -> datetime:  # --at of a GameRecord's command, default now
     """`--at`: ISO 8601; without an offset it is read in the game's display zone."""
     from tianshen.core.clock import localize
 
@@ -1089,7 +1233,7 @@ def _at(at: str | None, record) -> datetime:  # --at of a GameRecord's command, 
     try:
         return localize(datetime.fromisoformat(at), _zone_of(record))
     except ValueError:
-        _fail(f"--at {at}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00 (without an offset: in the "
+        _fail(f"{option} {at}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00 (without an offset: in the "
               f"game's zone, {_zone_of(record)})")
         raise  # not reached: _fail exits
 

@@ -36,8 +36,34 @@ class Table(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def database_url(value: str) -> str:
+    """A SQLAlchemy URL as given, or a file path made a SQLite URL (issue 32 item 8:
+    `--db x.db`, relative to the current directory; in a config file, `load_config` makes it
+    relative to the file); ValueError, one line, for anything else."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    value = value.strip()
+    if "://" not in value and not value.startswith("sqlite:") and value:
+        return f"sqlite:///{value}"  # a path: relative to here, or absolute (sqlite:////abs/x.db)
+    try:
+        make_url(value).get_dialect()
+    except (ArgumentError, NoSuchModuleError, ValueError):
+        raise ValueError(f"{value!r} is not a database URL; accepted: a file path (x.db), sqlite:///path/x.db or "
+                         f"postgresql+psycopg://user@host/dbname") from None
+    except ImportError as exc:
+        raise ValueError(f"{value}: the database driver is not installed ({exc.name}); for PostgreSQL: "
+                         f"pip install -e '.[postgres]'") from None
+    return value
+
+
 class DatabaseConfig(Table):
     url: str = "sqlite:///tianshen.db"
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return database_url(value)
 
 
 class ForumConfig(Table):
@@ -222,11 +248,16 @@ def load_config(path: str | Path) -> Config:
     """The config file, checked; ValueError with one line per error."""
     from tianshen.config_errors import explain
 
+    data = read_toml(path)
     try:
-        config = Config.model_validate(read_toml(path))
+        config = Config.model_validate(data)
     except ValidationError as exc:
         raise ValueError(explain(str(path), exc, Config)) from None
     config.forum._file = str(path)
+    url = (data.get("database") or {}).get("url")
+    if isinstance(url, str) and config.database.url != url.strip():  # a file path: beside the config, as
+        file = Path(path).parent / Path(url.strip()).expanduser()    # the ruleset and simulate_accounts
+        config.database.url = f"sqlite:///{file.resolve().as_posix()}"
     if missing := config.forum.missing():
         raise ValueError(f"{path}: [forum] missing {', '.join(missing)}: forum kind '{config.forum.kind}' "
                          f"needs base_url, username, password (or password_env)"

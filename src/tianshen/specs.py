@@ -90,11 +90,14 @@ _parsed: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}  # file -> ((mt
 
 
 def _read(path: Path) -> dict[str, Any]:
-    """A variant file may `include` a shared file (name starting with `_`); the variant wins."""
+    """A variant file may `include` a shared file (name starting with `_`) or another variant,
+    by its path relative to the file or by a shipped variant's id (`include = ["classic_8"]`:
+    a GM's own variant file works wherever it is); the variant wins."""
     data = copy.deepcopy(_toml(path))
     base: dict[str, Any] = {}
     for name in data.pop("include", []):
-        base = _merge(base, _read(path.parent / name))
+        found = None if is_file_name(name) else find_by_id(name)
+        base = _merge(base, _read(found or path.parent / name))
     return _merge(base, data)
 
 

@@ -46,7 +46,13 @@ def _commands() -> list[list[str]]:
     for block in _blocks("sh"):
         lines += block.replace("\\\n", " ").splitlines()
     lines += re.findall(r"`(\.venv/bin/tianshen [^`]+)`", DOC.read_text(encoding="utf-8"))
-    return [shlex.split(line)[1:] for line in lines if line.startswith(".venv/bin/tianshen")]
+    return [[os.path.expanduser(w) for w in shlex.split(line)[1:]]  # `~/…` as the shell expands it
+            for line in lines if line.startswith(".venv/bin/tianshen")]
+
+
+def _setup_lines() -> list[str]:
+    """The page's `mkdir` and `cp` lines, in order: what makes the trial directory."""
+    return [ln for b in _blocks("sh") for ln in b.splitlines() if ln.startswith(("mkdir ", "cp "))]
 
 
 def _command(*path: str) -> list[str]:
@@ -56,7 +62,7 @@ def _command(*path: str) -> list[str]:
 
 
 def _config_block() -> str:
-    found = [b for b in _blocks("toml") if b.startswith("# trial/config.toml")]
+    found = [b for b in _blocks("toml") if b.startswith("# ~/tianshen-trial/config.toml")]
     assert len(found) == 1
     return found[0]
 
@@ -88,11 +94,21 @@ def test_every_command_of_the_page_parses() -> None:
         _command(*path)
 
 
-def _trial_dir(tmp_path: Path) -> Path:
-    """The clone's layout as the page uses it: `docs/` beside the GM's `trial/`."""
-    (tmp_path / "docs").symlink_to(ROOT / "docs")
-    (tmp_path / "trial").mkdir()
-    return tmp_path
+def _trial_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The layout the page uses: the clone (its `docs/`) and, outside it, the GM's
+    `~/tianshen-trial/` ($HOME is a directory of the test; the cached forum install stays
+    where it is).  Returns (the clone, the trial directory), made by the page's commands."""
+    from tianshen.forum.spirit_local import cache_dir
+
+    clone, home = tmp_path / "clone", tmp_path / "home"
+    clone.mkdir()
+    home.mkdir()
+    (clone / "docs").symlink_to(ROOT / "docs")
+    monkeypatch.setenv("TIANSHEN_SPIRIT_CACHE", str(cache_dir()))
+    monkeypatch.setenv("HOME", str(home))
+    for line in _setup_lines():
+        subprocess.run(line, shell=True, cwd=clone, check=True)  # mkdir -p ~/tianshen-trial; cp …
+    return clone, home / "tianshen-trial"
 
 
 def _accounts_made() -> list[str]:
@@ -100,15 +116,16 @@ def _accounts_made() -> list[str]:
     return args[args.index("--accounts") + 1].split(",")
 
 
-def test_the_config_of_the_page_loads(tmp_path: Path) -> None:
-    root = _trial_dir(tmp_path)
-    path = root / "trial" / "config.toml"
+def test_the_config_of_the_page_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, trial = _trial_dir(tmp_path, monkeypatch)
+    path = trial / "config.toml"
     path.write_text(_config_block(), encoding="utf-8")
     cfg = load_config(path)
     check_games(path, cfg)
     (game,) = cfg.games()
-    assert Path(game.ruleset).resolve() == TRIAL.resolve() and Path(cfg.run.simulate_accounts or "") == (
-        root / "trial" / "forum" / "accounts.json")
+    assert Path(game.ruleset) == (trial / "classic_8_trial.toml").resolve()  # the page's copy
+    assert Path(cfg.run.simulate_accounts or "") == (trial / "forum" / "accounts.json").resolve()
+    assert cfg.database.url == f"sqlite:///{(trial / 'tianshen.db').resolve().as_posix()}"
     accounts = [p.name for p in game.players] + [p.forum_name for p in game.players] + game.substitutes + [
         game.gm_contact]
     assert len(game.players) == 8 and sorted(accounts) == sorted(_accounts_made())  # the page makes them all
@@ -226,3 +243,50 @@ def test_simulated_players_on_spirit_need_the_accounts_file(tmp_path: Path) -> N
     daemon = Daemon(cfg, forum=forum, players=DaemonPlayers())
     assert list(daemon.players_side.names) == ["白狐", "青竹"]  # type: ignore[union-attr]  (never the GM)
     daemon.store.close()
+
+
+def test_spirit_local_serves_its_css_and_js(tmp_path: Path) -> None:
+    """Issue 32 item 10: a seat played by hand in a browser gets the forum's stylesheet and
+    scripts (waitress serves no files; they were 404 and the pages bare HTML)."""
+    from tianshen.forum.spirit_local import SpiritSetupError, ensure_venv, free_port
+
+    try:
+        ensure_venv()
+    except SpiritSetupError as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    port = free_port()
+    log = tmp_path / "spirit-local.log"
+    with open(log, "w", encoding="utf-8") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "tianshen.cli", "forum", "spirit-local", "--dir",
+                                 str(tmp_path / "forum"), "--port", str(port), "--accounts", "白狐"],
+                                cwd=tmp_path, env=_env(TIANSHEN_FORUM_PASSWORD="a-gm-password"), stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        _wait_for(f"http://127.0.0.1:{port}/", proc, log, timeout=600)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as resp:
+            page = resp.read().decode("utf-8")
+        links = re.findall(r'(?:href|src)="(/static/[^"]+\.(?:css|js))"', page)
+        assert any(u.endswith(".css") for u in links) and any(u.endswith(".js") for u in links), page[:2000]
+        for url in links:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{url}", timeout=10) as resp:
+                assert resp.status == 200 and resp.read(), url
+    finally:
+        _stop(proc)
+
+
+def test_the_trial_stays_out_of_the_clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32 item 10: the forum (every account's password), the config, the database and
+    the exports go to ~/tianshen-trial/, never into the clone; `trial/` is ignored by git
+    all the same; the web token's minimum length is on the page."""
+    clone, trial = _trial_dir(tmp_path, monkeypatch)
+    for args in _commands():
+        for option in ("--dir", "--config", "--json", "--report"):
+            if option in args:
+                where = Path(args[args.index(option) + 1])
+                assert where.is_absolute() and trial in where.parents, (args, where)
+    assert (trial / "classic_8_trial.toml").is_file() and not (clone / "trial").exists()
+    ignored = subprocess.run(["git", "check-ignore", "-q", "trial/forum/accounts.json"], cwd=ROOT)
+    assert ignored.returncode == 0, "git does not ignore trial/"
+    assert "at least 16 characters" in DOC.read_text(encoding="utf-8")

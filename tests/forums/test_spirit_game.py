@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -62,7 +61,7 @@ def test_the_first_game_page_played_on_a_local_spirit_forum(tmp_path: Path, monk
     from tianshen.forum.spirit_local import free_port
     from tianshen.store import Store
 
-    root = _trial_dir(tmp_path)
+    root, trial = _trial_dir(tmp_path, monkeypatch)  # the clone, and ~/tianshen-trial outside it
     monkeypatch.chdir(root)  # the page runs everything from the top of the clone
     port = free_port()
     env = _env(TIANSHEN_FORUM_PASSWORD="gm-password-of-the-test", TIANSHEN_WEB_TOKEN="web-token-of-the-test",
@@ -78,22 +77,22 @@ def test_the_first_game_page_played_on_a_local_spirit_forum(tmp_path: Path, monk
         made = log.read_text(encoding="utf-8")
         assert "GM account 神的使者: password from $TIANSHEN_FORUM_PASSWORD" in made
         assert made.count("account ") == 19 and "gm-password-of-the-test" not in made
-        accounts_file = root / "trial" / "forum" / "accounts.json"
+        accounts_file = trial / "forum" / "accounts.json"
         assert accounts_file.stat().st_mode & 0o077 == 0
         added = _tianshen(_command("forum", "spirit-account"), root, env)
         assert added.returncode == 0 and "account 小雨: password " in added.stdout, added.stdout + added.stderr
 
         # 3. the config: the page's, on this port, starting now, its variant in seconds
         s = 1 / 3600
-        (root / "trial" / "classic_8_test.toml").write_text(
+        (trial / "classic_8_test.toml").write_text(
             FAST.format(base=TRIAL.as_posix(), night=30 * s, day=35 * s, vote=8 * s, ext=24 * s, ld=12 * s,
                         summon=6 * s).replace("10人，测试用快速时间", "8人，试玩，测试用快速时间"), encoding="utf-8")
         start = (datetime.now(UTC) + timedelta(seconds=10)).isoformat(timespec="seconds")
         config = (_config_block().replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-                  .replace("../docs/examples/classic_8_trial.toml", "classic_8_test.toml")
+                  .replace('ruleset = "classic_8_trial.toml"', 'ruleset = "classic_8_test.toml"')
                   .replace("poll_seconds = 5", "poll_seconds = 2"))
         config = re.sub(r'^start = "[^"]*"', f'start = "{start}"', config, flags=re.M)
-        (root / "trial" / "config.toml").write_text(config, encoding="utf-8")
+        (trial / "config.toml").write_text(config, encoding="utf-8")
 
         # 4. forum check; 5. sign up, run to the end
         check = _tianshen(_command("forum", "check"), root, env)
@@ -108,11 +107,11 @@ def test_the_first_game_page_played_on_a_local_spirit_forum(tmp_path: Path, monk
         print(ran.stdout[-3000:])
         assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
         last = ran.stdout.strip().splitlines()[-1]
-        assert re.fullmatch(r"game 试玩局: over, winner (civilians|killers)", last), last
+        assert re.fullmatch(r"game 试玩局: over, winner (平民方 \(civilians\)|杀手方 \(killers\))", last), last
         assert "gm-password-of-the-test" not in ran.stdout + ran.stderr
 
         # what the players saw: every PM answered, on the forum; the votes read from the vote threads
-        store = Store(f"sqlite:///{root / 'trial' / 'tianshen.db'}")
+        store = Store(f"sqlite:///{trial / 'tianshen.db'}")
         game_id = store.game_id("试玩局")
         assert game_id is not None and not store.pending_outbox(game_id)
         received = Counter(i.sender for i in store.inbound(game_id) if i.source == "pm")
@@ -134,16 +133,15 @@ def test_the_first_game_page_played_on_a_local_spirit_forum(tmp_path: Path, monk
         assert status.exit_code == 0 and "试玩局" in status.output, status.output
         exported = CliRunner().invoke(app, _command("admin", "export"), env=env)
         assert exported.exit_code == 0, exported.output
-        assert json.loads((root / "trial" / "log.json").read_text(encoding="utf-8"))["events"]
-        assert (root / "trial" / "report.txt").read_text(encoding="utf-8")
+        assert json.loads((trial / "log.json").read_text(encoding="utf-8"))["events"]
+        assert (trial / "report.txt").read_text(encoding="utf-8")
         backup = next(b for b in _blocks("sh") if ".backup" in b).strip()
         if shutil.which("sqlite3"):
-            subprocess.run(shlex.split(backup), cwd=root, check=True)
+            subprocess.run(backup, shell=True, cwd=root, env=env, check=True)  # as typed: ~ and $HOME
         else:  # the same online backup through Python's sqlite3
-            with sqlite3.connect(root / "trial" / "tianshen.db") as src, \
-                    sqlite3.connect(root / "trial" / "backup.db") as dst:
+            with sqlite3.connect(trial / "tianshen.db") as src, sqlite3.connect(trial / "backup.db") as dst:
                 src.backup(dst)
-        with sqlite3.connect(root / "trial" / "backup.db") as db:
+        with sqlite3.connect(trial / "backup.db") as db:
             assert db.execute("select status from games where name = '试玩局'").fetchall() == [("over",)]
 
         # 6. the web page

@@ -177,7 +177,7 @@ class Ruleset(ABC):
             return Outcome(state=state, refusals=[Refusal(sender="GM", text=gm.command, reason=str(exc))])
         entry = {"at": gm.at.isoformat(), "command": gm.command, "args": gm.args, "reason": gm.reason}
         outcome.state.data.setdefault("gm_log", []).append(entry)
-        outcome.log.insert(0, f"GM {gm.command} {gm_args(gm.args)}: {gm.reason}".replace("  ", " "))
+        outcome.log.insert(0, f"GM {gm.command} {gm_args(gm.args, state.zone)}: {gm.reason}".replace("  ", " "))
         return outcome
 
     def _player_arg(self, state: GameState, gm: GmIn, key: str = "player") -> Player:
@@ -449,7 +449,7 @@ class Ruleset(ABC):
         for r in outcome.refusals:
             if r.sender == pm.sender:
                 r.reason = late
-        outcome.notes.append(f"{pm.sender} 夜里（论坛时间 {pm.at.isoformat(timespec='minutes')}）寄出的短消息在天亮后才被"
+        outcome.notes.append(f"{pm.sender} 夜里（{clock.show(pm.at, state.zone)}）寄出的短消息在天亮后才被"
                              f"读到，未计入：{' '.join(pm.text.split())[:60]}。如应计入，请用 tianshen admin enter-action 补录。")
 
     def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
@@ -540,12 +540,21 @@ class Ruleset(ABC):
         return out.outcome(state)
 
 
-def gm_args(args: dict[str, Any]) -> str:
+def gm_args(args: dict[str, Any], zone: str | None = None) -> str:
     """A GM command's arguments as `key=value` words, a table (`last_seen`) as `name time`
-    pairs — never a Python dict (issue 23 item 13)."""
+    pairs — never a Python dict (issue 23 item 13); with `zone`, each time in it with its
+    label (issue 32 item 9: not raw UTC)."""
+    def when(w: Any) -> str:
+        if zone:
+            try:
+                return clock.show(datetime.fromisoformat(str(w)), zone)
+            except ValueError:
+                pass
+        return str(w)[:16].replace("T", " ")
+
     def value(v: Any) -> str:
         if isinstance(v, dict):
-            return "、".join(f"{k} {str(w)[:16].replace('T', ' ')}" for k, w in v.items()) or "—"
+            return "、".join(f"{k} {when(w)}" for k, w in v.items()) or "—"
         return str(v)
 
     return " ".join(f"{k}={value(v)}" for k, v in args.items() if v not in (None, ""))
@@ -553,11 +562,22 @@ def gm_args(args: dict[str, Any]) -> str:
 
 def sent_at(gm: GmIn) -> datetime:
     """When the player sent what the GM enters for him (`sent_at`), default the command's time."""
-    return datetime.fromisoformat(gm.args["sent_at"]) if gm.args.get("sent_at") else gm.at
+    if not gm.args.get("sent_at"):
+        return gm.at
+    try:
+        at = datetime.fromisoformat(str(gm.args["sent_at"]))
+    except ValueError:
+        raise GmRefused(f"sent_at {gm.args['sent_at']}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00") from None
+    if at.tzinfo is None:
+        raise GmRefused(f"sent_at {gm.args['sent_at']}: give its offset, e.g. 2026-03-01T20:00+08:00")
+    return at
 
 
 class GmRefused(Exception):
     """A GM command that cannot be carried out; the message says why."""
+
+
+LONGEST_HOURS = 24 * 366  # a longer `hours` is a slip of the keyboard (and past what a datetime holds)
 
 
 def gm_hours(gm: GmIn, most: float | None = None) -> float:
@@ -568,7 +588,8 @@ def gm_hours(gm: GmIn, most: float | None = None) -> float:
         raise GmRefused("give the number of hours (--hours)") from None
     if not hours > 0 or hours == float("inf"):
         raise GmRefused("the number of hours must be positive")
-    if most is not None and hours > most:
+    most = LONGEST_HOURS if most is None else min(most, LONGEST_HOURS)
+    if hours > most:
         raise GmRefused(f"at most {most:g} hours (--hours)")
     return hours
 

@@ -75,6 +75,7 @@ def answer(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) -> str 
         out.pm(pm.sender, subject, spec.text("substitution_noted"))
         return None
     seat = sub["seats"].pop(0)
+    sub["taken"] = True
     p = state.player(seat)
     replaced = p.forum_name
     p.extra.setdefault("replaced", []).append(replaced)
@@ -93,6 +94,7 @@ def player_returned(spec: RulesetSpec, state: GameState, name: str, out: Message
     if not sub or name not in sub["seats"]:
         return False
     sub["seats"].remove(name)
+    sub["cancelled"] = True
     out.post("main", spec.text("substitution_cancelled", seat=name))
     _close_if_done(spec, state, out)
     return True
@@ -107,12 +109,16 @@ def expire(state: GameState) -> list[str]:
 
 
 def _close_if_done(spec: RulesetSpec, state: GameState, out: Messages) -> None:
+    """Every seat is taken or kept: the period is over.  The substitutes who have not answered
+    are not written to (issue 32 item 11: a PM thanking them for a reply they had not sent,
+    then the answer to the reply they did send, was two PMs saying one thing); each one who
+    answers later is told, in the one reply to his PM, whether the seat was taken or kept."""
     sub = state.data["substitution"]
     if sub["seats"]:
         return
-    for substitute in sub["asked"]:
-        out.pm(substitute, spec.text("substitution_subject"), spec.text("substitution_closed"))
-    state.data["substitution_past"] = {"asked": list(sub["asked"]), "ends_at": sub["ends_at"], "filled": True}
+    kept = bool(sub.get("cancelled")) and not sub.get("taken")
+    state.data["substitution_past"] = {"asked": list(sub["asked"]), "ends_at": sub["ends_at"], "filled": True,
+                                       "cancelled": kept}
     del state.data["substitution"]
 
 
@@ -126,9 +132,10 @@ def _after_period(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) 
     if past and pm.sender in past["asked"]:
         past["asked"].remove(pm.sender)
         if past["filled"]:
-            out.refuse(pm.sender, pm.text, spec.text("substitution_taken"), reply_to=pm.sender, subject=subject)
+            why = "substitution_closed" if past.get("cancelled") else "substitution_taken"
+            out.refuse(pm.sender, pm.text, spec.text(why), reply_to=pm.sender, subject=subject)
         else:
-            when = datetime.fromisoformat(past["ends_at"]).strftime("%Y-%m-%d %H:%M UTC")
+            when = clock.show(datetime.fromisoformat(past["ends_at"]), state.zone)
             out.refuse(pm.sender, pm.text, spec.text("substitution_late", ends=when), reply_to=pm.sender,
                        subject=subject)
         return

@@ -77,6 +77,25 @@ ST_DOUBLE_POST_THRESHOLD_MINUTES = int(os.getenv("SPIRIT_DOUBLE_POST_MIN", "30")
 LOGGING["loggers"][""]["level"] = "WARNING"
 if os.getenv("SPIRIT_ISO_DATES", "1") == "1":
     FORMAT_MODULE_PATH = ["mafiaforum.formats"]  # formats/en/formats.py: DATETIME_FORMAT = "c"
+# waitress serves no files: the CSS, JS and images that `spiritinstall` collected into
+# STATIC_ROOT are served by Django itself (local_urls.py), so a seat played by hand in a
+# browser looks like the forum it is
+ROOT_URLCONF = "mafiaforum.local_urls"
+'''
+
+# copied into the project as `local_urls.py`: Spirit's URLs, and /static/ from STATIC_ROOT
+URLS = '''"""URLs of the local forum: the project's own, and its static files (tianshen.forum.spirit_local)."""
+
+from django.conf import settings
+from django.urls import re_path
+from django.views.static import serve
+
+from mafiaforum.urls import urlpatterns as project_urls
+
+urlpatterns = [
+    re_path(r"^static/(?P<path>.*)$", serve, {"document_root": settings.STATIC_ROOT}),
+    *project_urls,
+]
 '''
 
 
@@ -303,6 +322,7 @@ class LocalForum:
     def serve(self, *, threads: int = 4, timeout: float = 30) -> subprocess.Popen:
         """Start waitress on 127.0.0.1:port and wait for the front page (HTTP 200)."""
         bin_dir = self.bin_dir or ensure_venv()
+        _project_files(self.project_dir / PROJECT)
         log = self.root / "waitress.log"
         with open(log, "wb") as fh:
             proc = subprocess.Popen(
@@ -338,7 +358,7 @@ def create_forum(root: Path | str, accounts: Iterable[str] = (), *, port: int | 
     startenv = {k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"}
     _run([str(bin_dir / "spirit"), "startproject", PROJECT], step="spirit startproject", cwd=root, env=startenv)
     pkg = forum.project_dir / PROJECT
-    (pkg / "settings" / "ci.py").write_text(SETTINGS, encoding="utf-8")
+    _project_files(pkg)
     (pkg / "formats" / "en").mkdir(parents=True, exist_ok=True)
     (pkg / "formats" / "__init__.py").write_text("")
     (pkg / "formats" / "en" / "__init__.py").write_text("")
@@ -361,6 +381,13 @@ def create_forum(root: Path | str, accounts: Iterable[str] = (), *, port: int | 
     forum.save()
     timings["seed"] = time.monotonic() - t0
     return forum
+
+
+def _project_files(pkg: Path) -> None:
+    """Our settings and URLs in the project's package (written again before each serve, so a
+    forum made by an older tianshen gets them too)."""
+    (pkg / "settings" / "ci.py").write_text(SETTINGS, encoding="utf-8")
+    (pkg / "local_urls.py").write_text(URLS, encoding="utf-8")
 
 
 def _stop(proc: subprocess.Popen | None) -> None:

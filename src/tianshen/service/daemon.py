@@ -37,6 +37,7 @@ from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, PlayerSide, PmGap
 from tianshen.forum.factory import make_forum
+from tianshen.gmwords import span
 from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner, signed_up, takes_pm
 from tianshen.service.sender import OutboxSender
@@ -402,7 +403,7 @@ class Daemon:
             late = now - start > max(driver.late_window_grace, timedelta(seconds=5 * scale))
             if late:
                 log.warning("game=%s dealt %s after its start %s: its clock starts now", driver.name,
-                            now - start, show(start, setup.zone))
+                            span(now - start), show(start, setup.zone))
             driver.start(at=now if late else None, send=False)
             board_mark = self.store.mark(self.board_row, "pm")
             if board_mark:  # the board has read the PMs before the game: they are not the game's

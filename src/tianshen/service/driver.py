@@ -26,6 +26,7 @@ from tianshen.core.fold import steps
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
+from tianshen.gmwords import without_citations
 from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender
@@ -236,7 +237,8 @@ class GameDriver:
             log.info("game=%s note for the GM: %s", self.name, note)
         if not self.gm_contact:
             return []
-        return [OutboxItem(kind="pm", target=self.gm_contact, subject="天神通报", body=note) for note in outcome.notes]
+        return [OutboxItem(kind="pm", target=self.gm_contact, subject="天神通报", body=without_citations(note))
+                for note in outcome.notes]  # read on the forum: no clause numbers (issue 32 item 9)
 
     def _marked(self, items: list[OutboxItem]) -> list[OutboxItem]:
         """Each row naming its game where it must (issue 27, `service.identity`)."""

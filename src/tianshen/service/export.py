@@ -8,6 +8,7 @@ from typing import Any
 
 from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.core.model import GameState
+from tianshen.core.ruleset import gm_args
 from tianshen.store import Store
 
 
@@ -69,7 +70,7 @@ def _describe(event: dict[str, Any], zone: str) -> str:
         return f"- {at} post by {i['author']} in {i['thread']}: {i['text']!r}"
     if kind == "deadline":
         return f"- {at} deadline {i['kind']}"
-    return f"- {at} GM {i['command']} {i.get('args') or ''} — reason: {i.get('reason')}"
+    return f"- {at} GM {i['command']} {gm_args(i.get('args') or {}, zone)} — reason: {i.get('reason')}"
 
 
 def _event_of(key: str, game: str) -> int | None:

@@ -73,8 +73,14 @@ def _env() -> Environment:
     env.filters["void_vote"] = lambda who, game: views.admin_commands(game, who, 0)["作废投票"]
     env.filters["deadline_word"] = lambda kind: views.words(views.DEADLINE_WORDS, kind)
     env.filters["mark_word"] = lambda m: views.MARK_WORDS.get(m, "")
-    env.filters["gm_args"] = gm_args  # a GM command's arguments as words, never a dict (issue 23 item 13)
+    env.filters["gm_args"] = _gm_args  # a GM command's arguments as words, never a dict (issue 23 item 13)
     return env
+
+
+@pass_context
+def _gm_args(ctx: Any, args: dict[str, Any]) -> str:
+    """A GM command's arguments, its times in the game's zone (issue 32 item 9)."""
+    return gm_args(args, ctx.get("zone") or DEFAULT_ZONE)
 
 
 @pass_context
