@@ -16,7 +16,7 @@ from typing import Any
 from tianshen.core import rng
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
-from tianshen.core.events import note
+from tianshen.core.events import note, record_tally
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
@@ -174,8 +174,10 @@ class ButterflyElder(Ruleset):
         info = state.data.get("round_info", {})
         zero = info.get("zero") if info.get("round") == k else None
         c = vote.count(state, zero)
-        out.log.append(f"day {k}: counts {c.counts}, abstained {c.abstained}, zero {zero}, "
-                       f"zeroed {c.zeroed}, lottery {c.lottery}, out {c.out}")
+        revived = c.out is not None and state.player(c.out).role == "elder" and powers.may_revive(state, k)
+        record_tally(out.log, f"day {k}: counts {c.counts}, abstained {c.abstained}, zero {zero}, "
+                              f"zeroed {c.zeroed}, lottery {c.lottery}, out {c.out}",
+                     vote.day_tally(state, c, None if revived else c.out))
         lines = [spec.text("tally_header", n=k)]
         for name, n in c.counts.items():
             lines.append(spec.text("tally_line", name=name, count=n, voters="、".join(c.voters[name])))
@@ -193,7 +195,7 @@ class ButterflyElder(Ruleset):
             lines.append(spec.text("vote_peaceful"))
         else:
             p = state.player(c.out)
-            if p.role == "elder" and powers.may_revive(state, k):  # 一 技能三, E23
+            if revived:  # 一 技能三, E23
                 powers.revive(state)
                 lines.append(spec.text("vote_revived", name=p.name))
             else:
