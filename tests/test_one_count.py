@@ -18,6 +18,7 @@ import pytest
 from tianshen.core.events import tallies
 from tianshen.core.model import GmIn, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import GameSetup
+from tianshen.core.tally import DELEGATED, SELF, DayTally
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game
 from tianshen.sim.rehearsal import DEFAULT_START, default_seats
@@ -170,3 +171,101 @@ def test_the_count_is_the_result_posts_after_void_vote_and_enter_vote(variant: s
     for number, page_rows, board_rows, page_executed, board_executed in page_and_board(game):
         assert page_rows == board_rows, f"day {number}"
         assert page_executed == board_executed, f"day {number}"
+
+
+# ---- the wrong counts of issue 34, items 1–5 ---------------------------------------------------
+
+
+def _closed(variant: str, seed: int) -> tuple[dict[int, views.DayCount], list[DayTally]]:
+    game = _played(variant, load_spec(variant).players, seed, overrides=False)
+    return (views.vote_counts(game.ruleset, game.events(), NO_LINKS),
+            [t for o in game.outcomes for t in tallies(o.events) if t.ballot == "main"])
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("hex_survival_12", 2), ("n_lives", 2)])
+def test_item1_a_proxy_vote_is_in_the_closed_count(variant: str, seed: int) -> None:
+    counts, closes = _closed(variant, seed)
+    proxies = [(t, b) for t in closes for b in t.ballots if b.how == DELEGATED]
+    assert proxies
+    for t, b in proxies:
+        day = counts[t.day]
+        row = next(r for r in day.rows if r.target == b.target)
+        assert [x.how for x in row.ballots if x.voter == b.voter and not x.struck] == ["委托"]
+        assert b.voter not in day.not_voting
+        assert row.votes == t.total(b.target)
+    if variant == "hex_survival_12":  # §9.9: posted at once, so the running count takes it too
+        assert any(h.post == "" and not h.line.startswith("截止") for d in counts.values() for h in d.history)
+
+
+def test_item2_n_lives_counts_cards_and_names_the_executed() -> None:
+    counts, closes = _closed("n_lives", 2)
+    weighed = 0
+    for t in closes:
+        day = counts[t.day]
+        assert [(r.target, r.votes) for r in day.rows] == [(r.name, r.total) for r in t.rows]
+        for r in day.rows:
+            live = [b for b in r.ballots if not b.struck]
+            assert r.raw == sum(b.weight or 0 for b in live)
+            weighed += r.raw != len(live)
+        assert day.executed == list(t.executed) and day.verdict == "被处决"
+    assert weighed and any(len(t.executed) >= 2 for t in closes)
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("classic_10", 1), ("game_ten", 2)])
+def test_item3_curse_and_bless_are_in_the_closed_count(variant: str, seed: int) -> None:
+    counts, closes = _closed(variant, seed)
+    modified = [(t, r) for t in closes for r in t.rows if r.votes != r.total]
+    assert modified
+    for t, r in modified:
+        row = next(x for x in counts[t.day].rows if x.target == r.name)
+        assert (row.votes, row.raw) == (r.total, r.votes)
+        assert row.modifier in ("因诅咒多计一票", "因庇佑少计一票") and row.modifier == r.modifier
+
+
+def test_item4_hex_counts_a_non_voter_for_himself_and_shows_the_punished() -> None:
+    counts, closes = _closed("hex_survival_12", 1)
+    selves = [(t, b) for t in closes for b in t.ballots if b.how == SELF]
+    assert selves
+    for t, b in selves:
+        day = counts[t.day]
+        row = next(r for r in day.rows if r.target == b.voter)
+        assert any(x.voter == b.voter and x.how == "未投票，视为投给自己" for x in row.ballots)
+        assert day.not_voting == []
+    for t in closes:
+        assert counts[t.day].executed == list(t.executed) and counts[t.day].verdict == "受惩处"
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "n_lives", "hex_survival_12", "butterfly_elder"])
+def test_item5_after_void_vote_the_next_vote_is_a_first_vote(variant: str) -> None:
+    """The GM voids A's vote: A's unreadable post is not 「已经投过票」, his next vote is counted
+    (计入), not a change (改票), and it is the one the close counts."""
+    game = RecordedGame(variant, 1, load_spec(variant).players)
+    while not (game.state.phase.kind == "day" and f"vote:{game.state.phase.number}" in game.threads):
+        deadline = game.ruleset.next_deadline(game.state)
+        assert deadline is not None
+        if game.state.phase.kind != "day":  # the nights played, the day's thread left to the test
+            game.now = max(game.now, deadline.at - timedelta(minutes=1))
+            game.sims.act(game.state, game.now, game.thread)
+        game.now = deadline.at
+        game.advance(game._read())
+    k = game.state.phase.number
+    a, b, c = (p.name for p in game.state.alive()[:3])
+    game.gm_results = []
+
+    def vote(post_id: str, text: str) -> None:
+        game.now += timedelta(minutes=5)
+        game.fold(PostIn(id=post_id, thread=f"vote:{k}", author=a, at=game.now, text=text))
+
+    vote("p1", f"投票 {b}")
+    game.now += timedelta(minutes=5)
+    game._gm("void-vote", player=a)
+    assert game.gm_results == [("void-vote", True)]
+    vote("p2", "投票 无此人")
+    vote("p3", f"投票 {c}")
+    day = views.vote_counts(game.ruleset, game.events(), NO_LINKS)[k]
+    marks = {p.forum_id: (p.mark, p.note) for p in day.posts}
+    assert marks["p1"][0] == "counted"
+    assert marks["p2"][0] == "refused" and "已经投过票" not in marks["p2"][1]
+    assert marks["p3"] == ("counted", f"投给{c}")
+    assert [x.voter for r in day.rows for x in r.ballots if not x.struck] == [a]
+    assert next(r for r in day.rows if r.target == b).votes == 0

@@ -409,9 +409,12 @@ def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_even
         if isinstance(event, PostIn) and _is_vote(event.thread):
             day = days.setdefault(_day_number(event.thread), _new_day(event.thread, links))
             _mark_post(day, before, state, event, outcome, links, _ends(ruleset, before))
-        elif before.phase.kind == "day" and before.phase.number in days:
-            _ledger_moved(days[before.phase.number], before, state, event.at)  # a delegation, void-vote, enter-vote
-        for count in tallies(outcome.events):
+        closes = tallies(outcome.events)
+        if not isinstance(event, PostIn) and not closes and before.phase.kind == "day" \
+                and state.phase.label == before.phase.label and ballot_map(before) != ballot_map(state):
+            n = before.phase.number  # a delegation, void-vote, enter-vote: a ballot no post cast
+            _ledger_moved(days.setdefault(n, _new_day(f"vote:{n}", links)), before, state, event.at)
+        for count in closes:
             day = days.setdefault(count.day, _new_day(f"vote:{count.day}", links))
             _take_tally(day, count, event.at)
         if before.phase.kind == "day" and state.phase.label != before.phase.label:
@@ -508,9 +511,7 @@ def _ledger_moved(day: DayCount, before: GameState, after: GameState, at: dateti
     if day.closed or day.counted:
         return
     old, new = ballot_map(before), ballot_map(after)
-    moved = [v for v in {**old, **new} if old.get(v) != new.get(v)]
-    if not moved:
-        return
+    moved = [v for v in {**old, **new} if old.get(v) != new.get(v) or (v in old) != (v in new)]
     live = {b.voter: b for row in day.rows for b in row.ballots if not b.struck}
     for voter in moved:
         if voter in live:
