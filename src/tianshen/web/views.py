@@ -20,7 +20,7 @@ from tianshen.core.events import tallies
 from tianshen.core.fold import fold, steps
 from tianshen.core.model import GameState, Phase, PostIn
 from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, Ruleset
-from tianshen.core.tally import DELEGATED, EXECUTED, GM, PUNISHED, SELF, DayTally
+from tianshen.core.tally import DELEGATED, EXECUTED, PUNISHED, SELF, DayTally
 from tianshen.web import hexlayout
 
 PHASE_WORDS = {"night": "夜", "day": "天"}
@@ -371,7 +371,8 @@ class DayCount:
     counted: bool = False  # the day's count is the close's tally (core.tally), not the posts'
 
 
-HOW_WORDS = {DELEGATED: "委托", SELF: "未投票，视为投给自己", GM: "天神代录"}
+# how a counted ballot came, as the result post marks it (a vote the GM entered is not marked there)
+HOW_WORDS = {DELEGATED: "委托", SELF: "未投票，视为投给自己"}
 VERDICT_WORDS = {EXECUTED: "被处决", PUNISHED: "受惩处"}
 BALLOT_WORDS = {"ld": "生死投票", "summon": "招魂投票"}
 MARK_WORDS = {"counted": "计入", "changed": "改票", "unvoted": "撤票", "refused": "不计入", "late": "迟到",

@@ -175,12 +175,13 @@ class ButterflyElder(Ruleset):
         zero = info.get("zero") if info.get("round") == k else None
         c = vote.count(state, zero)
         revived = c.out is not None and state.player(c.out).role == "elder" and powers.may_revive(state, k)
+        count = vote.day_tally(state, c, None if revived else c.out)
         record_tally(out.log, f"day {k}: counts {c.counts}, abstained {c.abstained}, zero {zero}, "
-                              f"zeroed {c.zeroed}, lottery {c.lottery}, out {c.out}",
-                     vote.day_tally(state, c, None if revived else c.out))
+                              f"zeroed {c.zeroed}, lottery {c.lottery}, out {c.out}", count)
         lines = [spec.text("tally_header", n=k)]
-        for name, n in c.counts.items():
-            lines.append(spec.text("tally_line", name=name, count=n, voters="、".join(c.voters[name])))
+        for row in count.rows:  # the votes as cast; 归零 is said below (一 技能二)
+            voters = "、".join(b.voter for b in count.ballots if b.target == row.name)
+            lines.append(spec.text("tally_line", name=row.name, count=row.votes, voters=voters))
         if c.abstained:
             lines.append(spec.text("tally_abstain", voters="、".join(c.abstained)))
         if not c.counts and not c.abstained:

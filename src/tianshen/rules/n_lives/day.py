@@ -31,6 +31,7 @@ class Dusk:
     lost_now: list[tuple[str, str]] = field(default_factory=list)  # executed, card (saint / pardoned before)
     revenge: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # saint -> [(voter, card)]
     missing: list[str] = field(default_factory=list)  # no vote and no delegation (§8.5)
+    tally: DayTally | None = None  # the count the dusk post shows (core.tally, issue 34)
 
 
 def resolve(state: GameState, options: dict[str, Any], log: list[str]) -> Dusk:
@@ -40,8 +41,8 @@ def resolve(state: GameState, options: dict[str, Any], log: list[str]) -> Dusk:
     dusk.rows = tally(state, ballots, state.data["mods"])
     living = [p for p in state.players if p.alive and (cards.hand(p) or p.extra.get("escrow"))]
     dusk.executed = executed(dusk.rows, len(living), options, state)
-    record_tally(log, "tally: " + ", ".join(f"{r.name} {r.raw}->{r.count}" for r in dusk.rows),
-                 day_tally(state, dusk, ballots))
+    dusk.tally = day_tally(state, dusk, ballots)
+    record_tally(log, "tally: " + ", ".join(f"{r.name} {r.raw}->{r.count}" for r in dusk.rows), dusk.tally)
     _execute(state, dusk, ballots)
     return dusk
 
