@@ -165,8 +165,9 @@ def test_the_pages_closed_day_count_is_the_result_posts(variant: str, players: i
 
 
 @pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
-def test_the_count_is_the_result_posts_after_void_vote_and_enter_vote(variant: str, players: int) -> None:
-    game = _played(variant, players, 3, overrides=True)
+@pytest.mark.parametrize("seed", [3, 5])  # classic_8 seed 5: a 生死投票 and a 招魂 round
+def test_the_count_is_the_result_posts_after_void_vote_and_enter_vote(variant: str, players: int, seed: int) -> None:
+    game = _played(variant, players, seed, overrides=True)
     assert ("void-vote", True) in game.gm_results and ("enter-vote", True) in game.gm_results, game.gm_results
     for number, page_rows, board_rows, page_executed, board_executed in page_and_board(game):
         assert page_rows == board_rows, f"day {number}"
