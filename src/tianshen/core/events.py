@@ -10,6 +10,7 @@ end in `Outcome.events`.
 from __future__ import annotations
 
 from tianshen.core.model import Event
+from tianshen.core.tally import DayTally
 
 
 class EventLog(list[str]):
@@ -27,4 +28,18 @@ def note(log: list[str], line: str, *kinds: str) -> None:
         log.events.extend(Event(kind, line) for kind in kinds)
 
 
-__all__ = ["Event", "EventLog", "note"]
+def record_tally(log: list[str], line: str | None, tally: DayTally) -> None:
+    """Log `line` (the count as the GM log has always said it; None: no line) with the
+    vote's tally: the one count the result post and the web pages share (issue 34)."""
+    if line is not None:
+        log.append(line)
+    if isinstance(log, EventLog):
+        log.events.append(Event("tally", line or "", tally))
+
+
+def tallies(events: list[Event]) -> list[DayTally]:
+    """The tallies among an outcome's events, in order."""
+    return [e.tally for e in events if e.tally is not None]
+
+
+__all__ = ["Event", "EventLog", "note", "record_tally", "tallies"]

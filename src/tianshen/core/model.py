@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, Field, field_validator
 
 from tianshen.core.clock import DEFAULT_ZONE
+from tianshen.core.tally import DayTally
 from tianshen.core.text import clean, clean_value
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -265,10 +266,12 @@ class Death:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """A typed event of resolution (core.events.note): its kind, and the GM log line with it."""
+    """A typed event of resolution (core.events.note): its kind, and the GM log line with it;
+    a vote's close carries its count (kind "tally", core.events.record_tally)."""
 
     kind: str
     line: str
+    tally: DayTally | None = None
 
 
 class Outcome(BaseModel):

@@ -16,9 +16,11 @@ from datetime import datetime
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.events import tallies
 from tianshen.core.fold import fold, steps
 from tianshen.core.model import GameState, Phase, PostIn
 from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, Ruleset
+from tianshen.core.tally import DELEGATED, EXECUTED, PUNISHED, SELF, DayTally
 from tianshen.web import hexlayout
 
 PHASE_WORDS = {"night": "夜", "day": "天"}
@@ -309,22 +311,27 @@ def thread_name(key: str, family: str = "") -> str:
 
 @dataclass
 class Ballot:
-    """A vote as the thread shows it: struck when a later post of the voter changed or took it back."""
+    """A vote as the thread shows it: struck when a later post of the voter (or the GM)
+    changed or took it back, or the close did not count it."""
 
     voter: str
     target: str
-    post: str
+    post: str  # "" for a vote no post cast (a delegation, the GM, a non-voter counted for himself)
     at: datetime
     url: str | None
     struck: bool = False
+    how: str = ""  # the close's words for how it came: 委托, 视为投给自己… ("" for a post)
+    weight: int | None = None  # n_lives: the voter's cards at the close (None: one vote each)
 
 
 @dataclass
 class TallyRow:
     target: str
-    votes: int
+    votes: int  # a closed count: the total after modifiers, as the result post shows it
     reached: datetime  # when the count reached `votes`: the tie order
     ballots: list[Ballot]  # in vote order, struck ones too
+    raw: int | None = None  # a closed count: the votes before modifiers
+    modifier: str = ""  # a closed count: the modifier as the result post shows it
 
 
 @dataclass
@@ -358,8 +365,16 @@ class DayCount:
     history: list[Snapshot]
     closed: bool
     out: list[str]  # who went out that day (the board's result post says how)
+    executed: list[str] = field(default_factory=list)  # who the close executed or punished (the tally's)
+    verdict: str = ""  # what the close did to them, in words: 被处决 / 受惩处
+    later: list[Snapshot] = field(default_factory=list)  # the day's tie-break counts (生死投票, 招魂)
+    counted: bool = False  # the day's count is the close's tally (core.tally), not the posts'
 
 
+# how a counted ballot came, as the result post marks it (a vote the GM entered is not marked there)
+HOW_WORDS = {DELEGATED: "委托", SELF: "未投票，视为投给自己"}
+VERDICT_WORDS = {EXECUTED: "被处决", PUNISHED: "受惩处"}
+BALLOT_WORDS = {"ld": "生死投票", "summon": "招魂投票"}
 MARK_WORDS = {"counted": "计入", "changed": "改票", "unvoted": "撤票", "refused": "不计入", "late": "迟到",
               "none": "不是投票"}
 
@@ -395,6 +410,14 @@ def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_even
         if isinstance(event, PostIn) and _is_vote(event.thread):
             day = days.setdefault(_day_number(event.thread), _new_day(event.thread, links))
             _mark_post(day, before, state, event, outcome, links, _ends(ruleset, before))
+        closes = tallies(outcome.events)
+        if not isinstance(event, PostIn) and not closes and before.phase.kind == "day" \
+                and state.phase.label == before.phase.label and ballot_map(before) != ballot_map(state):
+            n = before.phase.number  # a delegation, void-vote, enter-vote: a ballot no post cast
+            _ledger_moved(days.setdefault(n, _new_day(f"vote:{n}", links)), before, state, event.at)
+        for count in closes:
+            day = days.setdefault(count.day, _new_day(f"vote:{count.day}", links))
+            _take_tally(day, count, event.at)
         if before.phase.kind == "day" and state.phase.label != before.phase.label:
             day = days.setdefault(before.phase.number, _new_day(f"vote:{before.phase.number}", links))
             _close_day(day, state, before)
@@ -430,7 +453,7 @@ def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn,
     if any(r.sender == post.author for r in outcome.refusals):
         marked.mark, marked.note = "refused", _refusal_words(before, post.author, live)
         return
-    if old == new:
+    if old == new or day.counted:  # counted: the close's tally is the day's count
         return
     mine = live.get(post.author)
     if mine is not None:
@@ -447,7 +470,7 @@ def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn,
         abstains = post.author in day.abstained  # 四: 弃权 is a vote of its own
         marked.mark = ("changed" if mine is not None else "counted") if abstains else "unvoted"
         marked.note = "弃权" if abstains else "撤回投票"
-    _recount(day, post)
+    _recount(day, post.at, post.id)
 
 
 def _refusal_words(state: GameState, author: str, live: dict[str, Ballot]) -> str:
@@ -470,20 +493,78 @@ def _row(day: DayCount, target: str, at: datetime) -> TallyRow:
     return row
 
 
-def _recount(day: DayCount, post: PostIn) -> None:
+def _recount(day: DayCount, at: datetime, post: str) -> None:
     """The votes of each row, the time each reached its count, one order: votes, then who
-    reached them first."""
+    reached them first.  `post`: the post that moved it ("" for a vote no post cast)."""
     for row in day.rows:
         live = [b for b in row.ballots if not b.struck]
         row.votes = len(live)
-        row.reached = live[-1].at if live else post.at
+        row.reached = live[-1].at if live else at
     day.rows.sort(key=lambda r: (-r.votes, r.reached))
     line = "，".join(f"{r.target} {r.votes}" for r in day.rows if r.votes) or "无人得票"
-    day.history.append(Snapshot(at=post.at, post=post.id, line=line))
+    day.history.append(Snapshot(at=at, post=post, line=line))
+
+
+def _ledger_moved(day: DayCount, before: GameState, after: GameState, at: datetime) -> None:
+    """A ballot the rules took or dropped without a post in the thread (hex_survival's
+    delegation by PM, `admin void-vote`, `admin enter-vote`): the running count follows the
+    ruleset's own record, so a voided voter's next vote is his first again (issue 34 item 5)."""
+    if day.closed or day.counted:
+        return
+    old, new = ballot_map(before), ballot_map(after)
+    moved = [v for v in {**old, **new} if old.get(v) != new.get(v) or (v in old) != (v in new)]
+    live = {b.voter: b for row in day.rows for b in row.ballots if not b.struck}
+    for voter in moved:
+        if voter in live:
+            live[voter].struck = True
+        if voter in day.abstained:
+            day.abstained.remove(voter)
+        if new.get(voter):
+            _row(day, new[voter], at).ballots.append(Ballot(voter, new[voter], "", at, None))
+        elif voter in new:
+            day.abstained.append(voter)
+    _recount(day, at, "")
+
+
+def _take_tally(day: DayCount, count: DayTally, at: datetime) -> None:
+    """The close's count (core.tally, issue 34): the rows, totals, modifiers, non-voters
+    and the executed exactly as the result post has them; the page does not count again.
+    A tie-break count of the same day (生死投票, 招魂) is kept as a line below it."""
+    day.executed += [n for n in count.executed if n not in day.executed]
+    day.verdict = VERDICT_WORDS.get(count.verdict, "")
+    if day.counted:
+        day.later.append(Snapshot(at=at, post="", line=f"{BALLOT_WORDS.get(count.ballot, '加赛')}：{count.line()}"))
+        return
+    day.counted = True
+    weighted = any(b.weight != 1 for b in count.ballots)
+    running = [b for row in day.rows for b in row.ballots]
+    live = {b.voter: b for b in running if not b.struck}
+    rows = []
+    for r in count.rows:
+        ballots = [b for b in running if b.target == r.name and b.struck]
+        for t in count.ballots:
+            if t.target != r.name or not t.counted:
+                continue
+            shown = live.pop(t.voter, None)
+            if shown is None or shown.target != t.target:
+                shown = Ballot(t.voter, t.target, "", at, None)
+            shown.how = HOW_WORDS.get(t.how, "")
+            shown.weight = t.weight if weighted else None
+            ballots.append(shown)
+        cast = [b.at for b in ballots if not b.struck]
+        rows.append(TallyRow(target=r.name, votes=r.total, reached=max(cast, default=at), ballots=ballots,
+                             raw=r.votes, modifier=r.modifier))
+    for b in live.values():  # a running vote the close did not count (its target had left…)
+        b.struck = True
+    day.rows = rows
+    day.not_voting = list(count.missing)
+    day.abstained = list(count.abstained)
+    day.history.append(Snapshot(at=at, post="", line=f"截止计票：{count.line()}"))
 
 
 def _close_day(day: DayCount, after: GameState, before: GameState) -> None:
-    day.not_voting = _not_voting(before, day)
+    if not day.counted:  # a day closed without a count (the game ended by the GM…)
+        day.not_voting = _not_voting(before, day)
     day.closed = True
     label = before.phase.label
     day.out = [p.name for p in after.players if not p.alive and p.died_in == label]
@@ -696,8 +777,9 @@ def public_json(ctx: dict[str, Any]) -> dict[str, Any]:
 
 def _day_json(day: DayCount) -> dict[str, Any]:
     return {"day": day.number, "closed": day.closed, "out": day.out, "not_voting": day.not_voting,
-            "abstained": day.abstained,
-            "tally": [{"target": r.target, "votes": r.votes, "reached": r.reached,
-                       "ballots": [asdict(b) for b in r.ballots]} for r in day.rows],
+            "abstained": day.abstained, "executed": day.executed, "verdict": day.verdict,
+            "tally": [{"target": r.target, "votes": r.votes, "raw": r.raw, "modifier": r.modifier,
+                       "reached": r.reached, "ballots": [asdict(b) for b in r.ballots]} for r in day.rows],
+            "later": [asdict(h) for h in day.later],
             "posts": [asdict(p) | {"mark_words": MARK_WORDS[p.mark]} for p in day.posts],
             "history": [asdict(h) for h in day.history]}

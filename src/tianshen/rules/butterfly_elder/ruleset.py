@@ -17,7 +17,7 @@ from tianshen.core import rng
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
-from tianshen.core.events import note
+from tianshen.core.events import note, record_tally
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
@@ -180,11 +180,14 @@ class ButterflyElder(Ruleset):
         info = state.data.get("round_info", {})
         zero = info.get("zero") if info.get("round") == k else None
         c = vote.count(state, zero)
-        out.log.append(f"day {k}: counts {c.counts}, abstained {c.abstained}, zero {zero}, "
-                       f"zeroed {c.zeroed}, lottery {c.lottery}, out {c.out}")
+        revived = c.out is not None and state.player(c.out).role == "elder" and powers.may_revive(state, k)
+        count = vote.day_tally(state, c, None if revived else c.out)
+        record_tally(out.log, f"day {k}: counts {c.counts}, abstained {c.abstained}, zero {zero}, "
+                              f"zeroed {c.zeroed}, lottery {c.lottery}, out {c.out}", count)
         lines = [spec.text("tally_header", n=k)]
-        for name, n in c.counts.items():
-            lines.append(spec.text("tally_line", name=name, count=n, voters="、".join(c.voters[name])))
+        for row in count.rows:  # the votes as cast; 归零 is said below (一 技能二)
+            voters = "、".join(b.voter for b in count.ballots if b.target == row.name)
+            lines.append(spec.text("tally_line", name=row.name, count=row.votes, voters=voters))
         if c.abstained:
             lines.append(spec.text("tally_abstain", voters="、".join(c.abstained)))
         if not c.counts and not c.abstained:
@@ -199,7 +202,7 @@ class ButterflyElder(Ruleset):
             lines.append(spec.text("vote_peaceful"))
         else:
             p = state.player(c.out)
-            if p.role == "elder" and powers.may_revive(state, k):  # 一 技能三, E23
+            if revived:  # 一 技能三, E23
                 powers.revive(state)
                 lines.append(spec.text("vote_revived", name=p.name))
             else:

@@ -13,10 +13,12 @@ from datetime import datetime
 from tianshen.core import rng
 from tianshen.core.model import GameState
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DayTally, TallyBallot, TallyRow
 from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name
 from tianshen.rules.butterfly_elder.powers import Refused
 
 ABSTAIN = ("弃权", "弃票", "abstain")
+ZEROED = "归零"  # 一 技能二: the elder's 归零, as the tally's modifier
 
 
 def read(text: str, names: list[str]) -> VotePost | None:
@@ -89,3 +91,15 @@ def count(state: GameState, zero: str | None) -> Count:
     c.lottery = {"candidates": top, "count": best, "draw": state.rng_draws, "index": index + 1, "name": top[index]}
     c.out = top[index]
     return c
+
+
+def day_tally(state: GameState, c: Count, executed: str | None) -> DayTally:
+    """The count as the result post shows it (issue 34): the latest post of each living
+    voter, the abstentions apart, the zeroed player at 0 (一 技能二), who went out."""
+    ballots = tuple(TallyBallot(v, name) for name, voters in c.voters.items() for v in voters)
+    rows = tuple(TallyRow(n, votes, 0 if n == c.zeroed else votes, ZEROED if n == c.zeroed else "")
+                 for n, votes in c.counts.items())
+    return DayTally(day=state.phase.number, ballot="main",
+                    ballots=ballots + tuple(TallyBallot(v, "") for v in c.abstained), rows=rows,
+                    missing=tuple(p.name for p in state.players if p.alive and p.name not in state.data.get("ballots", {})),
+                    abstained=tuple(c.abstained), executed=(executed,) if executed else ())

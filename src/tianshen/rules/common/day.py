@@ -20,6 +20,7 @@ from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import resolve_name
 from tianshen.core.votes import Tally, tally
 from tianshen.rules.common.actions import Refused, names_match
@@ -162,23 +163,36 @@ def close_ballot(state: GameState, kind: str) -> tuple[dict[str, str], list[str]
     return votes, missing
 
 
-def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], result: Tally,
-             with_modifiers: bool) -> list[str]:
-    """A table, one row per candidate: count, voters, and curse/bless only where visible
-    (001 §2.5–2.6)."""
+def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, str], result: Tally,
+              missing: list[str], with_modifiers: bool, executed: str | None = None) -> DayTally:
+    """The count of one ballot as its result post shows it (issue 34): the rows in the post's
+    order, curse/bless only where visible (001 §2.5–2.6), every counted ballot and how it came."""
     d = day(state)
-    delegated = d["delegations"]
-    lines = [spec.text("tally_columns")]
+    rows = []
     for name in sorted(result.counts, key=lambda n: -result.counts[n]):
         if with_modifiers and result.counts[name] == 0 and result.raw.get(name, 0) == 0:
             # 002 庇佑: "如果被庇佑的人的得票本来就是0，也不再公布他被庇佑" — a line "X：0票" that
             # only a bless can produce would reveal it, so a 0-vote candidate is not listed.
             continue
-        who = [v + ("（委托）" if any(v in dl for dl in delegated.values()) and v not in d["ballots"]["main"]
-                    and v not in d["ballots"]["ld"] else "") for v, t in votes.items() if t == name]
         note = modifier_note(spec, d["net"].get(name, 0), result.raw.get(name, 0)) if with_modifiers else ""
-        lines.append(spec.text("tally_line", name=name, count=result.counts[name], voters="、".join(who) or "—",
-                               note=note or " "))
+        rows.append(TallyRow(name, result.raw.get(name, 0), result.counts[name], note))
+    cast = d["ballots"].get(kind, {})
+    how = {v: (cast[v].get("source") or POST) if v in cast else DELEGATED for v in votes}
+    return DayTally(day=state.phase.number, ballot=kind, ballots=ballots_of(votes.items(), how), rows=tuple(rows),
+                    missing=tuple(missing), executed=(executed,) if executed else ())
+
+
+def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: DayTally) -> list[str]:
+    """The result post's table, rendered from the ballot's tally: one row per candidate,
+    count, voters, and curse/bless where visible."""
+    d = day(state)
+    delegated = d["delegations"]
+    lines = [spec.text("tally_columns")]
+    for row in count.rows:
+        who = [v + ("（委托）" if any(v in dl for dl in delegated.values()) and v not in d["ballots"]["main"]
+                    and v not in d["ballots"]["ld"] else "") for v, t in votes.items() if t == row.name]
+        lines.append(spec.text("tally_line", name=row.name, count=row.total, voters="、".join(who) or "—",
+                               note=row.modifier or " "))
     return lines if len(lines) > 1 else []
 
 

@@ -18,7 +18,7 @@ from tianshen.core import checkin, rng
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
-from tianshen.core.events import note
+from tianshen.core.events import note, record_tally
 from tianshen.core.grammar import VERB_NAMES, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -35,6 +35,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
@@ -234,15 +235,19 @@ class ForumGame(Ruleset):
         votes, missing = days.close_ballot(state, "main")
         state.data["day"]["main_votes"] = votes  # the deciding votes when there is no LD (001 §7.1)
         result = days.main_tally(state, votes)
-        out.log.append(f"main vote: raw {result.raw}, curse/bless {state.data['day']['net']}, "
-                       f"counted {result.counts}, top {result.top}, no vote {missing}")
-        lines = [spec.text("tally_header", n=k)] + days.describe(spec, state, votes, result, with_modifiers=True)
+        line = (f"main vote: raw {result.raw}, curse/bless {state.data['day']['net']}, "
+                f"counted {result.counts}, top {result.top}, no vote {missing}")
+        # A tied player removed for not voting (001 §5.3) is out of the game: he can be
+        # neither a 生死投票 candidate nor executed a second time.  (Gap in DECISIONS:
+        # if one tied player is left he is the unique top; if none, nobody is executed.)
         top = result.top
+        left = [c for c in top if state.player(c).alive and c not in missing] if len(top) > 1 else top
+        count = days.day_tally(spec, state, "main", votes, result, missing, with_modifiers=True,
+                               executed=left[0] if len(left) == 1 else None)
+        record_tally(out.log, line, count)
+        lines = [spec.text("tally_header", n=k)] + days.describe(spec, state, votes, count)
         if len(top) > 1:
             days.remove_non_voters(spec, state, missing, lines, out.notes)
-            # A tied player removed for not voting (001 §5.3) is out of the game: he can be
-            # neither a 生死投票 candidate nor executed a second time.  (Gap in DECISIONS:
-            # if one tied player is left he is the unique top; if none, nobody is executed.)
             top = [c for c in top if state.player(c).alive]
             if len(top) > 1:
                 self._start_ld(state, at, top, lines, out)
@@ -271,8 +276,10 @@ class ForumGame(Ruleset):
         votes, missing = days.close_ballot(state, "ld")
         d["ld_votes"] = votes
         result, _ = days.ld_tally(state)
-        out.log.append(f"life-death vote: {result.counts}, no vote {missing}")
-        lines = [spec.text("ld_header")] + days.describe(spec, state, votes, result, with_modifiers=False)
+        count = days.day_tally(spec, state, "ld", votes, result, missing, with_modifiers=False,
+                               executed=self._ld_executed(state, missing))
+        record_tally(out.log, f"life-death vote: {result.counts}, no vote {missing}", count)
+        lines = [spec.text("ld_header")] + days.describe(spec, state, votes, count)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
         # A candidate removed for not voting in the 生死投票 is out of the game (see _close_main_vote).
         d["candidates"] = [c for c in d["candidates"] if state.player(c).alive]
@@ -293,6 +300,24 @@ class ForumGame(Ruleset):
             self._finish_day(state, at, result.top[0], [], lines, out)
             return
         self._next_summon_round(state, at, lines, out)
+
+    def _ld_executed(self, state: GameState, missing: list[str]) -> str | None:
+        """Who the 生死投票 executes, as `_close_ld` will decide it (on a copy): the one
+        candidate left after the removals, the top of the count, or of the count with the
+        wills; None when a 招魂 round follows or nobody is left."""
+        trial = state.copy()
+        d = trial.data["day"]
+        for name in missing:
+            trial.player(name).alive = False
+        d["candidates"] = [c for c in d["candidates"] if trial.player(c).alive]
+        if len(d["candidates"]) <= 1:
+            return d["candidates"][0] if d["candidates"] else None
+        for wills in (False, True):
+            d["wills_counted"] = wills
+            top = days.ld_tally(trial)[0].top
+            if len(top) == 1:
+                return top[0]
+        return None
 
     def _next_summon_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
         """001 §5.5 天神招魂: the dead of N_k, then N_{k-1}…, one 6-h round each (B17)."""
@@ -321,8 +346,13 @@ class ForumGame(Ruleset):
         spec = self.spec
         d = state.data["day"]
         result, _ = days.ld_tally(state)
+        summoned = {v: b["target"] for v, b in d["ballots"]["summon"].items()}
+        count = DayTally(day=state.phase.number, ballot="summon", ballots=ballots_of(summoned.items()),
+                         rows=tuple(TallyRow(c, result.raw.get(c, 0), result.counts[c]) for c in d["candidates"]),
+                         executed=tuple(result.top) if len(result.top) == 1 else ())
+        record_tally(out.log, None, count)  # the summon round's post has its own lines, the log none
         lines = [spec.text("summon_header", round=d["summon_round"])]
-        lines += [spec.text("summon_line", name=c, count=result.counts[c]) for c in d["candidates"]]
+        lines += [spec.text("summon_line", name=r.name, count=r.total) for r in count.rows]
         if len(result.top) == 1:
             self._finish_day(state, at, result.top[0], [], lines, out)
             return

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DELEGATED, GM, POST, PUNISHED, SELF, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import VotePost, read_vote_post
 
 ABSTAIN = ("弃权", "空票", "不投", "abstain")
@@ -161,3 +162,15 @@ def punished(votes: dict[str, str]) -> tuple[dict[str, int], list[str]]:
         return counts, []
     best = max(counts.values())
     return counts, [t for t, n in counts.items() if n == best]
+
+
+def day_tally(state: GameState, votes: dict[str, str], missing: list[str]) -> DayTally:
+    """The count as the result post shows it (issue 34): rows by votes then seat, a missing
+    vote counted for the voter himself (003 §9.5), every top vote-getter punished (§9.2)."""
+    counts, top = punished(votes)
+    cast = day(state)["ballots"]
+    sources = {"pm": DELEGATED, "gm": GM}  # §9.9: a delegation is cast by the GM at once
+    how = {v: SELF if v in missing else sources.get(cast[v].get("source"), POST) for v in votes}
+    rows = tuple(TallyRow(n, counts[n], counts[n]) for n in sorted(counts, key=lambda n: (-counts[n], state.player(n).seat)))
+    return DayTally(day=state.phase.number, ballot="main", ballots=ballots_of(votes.items(), how), rows=rows,
+                    executed=tuple(top), verdict=PUNISHED)

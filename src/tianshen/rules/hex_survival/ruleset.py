@@ -20,6 +20,7 @@ from tianshen.core import activity, checkin, intake, rng, substitution
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
+from tianshen.core.events import record_tally
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -37,6 +38,7 @@ from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import SELF
 from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
 from tianshen.core.votes import count_rows
 from tianshen.rules.hex_survival import ballot, hexmap
@@ -285,12 +287,14 @@ class HexSurvival(Ruleset):
         spec, k = self.spec, state.phase.number
         d = state.data["day"]
         votes, missing = ballot.close(state)
-        counts, punished = ballot.punished(votes)
-        out.log.append(f"day {k}: votes {votes}, punished {punished}, no vote {missing}")
+        count = ballot.day_tally(state, votes, missing)
+        punished = list(count.executed)
+        record_tally(out.log, f"day {k}: votes {votes}, punished {punished}, no vote {missing}", count)
         lines = [spec.text("tally_header", n=k), spec.text("tally_columns")]
-        for name in sorted(counts, key=lambda n: (-counts[n], state.player(n).seat)):
-            voters = [v + (spec.text("tally_default") if v in missing else "") for v, t in votes.items() if t == name]
-            lines.append(spec.text("tally_line", name=name, count=counts[name], voters="、".join(voters)))
+        for row in count.rows:
+            voters = [b.voter + (spec.text("tally_default") if b.how == SELF else "")
+                      for b in count.ballots if b.target == row.name]
+            lines.append(spec.text("tally_line", name=row.name, count=row.total, voters="、".join(voters)))
         lines.append(spec.text("punished", names="、".join(punished), hp=self.food.hp["punish"]))
         # D6 `dusk_order`: food_then_punish (default) or punish_then_food, where a player
         # punished to 0 dies before his day's action and food take effect

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.events import record_tally
 from tianshen.core.model import GameState
+from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.rules.n_lives import cards
 
 
@@ -29,6 +31,7 @@ class Dusk:
     lost_now: list[tuple[str, str]] = field(default_factory=list)  # executed, card (saint / pardoned before)
     revenge: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # saint -> [(voter, card)]
     missing: list[str] = field(default_factory=list)  # no vote and no delegation (§8.5)
+    tally: DayTally | None = None  # the count the dusk post shows (core.tally, issue 34)
 
 
 def resolve(state: GameState, options: dict[str, Any], log: list[str]) -> Dusk:
@@ -36,11 +39,26 @@ def resolve(state: GameState, options: dict[str, Any], log: list[str]) -> Dusk:
     _day_bisha(state, dusk)
     ballots = _ballots(state, dusk)
     dusk.rows = tally(state, ballots, state.data["mods"])
-    log.append("tally: " + ", ".join(f"{r.name} {r.raw}->{r.count}" for r in dusk.rows))
     living = [p for p in state.players if p.alive and (cards.hand(p) or p.extra.get("escrow"))]
     dusk.executed = executed(dusk.rows, len(living), options, state)
+    dusk.tally = day_tally(state, dusk, ballots)
+    record_tally(log, "tally: " + ", ".join(f"{r.name} {r.raw}->{r.count}" for r in dusk.rows), dusk.tally)
     _execute(state, dusk, ballots)
     return dusk
+
+
+def day_tally(state: GameState, dusk: Dusk, ballots: dict[str, tuple[str, bool]]) -> DayTally:
+    """The count as the dusk post shows it (issue 34): the rows, each voter's weight (his
+    cards at the close), delegations, the non-voters and the executed."""
+    d = state.data["day"]
+    weights = {v: w for r in dusk.rows for v, w, _ in r.voters}
+    how = {v: DELEGATED if delegated else (d["votes"].get(v) or {}).get("source") or POST
+           for v, (_, delegated) in ballots.items()}
+    return DayTally(day=state.phase.number, ballot="main", ballots=ballots_of(
+                        ((v, t) for v, (t, _) in ballots.items()), how, weights),
+                    rows=tuple(TallyRow(r.name, r.raw, r.count, "" if r.count == r.raw else f"{r.raw}→{r.count}")
+                               for r in dusk.rows),
+                    missing=tuple(dusk.missing), executed=tuple(dusk.executed))
 
 
 def _day_bisha(state: GameState, dusk: Dusk) -> None:

@@ -32,6 +32,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DELEGATED, DayTally
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, victory
 from tianshen.rules.n_lives import day as days
@@ -380,7 +381,7 @@ class NLives(Ruleset):
         dusk = days.resolve(state, spec.options, out.log)
         lines = [spec.text("dusk_header", n=k)]
         lines += [spec.text("dusk_bisha", name=n, kind=self._kind(state, c)) for n, c in dusk.bisha]
-        lines += self._tally_lines(dusk.rows)
+        lines += self._tally_lines(dusk.tally)
         if not dusk.executed:
             lines.append(spec.text("executed_none"))
         for name in dusk.executed:
@@ -409,15 +410,18 @@ class NLives(Ruleset):
         lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
 
-    def _tally_lines(self, rows: list[days.Row]) -> list[str]:
+    def _tally_lines(self, count: DayTally | None) -> list[str]:
+        """The dusk post's table, rendered from the day's tally: each voter with his weight
+        (his cards), delegations marked, a modified count as raw→count."""
         spec = self.spec
-        if not rows:
+        if count is None or not count.rows:
             return []
         table = [spec.text("tally_header"), spec.text("tally_columns"), "| --- | --- | --- |"]
-        for r in rows:
-            voters = "、".join(f"{v}（{w}）" + (spec.text("delegated_mark") if d else "") for v, w, d in r.voters)
-            count = str(r.count) if r.count == r.raw else spec.text("tally_modified", raw=r.raw, count=r.count)
-            table.append(spec.text("tally_line", name=r.name, count=count, voters=voters or "—"))
+        for r in count.rows:
+            voters = "、".join(f"{b.voter}（{b.weight}）" + (spec.text("delegated_mark") if b.how == DELEGATED else "")
+                              for b in count.ballots if b.target == r.name)
+            total = str(r.total) if r.total == r.votes else spec.text("tally_modified", raw=r.votes, count=r.total)
+            table.append(spec.text("tally_line", name=r.name, count=total, voters=voters or "—"))
         return ["\n".join(table)]
 
     # ---- deaths, losses, reorder windows, victory ----------------------------------------------

@@ -1,0 +1,63 @@
+"""The tally that closes a vote (issue 34, one count): a typed event in the outcome that
+computed the day's result, built by the family from the very values its result post is
+rendered from.  The web pages read it for a closed day and never count posts again.
+
+Every family fills the same shape: each ballot with its voter, target, weight and how it
+came (a post, a delegation, the GM, a non-voter counted for himself), whether it counted;
+the rows the result post shows (votes, the modifier applied, the total and the modifier's
+words as posted); who did not vote, who abstained, and who the count executed or punished.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# how a ballot came to be in the count
+POST, PM, GM, DELEGATED, SELF = "post", "pm", "gm", "delegated", "self"
+
+# what the count did to its top (the page says it in words: views.VERDICT_WORDS)
+EXECUTED, PUNISHED = "executed", "punished"
+
+
+@dataclass(frozen=True, slots=True)
+class TallyBallot:
+    voter: str
+    target: str  # "" for an abstention
+    weight: int = 1  # n_lives: the voter's cards at the close
+    how: str = POST
+    counted: bool = True  # False: dropped at the close (e.g. a vote for someone already out)
+
+
+@dataclass(frozen=True, slots=True)
+class TallyRow:
+    name: str
+    votes: int  # the ballots' weight
+    total: int  # after the modifiers, as the result post shows it
+    modifier: str = ""  # the modifier's words as the result post shows them ("" for none)
+
+
+@dataclass(frozen=True, slots=True)
+class DayTally:
+    day: int  # the phase number of the day (butterfly_elder: the round)
+    ballot: str  # which count of the day: "main", "ld" (a tie-break), "summon"
+    ballots: tuple[TallyBallot, ...]
+    rows: tuple[TallyRow, ...]  # in the result post's order, only the rows it shows
+    missing: tuple[str, ...] = ()  # who did not vote and was not counted for himself
+    abstained: tuple[str, ...] = ()
+    executed: tuple[str, ...] = ()  # who the count put out or punished ("" none: a tie, a 平安夜)
+    verdict: str = EXECUTED
+
+    def total(self, name: str) -> int:
+        return next((r.total for r in self.rows if r.name == name), 0)
+
+    def line(self) -> str:
+        """The count in one line, the page's history: 「甲 3，乙 1」."""
+        return "，".join(f"{r.name} {r.total}" for r in self.rows if r.total or r.votes) or "无人得票"
+
+
+def ballots_of(votes: Iterable[tuple[str, str]], how: dict[str, str] | None = None,
+               weights: dict[str, int] | None = None) -> tuple[TallyBallot, ...]:
+    """(voter, target) pairs as ballots; `how` and `weights` by voter (default: a post, 1)."""
+    how, weights = how or {}, weights or {}
+    return tuple(TallyBallot(v, t, weights.get(v, 1), how.get(v, POST)) for v, t in votes)
