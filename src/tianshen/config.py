@@ -67,13 +67,13 @@ class DatabaseConfig(Table):
 
 
 class ForumConfig(Table):
-    kind: Literal["memory", "spirit", "discuz"] = "memory"
+    kind: Literal["memory", "spirit", "discuz", "phpwind"] = "memory"
     base_url: str = ""
     username: str = "神的使者"
     password: SecretStr | None = None
     password_env: str | None = None
     category: str | None = None  # Spirit: the game category (title or id)
-    fid: int | None = None  # Discuz: the game board's forum id
+    fid: int | None = None  # Discuz, PHPWind: the game board's forum id
     api: Literal["auto", "mobile", "html"] = "auto"  # Discuz
     charset: str = "auto"  # Discuz: utf-8 / gbk, or read from the board
     timezone: str | None = None  # the board's time zone when it shows local times (read from it when it can)
@@ -101,7 +101,7 @@ class ForumConfig(Table):
         default (Asia/Shanghai, the zone of these forums)."""
         if self.display_timezone:
             return self.display_timezone
-        if self.kind == "discuz":
+        if self.kind in ("discuz", "phpwind"):
             if self.timezone:
                 try:
                     return check_zone(self.timezone)
@@ -117,7 +117,7 @@ class ForumConfig(Table):
         the memory board none).  For `admin new-game`'s estimate of how long a deal takes."""
         if self.flood_interval_s is not None:
             return self.flood_interval_s
-        return {"spirit": 10.0, "discuz": 15.0}.get(self.kind, 0.0)
+        return {"spirit": 10.0, "discuz": 15.0, "phpwind": 3.0}.get(self.kind, 0.0)
 
     def secret(self) -> str | None:
         """The password; ValueError naming the variable when password_env is not set."""
@@ -135,7 +135,7 @@ class ForumConfig(Table):
         if self.kind == "memory":
             return []
         needed = {"base_url": self.base_url, "password (or password_env)": self.password or self.password_env}
-        if self.kind == "discuz":
+        if self.kind in ("discuz", "phpwind"):
             needed["fid"] = self.fid
         return [key for key, value in needed.items() if not value]
 
@@ -261,7 +261,7 @@ def load_config(path: str | Path) -> Config:
     if missing := config.forum.missing():
         raise ValueError(f"{path}: [forum] missing {', '.join(missing)}: forum kind '{config.forum.kind}' "
                          f"needs base_url, username, password (or password_env)"
-                         + (" and fid" if config.forum.kind == "discuz" else ""))
+                         + (" and fid" if config.forum.kind in ("discuz", "phpwind") else ""))
     for game in config.games():
         game.ruleset = _beside(Path(path), game.ruleset)
     if config.run.simulate and config.forum.kind != "memory" and not (

@@ -33,4 +33,12 @@ def make_forum(cfg: ForumConfig, clock: Callable[[], datetime]) -> tuple[Forum, 
 
         return DiscuzForum(cfg.base_url, cfg.username, password, cfg.fid, api=cfg.api, charset=cfg.charset,
                            timezone=cfg.timezone, flood_interval_s=cfg.flood_interval_s), None
+    if cfg.kind == "phpwind":
+        password = cfg.secret()
+        if not cfg.base_url or not password or not cfg.fid:
+            raise ValueError("forum kind 'phpwind' needs base_url, username, password (or password_env) and fid")
+        from tianshen.forum.phpwind import PhpwindForum
+
+        return PhpwindForum(cfg.base_url, cfg.username, password, cfg.fid, timezone=cfg.timezone,
+                            flood_interval_s=cfg.flood_interval_s), None
     raise ValueError(f"forum kind '{cfg.kind}' has no adapter yet; use \"memory\" or \"spirit\"")

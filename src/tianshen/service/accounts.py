@@ -109,7 +109,7 @@ def forum_problems(path: str, config: Config, forum: Forum) -> Report:
     """The game board and every account the games need, asked of the (logged-in) forum.
     ForumError when the board cannot answer."""
     problems: list[str] = []
-    key = {"spirit": "category", "discuz": "fid"}.get(config.forum.kind)
+    key = {"spirit": "category", "discuz": "fid", "phpwind": "fid"}.get(config.forum.kind)
     board = None
     try:
         board = forum.check_board()
