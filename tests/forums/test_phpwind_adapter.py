@@ -1,0 +1,334 @@
+"""Issue 39: the PHPWind 9 adapter over every recorded page and refusal (`shared/forums/phpwind9`)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import httpx
+import pytest
+
+from forums.phpwind_fixtures import (
+    GM,
+    RECORDED_AT,
+    Sleeps,
+    make_forum,
+    needs_recordings,
+    page,
+    recorded_board,
+    text,
+)
+from tianshen.forum.base import ForumError, LoginRefused, Undeliverable, Write
+from tianshen.forum.phpwind import parse
+
+pytestmark = needs_recordings
+TZ8 = parse.minute("2026-12-06 09:39", timezone(timedelta(hours=8)))
+
+
+def logins(board) -> int:
+    return len(board.sent("POST", m="u", c="login", a="dorun"))
+
+
+# ---- login ---------------------------------------------------------------------------------------
+
+
+def test_the_three_step_login_keeps_the_prefix_cookie_and_the_csrf_pair() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    forum.login()
+    c = forum.client
+    assert (c.account, c.uid, c.cookiepre) == ("神的使者", 2, "GVd_")
+    assert c.http.cookies.get("GVd_winduser")
+    (req, form), = board.sent("POST", a="dorun")
+    assert req.headers["X-Requested-With"] == "XMLHttpRequest"
+    assert form["csrf_token"] == "62c49ecabea3a196" == c.csrf()  # the field equals the cookie
+    assert form["username"] == "神的使者" and form["password"] == "gm123456"
+    assert len(board.sent("GET", a="welcome", m="u")) == 1  # the step that sets the cookie
+
+
+@pytest.mark.parametrize("answer", ["login-post-badpw.json", "login-post-badpw.html",
+                                    "login-post-strike-correct-password.json", "login-post-unknown-user.json"])
+def test_a_refused_login_is_tried_once_per_start_never_again(answer: str) -> None:
+    """The login-lockout rule: 3 wrong passwords from one IP lock every login behind a captcha
+    for a day, so one start makes at most one failed login, whatever is called after it."""
+    board = recorded_board()
+    board.on("POST", "index.php", answer, m="u", c="login", a="dorun")
+    forum = make_forum(board, password="wrong")
+    with pytest.raises(LoginRefused) as first:
+        forum.login()
+    assert ("demands a captcha" in str(first.value)) == ("strike" in answer or "unknown" in answer)
+    for call in (forum.login, lambda: forum.fetch_pms(None), lambda: forum.read_thread("4", None),
+                 lambda: forum.reply("4", "天亮了", "k"), lambda: forum.send_pm("player1", "", "x", "k2"),
+                 lambda: forum.user_exists("player3"), forum.check_board):
+        with pytest.raises(LoginRefused):
+            call()
+    assert logins(board) == 1
+
+
+def test_a_captcha_on_the_login_form_is_refused_without_sending_the_password() -> None:
+    board = recorded_board()
+    board.on("GET", "index.php", "login-form-captcha-required.html", m="u", c="login")
+    forum = make_forum(board)
+    with pytest.raises(LoginRefused, match="captcha"):
+        forum.login()
+    assert logins(board) == 0 and forum.client.login_captcha is True
+
+
+def test_a_guest_answer_logs_in_again_once() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    forum.login()
+    board.on("POST", "index.php", ["guest-reply-post.json", "reply-post-ok.json"], c="post", a="doreply")
+    assert forum.reply("4", "天亮了，昨晚平安夜。", "dawn") == 1
+    assert logins(board) == 2
+
+
+def test_a_redirect_to_the_login_page_logs_in_again() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    forum.login()
+    board.on("GET", "index.php", ["guest-pm-inbox.html", "pm-inbox-gm.html"], m="message", c="message")
+    assert [pm.id for pm in forum.fetch_pms(9)] == [10]  # read after the second login
+    assert logins(board) == 2
+
+
+# ---- PMs -------------------------------------------------------------------------------------------
+
+
+def test_pms_are_read_once_by_message_id_with_the_minute_and_the_first_seen_time() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    forum.login()
+    pms = forum.fetch_pms(None)
+    assert [(p.id, p.sender) for p in pms] == [(1, "player1"), (2, "player2"), (3, "player3"), (4, "player4"),
+                                                (5, "player1"), (6, "player7"), (7, "player6"), (10, "player8")]
+    assert all(p.sender != forum.account for p in pms)  # the GM's own (message 8, 「我」) are not PMs to him
+    four = next(p for p in pms if p.id == 4)
+    assert four.text == "我选择 保护 player1\n第二行：请确认收到"  # the raw newline of the page
+    assert four.sent_between == TZ8 and four.sent_between[0] == datetime(2026, 12, 6, 1, 39, tzinfo=UTC)
+    assert four.seen_at is not None and four.sent_at == min(four.sent_between[1], four.seen_at)
+    assert [p.id for p in forum.fetch_pms(5)] == [6, 7, 10]
+    assert forum.fetch_pms(10) == []
+
+
+def test_a_pm_first_seen_within_its_minute_is_dated_when_it_was_seen() -> None:
+    board = recorded_board()
+    board.date = datetime(2026, 12, 6, 1, 39, 20, tzinfo=UTC)  # the board's clock: 09:39:20 site time
+    forum = make_forum(board)
+    forum.login()
+    first = forum.fetch_pms(None)[0]
+    assert abs((first.sent_at - board.date).total_seconds()) < 2  # not 09:39:59, after a 09:39:30 deadline
+    board.date += timedelta(minutes=5)
+    assert forum.fetch_pms(None)[0].sent_at == first.sent_at  # the first-seen time is kept
+
+
+def test_a_foreign_dialog_is_an_error_not_an_empty_one() -> None:
+    board = recorded_board()
+    board.on("GET", "index.php", "pm-dialog-player1-foreign-dialogid2.html", m="message", c="message", a="dialog",
+             dialogid="2")
+    forum = make_forum(board)
+    forum.login()
+    with pytest.raises(ForumError, match="非法请求"):
+        forum.fetch_pms(None)
+
+
+def test_a_pm_is_sent_by_name_with_the_csrf_token_and_once_per_key() -> None:
+    board = recorded_board()
+    board.on("POST", "index.php", "pm-send-post-gm-to-player8.json", m="message", c="message", a="doAddMessage")
+    forum = make_forum(board)
+    forum.login()
+    forum.send_pm("player8", "天神回复", "已收到：查验 player3", "k")
+    forum.send_pm("player8", "天神回复", "已收到：查验 player3", "k")
+    (req, form), = board.sent("POST", a="doAddMessage")
+    assert form["usernames[]"] == "player8" and form["content"] == "【天神回复】\n已收到：查验 player3"
+    assert form["csrf_token"] == forum.client.csrf() and req.url.params["_json"] == "1"
+
+
+@pytest.mark.parametrize(("answer", "error"), [("pm-send-post-gm-unknown-user.json", Undeliverable),
+                                                ("pm-send-post-gm-toolong.json", Undeliverable),
+                                                ("pm-send-post-player8-daily-limit-2.json", ForumError)])
+def test_pm_refusals(answer: str, error: type) -> None:
+    board = recorded_board()
+    board.on("POST", "index.php", answer, m="message", c="message", a="doAddMessage")
+    forum = make_forum(board)
+    forum.login()
+    with pytest.raises(error) as exc:
+        forum.send_pm("不存在的人", "", "你好", "k")
+    assert "refused" in str(exc.value)
+    assert isinstance(exc.value, Undeliverable) == (error is Undeliverable)
+
+
+def test_the_daily_pm_limit_holds_pms_until_the_boards_next_day() -> None:
+    board = recorded_board()
+    board.on("POST", "index.php", ["pm-send-post-player8-daily-limit-2.json", "pm-send-post-player1.json"],
+             m="message", c="message", a="doAddMessage")
+    forum = make_forum(board)
+    forum.login()
+    with pytest.raises(ForumError, match="next day"):
+        forum.send_pm("player8", "", "第二条", "a")
+    with pytest.raises(ForumError, match="2026-12-07 00:00 board time"):
+        forum.send_pm("player1", "", "第三条", "b")  # no request: the board would refuse it
+    assert len(board.sent("POST", a="doAddMessage")) == 1
+    board.date = datetime(2026, 12, 6, 16, 0, 5, tzinfo=UTC)  # 00:00:05 site time
+    forum.fetch_pms(10)  # the next poll reads the board's clock
+    forum.send_pm("player1", "", "第三条", "b")
+    assert len(board.sent("POST", a="doAddMessage")) == 2
+
+
+# ---- threads -----------------------------------------------------------------------------------
+
+
+def test_the_vote_thread_by_pid_and_floor_with_quotes_and_edit_marks() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    forum.login()
+    posts = forum.read_thread("4", None)
+    assert [(p.id, p.position) for p in posts][:2] == [(0, 1), (1, 2)]
+    assert [(p.id, p.position) for p in posts][-2:] == [(15, 16), (17, 17)]  # floor 16 is pid 17
+    assert posts[0].author == forum.account and posts[0].text.startswith("请在本帖投票")
+    by = {p.id: p for p in posts}
+    assert by[4].edited and by[4].edited_by == "player4" and by[4].edited_at == datetime(2026, 12, 6, 1, 40,
+                                                                                         tzinfo=UTC)
+    assert not by[5].edited and by[5].text == "投票 player4（改票，之前投错了）"  # the silent edit: no mark
+    assert by[6].text == "投票 player3 你昨晚明明说了话" and by[6].quoted_pids == (3,)
+    assert "我是好人" in by[6].full_text
+    assert by[11].text.startswith("我不同意") and by[11].quoted_pids == (4,)
+    assert by[10].text == "投票player4" and by[17].author == "player5" and by[17].author_uid == 7
+    assert all(p.original_text is None and p.posted_at.tzinfo is not None for p in posts)
+
+
+def test_reading_from_a_mark_starts_at_its_page() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    forum.login()
+    assert [p.id for p in forum.read_thread("4", 14)] == [15, 17]
+    pages = [r.url.params.get("page") for r in board.requests if r.url.path == "/read.php"]
+    assert pages == ["1", "2"]  # the jump redirect (recorded for pid 12) says page 1
+    fresh = make_forum(board)
+    fresh.login()
+    before = len(board.requests)
+    assert [p.id for p in fresh.read_thread("4", 12)] == [13, 14, 15, 17]
+    asked = board.requests[before:]
+    assert any(r.url.params.get("a") == "jump" for r in asked)  # the board says where pid 12 is
+    assert forum.read_thread("4", 17) == []
+
+
+def test_board_posts_are_the_replies_of_the_board_from_a_point() -> None:
+    board = recorded_board()
+    players = text("thread-tid1-players.html")
+    start = players.index('<a name="16"></a>')
+    opening_only = players[:start] + players[players.index("</table>\n</div>", start) + len("</table>\n</div>"):]
+    board.on("GET", "read.php", page(opening_only), tid="2")
+    board.on("GET", "read.php", page(opening_only), tid="3")
+    forum = make_forum(board)
+    forum.login()
+    everything = forum.board_posts(None)
+    ids = [p.id for p in everything]
+    assert ids == sorted(ids) and 0 not in ids
+    assert {(p.id, p.thread_id) for p in everything} >= {(16, "1"), (17, "4"), (1, "4")}
+    assert [p.id for p in forum.board_posts(15)] == [16, 17]
+    assert forum.board_posts(17) == []
+
+
+# ---- writing -----------------------------------------------------------------------------------
+
+
+def test_a_thread_and_a_reply_return_their_ids_from_the_answers() -> None:
+    board = recorded_board()
+    board.on("POST", "index.php", "newthread-post-ok.json", c="post", a="doadd")
+    board.on("POST", "index.php", "reply-post-ok.json", c="post", a="doreply")
+    forum = make_forum(board)
+    forum.login()
+    assert forum.create_thread("第1天投票帖", "请投票", "t") == "1"
+    assert forum.reply("4", "天亮了", "r") == 1
+    assert forum.reply("4", "天亮了", "r") == 1  # a retry: not sent again
+    (_, thread), = board.sent("POST", a="doadd")
+    assert thread["atc_title"] == "第1天投票帖" and thread["atc_content"] == "请投票"
+    (req, reply), = board.sent("POST", a="doreply")
+    assert reply["tid"] == "4" and req.url.params["fid"] == "3" and reply["csrf_token"] == forum.client.csrf()
+
+
+def test_flood_control_waits_the_seconds_it_names_then_sends_again() -> None:
+    board = recorded_board()
+    board.on("POST", "index.php", ["newthread-post-flood.json", "newthread-post-ok.json"], c="post", a="doadd")
+    sleeps = Sleeps()
+    forum = make_forum(board, sleeps)
+    forum.login()
+    assert forum.create_thread("第1天投票帖", "请投票", "t") == "1"
+    assert forum.flood_interval_s == 3 and sum(sleeps.calls) == pytest.approx(3)
+    assert len(board.sent("POST", a="doadd")) == 2
+
+
+def test_a_short_post_is_padded_once() -> None:
+    board = recorded_board()
+    board.on("POST", "index.php", ["newthread-post-tooshort.json", "newthread-post-ok.json"], c="post", a="doadd")
+    forum = make_forum(board)
+    forum.login()
+    assert forum.create_thread("好", "好", "t") == "1"
+    first, second = (f["atc_content"] for _, f in board.sent("POST", a="doadd"))
+    assert first == "好" and second.startswith("好\u3000") and len(second.strip()) < len(second)
+    board.on("POST", "index.php", "newthread-post-tooshort.json", c="post", a="doadd")
+    with pytest.raises(ForumError, match="too short"):
+        forum.create_thread("好", "好", "t2")
+
+
+def test_a_lost_answer_is_looked_up_on_the_board_before_it_is_sent_again() -> None:
+    board = recorded_board()
+    board.date = datetime(2026, 12, 6, 1, 40, 10, tzinfo=UTC)  # the notice (pid 15) went out at 09:39
+
+    def lost(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("lost", request=request)
+    board.on("POST", "index.php", lost, c="post", a="doreply")
+    forum = make_forum(board)
+    forum.login()
+    found = forum.reply("4", "【公告】投票将于 22:00 截止，请尚未投票的玩家尽快投票。", "notice")
+    assert found == 15  # the GM's post of that text, made since the first try's minute
+    assert len(board.sent("POST", a="doreply")) == 1
+
+
+def test_find_written_finds_the_gms_posts_threads_and_pms() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    forum.login()
+    since = datetime(2026, 12, 6, 1, 39, tzinfo=UTC)
+    notice = "【公告】投票将于 22:00 截止，请尚未投票的玩家尽快投票。"
+    assert forum.find_written(Write("reply", "k", notice, thread_id="4", since=since)) == "15"
+    assert forum.find_written(Write("reply", "k", notice, thread_id="4", since=since, known=1)) is None
+    assert forum.find_written(Write("reply", "k", "投票 player3", thread_id="4", since=since)) is None  # a player's
+    assert forum.find_written(Write("reply", "k", notice, thread_id="4", since=since + timedelta(minutes=5))) is None
+    opening = forum.read_thread("4", None)[0].text
+    assert forum.find_written(Write("thread", "k", opening, title="第1天投票帖", since=since)) == "4"
+    assert forum.find_written(Write("thread", "k", "别的内容", title="第1天投票帖", since=since)) is None
+    assert forum.find_written(Write("pm", "k", "收到。player1 查验结果：player3 是好人。", to="player1",
+                                    since=since)) == "8"
+    assert forum.find_written(Write("pm", "k", "你的身份是：村民。", to="player1", since=since)) is None
+
+
+# ---- forum check ------------------------------------------------------------------------------
+
+
+def test_the_board_and_the_accounts_are_checked() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    forum.login()
+    assert forum.check_board() == "杀人游戏 (fid 3)"
+    assert forum.user_exists("player3") is True
+    assert forum.user_exists("不存在的人") is False
+
+
+def test_a_missing_board_names_the_boards_there() -> None:
+    from tianshen.forum.phpwind import PhpwindForum
+
+    board = recorded_board()
+    s = Sleeps()
+    forum = PhpwindForum(board.base_url, GM[0], "gm123456", 9, transport=board.transport(), sleep=s.sleep,
+                         monotonic=s.monotonic)
+    forum.login()
+    with pytest.raises(ForumError, match=r"no forum fid=9 .*杀人游戏 \(fid 3\).*fid="):
+        forum.check_board()
+
+
+def test_the_clock_is_the_date_header() -> None:
+    board = recorded_board()
+    forum = make_forum(board)
+    assert abs(forum.now() - RECORDED_AT) < timedelta(seconds=5)
+    assert "UTC+8" in forum.describe()[0]
