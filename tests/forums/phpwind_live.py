@@ -304,7 +304,7 @@ class LivePhpwind:
 
     def write_post(self, action: str, form: dict[str, list[str]]) -> httpx.Response:
         content = form.get("atc_content", [""])[0]
-        if len(content.strip()) < 3:
+        if len(content.strip(" \t\n\r\0\x0b")) < 3:  # PHP's trim: a full-width space counts
             return self._json("fail", "帖子内容不得少于3个字")
         if action == "doadd":
             tid = self.new_thread(GM_NAME, form["atc_title"][0], content)
@@ -336,7 +336,8 @@ class PhpwindPlayers:
         self.board = board
 
     def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
-        return self.board.new_message(sender, to, (f"【{subject}】\n" if subject else "") + text)
+        """A PHPWind PM has no subject: a player's `subject` is not sent."""
+        return self.board.new_message(sender, to, text)
 
     def post(self, author: str, thread_id: str, text: str) -> int:
         return self.board.new_reply(author, int(thread_id), text)

@@ -332,3 +332,16 @@ def test_the_clock_is_the_date_header() -> None:
     forum = make_forum(board)
     assert abs(forum.now() - RECORDED_AT) < timedelta(seconds=5)
     assert "UTC+8" in forum.describe()[0]
+
+
+def test_a_pm_over_500_characters_goes_in_parts_each_once() -> None:
+    board = recorded_board()
+    board.on("POST", "index.php", "pm-send-post-player1.json", m="message", c="message", a="doAddMessage")
+    forum = make_forum(board)
+    forum.login()
+    lines = [f"第{i}行：" + "字" * 95 for i in range(8)]  # 8 lines of 99 characters
+    forum.send_pm("player1", "你的身份", "\n".join(lines), "role")
+    forum.send_pm("player1", "你的身份", "\n".join(lines), "role")  # a retry
+    sent = [f["content"] for _, f in board.sent("POST", a="doAddMessage")]
+    assert len(sent) == 2 and all(len(part) <= 500 for part in sent)
+    assert "\n".join(sent) == "【你的身份】\n" + "\n".join(lines)

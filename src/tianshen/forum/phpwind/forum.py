@@ -113,7 +113,7 @@ def zone(value: str | None) -> timezone:
 class PhpwindForum:
     markup: Literal["bbcode", "markdown", "plain"] = "bbcode"
     remembers_keys = False
-    max_post_chars: int | None = PM_MAX - 60  # a PM's cap, with room for its subject line
+    max_post_chars: int | None = None  # posts: no cap met; a PM over 500 characters is sent in parts
 
     def __init__(self, base_url: str, username: str, password: str, fid: int | None = None, *,
                  timezone: str | None = None, flood_interval_s: float | None = None,
@@ -373,13 +373,16 @@ class PhpwindForum:
                                lambda since: self._find_reply(tid, body, since)))
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
+        """A PM longer than the board's 500 characters goes as several, cut at line ends
+        (each part its own key: a retry sends only the parts that did not go)."""
         self._ensure()
-        message = pm_message(subject, body)
-        if self._pm_paused_until is not None and self.now() < self._pm_paused_until:
-            raise ForumError(f"the board's daily PM limit for the GM is reached; PMs wait until "
-                             f"{self._pm_paused_until.astimezone(self.tz):%Y-%m-%d %H:%M} board time "
-                             "(raise 用户组 → 私信 → 每日发送条数 for the GM's group to send sooner)")
-        self._write(key, lambda: self._send_pm(to, message), lambda since: self._find_pm(to, message, since))
+        for i, part in enumerate(pm_parts(pm_message(subject, body))):
+            if self._pm_paused_until is not None and self.now() < self._pm_paused_until:
+                raise ForumError(f"the board's daily PM limit for the GM is reached; PMs wait until "
+                                 f"{self._pm_paused_until.astimezone(self.tz):%Y-%m-%d %H:%M} board time "
+                                 "(raise 用户组 → 私信 → 每日发送条数 for the GM's group to send sooner)")
+            self._write(key if i == 0 else f"{key}#pm{i + 1}", lambda part=part: self._send_pm(to, part),
+                        lambda since, part=part: self._find_pm(to, part, since))
 
     def _write(self, key: str, send: Callable[[], _Outcome], find: Callable[[datetime], Any]) -> Any:
         if key in self._done:
@@ -502,8 +505,9 @@ class PhpwindForum:
         if write.kind == "reply":
             pid = self._find_reply(int(write.thread_id), write.body, since, known=write.known)
             return None if pid is None else str(pid)
-        if write.kind == "pm":
-            return self._find_pm(write.to, pm_message(write.subject, write.body), since, known=write.known)
+        if write.kind == "pm":  # a PM sent in parts: its first part
+            first = pm_parts(pm_message(write.subject, write.body))[0]
+            return self._find_pm(write.to, first, since, known=write.known)
         raise ValueError(f"unknown write kind {write.kind!r}")
 
     def _mine(self, author: str, uid: int) -> bool:
@@ -547,6 +551,26 @@ class PhpwindForum:
                     if m.mine and same_text(m.text, want) and (m.when is None or m.when[1] >= since)]
             return str(max(mine)) if len(mine) > known else None
         return None
+
+
+def pm_parts(message: str, limit: int = PM_MAX) -> list[str]:
+    """`message` in parts of at most `limit` characters, cut at line ends (a longer line by characters)."""
+    parts: list[str] = []
+    current = ""
+    for line in message.split("\n"):
+        while len(line) > limit:
+            if current:
+                parts.append(current)
+                current = ""
+            parts.append(line[:limit])
+            line = line[limit:]
+        candidate = f"{current}\n{line}" if current else line
+        if current and len(candidate) > limit:
+            parts.append(current)
+            current = line
+        else:
+            current = candidate
+    return [*parts, current] if current or not parts else parts
 
 
 def pm_message(subject: str, body: str) -> str:
