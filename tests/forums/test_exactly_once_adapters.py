@@ -528,3 +528,87 @@ def test_the_discuz_look_back_is_the_shared_window_to_the_minute() -> None:
     assert forum.find_written(Write("reply", "k", text, thread_id="1", since=last)) == "10"
     assert forum.find_written(Write("reply", "k", text, thread_id="1", since=last + timedelta(seconds=1))) is None
     assert forum.find_written(Write("reply", "k", text, thread_id="1", since=last, known=1)) is None
+
+
+# ---- the same for PHPWind (issue 39): recorded pages, and the board made of them --------------------
+
+
+def _phpwind():  # noqa: ANN202
+    from forums import phpwind_fixtures as pw
+
+    if not pw.PAGES.is_dir():
+        pytest.skip("recorded PHPWind pages not found (docs/testing.md)")
+    return pw
+
+
+@pytest.mark.parametrize("page", ["login-post-badpw.json", "login-post-strike-correct-password.json"])
+def test_phpwind_a_refused_login_raises_login_refused_and_is_never_sent_again(page: str) -> None:
+    pw = _phpwind()
+    board = pw.recorded_board()
+    board.on("POST", "index.php", page, m="u", c="login", a="dorun")
+    forum = pw.make_forum(board)
+    with pytest.raises(LoginRefused):
+        forum.login()
+    asked = len(board.requests)
+    for call in (forum.login, lambda: forum.fetch_pms(None), lambda: forum.read_thread("4", None),
+                 lambda: forum.reply("4", "投票 player3", "k")):
+        with pytest.raises(LoginRefused):
+            call()
+    assert len(board.requests) == asked and len(board.sent("POST", a="dorun")) == 1
+
+
+def test_phpwind_an_expired_session_is_renewed_once_then_not_again_within_the_backoff() -> None:
+    pw = _phpwind()
+    board = pw.recorded_board()
+    board.on("GET", "index.php", ["guest-pm-inbox.html", "pm-inbox-gm.html"] * 3, m="message", c="message")
+    sleeps = pw.Sleeps()
+    forum = pw.make_forum(board, sleeps)
+    forum.login()
+    forum.fetch_pms(None)  # sent to the login page: logged in again, once
+    assert len(board.sent("POST", a="dorun")) == 2
+    with pytest.raises(ForumError, match="not logging in again") as err:
+        forum.fetch_pms(None)
+    assert not isinstance(err.value, LoginRefused) and len(board.sent("POST", a="dorun")) == 2
+    sleeps.t += 61
+    forum.fetch_pms(None)
+    assert len(board.sent("POST", a="dorun")) == 3
+
+
+def test_phpwind_an_idle_poll_makes_two_requests() -> None:
+    pw = _phpwind()
+    from forums.phpwind_live import BASE, GM_NAME, LivePhpwind, PhpwindPlayers
+    from tianshen.forum.phpwind import PhpwindForum
+
+    board = LivePhpwind(lambda: datetime.now(UTC))
+    forum = PhpwindForum(BASE, GM_NAME, "gm123456", board.fid, transport=board.transport(), flood_interval_s=0)
+    forum.login()
+    players = PhpwindPlayers(board)
+    tid = forum.create_thread("第1天投票帖", "请投票", "t")
+    for i in range(17):  # two pages
+        players.post("白狐", tid, f"投票 青竹 {i}")
+    players.pm("白狐", GM_NAME, "杀 青竹")
+    players.pm("青竹", GM_NAME, "验 白狐")
+    pms = forum.fetch_pms(None)
+    posts = forum.read_thread(tid, None)
+    for _ in range(3):
+        asked = board.requests
+        assert forum.fetch_pms(None) == pms
+        assert forum.read_thread(tid, posts[-1].id) == []
+        assert board.requests - asked == 2
+    assert pw
+
+
+def test_phpwind_nul_is_dropped_on_every_write() -> None:
+    pw = _phpwind()
+    board = pw.recorded_board()
+    board.on("POST", "index.php", "reply-post-ok.json", c="post", a="doreply")
+    board.on("POST", "index.php", "newthread-post-ok.json", c="post", a="doadd")
+    board.on("POST", "index.php", "pm-send-post-player1.json", m="message", c="message", a="doAddMessage")
+    forum = pw.make_forum(board, flood_interval_s=0)
+    forum.login()
+    forum.reply("4", "看 https://2130706433/ :)\x00", "k1")
+    forum.create_thread("第二天", "开始\x00了", "k2")
+    forum.send_pm("player1", "", "😀\x00", "k3")
+    sent = [f.get("atc_content") or f.get("content") for _, f in board.sent("POST") if "csrf_token" in f
+            and "password" not in f]
+    assert sent == ["看 https://2130706433/ :)", "开始了", "😀"]

@@ -303,8 +303,10 @@ def pm_inbox(text: str) -> tuple[list[Dialog], int, int]:
             unread_node.text(strip=True).isdigit() else 0
         num = item.css_first("span.num")
         count = int(re.sub(r"\D", "", num.text()) or 0) if num is not None else 0
+        last = re.sub(r"\s+", " ", title.text() if title is not None else "").strip()
+        last = re.sub(r"\(\d+条未读\)$", "", last)  # the unread count is not the text: it goes on opening
         out.append(Dialog(dialog_id, int(name.attributes.get("data-uid") or 0), name.text(strip=True), unread, count,
-                          re.sub(r"\s+", " ", title.text() if title is not None else "").strip()))
+                          last))
     page, pages = _page_numbers(doc)
     return out, page, pages
 
