@@ -162,3 +162,14 @@ def test_a_start_without_an_offset_is_read_in_the_boards_display_zone(tmp_path: 
     path.write_text(GAME, encoding="utf-8")  # an offset written is kept, whatever the zone
     cfg = load_config(path)
     assert cfg.games()[0].start_in("Asia/Tokyo") == datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def test_a_phpwind_forum_needs_its_board_id(tmp_path: Path) -> None:
+    """Issue 39: kind "phpwind" is known, and like Discuz it needs `fid`."""
+    forum = '[forum]\nkind = "phpwind"\nbase_url = "http://127.0.0.1:18070/"\npassword = "x"\n'
+    message = _error(tmp_path, GAME + forum)
+    _one_line(message, tmp_path)
+    assert "[forum] missing fid" in message and "phpwind" in message
+    path = tmp_path / "ok.toml"
+    path.write_text(GAME + forum + "fid = 3\n", encoding="utf-8")
+    assert load_config(path).forum.kind == "phpwind"

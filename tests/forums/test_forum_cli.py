@@ -107,3 +107,27 @@ def test_a_discuz_boards_own_offset_is_the_display_zone_when_the_config_sets_non
     assert configured.board_zone() is None  # the config's, not read: display_zone uses `timezone`
     cfg.forum.display_timezone, cfg.forum.timezone = None, "+09:00"
     assert cfg.forum.display_zone(None) == "+09:00"
+
+
+def test_forum_check_on_the_recorded_phpwind_board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39: `tianshen forum check` logs in through the three steps, reads the clock, the
+    PMs and the vote thread (pids, floors, the edit mark, the quote), checks the board and the
+    accounts, and says what the board is like."""
+    from forums import phpwind_fixtures as pw
+
+    if not pw.PAGES.is_dir():
+        pytest.skip("recorded PHPWind pages not found (docs/testing.md)")
+    board = pw.recorded_board()
+    board.on("GET", "index.php", "profile-username-nonexistent.html", m="space", username="player9")
+    monkeypatch.setattr("tianshen.forum.factory.make_forum", lambda cfg, clock: (pw.make_forum(board), None))
+    config = tmp_path / "config.toml"
+    config.write_text('[forum]\nkind = "phpwind"\nbase_url = "http://127.0.0.1:18070/"\nusername = "神的使者"\n'
+                      'password = "gm123456"\nfid = 3\n\n[game]\nname = "g"\nruleset = "classic_8"\n'
+                      'start = 2026-12-06T20:00:00+08:00\n'
+                      + "".join(f'[[game.players]]\nname = "player{i}"\n' for i in range(1, 10)), encoding="utf-8")
+    result = CliRunner().invoke(app, ["forum", "check", "--config", str(config), "--thread", "4"], env=WIDE)
+    out = result.output
+    assert "✔ log in as 神的使者" in out and "✔ read the GM's private messages: 8 messages" in out, out
+    assert "✔ read thread 4: 17 posts, 1 edited, 2 quoting" in out, out
+    assert "player9" in out and "✘" in out and result.exit_code == 1  # the one account the board lacks
+    assert "✔ game board: 杀人游戏 (fid 3)" in out and "#17 id 17 player5" in out
