@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import httpx
@@ -345,3 +346,96 @@ def test_a_pm_over_500_characters_goes_in_parts_each_once() -> None:
     sent = [f["content"] for _, f in board.sent("POST", a="doAddMessage")]
     assert len(sent) == 2 and all(len(part) <= 500 for part in sent)
     assert "\n".join(sent) == "【你的身份】\n" + "\n".join(lines)
+
+
+# ---- every recorded page: what the adapter reads of it ----------------------------------------------
+
+# each recorded response, and what the adapter (or its player-side reading) concludes from it
+ANSWERS = {
+    "login-post-badpw.json": (False, "帐号或密码错误,您还可以尝试2次"),
+    "login-post-badpw.html": (False, "帐号或密码错误,您还可以尝试4次"),
+    "login-post-strike-correct-password.json": (False, "验证码输入错误"),
+    "login-post-unknown-user.json": (False, "验证码输入错误"),
+    "login-post-ok.json": (True, ""),
+    "login-post-ok.html": (True, ""),  # 成功提示, its link the welcome step
+    "newthread-post-ok.json": (True, "操作成功"),
+    "newthread-post-badcsrf.json": (True, "操作成功"),  # the build's CSRF oddity: accepted
+    "newthread-post-toolong.json": (True, "操作成功"),
+    "newthread-post-flood.json": (False, "灌水预防机制已经打开，在3秒内不能连续发帖"),
+    "newthread-post-tooshort.json": (False, "帖子内容不得少于3个字"),
+    "reply-post-ok.json": (True, "操作成功"),
+    "edit-post-ok.json": (True, "操作成功"),
+    "edit-post-after-1min.json": (True, "操作成功"),
+    "edit-form-other-user-refused.html": (False, "您没有权限编辑其他人的帖子"),
+    "guest-reply-post.json": (False, "您所属的用户组 (游客) 没有发布回复的权限"),
+    "pm-send-post-player1.json": (True, "操作成功"),
+    "pm-send-post-gm-to-player8.json": (True, "操作成功"),
+    "pm-send-post-player8-daily-limit-1.json": (True, "操作成功"),
+    "pm-send-post-player8-daily-limit-2.json": (False, "已达当日发送条数上限，已发送1条，上限为1条"),
+    "pm-send-dialog-post-gm-to-player1.json": (True, "操作成功"),
+    "pm-send-dialog-post-player6.json": (True, "操作成功"),
+    "pm-send-post-gm-unknown-user.json": (False, "接收用户不存在"),
+    "pm-send-post-gm-toolong.json": (False, "私信内容不得超过500字"),
+    "pm-checkreaded-gm.json": (False, "请选择操作对象"),
+    "pm-follows-gm.json": (False, ""),
+    "forum-list-ajax.json": (True, "操作成功"),
+    "pm-dialog-player1-foreign-dialogid2.html": (False, "非法请求"),
+    "profile-username-nonexistent.html": (False, "页面不存在"),
+}
+# full pages and whose they are (U_ID): the GM's, a player's, a guest's
+OWNERS = {"home-gm.html": 2, "forumlist.html": 2, "board-fid3.html": 2, "thread-tid1-players.html": 2,
+          "thread-tid4-page1.html": 2, "thread-tid4-page2.html": 2, "thread-tid4-page1-guest.html": 0,
+          "login-form.html": 0, "login-form-captcha-required.html": 0, "reply-form-tid4.html": 3,
+          "newthread-form-fid3.html": 2, "edit-form-tid4-pid5.html": 7, "pm-inbox-gm.html": 2,
+          "pm-inbox-player1.html": 3, "pm-dialog-gm-dialogid2-player1.html": 2,
+          "pm-dialog-gm-dialogid2-after-gm-reply.html": 2, "pm-dialog-gm-dialogid8-player4-multiline.html": 2,
+          "pm-dialog-player1-dialogid1-with-gm.html": 3, "pm-add-form-gm.html": 2, "pm-add-form-player1.html": 3,
+          "notice-list-gm.html": 2, "profile-username-player3.html": 2, "profile-uid5.html": 2}
+REDIRECTS = {"login-welcome.html": "http://127.0.0.1:18070", "logout.html": "index.php?m=u&c=login",
+             "guest-pm-inbox.html": "index.php?m=u&c=login", "post-jump-tid4-pid12.html": "page=1#12"}
+FRAGMENTS = ("fastreply-tid4-pid3.html", "fastreply-tid4-pid3-with-subreply.html", "reply-post-floorreply-pid3.html",
+             "notice-minilist-gm.html", "pm-pop-form-gm-uid10.html", "usercard-uid5.html")
+
+
+def test_every_recorded_response_is_accounted_for() -> None:
+    from forums.phpwind_fixtures import PAGES, load
+
+    names = {p.name for p in PAGES.iterdir() if not p.name.endswith(".headers.txt")}
+    assert len(names) == 62 and names == set(ANSWERS) | set(OWNERS) | set(REDIRECTS) | set(FRAGMENTS)
+    for name, (ok, message) in ANSWERS.items():
+        answer = parse.read_answer(text(name))
+        assert (answer.ok, answer.message) == (ok, message), name
+    assert "a=welcome&_statu=" in parse.read_answer(text("login-post-ok.html")).referer
+    for name, uid in OWNERS.items():
+        assert parse.page_uid(text(name)) == uid, name
+        token = parse.csrf_token(text(name))
+        assert token is None or re.fullmatch(r"[0-9a-f]{16}", token), name  # the field of the csrf pair
+    for name, target in REDIRECTS.items():
+        status, headers, _ = load(name)
+        assert status == 302 and target in dict(headers)["Location"], name
+    for name in FRAGMENTS:  # fragments of the page: no frame, so never taken for a guest page
+        assert parse.page_uid(text(name)) is None, name
+
+
+def test_the_refusals_of_players_and_guests_read_as_what_they_are() -> None:
+    from forums.phpwind_fixtures import load
+    from tianshen.forum.phpwind.client import PhpwindClient, Reply
+
+    client = PhpwindClient("http://127.0.0.1:18070/", "神的使者", "x")
+
+    def reply(name: str) -> Reply:
+        status, headers, _ = load(name)
+        return Reply(status, text(name), parse.read_answer(text(name)), httpx.Headers(headers))
+
+    assert client.logged_out(reply("guest-reply-post.json"))  # the guest refusal: the session ended
+    assert client.logged_out(reply("guest-pm-inbox.html"))  # a redirect to the login page
+    assert client.logged_out(reply("thread-tid4-page1-guest.html"))  # a guest's page frame
+    assert not client.logged_out(reply("login-welcome.html"))
+    assert not client.logged_out(reply("edit-form-other-user-refused.html"))  # a refusal, not a logout
+    assert not client.logged_out(reply("newthread-post-flood.json"))
+    assert not client.logged_out(reply("thread-tid4-page1.html"))
+    guest = parse.thread_page(text("thread-tid4-page1-guest.html"), timezone(timedelta(hours=8)))
+    assert guest is not None and len(guest.posts) == 15  # a guest sees the same floors
+    own = parse.pm_dialog(text("pm-dialog-player1-dialogid1-with-gm.html"), timezone(timedelta(hours=8)))
+    assert own is not None and [(m.message_id, m.mine) for m in own[0]] == [(8, False), (5, True), (1, True)]
+    assert parse.pm_inbox(text("pm-inbox-player1.html"))[0][0].other_name == "神的使者"

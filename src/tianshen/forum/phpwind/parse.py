@@ -9,6 +9,7 @@ adapter picks the best estimate inside it (`discuz.parse.estimate`).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -66,8 +67,11 @@ def read_answer(text: str) -> Answer:
     if not stripped:
         return Answer("empty")
     m = re.search(r'<li id="J_html_error">(.*?)</li>', text, re.S)
-    if m:
-        return Answer("page", False, _strip_tags(m.group(1)))
+    if m:  # the 成功提示 / 错误提示 page (no ajax headers): its title says which, its first link where to
+        ok = "<title>成功提示" in text[:3000]
+        back = re.search(r'<div class="error_return"><a href="([^"]+)"', text)
+        referer = html.unescape(back.group(1)) if ok and back else ""
+        return Answer("page", ok, _strip_tags(m.group(1)), referer)
     return Answer("page", True)
 
 
