@@ -26,7 +26,8 @@ Reading
 
 Writing
 - New thread (`c=post&a=doadd`), reply (`a=doreply`; its answer's URL ends in `#pid`), PM
-  (`m=message&c=message&a=doAddMessage`, ≤ 500 characters: the subject goes first, in 【】).
+  (`m=message&c=message&a=doAddMessage`, ≤ 500 characters, else in parts; the subject goes
+  first, in 【】; no markup, which a PM does not render).
 - Refusals: 「灌水预防机制已经打开，在N秒内不能连续发帖」 waits N seconds (`forum.pacing`);
   「帖子内容不得少于N个字」 pads the post once; 「已达当日发送条数上限」 stops PMs until the
   board's next day (they stay queued; the GM is told in the log); 「接收用户不存在」 and a PM too
@@ -574,5 +575,7 @@ def pm_parts(message: str, limit: int = PM_MAX) -> list[str]:
 
 
 def pm_message(subject: str, body: str) -> str:
-    """A PHPWind PM has no subject: it goes first, in 【】."""
-    return (f"【{subject}】\n" if subject else "") + body
+    """A PHPWind PM has no subject: it goes first, in 【】.  A PM shows its text as typed (the
+    recorded two-line PM keeps its raw line break: no UBB is rendered there), so the markup
+    of the rendered body ([b], [quote]) is taken out."""
+    return (f"【{subject}】\n" if subject else "") + bbcode_text(body)
