@@ -105,6 +105,7 @@ class LivePhpwind:
     threads: dict[int, Thread] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     read_upto: dict[tuple[str, str], int] = field(default_factory=dict)  # (owner, other) -> last message read
+    hidden: set[int] = field(default_factory=set)  # messages the list counts but the dialog pages do not show yet
     requests: int = 0
     _pid: int = 0
     _tid: int = 0
@@ -281,8 +282,8 @@ class LivePhpwind:
         other = next((o for o in self._dialogs(owner) if self.dialog_id(owner, o) == did), None)
         if other is None:
             return text("pm-dialog-player1-foreign-dialogid2.html")
-        msgs = list(reversed(self._dialogs(owner)[other]))  # newest first
-        self.read_upto[(owner, other)] = max(m.mid for m in msgs)  # opening a dialog marks it read
+        msgs = [m for m in reversed(self._dialogs(owner)[other]) if m.mid not in self.hidden]  # newest first
+        self.read_upto[(owner, other)] = max(m.mid for m in self._dialogs(owner)[other])  # opening marks it all read
         pages = max(1, -(-len(msgs) // PM_PER_PAGE))
         shown = msgs[(page - 1) * PM_PER_PAGE:page * PM_PER_PAGE]
         dls = []

@@ -440,3 +440,54 @@ def test_the_refusals_of_players_and_guests_read_as_what_they_are() -> None:
     own = parse.pm_dialog(text("pm-dialog-player1-dialogid1-with-gm.html"), timezone(timedelta(hours=8)))
     assert own is not None and [(m.message_id, m.mine) for m in own[0]] == [(8, False), (5, True), (1, True)]
     assert parse.pm_inbox(text("pm-inbox-player1.html"))[0][0].other_name == "神的使者"
+
+
+# ---- on the board made of the recordings (`phpwind_live.py`) ------------------------------------
+
+
+def _live(start: datetime):  # noqa: ANN202
+    from forums.phpwind_live import BASE, GM_NAME, LivePhpwind, PhpwindPlayers
+    from tianshen.forum.phpwind import PhpwindForum
+
+    now = [start]
+    board = LivePhpwind(lambda: now[0])
+    for name in ("白狐", "青竹"):
+        board.uid(name)
+    forum = PhpwindForum(BASE, GM_NAME, "gm123456", board.fid, transport=board.transport(), flood_interval_s=0,
+                         clock=lambda: now[0])
+    forum.login()
+    return board, forum, PhpwindPlayers(board), now
+
+
+def test_a_dialog_counting_more_than_its_pages_show_is_read_again() -> None:
+    """A message the dialog list counts (共N条) but the dialog page does not show yet: the
+    dialog is opened again at the next poll, though the list's last text did not change and
+    nothing is unread any more (opening it marked it read)."""
+    board, forum, players, now = _live(datetime(2026, 12, 6, 12, 0, tzinfo=UTC))
+    first = players.pm("白狐", "神的使者", "杀 青竹")
+    second = players.pm("白狐", "神的使者", "补充：宣言")
+    board.hidden.add(second)
+    assert [p.id for p in forum.fetch_pms(None)] == [first]
+    board.hidden.clear()
+    assert [p.id for p in forum.fetch_pms(first)] == [second]
+    asked = board.requests
+    assert forum.fetch_pms(second) == []
+    assert board.requests - asked == 1  # the counts agree: the list alone
+
+
+def test_edits_silent_within_the_grace_and_marked_after_it() -> None:
+    board, forum, players, now = _live(datetime(2026, 12, 6, 12, 0, tzinfo=UTC))
+    tid = forum.create_thread("第1天投票帖", "请投票", "t")
+    quiet = players.post("白狐", tid, "投票 青竹")
+    marked = players.post("青竹", tid, "投票 白狐")
+    assert [p.text for p in forum.read_thread(tid, None)[1:]] == ["投票 青竹", "投票 白狐"]
+    now[0] += timedelta(seconds=25)
+    players.edit(quiet, "白狐", "投票 夜莺")  # within post_modify_time: no mark
+    now[0] += timedelta(seconds=50)
+    players.edit(marked, "青竹", "投票 夜莺")  # 75 s after posting: 「[青竹于… 编辑了帖子]」
+    by = {p.id: p for p in forum.read_thread(tid, None)}
+    assert (by[quiet].text, by[quiet].edited) == ("投票 夜莺", False)  # only the text shows it
+    assert (by[marked].text, by[marked].edited, by[marked].edited_by) == ("投票 夜莺", True, "青竹")
+    assert by[marked].edited_at == datetime(2026, 12, 6, 12, 1, tzinfo=UTC)
+    with pytest.raises(PermissionError):  # 「您没有权限编辑其他人的帖子」
+        players.edit(quiet, "青竹", "投票 白狐")

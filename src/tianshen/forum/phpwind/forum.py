@@ -137,6 +137,7 @@ class PhpwindForum:
         self._dialog_sig: dict[int, tuple[int, str]] = {}  # dialog id -> (count, last text) when last read
         self._dialog_pms: dict[int, dict[int, PhpwindPm]] = {}  # dialog id -> the players' messages read
         self._dialog_floor: dict[int, int] = {}  # dialog id -> the cache is complete above this id
+        self._dialog_ids: dict[int, set[int]] = {}  # dialog id -> every message id read, the GM's too
         self._pm_paused_until: datetime | None = None
         self._post_page: dict[int, dict[int, int]] = {}  # tid -> pid -> page it was read on
         self._board: dict[int, _BoardThread] = {}
@@ -197,8 +198,10 @@ class PhpwindForum:
             sig = (dialog.count, dialog.last_text)
             cached = dialog.dialog_id in self._dialog_pms and self._dialog_floor.get(dialog.dialog_id, 0) <= floor
             if dialog.unread or not cached or self._dialog_sig.get(dialog.dialog_id) != sig:
-                self._read_dialog(dialog, after_id, now)
-                self._dialog_sig[dialog.dialog_id] = sig
+                if self._read_dialog(dialog, after_id, now):
+                    self._dialog_sig[dialog.dialog_id] = sig
+                else:  # the list counts more than the pages showed: read again at the next poll
+                    self._dialog_sig.pop(dialog.dialog_id, None)
             found += [m for m in self._dialog_pms.get(dialog.dialog_id, {}).values() if m.id > floor]
         return sorted({m.id: m for m in found}.values(), key=lambda m: m.id)
 
@@ -216,8 +219,11 @@ class PhpwindForum:
             page += 1
         return out
 
-    def _read_dialog(self, dialog: parse.Dialog, after_id: int | None, now: datetime) -> None:
+    def _read_dialog(self, dialog: parse.Dialog, after_id: int | None, now: datetime) -> bool:
+        """Read a dialog's pages (newest first) down to `after_id`, and further while the list
+        counts more messages (共N条) than were ever read in it; False when they still disagree."""
         cache = self._dialog_pms.setdefault(dialog.dialog_id, {})
+        known = self._dialog_ids.setdefault(dialog.dialog_id, set())
         page = 1
         while page <= 100:
             reply = self.client.get("index.php", {"m": "message", "c": "message", "a": "dialog",
@@ -226,6 +232,7 @@ class PhpwindForum:
             if got is None:
                 raise ForumError(f"the PM dialog with {dialog.other_name}: {reply.answer.message or 'no dialog page'}")
             messages, _, pages = got
+            known.update(m.message_id for m in messages)
             for m in messages:
                 if m.mine or m.sender_uid == self.client.uid:
                     continue
@@ -235,11 +242,17 @@ class PhpwindForum:
                                                 sender_uid=m.sender_uid, dialog_id=dialog.dialog_id, seen_at=seen,
                                                 sent_between=m.when)
             oldest = min((m.message_id for m in messages), default=0)
-            if not messages or page >= pages or (after_id is not None and oldest <= after_id):
+            reached = after_id is not None and oldest <= after_id and len(known) >= dialog.count
+            if not messages or page >= pages or reached:
                 break
             page += 1
         self._dialog_floor[dialog.dialog_id] = min(self._dialog_floor.get(dialog.dialog_id, after_id or 0),
                                                    after_id or 0)
+        if len(known) < dialog.count:
+            log.info("PM dialog with %s: the list counts %d messages, %d were read; read again next poll",
+                     dialog.other_name, dialog.count, len(known))
+            return False
+        return True
 
     # ---- threads ------------------------------------------------------------------------------
 
