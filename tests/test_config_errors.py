@@ -173,3 +173,15 @@ def test_a_phpwind_forum_needs_its_board_id(tmp_path: Path) -> None:
     path = tmp_path / "ok.toml"
     path.write_text(GAME + forum + "fid = 3\n", encoding="utf-8")
     assert load_config(path).forum.kind == "phpwind"
+
+
+def test_a_phpwind_forum_with_a_bad_timezone_is_one_line(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from tianshen.forum.factory import make_forum
+
+    path = tmp_path / "c.toml"
+    path.write_text(GAME + '[forum]\nkind = "phpwind"\nbase_url = "http://127.0.0.1:18070/"\npassword = "x"\n'
+                    'fid = 3\ntimezone = "Mars/Olympus"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"\[forum\] timezone: 'Mars/Olympus' is no time zone"):
+        make_forum(load_config(path).forum, lambda: datetime.now(UTC))

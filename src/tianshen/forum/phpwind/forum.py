@@ -5,7 +5,9 @@ Reading
   says for each dialog how many messages are unread and how many it holds (共N条); a dialog
   is opened (`a=dialog&dialogid=N`, newest first, 20 a page) only when it has unread
   messages, its count or last text changed since the adapter looked, or it was never read
-  by this process; its pages are read until they reach the caller's mark.  Ids are the
+  by this process; its pages are read until they reach the caller's mark (and on while the
+  list counts more messages than were read: a dialog that stays short is opened again at
+  the next poll, since opening it marked it read).  Ids are the
   board's message ids (global, growing with time).  Times are to the minute only (the
   `title` of each message's time): `sent_at` is the latest moment of that minute that is
   not after the moment the adapter first saw the message (`PhpwindPm.seen_at`, the minute
@@ -108,7 +110,11 @@ def zone(value: str | None) -> timezone:
         return timezone(sign * timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0)))
     from zoneinfo import ZoneInfo
 
-    return timezone(datetime.now(ZoneInfo(value)).utcoffset() or timedelta(0))
+    try:
+        return timezone(datetime.now(ZoneInfo(value)).utcoffset() or timedelta(0))
+    except (KeyError, ValueError) as exc:  # ZoneInfoNotFoundError is a KeyError
+        raise ValueError(f"[forum] timezone: {value!r} is no time zone; write the board's 站点时区 as an offset "
+                         "(\"+08:00\") or a zone name (\"Asia/Shanghai\")") from exc
 
 
 class PhpwindForum:
