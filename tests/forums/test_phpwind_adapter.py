@@ -491,3 +491,14 @@ def test_edits_silent_within_the_grace_and_marked_after_it() -> None:
     assert by[marked].edited_at == datetime(2026, 12, 6, 12, 1, tzinfo=UTC)
     with pytest.raises(PermissionError):  # 「您没有权限编辑其他人的帖子」
         players.edit(quiet, "青竹", "投票 白狐")
+
+
+def test_the_welcome_step_is_asked_under_the_boards_own_path() -> None:
+    from tianshen.forum.phpwind.client import PhpwindClient
+
+    welcome = "http://127.0.0.1:18070/bbs/index.php?m=u&c=login&a=welcome&_statu=x"
+    assert PhpwindClient("https://example.org/bbs/", "a", "b").relative(welcome) == \
+        "index.php?m=u&c=login&a=welcome&_statu=x"
+    assert PhpwindClient("http://127.0.0.1:18070", "a", "b").relative(welcome) == \
+        "bbs/index.php?m=u&c=login&a=welcome&_statu=x"
+    assert PhpwindClient("http://h/", "a", "b").relative("http://h") == "index.php"

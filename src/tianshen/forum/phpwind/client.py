@@ -95,6 +95,14 @@ class PhpwindClient:
 
     # ---- requests -----------------------------------------------------------------------------
 
+    def relative(self, url: str) -> str:
+        """A link of the board's pages as a path under `base_url` (the pages' links are absolute,
+        made from the request's Host, and the board may live under a path: `https://x/bbs/`)."""
+        parts = urlsplit(url)
+        path, base = parts.path, urlsplit(self.base_url).path
+        path = path[len(base):] if path.startswith(base) else path.lstrip("/")
+        return (path or "index.php") + (f"?{parts.query}" if parts.query else "")
+
     def csrf(self) -> str:
         return self.http.cookies.get("csrf_token") or ""
 
@@ -195,8 +203,7 @@ class PhpwindClient:
         welcome = a.referer
         if "a=welcome" not in welcome:
             raise ForumError(f"the board accepted the password but sent no welcome step ({welcome[:100]!r})")
-        parts = urlsplit(welcome)
-        self.request("GET", (parts.path.lstrip("/") or "index.php") + (f"?{parts.query}" if parts.query else ""))
+        self.request("GET", self.relative(welcome))
         if not self.cookiepre or not self.http.cookies.get(f"{self.cookiepre}winduser"):
             raise ForumError("the board said the login succeeded but set no login cookie (…winduser)")
         self.logged_in = True

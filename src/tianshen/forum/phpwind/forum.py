@@ -293,8 +293,9 @@ class PhpwindForum:
             return known
         reply = self.client.request("GET", "index.php", {"c": "read", "a": "jump", "tid": tid, "pid": after_id})
         location = reply.headers.get("location", "")
-        if reply.status in (301, 302, 303) and f"tid={tid}" in location:
-            return parse.url_ids(location).get("page") or 1
+        ids = parse.url_ids(location)
+        if reply.status in (301, 302, 303) and ids.get("tid") == tid:
+            return ids.get("page") or 1
         return 1
 
     def _thread_page(self, tid: int, page: int) -> parse.ThreadPage:
