@@ -174,6 +174,9 @@ class PhpwindForum:
     def now(self) -> datetime:
         return self.client.server_now()
 
+    def close(self) -> None:
+        self.client.close()
+
     def note_last_write(self, at: datetime) -> None:
         self.pacer.note_last_write(at)
 
