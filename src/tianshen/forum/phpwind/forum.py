@@ -338,10 +338,10 @@ class PhpwindForum:
             out += entry.posts
         return sorted(out, key=lambda p: p.id)
 
-    def _board_rows(self) -> Iterator[parse.ThreadRow]:
+    def _board_rows(self, max_pages: int = 200) -> Iterator[parse.ThreadRow]:
         seen: set[int] = set()
         page = 1
-        while page <= 200:
+        while page <= max_pages:
             reply = self.client.get("index.php", {"c": "thread", "fid": self.fid, "page": page})
             rows, _, pages = parse.board_threads(reply.text)
             if not rows and reply.answer.message:
@@ -554,7 +554,7 @@ class PhpwindForum:
         return found[-1] if len(found) > known else None
 
     def _find_thread(self, title: str, since: datetime, body: str | None = None) -> int | None:
-        for row in self._board_rows():
+        for row in self._board_rows(max_pages=5):  # a thread opened since `since` is near the top
             if not (self._mine(row.author, row.author_uid) and same_text(row.title, title)):
                 continue
             tp = self._thread_page(row.tid, 1)
