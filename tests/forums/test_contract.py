@@ -41,12 +41,13 @@ def _spirit(request: pytest.FixtureRequest) -> Adapter:
 
 
 def _phpwind() -> Adapter:
-    from forums.phpwind_fixtures import needs_recordings
+    from forums.phpwind_fixtures import PAGES
+
+    if not PAGES.is_dir():
+        pytest.skip(f"recorded PHPWind pages not found in {PAGES} (docs/testing.md)")
     from forums.phpwind_live import BASE, GM_NAME, LivePhpwind, PhpwindPlayers
     from tianshen.forum.phpwind import PhpwindForum
 
-    if needs_recordings.args[0]:
-        pytest.skip(needs_recordings.kwargs["reason"])
     board = LivePhpwind(lambda: datetime.now(UTC))
     board.uid("白狐"), board.uid("青竹")  # registered
     forum = PhpwindForum(BASE, GM_NAME, "gm123456", board.fid, transport=board.transport(), flood_interval_s=0)
