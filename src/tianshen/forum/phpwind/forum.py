@@ -31,10 +31,11 @@ Writing
   (`m=message&c=message&a=doAddMessage`, ≤ 500 characters, else in parts; the subject goes
   first, in 【】; no markup, which a PM does not render).
 - Refusals: 「灌水预防机制已经打开，在N秒内不能连续发帖」 waits N seconds (`forum.pacing`);
-  「帖子内容不得少于N个字」 pads the post once; 「已达当日发送条数上限」 stops PMs until the
-  board's next day (they stay queued; the GM is told in the log); 「接收用户不存在」 and a PM too
-  long are `Undeliverable` (the sender tells the GM once); a guest refusal means the session
-  ended: the adapter logs in again once.
+  「帖子内容不得少于N个字」 pads the post once; 「接收用户不存在」, a PM too long and
+  「已达当日发送条数上限」 are `Undeliverable`: that PM fails alone, the posts and other rows go
+  on, the GM is told once (the limit: every PM fails at once, with no request, until the
+  board's next day; `tianshen admin resend` once it is raised); a guest refusal means the
+  session ended: the adapter logs in again once.
 - Idempotency as on Discuz: a key already sent returns its first result; a send whose answer
   was lost is looked up on the board (`find_written`) before it is repeated.
 """
@@ -66,6 +67,8 @@ DEFAULT_ZONE = timezone(timedelta(hours=8))  # stock site.time.timezone
 FLOOD_TEXT = ("灌水预防", "不能连续发帖", "发帖过于频繁")
 PM_REFUSED_TEXT = ("接收用户不存在", "不能给自己发", "不能发送给自己", "拒绝接收", "黑名单")
 DAILY_LIMIT_TEXT = "当日发送条数上限"
+DAILY_LIMIT_FIX = ("raise 用户组 → 私信 → 每日发送条数 for the GM's group, then `tianshen admin resend` sends the PMs "
+                   "that failed")
 
 
 @dataclass(frozen=True)
@@ -402,9 +405,9 @@ class PhpwindForum:
         self._ensure()
         for i, part in enumerate(pm_parts(pm_message(subject, body))):
             if self._pm_paused_until is not None and self.now() < self._pm_paused_until:
-                raise ForumError(f"the board's daily PM limit for the GM is reached; PMs wait until "
-                                 f"{self._pm_paused_until.astimezone(self.tz):%Y-%m-%d %H:%M} board time "
-                                 "(raise 用户组 → 私信 → 每日发送条数 for the GM's group to send sooner)")
+                raise Undeliverable(f"PM to {to}: not sent, the board's daily PM limit for the GM is reached "
+                                    f"until {self._pm_paused_until.astimezone(self.tz):%Y-%m-%d %H:%M} board time; "
+                                    f"{DAILY_LIMIT_FIX}")
             self._write(key if i == 0 else f"{key}#pm{i + 1}", lambda part=part: self._send_pm(to, part),
                         lambda since, part=part: self._find_pm(to, part, since))
 
@@ -470,9 +473,9 @@ class PhpwindForum:
         if "不得少于" in text:
             m = re.search(r"(\d+)", text)
             return _Outcome("short", need=int(m.group(1)) if m else 10)
-        if DAILY_LIMIT_TEXT in text:
+        if DAILY_LIMIT_TEXT in text:  # no PM until the board's next day: each fails alone, posts go on
             self._pm_paused_until = self._next_board_day()
-            raise ForumError(f"{what}: the board refused ({text}); PMs wait until the board's next day")
+            raise Undeliverable(f"{what}: the board refused it ({text}); {DAILY_LIMIT_FIX}")
         if any(t in text for t in PM_REFUSED_TEXT) or ("不得超过" in text and "私信" in text):
             raise Undeliverable(f"{what}: the board refused it for good ({text})")
         if "验证码" in text:
