@@ -31,10 +31,12 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours
+from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, refusal
 from tianshen.core.votes import count_rows
 from tianshen.rules.butterfly_elder import powers, vote
+from tianshen.rules.butterfly_elder.ledgers import LatestPosts, RoundActions
 from tianshen.rules.butterfly_elder.powers import Refused
 from tianshen.rules.butterfly_elder.roles import (
     DRAW,
@@ -55,6 +57,11 @@ POWER_VERBS = frozenset(SLOT)
 
 class ButterflyElder(Ruleset):
     FAMILY = "butterfly_elder"
+
+    def __init__(self, spec: RulesetSpec) -> None:
+        super().__init__(spec)
+        self.actions = RoundActions()
+        self.ballots = LatestPosts(spec)
 
     # ---- setup (补充 一 1: the GM tells every player his role; the player confirms) -------------
 
@@ -468,45 +475,6 @@ class ButterflyElder(Ruleset):
         lines = [self.spec.text("seat_wasted", name=p.name, identity=self.identity(p))]
         if not self._check_victory(state, at, out, lines):
             out.post(MAIN, "\n".join(lines))
-
-    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Cancel a player's action of this power round."""
-        p = self._player_arg(state, gm)
-        mine = [s for s, a in state.data["actions"].items() if a["by"] == p.name]
-        if state.phase.kind != "night" or not mine:
-            raise GmRefused(f"{p.name} has no action this round")
-        out = Messages()
-        for slot in mine:
-            a = state.data["actions"].pop(slot)
-            out.pm(p.name, self.spec.text("receipt_subject"),
-                   self.spec.text("gm_voided_action", action=f"{VERB_WORD[a['verb']]} {a['target']}",
-                                  reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        p = self._player_arg(state, gm)
-        if state.phase.kind != "day" or p.name not in state.data["ballots"]:
-            raise GmRefused(f"{p.name} has no vote in the current count")
-        del state.data["ballots"][p.name]
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        """补充 一 6 (5): a vote the forum failed to take; `target` a name or 弃权."""
-        p = self._player_arg(state, gm)
-        if state.phase.kind != "day" or not p.alive:
-            raise GmRefused("no vote is open for this player")
-        at = sent_at(gm)
-        written = str(gm.args.get("target", ""))
-        kind = "abstain" if written.strip() in vote.ABSTAIN else "vote"
-        try:
-            line = vote.cast(self.spec, state, p.name, kind, written, at, gm.id)
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-        out = Messages()
-        out.log.append(f"vote by {p.name} entered by the GM: {line}")
-        return out.outcome(state)
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (补充 二 2 按出局处理, or any ruling): a death, identity shown."""

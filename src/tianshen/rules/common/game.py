@@ -33,19 +33,18 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
+from tianshen.rules.common.ledgers import DayBallots, NightActions
 from tianshen.rules.common.roles import (
     CIVILIANS,
     KILLERS,
     POWER,
-    group_of,
-    is_killer,
     killer_mode,
     living_civilians,
     living_commoners,
@@ -67,6 +66,8 @@ class ForumGame(Ruleset):
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
         self.clock = PhaseClock(spec.timing)
+        self.actions = NightActions()
+        self.ballots = DayBallots()
 
     # ---- setup ----------------------------------------------------------------------
 
@@ -574,55 +575,6 @@ class ForumGame(Ruleset):
         lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
         if not self._check_victory(state, at, out, prefix=lines):
             out.post(MAIN, "\n".join(lines))
-
-    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Cancel a player's action of tonight (and, for a killer, nothing else)."""
-        p = self._player_arg(state, gm)
-        verb = POWER.get(p.role)
-        if state.phase.kind != "night" or not verb or p.name not in state.data["subs"].get(verb, {}):
-            raise GmRefused(f"{p.name} has no action tonight")
-        target = state.data["subs"][verb].pop(p.name)
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"),
-               self.spec.text("gm_voided_action", action=f"{VERB_NAMES[verb]} {target}", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        p = self._player_arg(state, gm)
-        kind = days.ballot_kind(state)
-        d = state.data.get("day", {})
-        if kind is None or p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
-            raise GmRefused(f"{p.name} has no vote in the current count")
-        d["ballots"][kind].pop(p.name, None)
-        d["delegations"].get(kind, {}).pop(p.name, None)
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        p = self._player_arg(state, gm)
-        at = sent_at(gm)
-        try:
-            line = days.cast_vote(state, p, str(gm.args.get("target", "")), at, "gm")
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-        out = Messages()
-        out.log.append(line)
-        return out.outcome(state)
-
-    def gm_reject_declaration(self, state: GameState, gm: GmIn) -> Outcome:
-        """002 杀人宣言: the GM may refuse a declaration and ask for one that meets the rules."""
-        p = self._player_arg(state, gm)
-        group = group_of(state, p) if is_killer(p) else None
-        if state.phase.kind != "night" or group is None or group not in state.data["decl"]:
-            raise GmRefused(f"no declaration of {p.name} to reject tonight")
-        del state.data["decl"][group]
-        out = Messages()
-        for q in [p, *partners(state, p)]:
-            if q.alive:
-                out.pm(q.name, self.spec.text("receipt_subject"),
-                       self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state, state.phase.ends_at)))
-        return out.outcome(state)
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""

@@ -36,7 +36,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
+from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import SELF
 from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
@@ -46,6 +46,7 @@ from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
 from tianshen.rules.hex_survival import night as nights
 from tianshen.rules.hex_survival.ballot import VoteRefused
+from tianshen.rules.hex_survival.ledgers import DayBallots, PhaseActions
 
 MAIN = "main"
 DRAW = "draw"
@@ -66,6 +67,8 @@ class HexSurvival(Ruleset):
         super().__init__(spec)
         self.map = hexmap.load(spec.options)
         self.food = foods.load(spec.options)
+        self.actions = PhaseActions()
+        self.ballots = DayBallots(self._delegate)
 
     # ---- setup (003 §1, §2, §5.1, §7.2) ---------------------------------------------
 
@@ -678,40 +681,6 @@ class HexSurvival(Ruleset):
             d = state.data["day"]
             d["extra_changes"] = int(d.get("extra_changes", 0)) + 1
         return outcome
-
-    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Cancel a player's attack (night) or move/dig (day)."""
-        p = self._player_arg(state, gm)
-        store = (state.data["night"]["attacks"] if state.phase.kind == "night"
-                 else state.data["day"]["actions"] if state.phase.kind == "day" else {})
-        if p.name not in store:
-            raise GmRefused(f"{p.name} has no action in this phase")
-        store.pop(p.name)
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_action", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        """The vote is struck (e.g. a conditional vote, §9.6); the player may vote again."""
-        p = self._player_arg(state, gm)
-        if state.phase.kind != "day" or p.name not in state.data["day"]["ballots"]:
-            raise GmRefused(f"{p.name} has no vote today")
-        del state.data["day"]["ballots"][p.name]
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        """A vote (or change) delegated another way (§9.9), cast and posted at once."""
-        p = self._player_arg(state, gm)
-        at = sent_at(gm)
-        out = Messages()
-        try:
-            line = self._delegate(state, p, str(gm.args.get("target", "")), at, out)
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-        out.log.append(line)
-        return out.outcome(state)
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """§10.1: 判出局 — out at once, camp announced, win check."""
