@@ -87,11 +87,11 @@ def test_void_vote_and_enter_vote_act_on_the_ballots(family: str) -> None:
     variant = FAMILIES[family]
     for seed in (1, 2, 3, 4):
         game = Game(load_ruleset(variant), seed, load_spec(variant).players)
-        ballots = game.ruleset.ballots
-        if _play_until(game, lambda g: ballots.open(g.state) and ballots.counted(g.state)):
+        if _play_until(game, lambda g: g.ruleset.ballots.open(g.state) and g.ruleset.ballots.counted(g.state)):
             break
     else:
         pytest.fail(f"{variant}: no day with a ballot in four seeds")
+    ballots = game.ruleset.ballots
     voter, target = next(iter(ballots.counted(game.state).items()))
     out = _gm(game, "void-vote", player=voter)
     assert not out.refusals and voter not in ballots.counted(game.state)
@@ -105,18 +105,17 @@ def test_void_vote_and_enter_vote_act_on_the_ballots(family: str) -> None:
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_void_action_acts_on_the_actions(family: str) -> None:
     variant = FAMILIES[family]
-    actions = load_ruleset(variant).actions
 
     def acted(g: Game) -> bool:
-        return any(actions.pending(g.state, p) for p in g.state.players)
+        return any(g.ruleset.actions.pending(g.state, p) for p in g.state.players)
 
     for seed in (1, 2, 3, 4):
         game = Game(load_ruleset(variant), seed, load_spec(variant).players)
-        actions = game.ruleset.actions
         if _play_until(game, acted):
             break
     else:
         pytest.fail(f"{variant}: no pending action in four seeds")
+    actions = game.ruleset.actions
     p = next(p for p in game.state.players if actions.pending(game.state, p))
     entries = actions.pending(game.state, p)
     ap = p.extra.get("ap")
