@@ -4,10 +4,12 @@ the same mistake in one wording (Chinese, for the GM) in every variant."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tianshen.core import overrides
 from tianshen.core.model import GmIn, Outcome
 from tianshen.core.overrides import NO_ACTION, NO_BALLOT, NO_DECLARATION, NO_VOTE_OPEN
 from tianshen.core.ruleset import GameSetup
@@ -125,3 +127,49 @@ def test_void_action_acts_on_the_actions(family: str) -> None:
     assert all(e.what in m.body for e, m in zip(entries, out.pms, strict=True))
     if ap is not None and family == "n_lives":  # refunded through n_lives' withdraw
         assert game.state.player(p.name).extra["ap"] >= ap
+
+
+# ---- one table of overrides: the admin CLI and the GM page are made from it ----------------
+
+def _table() -> tuple:  # type: ignore[type-arg]
+    from tianshen.rules import FAMILIES, family_class
+
+    return overrides.table([family_class(f) for f in FAMILIES])
+
+
+def test_the_admin_cli_options_equal_the_table() -> None:
+    import typer
+
+    from tianshen.cli import admin
+
+    commands = dict(typer.main.get_command(admin).commands)
+    common = {"--reason", "--game", "--db", "--config", "--at"}
+    for o in _table():
+        c = commands[o.name]
+        arguments = [p.name for p in c.params if p.param_type_name == "argument"]
+        options = {p.opts[0]: p.required for p in c.params if p.param_type_name == "option"}
+        assert arguments == [a.name for a in o.args if a.positional], o.name
+        assert set(options) == common | {a.flag for a in o.args if not a.positional}, o.name
+        assert {f for f, required in options.items() if required} == \
+            {"--reason"} | {a.flag for a in o.args if not a.positional and a.required}, o.name
+        assert " ".join(c.help.split()) == o.help
+
+
+def test_every_familys_overrides_are_in_the_table_and_the_page_has_a_word_for_each() -> None:
+    from tianshen.web import views
+
+    names = [o.name for o in _table()]
+    every = set()
+    for variant in available_variants():
+        every |= set(load_ruleset(variant).gm_commands())
+    assert sorted(names) == sorted(every)
+    assert set(views.COMMAND_WORDS) == set(names) and "其他" not in views.COMMAND_WORDS.values()
+    assert all(re.fullmatch(r"[\u4e00-\u9fff]+", w) for w in views.COMMAND_WORDS.values())
+
+
+def test_a_familys_extra_is_declared_beside_its_method() -> None:
+    from tianshen.rules import family_class
+
+    assert [o.name for o in overrides.family_extras(family_class("classic"))] == ["flag-plagiarism"]
+    assert [o.name for o in overrides.family_extras(family_class("butterfly_elder"))] == ["confirm-zombie"]
+    assert overrides.family_extras(family_class("hex_survival")) == []

@@ -48,11 +48,17 @@ class Override:
     help: str
     args: tuple[Arg, ...] = ()
 
-    def line(self, game: str, **values: str) -> str:
-        """The command line a GM copies, with the reason left for him to write."""
+    def line(self, **values: str) -> str:
+        """The command line a GM copies: the positionals, then the options in the order
+        given (`game` among them), the reason left for him to write."""
+        positional = {a.name for a in self.args if a.positional}
         words = [values.get(a.name, a.name.upper()) for a in self.args if a.positional]
-        options = [f"{a.flag} {values[a.name]}" for a in self.args if not a.positional and a.name in values]
-        return " ".join(["tianshen admin", self.name, *words, *options, f"--game {game}", "--reason '…'"])
+        options = [f"--{k.replace('_', '-')} {v}" for k, v in values.items() if k not in positional]
+        return " ".join(["tianshen admin", self.name, *words, *options, "--reason '…'"])
+
+    @classmethod
+    def named(cls, name: str) -> Override:
+        return next(o for o in OVERRIDES if o.name == name)
 
 
 PLAYER = Arg("player", positional=True, required=True)

@@ -31,6 +31,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
+from tianshen.core.overrides import PLAYER, Override, extra
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import not_a_vote, quote_note, refusal
@@ -495,6 +496,8 @@ class ButterflyElder(Ruleset):
         out.post(MAIN, self.spec.text("gm_leave", name=p.name, until=_fmt(state, until)))
         return out.outcome(state)
 
+    @extra(Override("confirm-zombie", "确认诈尸", "butterfly_elder: confirm a flagged post by a dead player (诈尸); "
+                    "his side's penalty applies.", (PLAYER,)))
     def gm_confirm_zombie(self, state: GameState, gm: GmIn) -> Outcome:
         """五: the GM confirms that a dead player posted (诈尸); his side is penalised in the
         next power round: good → the killers get one more kill (E14); killers → no kill;
