@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tianshen.core import overrides
-from tianshen.core.model import GmIn, Outcome
+from tianshen.core.model import GmIn, Outcome, PmIn
 from tianshen.core.overrides import NO_ACTION, NO_BALLOT, NO_DECLARATION, NO_VOTE_OPEN
 from tianshen.core.ruleset import GameSetup
 from tianshen.rules import load_ruleset
@@ -173,3 +173,20 @@ def test_a_familys_extra_is_declared_beside_its_method() -> None:
     assert [o.name for o in overrides.family_extras(family_class("classic"))] == ["flag-plagiarism"]
     assert [o.name for o in overrides.family_extras(family_class("butterfly_elder"))] == ["confirm-zombie"]
     assert overrides.family_extras(family_class("hex_survival")) == []
+
+
+# ---- item 7: 重新投票 by PM is read as a vote in every family ---------------------------------
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_a_revote_by_pm_is_answered_as_a_vote_by_pm(variant: str, players: int) -> None:
+    """`重新投票 X` (how players answer 「请重新投票」) gets the answer `投票 X` gets: where to
+    vote, never 「没有看懂」 (butterfly_elder kept its own vote words without it)."""
+    ruleset = load_ruleset(variant)
+    state = ruleset.setup(GameSetup(seats=default_seats(players), seed=3, start=START)).state
+    voter, target = state.players[0].name, state.players[1].name
+
+    def answer(verb: str) -> list[str]:
+        pm = PmIn(id=verb, sender=voter, at=START + timedelta(hours=1), text=f"{verb} {target}")
+        return [r.reason for r in ruleset.apply(state, pm).refusals]
+
+    assert answer("重新投票") == answer("投票") != []
