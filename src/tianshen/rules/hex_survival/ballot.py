@@ -45,10 +45,11 @@ class Written:
 
 
 def read_post(text: str | None, state: GameState) -> VotePost | None:
-    """The vote of a post (core.vote_post: a reason may follow the name), None when no vote."""
+    """The vote of a post (core.vote_post: a reason may follow the name), None when no vote.
+    §9.6 投票不要求固定格式: a vote inside a sentence counts (`free_text`)."""
     if text is None:
         return None
-    return read_vote_post(text, [q.name for q in state.players], abstain=ABSTAIN)
+    return read_vote_post(text, [q.name for q in state.players], abstain=ABSTAIN, free_text=True)
 
 
 def read_arg(written: str, state: GameState) -> VotePost:
