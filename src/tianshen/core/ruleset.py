@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tianshen.core import activity, checkin, clock, rng, substitution
+from tianshen.core.ballots import VotePosts
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.deaths import deaths_since
 from tianshen.core.model import (
@@ -122,7 +123,7 @@ class Deadline:
     kind: str
 
 
-class Ruleset(LedgerOverrides, ABC):
+class Ruleset(LedgerOverrides, VotePosts, ABC):
     """One ruleset family; an instance is bound to one variant's spec."""
 
     def __init__(self, spec: RulesetSpec) -> None:
@@ -136,9 +137,9 @@ class Ruleset(LedgerOverrides, ABC):
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
         """Parse and validate a PM; record it or refuse it; always answer the sender."""
 
-    @abstractmethod
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        """A post in a game thread (votes)."""
+        """A post in a game thread: votes, by the family's ballot policy (core.ballots)."""
+        return self.on_vote_post(state, post)
 
     def next_deadline(self, state: GameState) -> Deadline | None:
         """The next scheduled moment; None when the game is over or paused by the GM."""

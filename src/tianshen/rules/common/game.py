@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import checkin, rng
+from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
@@ -36,7 +37,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally, TallyRow, ballots_of
-from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
+from tianshen.core.vote_post import VotePost, not_a_vote, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -487,41 +488,38 @@ class ForumGame(Ruleset):
 
     # ---- posts ----------------------------------------------------------------------
 
-    def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        """Votes are posts in today's vote thread, judged by the forum's post time; the post is
-        read by core.vote_post (a reason may follow the name, issue 17).  A refused vote post
-        is answered with the accepted form and changes nothing."""
-        out = Messages()
-        names = [q.name for q in state.players]
-        # 001 §5.1 投票一旦投出，就禁止修改: an edited vote counts as first written, when the forum shows it
+    # 001 §5.1 投票一旦投出，就禁止修改: the first vote stands, an edited one counts as first written
+    ballot_policy = BallotPolicy(change="never", dead_may_vote=True, tie="生死投票（001 §5.2），再平则无人出局")
+
+    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
+        """Read by core.vote_post (a reason may follow the name, issue 17); 改票/改投 is read
+        as a vote, and meets "no change" when a vote stands."""
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        vote = read_vote_post(text, names)
-        p = state.find(post.author)
-        if vote is None or p is None or not post.thread.startswith("vote:"):
-            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
-            if vote is None and p is not None:
-                self._hint_no_vote(state, p, post, out)
-            return out.outcome(state)
-        try:
-            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
-                raise Refused("这个投票帖已经截止。")
-            if not p.alive and not days.may_vote_dead(state, p.name):
-                raise Refused(self.spec.text("dead_player"))
-            if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (001 §5.3)
-                raise unreadable(self.spec, out, p.name, post.text, vote.error)
-            # 改票/改投 is read as a vote: the first one counts, a later one meets 001 §5.1's "no change"
-            line = days.cast_vote(state, p, vote.name, post.at, "post")
-            out.log.append(line)
-            quote_note(vote, out, p.name, post.text)
-            if post.edited:
-                note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
-                out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
-                if note:
-                    out.pm(p.name, self.spec.text("receipt_subject"), note)
-        except Refused as exc:
-            out.refuse(p.name, post.text, f"你在投票帖的跟帖（{_short(post.text)}）无效：{exc}", reply_to=p.name)
+        return read_vote_post(text, [q.name for q in state.players])
+
+    def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        super().not_a_vote(state, p, post, out)
+        self._hint_no_vote(state, p, post, out)
+
+    def dead_may_vote(self, state: GameState, p: Player) -> bool:
+        return days.may_vote_dead(state, p.name)
+
+    def take_vote(self, state: GameState, p: Player, post: PostIn, vote: VotePost, out: Messages) -> str:
+        if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (001 §5.3)
+            raise unreadable(self.spec, out, p.name, post.text, vote.error)
+        return days.cast_vote(state, p, vote.name, post.at, "post")
+
+    def vote_taken(self, state: GameState, p: Player, post: PostIn, vote: VotePost, line: str,
+                   out: Messages) -> None:
+        super().vote_taken(state, p, post, vote, line, out)
+        if post.edited:
+            note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
+            out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
+            if note:
+                out.pm(p.name, self.spec.text("receipt_subject"), note)
+
+    def vote_post_done(self, state: GameState, post: PostIn) -> None:
         self._note_done(state, post.at)
-        return out.outcome(state)
 
     def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """Issue 23 item 10: a voter of the open ballot who has not voted yet and whose post

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import checkin, rng
+from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
@@ -33,7 +34,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, DayTally
-from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
+from tianshen.core.vote_post import VotePost, not_a_vote, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, ledgers, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -666,32 +667,25 @@ class NLives(Ruleset):
 
     # ---- the vote (§8) --------------------------------------------------------------------
 
-    def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        """§8.1, §8.3, A43: one vote a day, by a post in the vote thread; the first valid one
-        counts and cannot be changed (an edited post counts as first written).  The post is
-        read by core.vote_post (a reason may follow the name; 改票 is read, and refused once a
-        vote stands); a refused vote post is answered with the accepted form."""
-        out = Messages()
+    # §8.1, §8.3, A43: one vote a day, by a post in the vote thread; the first valid one counts and
+    # cannot be changed (an edited post counts as first written); a refused post gets the form
+    ballot_policy = BallotPolicy(change="never", tie="得票前两名（含并列）都被处决（§8.3）")
+
+    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        vote = read_vote_post(text, [q.name for q in state.players])
-        p = state.find(post.author)
-        if vote is None or p is None or not post.thread.startswith("vote:"):
-            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
-            if vote is None and p is not None:
-                self._hint_no_vote(state, p, post, out)
-            return out.outcome(state)
-        try:
-            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
-                raise Refused("这个投票帖已经截止。")
-            if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
-                raise unreadable(self.spec, out, p.name, post.text, vote.error)
-            line = self._cast(state, p, vote.name, post.at, "post")
-            out.log.append(line)
-            quote_note(vote, out, p.name, post.text)
-        except Refused as exc:
-            out.refuse(p.name, post.text, f"你在投票帖的跟帖无效：{exc}", reply_to=p.name)
+        return read_vote_post(text, [q.name for q in state.players])
+
+    def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        super().not_a_vote(state, p, post, out)
+        self._hint_no_vote(state, p, post, out)
+
+    def take_vote(self, state: GameState, p: Player, post: PostIn, vote: VotePost, out: Messages) -> str:
+        if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
+            raise unreadable(self.spec, out, p.name, post.text, vote.error)
+        return self._cast(state, p, vote.name, post.at, "post")
+
+    def vote_post_done(self, state: GameState, post: PostIn) -> None:
         self._note_done(state, post.at)
-        return out.outcome(state)
 
     def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """Issue 23 item 10: a living voter who has not voted (nor delegated, §8.4) and whose
