@@ -31,7 +31,7 @@ class BallotPolicy:
     edited: Edited = "original"  # original: counted as first written, when the forum shows it; own_rule: a hook
     dead_may_vote: bool = False  # 001 §5.5 / §2.7: the summoned and revived dead vote (a hook says who)
     delegation: bool = True  # 委托投票 by PM (001 §5.3, 000 §8.4, 003 §9.9); 004 has none
-    tie: str = ""  # how a tie ends, in words: 生死投票 / every top player punished / a published lot…
+    tie: str = ""  # how a tie ends: runoff (001 生死投票), top_two (000 §8.3), all_top (003), lot (004)
     refused_text: str = "vote_refused"  # the text of a refused vote post ({text}, {reason})
     short: int = 20  # how much of the post that text quotes
 

@@ -489,7 +489,7 @@ class ForumGame(Ruleset):
     # ---- posts ----------------------------------------------------------------------
 
     # 001 §5.1 投票一旦投出，就禁止修改: the first vote stands, an edited one counts as first written
-    ballot_policy = BallotPolicy(change="never", dead_may_vote=True, tie="生死投票（001 §5.2），再平则无人出局")
+    ballot_policy = BallotPolicy(change="never", dead_may_vote=True, tie="runoff")
 
     def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
         """Read by core.vote_post (a reason may follow the name, issue 17); 改票/改投 is read

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from tianshen.core.intake import Refused
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, GM, POST, PUNISHED, SELF, DayTally, TallyRow, ballots_of
@@ -21,7 +22,7 @@ from tianshen.core.vote_post import VotePost, read_vote_post
 ABSTAIN = ("弃权", "空票", "不投", "abstain")
 
 
-class VoteRefused(Exception):
+class VoteRefused(Refused):
     """The post or PM changed nothing; the message says why (plain Chinese)."""
 
 

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
+from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
@@ -549,28 +550,24 @@ class HexSurvival(Ruleset):
 
     # ---- posts (003 §9) -----------------------------------------------------------------
 
-    def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        out = Messages()
-        p = state.find(post.author)
-        if p is None or not post.thread.startswith("vote:"):
-            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
-            return out.outcome(state)
-        vote = ballot.read_post(post.text, state)
+    # §9.3: one change by a new reply; an edited post is judged by its first version (a hook)
+    ballot_policy = BallotPolicy(change="limited", edited="own_rule", tie="all_top",
+                                 refused_text="post_refused")
+
+    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
         original = post.original_text if post.edited else None
-        if vote is None and ballot.read_post(original, state) is None:
-            out.log.append(f"post {post.id} by {post.author}: not a vote")
-            self._hint_no_vote(state, p, post, out)
-            return out.outcome(state)
-        try:
-            line = self._vote_post(state, p, post, vote, out)
-            out.log.append(f"{p.name}: {line}")
-            quote_note(vote, out, p.name, post.text)
-            if post.edited:  # the player is told how the edited post was counted
-                out.pm(p.name, self.spec.text("receipt_subject"), line)
-        except VoteRefused as exc:
-            out.refuse(p.name, post.text, self.spec.text("post_refused", text=_short(post.text), reason=str(exc)),
-                       reply_to=p.name)
-        return out.outcome(state)
+        return ballot.read_post(post.text, state) or ballot.read_post(original, state)
+
+    def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        out.log.append(f"post {post.id} by {post.author}: not a vote")
+        self._hint_no_vote(state, p, post, out)
+
+    def vote_taken(self, state: GameState, p: Player, post: PostIn, vote: VotePost, line: str,
+                   out: Messages) -> None:
+        out.log.append(f"{p.name}: {line}")
+        quote_note(ballot.read_post(post.text, state), out, p.name, post.text)
+        if post.edited:  # the player is told how the edited post was counted
+            out.pm(p.name, self.spec.text("receipt_subject"), line)
 
     def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """Issue 23 item 10: a living player with no vote today whose post in the vote thread
@@ -583,15 +580,11 @@ class HexSurvival(Ruleset):
         if not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text):
             out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
-    def _vote_post(self, state: GameState, p: Player, post: PostIn, vote: VotePost | None, out: Messages) -> str:
+    def take_vote(self, state: GameState, p: Player, post: PostIn, read: VotePost, out: Messages) -> str:
         """003 §9.3/§9.6, issue 17: a vote or a change (改票/改投 or any new reply); an unreadable
         post is refused with the accepted form, uses no change and freezes nothing, and the GM
         is told (a player who never votes again is counted for himself, §9.5)."""
         spec = self.spec
-        if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
-            raise VoteRefused(spec.text("vote_closed"))
-        if not p.alive:
-            raise VoteRefused(spec.text("dead_player"))
         if post.edited:
             original = post.original_text
             if original is not None and ballot.read_post(original, state) is None:
@@ -601,7 +594,7 @@ class HexSurvival(Ruleset):
                 # §9.3: 不能判断…原来一票投给了谁，这一票将被计为投给了改票者自己 — and the GM is told
                 out.notes.append(spec.text("note_edited_self", name=p.name, text=_short(post.text)))
             return ballot.edited_post(spec, state, p, original, post.at)
-        chosen = ballot.choose(spec, state, p, vote)
+        chosen = ballot.choose(spec, state, p, ballot.read_post(post.text, state))
         if chosen.ambiguous:
             raise VoteRefused(ballot.ambiguous_original(spec, state, p, chosen.error))
         if chosen.target is None and p.name not in state.data["day"]["ballots"]:

@@ -669,7 +669,7 @@ class NLives(Ruleset):
 
     # §8.1, §8.3, A43: one vote a day, by a post in the vote thread; the first valid one counts and
     # cannot be changed (an edited post counts as first written); a refused post gets the form
-    ballot_policy = BallotPolicy(change="never", tie="得票前两名（含并列）都被处决（§8.3）")
+    ballot_policy = BallotPolicy(change="never", tie="top_two")
 
     def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
         text = post.original_text if post.edited and post.original_text is not None else post.text
