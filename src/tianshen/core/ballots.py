@@ -11,13 +11,16 @@ vote post gets one reply; nothing else in the order answers the player.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tianshen.core.intake import Refused
 from tianshen.core.model import GameState, Outcome, Player, PostIn
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost, quote_note
+from tianshen.core.vote_post import VotePost, not_a_vote, quote_note
+
+if TYPE_CHECKING:
+    from tianshen.core.ledgers import Ballots
 
 Change = Literal["never", "limited", "last_post"]
 Edited = Literal["original", "own_rule"]
@@ -46,6 +49,7 @@ class VotePosts:
 
     spec: RulesetSpec
     ballot_policy: BallotPolicy
+    ballots: Ballots | None
 
     def on_vote_post(self, state: GameState, post: PostIn) -> Outcome:
         out = Messages()
@@ -86,6 +90,23 @@ class VotePosts:
     def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """A post in the vote thread with no vote: the log, and the voter told once."""
         out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
+        if self.hint_no_vote(state, p, post, out):
+            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
+
+    def hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> bool:
+        """Issue 23 item 10: a voter of the running count with no ballot yet whose post in
+        today's vote thread holds no vote is told once a vote (a player who never votes is
+        counted for himself or leaves the game; a chat post must not be taken for a vote).
+        True when told."""
+        ballots = self.ballots
+        if ballots is None or state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}" \
+                or not ballots.open(state) or not ballots.may_vote(state, p) or ballots.ballot(state, p) is not None:
+            return False
+        return not_a_vote(self.spec, state.data, out, p.name, self.hint_key(state, post), post.text)
+
+    def hint_key(self, state: GameState, post: PostIn) -> str:
+        """The vote a hint is once for (`vote_hints` in the state)."""
+        return post.thread
 
     def vote_closed(self, state: GameState, post: PostIn) -> bool:
         return post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day"

@@ -68,6 +68,10 @@ class Ballots(ABC):
     def ballot(self, state: GameState, p: Player) -> Entry | None:
         """His ballot (or delegation) in the running count; None when he has none."""
 
+    def may_vote(self, state: GameState, p: Player) -> bool:
+        """Whether he is one of the running count's voters."""
+        return p.alive
+
     @abstractmethod
     def void(self, state: GameState, p: Player) -> None:
         """Strike it: he may vote again."""
@@ -79,4 +83,4 @@ class Ballots(ABC):
 
     def counted(self, state: GameState) -> dict[str, str]:
         """Voter → target of every ballot in the running count."""
-        return {voter: e.what for p in state.players if (e := self.ballot(state, p)) for voter in [e.actor]}
+        return {e.actor: e.what for p in state.players if (e := self.ballot(state, p))}

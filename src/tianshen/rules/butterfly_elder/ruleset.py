@@ -35,7 +35,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
 from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, refusal
+from tianshen.core.vote_post import VotePost, quote_note, refusal
 from tianshen.core.votes import count_rows
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.ledgers import LatestPosts, RoundActions
@@ -358,10 +358,7 @@ class ButterflyElder(Ruleset):
         """补充 二 5: only votes in the vote thread; the GM judges the rest."""
         out.log.append(f"post {post.id} by {p.name} in {post.thread}: not a vote")
         out.notes.append(self.spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
-        # issue 23 item 10: the player is told once a vote, while he has no vote yet
-        if p.name not in state.data.get("ballots", {}) and post.thread == f"vote:{state.phase.number}" \
-                and state.phase.kind == "day":
-            not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text)
+        self.hint_no_vote(state, p, post, out)  # issue 23 item 10: told once a vote, while he has none
 
     def vote_closed(self, state: GameState, post: PostIn) -> bool:
         ends = state.phase.ends_at

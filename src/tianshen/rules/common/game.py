@@ -37,7 +37,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally, TallyRow, ballots_of
-from tianshen.core.vote_post import VotePost, not_a_vote, read_vote_post, unreadable
+from tianshen.core.vote_post import VotePost, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -497,9 +497,8 @@ class ForumGame(Ruleset):
         text = post.original_text if post.edited and post.original_text is not None else post.text
         return read_vote_post(text, [q.name for q in state.players])
 
-    def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        super().not_a_vote(state, p, post, out)
-        self._hint_no_vote(state, p, post, out)
+    def hint_key(self, state: GameState, post: PostIn) -> str:
+        return f"{post.thread}:{days.ballot_kind(state)}"  # the main vote, 生死投票, each 招魂 round
 
     def dead_may_vote(self, state: GameState, p: Player) -> bool:
         return days.may_vote_dead(state, p.name)
@@ -520,20 +519,6 @@ class ForumGame(Ruleset):
 
     def vote_post_done(self, state: GameState, post: PostIn) -> None:
         self._note_done(state, post.at)
-
-    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        """Issue 23 item 10: a voter of the open ballot who has not voted yet and whose post
-        in its thread holds no vote is told once per ballot (a player who never votes leaves
-        the game, 001 §5.3 / DECISIONS §3.1.7; a chat post must not be taken for a vote)."""
-        kind = days.ballot_kind(state)
-        if kind is None or state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}":
-            return
-        d = state.data["day"]
-        if p.name not in {q.name for q in days.voters(state, kind)} or p.name in d["ballots"][kind] \
-                or p.name in d["delegations"].get(kind, {}):
-            return
-        if not_a_vote(self.spec, state.data, out, p.name, f"{post.thread}:{kind}", post.text):
-            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
 

@@ -53,6 +53,11 @@ class DayBallots(Ballots):
         given = d["delegations"].get(kind, {}).get(p.name) if kind else None
         return Entry(p.name, str(given)) if given is not None else None
 
+    def may_vote(self, state: GameState, p: Player) -> bool:
+        """The ballot's voters (束魂-saved players sit the day out; the summoned dead vote)."""
+        kind = days.ballot_kind(state)
+        return kind is not None and p.name in {q.name for q in days.voters(state, kind)}
+
     def void(self, state: GameState, p: Player) -> None:
         kind = days.ballot_kind(state)
         d = state.data["day"]

@@ -40,7 +40,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import SELF
-from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
+from tianshen.core.vote_post import VotePost, quote_note, unreadable, with_form
 from tianshen.core.votes import count_rows
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
@@ -560,7 +560,8 @@ class HexSurvival(Ruleset):
 
     def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         out.log.append(f"post {post.id} by {post.author}: not a vote")
-        self._hint_no_vote(state, p, post, out)
+        if self.hint_no_vote(state, p, post, out):  # §9.5: without a vote he is counted for himself
+            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
     def vote_taken(self, state: GameState, p: Player, post: PostIn, vote: VotePost, line: str,
                    out: Messages) -> None:
@@ -568,17 +569,6 @@ class HexSurvival(Ruleset):
         quote_note(ballot.read_post(post.text, state), out, p.name, post.text)
         if post.edited:  # the player is told how the edited post was counted
             out.pm(p.name, self.spec.text("receipt_subject"), line)
-
-    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        """Issue 23 item 10: a living player with no vote today whose post in the vote thread
-        holds none is told once a day (003 §9.5: without a vote he is counted for himself;
-        §9.8: two days without voting and he is out)."""
-        if state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}" or not p.alive:
-            return
-        if p.name in state.data["day"]["ballots"]:
-            return
-        if not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text):
-            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
     def take_vote(self, state: GameState, p: Player, post: PostIn, read: VotePost, out: Messages) -> str:
         """003 §9.3/§9.6, issue 17: a vote or a change (改票/改投 or any new reply); an unreadable

@@ -77,6 +77,9 @@ class DayVotes(Ballots):
     def open(self, state: GameState) -> bool:
         return state.phase.kind == "day"
 
+    def may_vote(self, state: GameState, p: Player) -> bool:
+        return p.alive and p.name not in (state.data.get("day") or {}).get("cannot_vote", [])
+
     def ballot(self, state: GameState, p: Player) -> Entry | None:
         d = state.data.get("day") or {}
         cast = d.get("votes", {}).get(p.name)

@@ -34,7 +34,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, DayTally
-from tianshen.core.vote_post import VotePost, not_a_vote, read_vote_post, resolve_name, unreadable
+from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, ledgers, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -675,10 +675,6 @@ class NLives(Ruleset):
         text = post.original_text if post.edited and post.original_text is not None else post.text
         return read_vote_post(text, [q.name for q in state.players])
 
-    def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        super().not_a_vote(state, p, post, out)
-        self._hint_no_vote(state, p, post, out)
-
     def take_vote(self, state: GameState, p: Player, post: PostIn, vote: VotePost, out: Messages) -> str:
         if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
             raise unreadable(self.spec, out, p.name, post.text, vote.error)
@@ -686,18 +682,6 @@ class NLives(Ruleset):
 
     def vote_post_done(self, state: GameState, post: PostIn) -> None:
         self._note_done(state, post.at)
-
-    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        """Issue 23 item 10: a living voter who has not voted (nor delegated, §8.4) and whose
-        post in today's vote thread holds no vote is told once a day (§8.5: a player who does
-        not vote leaves the game)."""
-        if state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}" or not p.alive:
-            return
-        d = state.data["day"]
-        if p.name in d["votes"] or p.name in d["delegations"] or p.name in d["cannot_vote"]:
-            return
-        if not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text):
-            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
         d = state.data["day"]
