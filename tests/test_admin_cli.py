@@ -153,7 +153,7 @@ def test_overrides_without_game_aim_at_the_running_game_not_the_next(tmp_path: P
         done = run("admin", *args, "--reason", "x", "--db", url, "--at", at)
         assert done.exit_code == 0 and "done — night 1" in done.output, (args, done.output)
     night = _one_line_error(run("admin", "void-vote", "甲", "--reason", "x", "--db", url, "--at", at))
-    assert "甲 has no vote in the current count" in night  # judged by g's rules, in its night
+    assert "甲在当前计票中没有票" in night  # judged by g's rules, in its night
     store = Store(url)
     gm_log = GameState.model_validate_json(store.load_game(store.game_id("g")).state_json).data["gm_log"]
     assert [e["command"] for e in gm_log] == ["extend", "substitute"]

@@ -75,7 +75,7 @@ def test_void_action_cancels_it_and_tells_the_player() -> None:
     assert any("取消" in m and "目标写错" in m for m in pms_to(out, "甲"))
     g.dawn()
     assert g.alive("庚")
-    assert "no action" in gm(g, "void-action", player="丙").refusals[0].reason
+    assert "没有可以取消的行动" in gm(g, "void-action", player="丙").refusals[0].reason
 
 
 def test_enter_action_takes_a_pm_sent_another_way() -> None:

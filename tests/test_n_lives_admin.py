@@ -45,7 +45,7 @@ def test_void_action_refunds_the_action_points(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     assert ap(url, "丙") == 2
     again = run("admin", "void-action", "丙", "--ability", "防弹衣", "--reason", "再来", "--db", url, "--at", at)
-    assert again.exit_code != 0 and "no pending action" in again.output
+    assert again.exit_code != 0 and "丙现在没有可以取消的「防弹衣」" in again.output
 
 
 def test_public_status_never_shows_the_side_of_a_removed_player(tmp_path: Path) -> None:

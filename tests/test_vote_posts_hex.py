@@ -55,6 +55,22 @@ def test_two_players_in_the_vote_line_are_ambiguous() -> None:
     assert out.refusals and "丙丁" in pms_to(out, "甲")[0] and ballot(g, "甲") is None
 
 
+@pytest.mark.parametrize("text", ["我不同意楼上。投票 丙丁，理由：他昨天撒谎", "楼上说得不对！我投丙丁，因为他撒谎"])
+def test_one_vote_inside_a_sentence_counts(text: str) -> None:
+    """003 §9.6 投票不要求固定格式，只要…清晰、明确的指定一个投票对象 (issue 34 item 8):
+    one unambiguous vote inside free text counts; it was refused and counted for himself."""
+    g = day_game()
+    out = g.post("甲", text)
+    assert not out.refusals and ballot(g, "甲")["target"] == "丙丁"
+
+
+def test_two_votes_inside_sentences_are_ambiguous() -> None:
+    g = day_game()
+    out = g.post("甲", "我不同意楼上。投票 丙丁，理由：撒谎。投票 乙，因为可疑")
+    assert out.refusals and ballot(g, "甲") is None
+    assert "丙丁" in pms_to(out, "甲")[0] and "乙" in pms_to(out, "甲")[0]
+
+
 def test_an_unreadable_first_vote_costs_nothing() -> None:
     """Issue 17: refused, answered with the accepted form, no change used, nothing frozen;
     the GM is told, since a player who never votes again is counted for himself (§9.5)."""

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
 import secrets
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tianshen.core import overrides
 from tianshen.core.clock import zone_info
 from tianshen.core.model import GameState
+from tianshen.core.overrides import Arg, Override
 from tianshen.specs import available_variants, load_spec
 from tianshen.web.views import gm_notes, thread_name
 
@@ -836,124 +840,44 @@ def resend(game: GAME = None, db: DB = None, config: CONFIG = None,
                   "(if the board refuses again, the GM is told again)", markup=False, highlight=False)
 
 
-@admin.command()
-def advance(reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
-    """End the current phase or step now (resolve the night, close the vote…)."""
-    _override(_database(db, config), game, "advance", reason, at)
+def _override_command(o: Override) -> Callable[..., None]:
+    """The `tianshen admin NAME` command of an override of the table (core.overrides): its
+    arguments, then --reason, --game, --db, --config and --at."""
+
+    def command(**given: Any) -> None:
+        common = {k: given.pop(k) for k in ("reason", "game", "db", "config", "at")}
+        args = {k: v for k, v in given.items() if v is not None}
+        _override(_database(common["db"], common["config"]), common["game"], o.name, common["reason"], common["at"],
+                  **args)
+
+    params = [inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY, annotation=_arg_type(a),
+                                default=inspect.Parameter.empty if a.required else None) for a in o.args]
+    params += [inspect.Parameter("reason", inspect.Parameter.KEYWORD_ONLY, annotation=REASON),
+               *(inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=t, default=None)
+                 for n, t in (("game", GAME), ("db", DB), ("config", CONFIG), ("at", AT)))]
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__doc__ = o.help
+    command.__name__ = o.name.replace("-", "_")
+    return command
 
 
-@admin.command()
-def extend(hours: Annotated[float, typer.Option(help="hours to add")], reason: REASON, game: GAME = None,
-           db: DB = None, config: CONFIG = None, at: AT = None) -> None:
-    """Move the current phase's deadlines later."""
-    _override(_database(db, config), game, "extend", reason, at, hours=hours)
+def _arg_type(a: Arg) -> Any:
+    """An override's argument as typer reads it: a positional, a required or optional option."""
+    if a.positional:
+        return Annotated[str, typer.Argument(help=a.help or None, show_default=False)]
+    kind = a.kind if a.required else a.kind | None
+    return Annotated[kind, typer.Option(a.flag, help=a.help)]
 
 
-@admin.command()
-def pause(reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
-    """Stop the game clock (PMs are still taken)."""
-    _override(_database(db, config), game, "pause", reason, at)
+def _families() -> list[type]:
+    from tianshen.rules import FAMILIES, family_class
+
+    return [family_class(f) for f in FAMILIES]
 
 
-@admin.command()
-def resume(reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
-    """Restart the clock; the phase is extended by the time paused."""
-    _override(_database(db, config), game, "resume", reason, at)
-
-
-@admin.command("void-action")
-def void_action(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-                at: AT = None,
-                ability: Annotated[str | None, typer.Option(help="n_lives: only this privilege, by its "
-                                                                        "Chinese name (e.g. 占卜)")] = None,
-                ) -> None:
-    """Cancel a player's action of tonight (n_lives: all his pending privileges, refunded,
-    or only --ability)."""
-    extra = {"ability": ability} if ability else {}
-    _override(_database(db, config), game, "void-action", reason, at, player=player, **extra)
-
-
-@admin.command("enter-action")
-def enter_action(player: str, text: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-                 at: AT = None,
-                 sent_at: Annotated[str | None, typer.Option(help="when the player sent it (ISO)")] = None) -> None:
-    """Enter a player's PM (sent to the GM another way), as he wrote it."""
-    _override(_database(db, config), game, "enter-action", reason, at, player=player, text=text, sent_at=sent_at)
-
-
-@admin.command("void-vote")
-def void_vote(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-              at: AT = None) -> None:
-    """Cancel a player's vote (or delegation) in the current count."""
-    _override(_database(db, config), game, "void-vote", reason, at, player=player)
-
-
-@admin.command("enter-vote")
-def enter_vote(player: str, target: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-               at: AT = None,
-               sent_at: Annotated[str | None, typer.Option(help="when the player voted (ISO)")] = None) -> None:
-    """Cast a vote for a player (e.g. one the forum lost)."""
-    _override(_database(db, config), game, "enter-vote", reason, at, player=player, target=target, sent_at=sent_at)
-
-
-@admin.command("reject-declaration")
-def reject_declaration(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-                       at: AT = None) -> None:
-    """Refuse a killer's declaration; the killers are asked by PM for a new one."""
-    _override(_database(db, config), game, "reject-declaration", reason, at, player=player)
-
-
-@admin.command("flag-plagiarism")
-def flag_plagiarism(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-                    at: AT = None) -> None:
-    """classic rulesets: flag tonight's kill declaration (杀人宣言) of a killer as plagiarised or
-    too short, before dawn; at dawn one living civilian is drawn for an extra divination (占卜)."""
-    _override(_database(db, config), game, "flag-plagiarism", reason, at, player=player)
-
-
-@admin.command()
-def modkill(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-            at: AT = None) -> None:
-    """Remove a player from the game (判出局); his identity is shown where the rules show it."""
-    _override(_database(db, config), game, "modkill", reason, at, player=player)
-
-
-@admin.command()
-def leave(player: str, hours: Annotated[float, typer.Option(help="hours of leave")], reason: REASON,
-          game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
-    """A player's leave (请假): the phase is extended by `hours` (butterfly_elder: he is excused
-    from the one-post-a-day rule for up to 24 h instead)."""
-    _override(_database(db, config), game, "leave", reason, at, player=player, hours=hours)
-
-
-@admin.command("confirm-zombie")
-def confirm_zombie(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-                   at: AT = None) -> None:
-    """butterfly_elder: confirm a flagged post by a dead player (诈尸); his side's penalty
-    applies."""
-    _override(_database(db, config), game, "confirm-zombie", reason, at, player=player)
-
-
-@admin.command()
-def substitute(players: Annotated[str, typer.Option(help="seats to replace, comma-separated")], reason: REASON,
-               game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None) -> None:
-    """Substitution (交替期): extend the phase, ask every substitute by PM; the first to answer
-    takes the longest-lurking seat."""
-    _override(_database(db, config), game, "substitute", reason, at, players=players)
-
-
-@admin.command("cancel-substitution")
-def cancel_substitution(player: str, reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None,
-                        at: AT = None) -> None:
-    """The player is back before a substitute answered: he keeps his seat."""
-    _override(_database(db, config), game, "cancel-substitution", reason, at, player=player)
-
-
-@admin.command("end-game")
-def end_game(reason: REASON, game: GAME = None, db: DB = None, config: CONFIG = None, at: AT = None,
-             winner: Annotated[str | None, typer.Option(help="civilians / killers (default: none)")] = None) -> None:
-    """End the game now, revealing every role and the seed."""
-    _override(_database(db, config), game, "end-game", reason, at, winner=winner)
+for _o in overrides.table(_families()):
+    admin.command(_o.name)(_override_command(_o))
 
 
 @admin.command()

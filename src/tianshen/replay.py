@@ -9,6 +9,7 @@ player's state (secrets included).
 from __future__ import annotations
 
 import logging
+import re
 import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -39,7 +40,18 @@ class Item(BaseModel):
     sender: str = Field(alias="from")
     text: str
     at: float | None = None  # hours into the phase
-    thread: str | None = None  # posts: "vote" (default) or "main"
+    # posts: "vote" (default: today's vote thread), "main", or "vote N" (day N's vote thread,
+    # also after it closed)
+    thread: str | None = None
+    name: str | None = None  # posts: a name for the post, for a later `edit`
+    edit: str | None = None  # posts: the name of an earlier post of the same author: edit it to `text`
+
+    @field_validator("thread")
+    @classmethod
+    def _thread(cls, thread: str | None) -> str | None:
+        if thread is None or thread in ("vote", "main") or re.fullmatch(r"vote[ :]?\d+", thread.strip()):
+            return thread
+        raise ValueError(f"thread '{thread}': accepted: vote, main, or vote N (day N's vote thread)")
 
 
 class GmItem(BaseModel, extra="allow"):
@@ -64,6 +76,7 @@ class Script(BaseModel):
     start: datetime = DEFAULT_START  # without an offset: in `zone`
     zone: str = DEFAULT_ZONE  # the display zone of the texts' times (core.clock; issue 23 item 1)
     players: dict[str, str] = Field(default_factory=dict)
+    substitutes: list[str] = Field(default_factory=list)  # the substitutes' forum accounts (替补)
     setup: dict[str, Any] = Field(default_factory=dict)
     phase: list[PhaseScript] = Field(default_factory=list)
 
@@ -129,7 +142,7 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
         salt = script.salt or derived_salt(script.seed)  # a script is no real game: repeatable
         try:
             setup = GameSetup(seats=seats, seed=script.seed, salt=salt, start=script.start, fixed_roles=fixed,
-                              setup=script.setup, zone=script.zone)
+                              setup=script.setup, zone=script.zone, substitutes=script.substitutes)
             driver = GameDriver.create(store, forum, "replay", script.ruleset, setup, on_step=on_step)
         except ValueError as exc:  # a bad salt, or the ruleset refuses the setup (e.g. too many of a role)
             store.close()
@@ -137,6 +150,7 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
         driver.late_window_policy = "none"  # a script's clock jumps between its inputs: no window is late
         states: dict[str, dict[str, Any]] = {}
         watch = PostWatch(spec.id, spec.options)
+        named_posts: dict[str, tuple[str, int]] = {}  # a post's name -> (author, board post id)
         for entry in script.phase:
             state = driver.state()
             if state.phase.kind == "over":
@@ -145,7 +159,7 @@ def replay(script: Script, db_url: str | None = None) -> dict[str, Any]:
             if entry.phase and entry.phase.strip() != label:
                 raise ScriptError(f"script phase '{entry.phase}' but the game is at '{label}'")
             watch.before(state, entry)
-            _play_phase(entry, driver, board, store, clock, state.phase.started_at or script.start)
+            _play_phase(entry, driver, board, store, clock, state.phase.started_at or script.start, named_posts)
             watch.after(driver.state(), label)
             states[label] = _view(driver)
         final = driver.state()
@@ -227,7 +241,7 @@ def _seats(script: Script, n: int, role_by_name: Any) -> tuple[list[Seat], dict[
 
 
 def _play_phase(entry: PhaseScript, driver: GameDriver, board: MemoryBoard, store: Store,
-                clock: VirtualClock, start: datetime) -> None:
+                clock: VirtualClock, start: datetime, named: dict[str, tuple[str, int]]) -> None:
     label = driver.state().phase.label
     vote_hour = driver.ruleset.spec.timing.vote_opens_hour
     items = [("pm", i, it.at if it.at is not None else 1 + 0.01 * i) for i, it in enumerate(entry.pm)]
@@ -245,8 +259,7 @@ def _play_phase(entry: PhaseScript, driver: GameDriver, board: MemoryBoard, stor
             item = entry.pm[i]
             board.pm(item.sender, driver.forum.account, item.text)
         else:
-            item = entry.posts[i]
-            _post(item, driver, board, store)
+            _post(entry.posts[i], driver, board, store, named)
     for _ in range(MAX_DEADLINES_PER_PHASE):
         state = driver.state()
         if state.phase.label != label or state.phase.kind == "over":
@@ -259,14 +272,36 @@ def _play_phase(entry: PhaseScript, driver: GameDriver, board: MemoryBoard, stor
     raise ScriptError(f"phase '{label}' did not end")
 
 
-def _post(item: Item, driver: GameDriver, board: MemoryBoard, store: Store) -> None:
+def _post(item: Item, driver: GameDriver, board: MemoryBoard, store: Store, named: dict[str, tuple[str, int]]) -> None:
+    """A post (in today's vote thread, the main thread or day N's vote thread), or the edit
+    of an earlier one, made at the item's time."""
+    if item.edit is not None:
+        author, post_id = named.get(item.edit, ("", 0))
+        if not post_id:
+            raise ScriptError(f"edit by {item.sender}: no earlier post named '{item.edit}'")
+        if author != item.sender:
+            raise ScriptError(f"edit by {item.sender}: post '{item.edit}' is {author}'s")
+        board.edit(post_id, item.sender, item.text)
+        return
     state = driver.state()
-    key = "main" if item.thread == "main" else f"vote:{state.phase.number}"
+    key = _thread_key(item.thread, state.phase.number)
     thread_id = store.thread_id(driver.game_id, key)
     if thread_id is None:
         raise ScriptError(f"post by {item.sender}: no {key} thread is open yet ({state.phase.label}); "
                           f"give it an `at` after the vote thread opens")
-    board.post(item.sender, thread_id, item.text)
+    post_id = board.post(item.sender, thread_id, item.text)
+    if item.name:
+        if item.name in named:
+            raise ScriptError(f"post by {item.sender}: the name '{item.name}' is taken")
+        named[item.name] = (item.sender, post_id)
+
+
+def _thread_key(thread: str | None, day: int) -> str:
+    if thread == "main":
+        return "main"
+    if thread and (n := re.search(r"\d+", thread)):
+        return f"vote:{int(n.group())}"
+    return f"vote:{day}"
 
 
 def _view(driver: GameDriver) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tianshen.core import activity, checkin, clock, rng, substitution
+from tianshen.core.ballots import VotePosts
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.deaths import deaths_since
 from tianshen.core.model import (
@@ -31,6 +32,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
+from tianshen.core.overrides import GmRefused, LedgerOverrides, sent_at
 from tianshen.core.spec import DEFAULT_GM, RulesetSpec
 
 REMINDER = "reminder"  # a deadline kind that only sends reminders
@@ -121,7 +123,7 @@ class Deadline:
     kind: str
 
 
-class Ruleset(ABC):
+class Ruleset(LedgerOverrides, VotePosts, ABC):
     """One ruleset family; an instance is bound to one variant's spec."""
 
     def __init__(self, spec: RulesetSpec) -> None:
@@ -135,9 +137,9 @@ class Ruleset(ABC):
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
         """Parse and validate a PM; record it or refuse it; always answer the sender."""
 
-    @abstractmethod
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        """A post in a game thread (votes)."""
+        """A post in a game thread: votes, by the family's ballot policy (core.ballots)."""
+        return self.on_vote_post(state, post)
 
     def next_deadline(self, state: GameState) -> Deadline | None:
         """The next scheduled moment; None when the game is over or paused by the GM."""
@@ -166,7 +168,7 @@ class Ruleset(ABC):
         needs a reason, and is recorded in the state's `gm_log` (and the event log)."""
         handler = getattr(self, "gm_" + gm.command.replace("-", "_"), None)
         try:
-            if handler is None:
+            if handler is None or gm.command in self.ledger_commands():
                 raise GmRefused(f"unknown command '{gm.command}'; commands: {', '.join(self.gm_commands())}")
             if not gm.reason.strip():
                 raise GmRefused("every override needs a reason (--reason)")
@@ -208,7 +210,10 @@ class Ruleset(ABC):
             p.faction = self.spec.roles[p.role].faction
 
     def gm_commands(self) -> list[str]:
-        return sorted(n[3:].replace("_", "-") for n in dir(self) if n.startswith("gm_") and n != "gm_commands")
+        """The overrides of this ruleset: its `gm_…` methods, less those over a ledger its
+        family does not keep."""
+        found = (n[3:].replace("_", "-") for n in dir(self) if n.startswith("gm_") and n != "gm_commands")
+        return sorted(set(found) - self.ledger_commands())
 
     # ---- overrides every ruleset has --------------------------------------------------
 
@@ -558,23 +563,6 @@ def gm_args(args: dict[str, Any], zone: str | None = None) -> str:
         return str(v)
 
     return " ".join(f"{k}={value(v)}" for k, v in args.items() if v not in (None, ""))
-
-
-def sent_at(gm: GmIn) -> datetime:
-    """When the player sent what the GM enters for him (`sent_at`), default the command's time."""
-    if not gm.args.get("sent_at"):
-        return gm.at
-    try:
-        at = datetime.fromisoformat(str(gm.args["sent_at"]))
-    except ValueError:
-        raise GmRefused(f"sent_at {gm.args['sent_at']}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00") from None
-    if at.tzinfo is None:
-        raise GmRefused(f"sent_at {gm.args['sent_at']}: give its offset, e.g. 2026-03-01T20:00+08:00")
-    return at
-
-
-class GmRefused(Exception):
-    """A GM command that cannot be carried out; the message says why."""
 
 
 LONGEST_HOURS = 24 * 366  # a longer `hours` is a slip of the keyboard (and past what a datetime holds)

@@ -239,6 +239,14 @@ def _lines(post_text: str) -> list[str]:
     return [ln.strip() for ln in text.split("\n") if ln.strip() and not ln.strip().startswith(">")]
 
 
+_SENTENCE = re.compile(r"(?<=[。！？!?；;])")
+
+
+def _sentences(line: str) -> list[str]:
+    """A line's sentences, each with its end mark (`我不同意楼上。`, `投票 丁，理由：…`)."""
+    return [s.strip() for s in _SENTENCE.split(line) if s.strip()]
+
+
 def _swallowed(post_text: str) -> list[str]:
     """The lines a Markdown quote may have swallowed from the player (issue 23 item 10).
 
@@ -329,8 +337,12 @@ def _read_line(line: str, next_line: str, names: tuple[str, ...], aliases: Alias
 
 def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, str] | None = None,
                    verbs: Mapping[str, Iterable[str]] | None = None,
-                   abstain: Iterable[str] = ()) -> VotePost | None:
+                   abstain: Iterable[str] = (), free_text: bool = False) -> VotePost | None:
     """The vote of a post, or None when the post has no vote line (no verb, not a name).
+
+    With `free_text` (a rule that asks no fixed form, 003 §9.6), a vote inside a line counts
+    too: when no line starts with a verb, each sentence of a line is read as a line, so
+    `我不同意楼上。投票 丁，理由：…` votes for 丁; votes for two players stay ambiguous.
 
     `verbs` adds a ruleset's own words (canonical verb -> words, e.g. {"delegate": ("委托投票",)});
     `abstain` the words of an abstention where the ruleset allows one (004: 弃权, 弃票).
@@ -338,16 +350,22 @@ def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, s
     player makes the post ambiguous.  A post whose first line is only a name votes for him.
     """
     words = tuple((v, tuple(ws)) for v, ws in verbs.items()) if verbs else None
-    return _vote_post(post_text, tuple(names), _aliases_key(aliases), words, tuple(abstain))
+    return _vote_post(post_text, tuple(names), _aliases_key(aliases), words, tuple(abstain), free_text)
 
 
 @lru_cache(maxsize=4096)
 def _vote_post(post_text: str, names: tuple[str, ...], aliases: AliasesKey, verbs: VerbsKey,
-               abstain: tuple[str, ...]) -> VotePost | None:
+               abstain: tuple[str, ...], free_text: bool = False) -> VotePost | None:
     """read_vote_post on hashable arguments (its answer is frozen: one post read once is enough)."""
     table = _verb_words(verbs)
     lines = _lines(post_text)
     found = _found(lines, names, aliases, table, abstain)
+    if free_text and not any(v.verb == "abstain" or v.name is not None or v.ambiguous for v in found):
+        sentences = [s for ln in lines for s in _sentences(ln)]
+        inner = [v for v in _found(sentences, names, aliases, table, abstain)
+                 if v.verb == "abstain" or v.name is not None or v.ambiguous]
+        if inner:
+            found, lines = inner, sentences
     if not found and not _name_only(lines, names, aliases) and (tail := _swallowed(post_text)):
         # issue 23 item 10: the player's own vote line after a quote, swallowed by the quote
         found = [replace(v, after_quote=True) for v in _found(tail, names, aliases, table, abstain)

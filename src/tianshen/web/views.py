@@ -15,10 +15,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tianshen.core import rng
+from tianshen.core import overrides, rng
 from tianshen.core.events import tallies
 from tianshen.core.fold import fold, steps
 from tianshen.core.model import GameState, Phase, PostIn
+from tianshen.core.overrides import Override
 from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, Ruleset
 from tianshen.core.tally import DELEGATED, EXECUTED, PUNISHED, SELF, DayTally
 from tianshen.web import hexlayout
@@ -660,11 +661,14 @@ NOTE_WORDS = {"can_vote": "可投票", "on_duty": "今夜值班杀手", "bind_st
               "pardoned": "已赦免", "mode": "模式", "attributes": "牌的属性", "nights": "连续夜数", "target": "对象"}
 
 
-COMMAND_WORDS = {"extend": "延长时段", "advance": "提前结束时段", "pause": "暂停", "resume": "继续",
-                 "void-action": "取消行动", "enter-action": "代录行动", "void-vote": "作废投票", "enter-vote": "代录投票",
-                 "reject-declaration": "拒绝宣言", "flag-plagiarism": "标记宣言抄袭", "modkill": "判出局", "leave": "请假",
-                 "confirm-zombie": "确认诈尸", "substitute": "交替", "cancel-substitution": "取消交替",
-                 "end-game": "结束游戏"}
+def _command_words() -> dict[str, str]:
+    """Each override's Chinese word, from the table of overrides (core.overrides)."""
+    from tianshen.rules import FAMILIES, family_class
+
+    return {o.name: o.word for o in overrides.table([family_class(f) for f in FAMILIES])}
+
+
+COMMAND_WORDS = _command_words()
 
 
 # ids that stand as values in `player_view` notes (game_ten 潜在, n_lives 牌的属性 and 模式)
@@ -723,14 +727,15 @@ def admin_commands(game: str, player: str | None = None, seat: int | None = None
     """The `tianshen admin …` lines a GM copies: extend the phase (game-wide), void this
     vote and substitute this player (per player).  The reason is left for him to write."""
     g = _quote(game)
+    line = Override.named
     if player is None:
-        return {"延长本时段": f"tianshen admin extend --game {g} --hours 24 --reason '…'",
-                "提前结束本时段": f"tianshen admin advance --game {g} --reason '…'",
-                "暂停": f"tianshen admin pause --game {g} --reason '…'"}
+        return {"延长本时段": line("extend").line(game=g, hours="24"),
+                "提前结束本时段": line("advance").line(game=g),
+                "暂停": line("pause").line(game=g)}
     who = _quote(player)
-    return {"作废投票": f"tianshen admin void-vote {who} --game {g} --reason '…'",
-            "替换玩家": f"tianshen admin substitute --players {seat} --game {g} --reason '…'",
-            "判出局": f"tianshen admin modkill {who} --game {g} --reason '…'"}
+    return {"作废投票": line("void-vote").line(player=who, game=g),
+            "替换玩家": line("substitute").line(players=str(seat), game=g),
+            "判出局": line("modkill").line(player=who, game=g)}
 
 
 # ---- the game's clock (issue 25 item 3) -------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tianshen.core.grammar import VERBS as SHARED
 from tianshen.core.model import GameState, Player
 
 KILLERS, GOOD, INDEPENDENTS = "killers", "good", "independents"
@@ -20,7 +21,7 @@ VERBS: dict[str, tuple[str, ...]] = {
     "mute": ("禁言",),
     "zero": ("归零",),
     "cancel": ("取消", "撤销", "/cancel"),
-    "vote": ("投票", "投", "改票", "改投", "票投", "vote"),  # a PM vote is refused: 四 votes are posts
+    "vote": SHARED["vote"],  # the shared vote words (重新投票 too); a PM vote is refused: 四 votes are posts
     "confirm": ("确认", "收到"),
 }
 

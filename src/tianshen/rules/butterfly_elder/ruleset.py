@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
@@ -31,10 +32,13 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours, sent_at
-from tianshen.core.vote_post import not_a_vote, quote_note, refusal
+from tianshen.core.overrides import PLAYER, Override, extra
+from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours
+from tianshen.core.spec import RulesetSpec
+from tianshen.core.vote_post import VotePost, quote_note, refusal
 from tianshen.core.votes import count_rows
 from tianshen.rules.butterfly_elder import powers, vote
+from tianshen.rules.butterfly_elder.ledgers import LatestPosts, RoundActions
 from tianshen.rules.butterfly_elder.powers import Refused
 from tianshen.rules.butterfly_elder.roles import (
     DRAW,
@@ -55,6 +59,11 @@ POWER_VERBS = frozenset(SLOT)
 
 class ButterflyElder(Ruleset):
     FAMILY = "butterfly_elder"
+
+    def __init__(self, spec: RulesetSpec) -> None:
+        super().__init__(spec)
+        self.actions = RoundActions()
+        self.ballots = LatestPosts(spec)
 
     # ---- setup (补充 一 1: the GM tells every player his role; the player confirms) -------------
 
@@ -309,60 +318,60 @@ class ButterflyElder(Ruleset):
     def _report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
         """Lurkers are warned at each vote's end (`_lurkers`)."""
 
-    def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        out = Messages()
-        p = state.find(post.author)
+    # 四 / 补充 一 6: votes by posts in the vote thread, changed only by new posts (the latest
+    # counts), an edited post counted as first written; no delegation; ties by a published lot
+    ballot_policy = BallotPolicy(change="last_post", delegation=False, tie="lot", short=30)
+
+    def post_taken(self, state: GameState, p: Player | None, post: PostIn, out: Messages) -> bool:
+        """Every post is watched: outsiders in the vote thread, the dead (will or 诈尸), the
+        one-post-a-day rule, the silence, the muted; an edit the forum did not keep."""
         if p is None or state.phase.kind == "over":
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a player's, ignored")
             if p is None and post.thread.startswith("vote:") and state.phase.kind != "over":
                 # 补充 二 5: only players with a vote (and the judges) post in the vote thread
                 out.notes.append(self.spec.text("note_outsider_vote", name=post.author, text=_short(post.text)))
-            return out.outcome(state)
+            return True
         if not p.alive:
             self._dead_post(state, p, post, out)
-            return out.outcome(state)
+            return True
         posted = state.data["lurk"]["posted"]
         if p.name not in posted:
             posted.append(p.name)
         if state.phase.kind == "night" and state.phase.step == "silence":
             out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=_short(post.text)))
-        if post.thread.startswith("vote:"):
-            self._vote_post(state, p, post, out)
-        elif self.is_muted(state, p.name):
-            out.notes.append(self.spec.text("note_muted_post", name=p.name, thread=post.thread, text=_short(post.text)))
-        return out.outcome(state)
+        if not post.thread.startswith("vote:"):
+            if self.is_muted(state, p.name):
+                out.notes.append(self.spec.text("note_muted_post", name=p.name, thread=post.thread,
+                                                text=_short(post.text)))
+            return True
+        if post.edited and post.original_text is None:  # 补充 一 6 (2): 不得在原帖中进行修改
+            out.refuse(p.name, post.text, self.spec.text("vote_edited_unknown"), reply_to=p.name)
+            out.notes.append(self.spec.text("note_vote_edited_unknown", name=p.name, text=_short(post.text)))
+            return True
+        return False
 
-    def _vote_post(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        """四 / 补充 一 6: votes by posts in the vote thread; changes only by new posts."""
+    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
+        text = post.original_text if post.edited and post.original_text is not None else post.text
+        return vote.read(text, [q.name for q in state.players])
+
+    def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        """补充 二 5: only votes in the vote thread; the GM judges the rest."""
+        out.log.append(f"post {post.id} by {p.name} in {post.thread}: not a vote")
+        out.notes.append(self.spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
+        self.hint_no_vote(state, p, post, out)  # issue 23 item 10: told once a vote, while he has none
+
+    def vote_closed(self, state: GameState, post: PostIn) -> bool:
+        ends = state.phase.ends_at
+        return super().vote_closed(state, post) or (ends is not None and post.at >= ends)
+
+    def take_vote(self, state: GameState, p: Player, post: PostIn, parsed: VotePost, out: Messages) -> str:
+        if parsed.error:  # issue 17: unreadable or naming two players — the last vote stands
+            raise Refused(refusal(parsed, self.spec.text("vote_form")))
+        return vote.cast(self.spec, state, p.name, parsed.verb, parsed.name or "", post.at, post.id)
+
+    def vote_taken(self, state: GameState, p: Player, post: PostIn, parsed: VotePost, line: str,
+                   out: Messages) -> None:
         spec = self.spec
-        text = post.text
-        if post.edited:  # 补充 一 6 (2): 不得在原帖中进行修改 — the edit does not count
-            if post.original_text is None:
-                out.refuse(p.name, post.text, spec.text("vote_edited_unknown"), reply_to=p.name)
-                out.notes.append(spec.text("note_vote_edited_unknown", name=p.name, text=_short(post.text)))
-                return
-            text = post.original_text
-        parsed = vote.read(text, [q.name for q in state.players])
-        try:
-            if parsed is None:  # 补充 二 5: only votes in the vote thread; the GM judges the rest
-                out.log.append(f"post {post.id} by {p.name} in {post.thread}: not a vote")
-                out.notes.append(spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
-                # issue 23 item 10: the player is told once a vote, while he has no vote yet
-                if p.name not in state.data.get("ballots", {}) and post.thread == f"vote:{state.phase.number}" \
-                        and state.phase.kind == "day":
-                    not_a_vote(spec, state.data, out, p.name, post.thread, post.text)
-                return
-            ends = state.phase.ends_at
-            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day" or (
-                    ends is not None and post.at >= ends):
-                raise Refused(spec.text("vote_closed"))
-            if parsed.error:  # issue 17: unreadable or naming two players — the last vote stands
-                raise Refused(refusal(parsed, spec.text("vote_form")))
-            line = vote.cast(spec, state, p.name, parsed.verb, parsed.name or "", post.at, post.id)
-        except Refused as exc:
-            out.refuse(p.name, post.text, spec.text("vote_refused", text=_short(post.text), reason=str(exc)),
-                       reply_to=p.name)
-            return
         out.log.append(f"vote by {p.name}: {line}")
         quote_note(parsed, out, p.name, post.text)
         if post.edited:
@@ -469,45 +478,6 @@ class ButterflyElder(Ruleset):
         if not self._check_victory(state, at, out, lines):
             out.post(MAIN, "\n".join(lines))
 
-    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Cancel a player's action of this power round."""
-        p = self._player_arg(state, gm)
-        mine = [s for s, a in state.data["actions"].items() if a["by"] == p.name]
-        if state.phase.kind != "night" or not mine:
-            raise GmRefused(f"{p.name} has no action this round")
-        out = Messages()
-        for slot in mine:
-            a = state.data["actions"].pop(slot)
-            out.pm(p.name, self.spec.text("receipt_subject"),
-                   self.spec.text("gm_voided_action", action=f"{VERB_WORD[a['verb']]} {a['target']}",
-                                  reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        p = self._player_arg(state, gm)
-        if state.phase.kind != "day" or p.name not in state.data["ballots"]:
-            raise GmRefused(f"{p.name} has no vote in the current count")
-        del state.data["ballots"][p.name]
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        """补充 一 6 (5): a vote the forum failed to take; `target` a name or 弃权."""
-        p = self._player_arg(state, gm)
-        if state.phase.kind != "day" or not p.alive:
-            raise GmRefused("no vote is open for this player")
-        at = sent_at(gm)
-        written = str(gm.args.get("target", ""))
-        kind = "abstain" if written.strip() in vote.ABSTAIN else "vote"
-        try:
-            line = vote.cast(self.spec, state, p.name, kind, written, at, gm.id)
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-        out = Messages()
-        out.log.append(f"vote by {p.name} entered by the GM: {line}")
-        return out.outcome(state)
-
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (补充 二 2 按出局处理, or any ruling): a death, identity shown."""
         self._die(state, p, "modkill", gm.at)
@@ -527,6 +497,8 @@ class ButterflyElder(Ruleset):
         out.post(MAIN, self.spec.text("gm_leave", name=p.name, until=_fmt(state, until)))
         return out.outcome(state)
 
+    @extra(Override("confirm-zombie", "确认诈尸", "butterfly_elder: confirm a flagged post by a dead player (诈尸); "
+                    "his side's penalty applies.", (PLAYER,)))
     def gm_confirm_zombie(self, state: GameState, gm: GmIn) -> Outcome:
         """五: the GM confirms that a dead player posted (诈尸); his side is penalised in the
         next power round: good → the killers get one more kill (E14); killers → no kill;

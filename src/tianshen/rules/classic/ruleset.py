@@ -14,6 +14,7 @@ from tianshen.core import rng
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, GmIn, Outcome, Player
 from tianshen.core.outbox import Messages
+from tianshen.core.overrides import PLAYER, Override, extra
 from tianshen.core.ruleset import GameSetup, GmRefused
 from tianshen.rules.classic import night as nights
 from tianshen.rules.classic import plagiarism
@@ -103,6 +104,9 @@ class Classic(ForumGame):
             return line
         return super()._command(state, p, cmd, at, out)
 
+    @extra(Override("flag-plagiarism", "标记宣言抄袭", "classic rulesets: flag tonight's kill declaration (杀人宣言) "
+                    "of a killer as plagiarised or too short, before dawn; at dawn one living civilian is drawn for "
+                    "an extra divination (占卜).", (PLAYER,)))
     def gm_flag_plagiarism(self, state: GameState, gm: GmIn) -> Outcome:
         """002 杀人宣言 / C13: the GM flags tonight's declaration of a killer as breaking the
         originality (or length) rule; at dawn one living civilian is drawn for an extra 占卜.

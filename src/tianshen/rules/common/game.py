@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import checkin, rng
+from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
@@ -33,19 +34,18 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally, TallyRow, ballots_of
-from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, unreadable
+from tianshen.core.vote_post import VotePost, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
+from tianshen.rules.common.ledgers import DayBallots, NightActions
 from tianshen.rules.common.roles import (
     CIVILIANS,
     KILLERS,
     POWER,
-    group_of,
-    is_killer,
     killer_mode,
     living_civilians,
     living_commoners,
@@ -67,6 +67,8 @@ class ForumGame(Ruleset):
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
         self.clock = PhaseClock(spec.timing)
+        self.actions = NightActions()
+        self.ballots = DayBallots()
 
     # ---- setup ----------------------------------------------------------------------
 
@@ -486,55 +488,37 @@ class ForumGame(Ruleset):
 
     # ---- posts ----------------------------------------------------------------------
 
-    def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        """Votes are posts in today's vote thread, judged by the forum's post time; the post is
-        read by core.vote_post (a reason may follow the name, issue 17).  A refused vote post
-        is answered with the accepted form and changes nothing."""
-        out = Messages()
-        names = [q.name for q in state.players]
-        # 001 §5.1 投票一旦投出，就禁止修改: an edited vote counts as first written, when the forum shows it
-        text = post.original_text if post.edited and post.original_text is not None else post.text
-        vote = read_vote_post(text, names)
-        p = state.find(post.author)
-        if vote is None or p is None or not post.thread.startswith("vote:"):
-            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
-            if vote is None and p is not None:
-                self._hint_no_vote(state, p, post, out)
-            return out.outcome(state)
-        try:
-            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
-                raise Refused("这个投票帖已经截止。")
-            if not p.alive and not days.may_vote_dead(state, p.name):
-                raise Refused(self.spec.text("dead_player"))
-            if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (001 §5.3)
-                raise unreadable(self.spec, out, p.name, post.text, vote.error)
-            # 改票/改投 is read as a vote: the first one counts, a later one meets 001 §5.1's "no change"
-            line = days.cast_vote(state, p, vote.name, post.at, "post")
-            out.log.append(line)
-            quote_note(vote, out, p.name, post.text)
-            if post.edited:
-                note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
-                out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
-                if note:
-                    out.pm(p.name, self.spec.text("receipt_subject"), note)
-        except Refused as exc:
-            out.refuse(p.name, post.text, f"你在投票帖的跟帖（{_short(post.text)}）无效：{exc}", reply_to=p.name)
-        self._note_done(state, post.at)
-        return out.outcome(state)
+    # 001 §5.1 投票一旦投出，就禁止修改: the first vote stands, an edited one counts as first written
+    ballot_policy = BallotPolicy(change="never", dead_may_vote=True, tie="runoff")
 
-    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        """Issue 23 item 10: a voter of the open ballot who has not voted yet and whose post
-        in its thread holds no vote is told once per ballot (a player who never votes leaves
-        the game, 001 §5.3 / DECISIONS §3.1.7; a chat post must not be taken for a vote)."""
-        kind = days.ballot_kind(state)
-        if kind is None or state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}":
-            return
-        d = state.data["day"]
-        if p.name not in {q.name for q in days.voters(state, kind)} or p.name in d["ballots"][kind] \
-                or p.name in d["delegations"].get(kind, {}):
-            return
-        if not_a_vote(self.spec, state.data, out, p.name, f"{post.thread}:{kind}", post.text):
-            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
+    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
+        """Read by core.vote_post (a reason may follow the name, issue 17); 改票/改投 is read
+        as a vote, and meets "no change" when a vote stands."""
+        text = post.original_text if post.edited and post.original_text is not None else post.text
+        return read_vote_post(text, [q.name for q in state.players])
+
+    def hint_key(self, state: GameState, post: PostIn) -> str:
+        return f"{post.thread}:{days.ballot_kind(state)}"  # the main vote, 生死投票, each 招魂 round
+
+    def dead_may_vote(self, state: GameState, p: Player) -> bool:
+        return days.may_vote_dead(state, p.name)
+
+    def take_vote(self, state: GameState, p: Player, post: PostIn, vote: VotePost, out: Messages) -> str:
+        if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (001 §5.3)
+            raise unreadable(self.spec, out, p.name, post.text, vote.error)
+        return days.cast_vote(state, p, vote.name, post.at, "post")
+
+    def vote_taken(self, state: GameState, p: Player, post: PostIn, vote: VotePost, line: str,
+                   out: Messages) -> None:
+        super().vote_taken(state, p, post, vote, line, out)
+        if post.edited:
+            note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
+            out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
+            if note:
+                out.pm(p.name, self.spec.text("receipt_subject"), note)
+
+    def vote_post_done(self, state: GameState, post: PostIn) -> None:
+        self._note_done(state, post.at)
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
 
@@ -574,55 +558,6 @@ class ForumGame(Ruleset):
         lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
         if not self._check_victory(state, at, out, prefix=lines):
             out.post(MAIN, "\n".join(lines))
-
-    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Cancel a player's action of tonight (and, for a killer, nothing else)."""
-        p = self._player_arg(state, gm)
-        verb = POWER.get(p.role)
-        if state.phase.kind != "night" or not verb or p.name not in state.data["subs"].get(verb, {}):
-            raise GmRefused(f"{p.name} has no action tonight")
-        target = state.data["subs"][verb].pop(p.name)
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"),
-               self.spec.text("gm_voided_action", action=f"{VERB_NAMES[verb]} {target}", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        p = self._player_arg(state, gm)
-        kind = days.ballot_kind(state)
-        d = state.data.get("day", {})
-        if kind is None or p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
-            raise GmRefused(f"{p.name} has no vote in the current count")
-        d["ballots"][kind].pop(p.name, None)
-        d["delegations"].get(kind, {}).pop(p.name, None)
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        p = self._player_arg(state, gm)
-        at = sent_at(gm)
-        try:
-            line = days.cast_vote(state, p, str(gm.args.get("target", "")), at, "gm")
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-        out = Messages()
-        out.log.append(line)
-        return out.outcome(state)
-
-    def gm_reject_declaration(self, state: GameState, gm: GmIn) -> Outcome:
-        """002 杀人宣言: the GM may refuse a declaration and ask for one that meets the rules."""
-        p = self._player_arg(state, gm)
-        group = group_of(state, p) if is_killer(p) else None
-        if state.phase.kind != "night" or group is None or group not in state.data["decl"]:
-            raise GmRefused(f"no declaration of {p.name} to reject tonight")
-        del state.data["decl"][group]
-        out = Messages()
-        for q in [p, *partners(state, p)]:
-            if q.alive:
-                out.pm(q.name, self.spec.text("receipt_subject"),
-                       self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state, state.phase.ends_at)))
-        return out.outcome(state)
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from tianshen.core.intake import Refused
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, GM, POST, PUNISHED, SELF, DayTally, TallyRow, ballots_of
@@ -21,7 +22,7 @@ from tianshen.core.vote_post import VotePost, read_vote_post
 ABSTAIN = ("弃权", "空票", "不投", "abstain")
 
 
-class VoteRefused(Exception):
+class VoteRefused(Refused):
     """The post or PM changed nothing; the message says why (plain Chinese)."""
 
 
@@ -45,10 +46,11 @@ class Written:
 
 
 def read_post(text: str | None, state: GameState) -> VotePost | None:
-    """The vote of a post (core.vote_post: a reason may follow the name), None when no vote."""
+    """The vote of a post (core.vote_post: a reason may follow the name), None when no vote.
+    §9.6 投票不要求固定格式: a vote inside a sentence counts (`free_text`)."""
     if text is None:
         return None
-    return read_vote_post(text, [q.name for q in state.players], abstain=ABSTAIN)
+    return read_vote_post(text, [q.name for q in state.players], abstain=ABSTAIN, free_text=True)
 
 
 def read_arg(written: str, state: GameState) -> VotePost:

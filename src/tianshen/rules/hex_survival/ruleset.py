@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
+from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
@@ -36,16 +37,17 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
+from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import SELF
-from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, unreadable, with_form
+from tianshen.core.vote_post import VotePost, quote_note, unreadable, with_form
 from tianshen.core.votes import count_rows
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
 from tianshen.rules.hex_survival import night as nights
 from tianshen.rules.hex_survival.ballot import VoteRefused
+from tianshen.rules.hex_survival.ledgers import DayBallots, PhaseActions
 
 MAIN = "main"
 DRAW = "draw"
@@ -66,6 +68,8 @@ class HexSurvival(Ruleset):
         super().__init__(spec)
         self.map = hexmap.load(spec.options)
         self.food = foods.load(spec.options)
+        self.actions = PhaseActions()
+        self.ballots = DayBallots(self._delegate)
 
     # ---- setup (003 §1, §2, §5.1, §7.2) ---------------------------------------------
 
@@ -546,49 +550,31 @@ class HexSurvival(Ruleset):
 
     # ---- posts (003 §9) -----------------------------------------------------------------
 
-    def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        out = Messages()
-        p = state.find(post.author)
-        if p is None or not post.thread.startswith("vote:"):
-            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
-            return out.outcome(state)
-        vote = ballot.read_post(post.text, state)
-        original = post.original_text if post.edited else None
-        if vote is None and ballot.read_post(original, state) is None:
-            out.log.append(f"post {post.id} by {post.author}: not a vote")
-            self._hint_no_vote(state, p, post, out)
-            return out.outcome(state)
-        try:
-            line = self._vote_post(state, p, post, vote, out)
-            out.log.append(f"{p.name}: {line}")
-            quote_note(vote, out, p.name, post.text)
-            if post.edited:  # the player is told how the edited post was counted
-                out.pm(p.name, self.spec.text("receipt_subject"), line)
-        except VoteRefused as exc:
-            out.refuse(p.name, post.text, self.spec.text("post_refused", text=_short(post.text), reason=str(exc)),
-                       reply_to=p.name)
-        return out.outcome(state)
+    # §9.3: one change by a new reply; an edited post is judged by its first version (a hook)
+    ballot_policy = BallotPolicy(change="limited", edited="own_rule", tie="all_top",
+                                 refused_text="post_refused")
 
-    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        """Issue 23 item 10: a living player with no vote today whose post in the vote thread
-        holds none is told once a day (003 §9.5: without a vote he is counted for himself;
-        §9.8: two days without voting and he is out)."""
-        if state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}" or not p.alive:
-            return
-        if p.name in state.data["day"]["ballots"]:
-            return
-        if not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text):
+    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
+        original = post.original_text if post.edited else None
+        return ballot.read_post(post.text, state) or ballot.read_post(original, state)
+
+    def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
+        out.log.append(f"post {post.id} by {post.author}: not a vote")
+        if self.hint_no_vote(state, p, post, out):  # §9.5: without a vote he is counted for himself
             out.log.append(f"{p.name} was told that post {post.id} holds no vote")
 
-    def _vote_post(self, state: GameState, p: Player, post: PostIn, vote: VotePost | None, out: Messages) -> str:
+    def vote_taken(self, state: GameState, p: Player, post: PostIn, vote: VotePost, line: str,
+                   out: Messages) -> None:
+        out.log.append(f"{p.name}: {line}")
+        quote_note(ballot.read_post(post.text, state), out, p.name, post.text)
+        if post.edited:  # the player is told how the edited post was counted
+            out.pm(p.name, self.spec.text("receipt_subject"), line)
+
+    def take_vote(self, state: GameState, p: Player, post: PostIn, read: VotePost, out: Messages) -> str:
         """003 §9.3/§9.6, issue 17: a vote or a change (改票/改投 or any new reply); an unreadable
         post is refused with the accepted form, uses no change and freezes nothing, and the GM
         is told (a player who never votes again is counted for himself, §9.5)."""
         spec = self.spec
-        if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
-            raise VoteRefused(spec.text("vote_closed"))
-        if not p.alive:
-            raise VoteRefused(spec.text("dead_player"))
         if post.edited:
             original = post.original_text
             if original is not None and ballot.read_post(original, state) is None:
@@ -598,7 +584,7 @@ class HexSurvival(Ruleset):
                 # §9.3: 不能判断…原来一票投给了谁，这一票将被计为投给了改票者自己 — and the GM is told
                 out.notes.append(spec.text("note_edited_self", name=p.name, text=_short(post.text)))
             return ballot.edited_post(spec, state, p, original, post.at)
-        chosen = ballot.choose(spec, state, p, vote)
+        chosen = ballot.choose(spec, state, p, ballot.read_post(post.text, state))
         if chosen.ambiguous:
             raise VoteRefused(ballot.ambiguous_original(spec, state, p, chosen.error))
         if chosen.target is None and p.name not in state.data["day"]["ballots"]:
@@ -678,40 +664,6 @@ class HexSurvival(Ruleset):
             d = state.data["day"]
             d["extra_changes"] = int(d.get("extra_changes", 0)) + 1
         return outcome
-
-    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Cancel a player's attack (night) or move/dig (day)."""
-        p = self._player_arg(state, gm)
-        store = (state.data["night"]["attacks"] if state.phase.kind == "night"
-                 else state.data["day"]["actions"] if state.phase.kind == "day" else {})
-        if p.name not in store:
-            raise GmRefused(f"{p.name} has no action in this phase")
-        store.pop(p.name)
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_action", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        """The vote is struck (e.g. a conditional vote, §9.6); the player may vote again."""
-        p = self._player_arg(state, gm)
-        if state.phase.kind != "day" or p.name not in state.data["day"]["ballots"]:
-            raise GmRefused(f"{p.name} has no vote today")
-        del state.data["day"]["ballots"][p.name]
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        """A vote (or change) delegated another way (§9.9), cast and posted at once."""
-        p = self._player_arg(state, gm)
-        at = sent_at(gm)
-        out = Messages()
-        try:
-            line = self._delegate(state, p, str(gm.args.get("target", "")), at, out)
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-        out.log.append(line)
-        return out.outcome(state)
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """§10.1: 判出局 — out at once, camp announced, win check."""

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import checkin, rng
+from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
@@ -30,11 +31,11 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, sent_at
+from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, DayTally
-from tianshen.core.vote_post import not_a_vote, quote_note, read_vote_post, resolve_name, unreadable
-from tianshen.rules.n_lives import cards, intake, victory
+from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name, unreadable
+from tianshen.rules.n_lives import cards, intake, ledgers, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
 from tianshen.rules.n_lives.abilities import abilities, verbs
@@ -55,6 +56,8 @@ class NLives(Ruleset):
             "side": ("立场", "选择立场", "我选择"),
             "help": ("帮助", "help", "格式"),
         }
+        self.actions = ledgers.Privileges(spec)
+        self.ballots = ledgers.DayVotes(self._cast)
 
     # ---- setup (§2, §4, §5.2, §5.3) ---------------------------------------------------
 
@@ -587,32 +590,12 @@ class NLives(Ruleset):
         action is final (1.1.4)."""
         if state.phase.kind == "night":
             intake.check_lock(self.spec, state, at)
-        mine = self._pending(state, p, what)
+        mine = ledgers.pending(self.spec, state, p, what)
         if not mine:
             raise Refused("没有可以取消的夜间特权（白天行使的必杀、诅咒、庇佑一经寄出不能取消）。")
-        self._withdraw(state, p, mine)
+        ledgers.withdraw(state, p, mine)
         names = "、".join(intake.describe(self.spec, a) for a in mine)
         return f"已取消：{names}（现在有{p.extra['ap']}点行动点数）"
-
-    def _pending(self, state: GameState, p: Player, what: str = "") -> list[dict[str, Any]]:
-        """His night actions not yet resolved (tonight's and those queued by day), all or those of
-        one privilege (its id, name or a word players write for it)."""
-        table = abilities(self.spec)
-        what = what.strip()
-        return [a for a in state.data["actions"] + state.data["queued"] if a["actor"] == p.name
-                and (not what or what in (a["ability"], table[a["ability"]].name, *table[a["ability"]].words))]
-
-    def _withdraw(self, state: GameState, p: Player, actions: list[dict[str, Any]]) -> None:
-        """Take actions back before the lock: AP refunded when it was charged (queued ones are
-        charged only at nightfall), a 必杀 stays unused (§3.3.3 applies only to what is made)."""
-        for a in actions:
-            if a in state.data["actions"]:
-                state.data["actions"].remove(a)
-                p.extra["ap"] += a["cost"]
-            else:
-                state.data["queued"].remove(a)
-            if a["ability"] == "bisha":
-                state.data["bisha_used"].remove(a["card"])
 
     def _order(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
         """§6.1–6.3: within 24 h of the player list, and in the reorder windows; the bottom card
@@ -648,7 +631,7 @@ class NLives(Ruleset):
         if mode == "cowin":
             dropped = [a for a in state.data["actions"] + state.data["queued"] if a["actor"] == p.name
                        and a["ability"] in list(self.spec.options.get("cowin_forbidden", []))]
-            self._withdraw(state, p, dropped)
+            ledgers.withdraw(state, p, dropped)
             if dropped:
                 line += "；已取消（并退还点数）：" + "、".join(intake.describe(self.spec, a) for a in dropped)
         return line
@@ -684,44 +667,21 @@ class NLives(Ruleset):
 
     # ---- the vote (§8) --------------------------------------------------------------------
 
-    def on_post(self, state: GameState, post: PostIn) -> Outcome:
-        """§8.1, §8.3, A43: one vote a day, by a post in the vote thread; the first valid one
-        counts and cannot be changed (an edited post counts as first written).  The post is
-        read by core.vote_post (a reason may follow the name; 改票 is read, and refused once a
-        vote stands); a refused vote post is answered with the accepted form."""
-        out = Messages()
-        text = post.original_text if post.edited and post.original_text is not None else post.text
-        vote = read_vote_post(text, [q.name for q in state.players])
-        p = state.find(post.author)
-        if vote is None or p is None or not post.thread.startswith("vote:"):
-            out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")
-            if vote is None and p is not None:
-                self._hint_no_vote(state, p, post, out)
-            return out.outcome(state)
-        try:
-            if post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day":
-                raise Refused("这个投票帖已经截止。")
-            if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
-                raise unreadable(self.spec, out, p.name, post.text, vote.error)
-            line = self._cast(state, p, vote.name, post.at, "post")
-            out.log.append(line)
-            quote_note(vote, out, p.name, post.text)
-        except Refused as exc:
-            out.refuse(p.name, post.text, f"你在投票帖的跟帖无效：{exc}", reply_to=p.name)
-        self._note_done(state, post.at)
-        return out.outcome(state)
+    # §8.1, §8.3, A43: one vote a day, by a post in the vote thread; the first valid one counts and
+    # cannot be changed (an edited post counts as first written); a refused post gets the form
+    ballot_policy = BallotPolicy(change="never", tie="top_two")
 
-    def _hint_no_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        """Issue 23 item 10: a living voter who has not voted (nor delegated, §8.4) and whose
-        post in today's vote thread holds no vote is told once a day (§8.5: a player who does
-        not vote leaves the game)."""
-        if state.phase.kind != "day" or post.thread != f"vote:{state.phase.number}" or not p.alive:
-            return
-        d = state.data["day"]
-        if p.name in d["votes"] or p.name in d["delegations"] or p.name in d["cannot_vote"]:
-            return
-        if not_a_vote(self.spec, state.data, out, p.name, post.thread, post.text):
-            out.log.append(f"{p.name} was told that post {post.id} holds no vote")
+    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
+        text = post.original_text if post.edited and post.original_text is not None else post.text
+        return read_vote_post(text, [q.name for q in state.players])
+
+    def take_vote(self, state: GameState, p: Player, post: PostIn, vote: VotePost, out: Messages) -> str:
+        if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
+            raise unreadable(self.spec, out, p.name, post.text, vote.error)
+        return self._cast(state, p, vote.name, post.at, "post")
+
+    def vote_post_done(self, state: GameState, post: PostIn) -> None:
+        self._note_done(state, post.at)
 
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
         d = state.data["day"]
@@ -785,59 +745,6 @@ class NLives(Ruleset):
         lines = [self.spec.text("seat_wasted", name=p.name)]
         if not self._victory(state, at, out, lines):
             out.post(MAIN, "\n".join(lines))
-
-    def gm_void_action(self, state: GameState, gm: GmIn) -> Outcome:
-        """Cancel a player's pending night actions (all, or those of `ability`), refunded."""
-        p = self._player_arg(state, gm)
-        what = str(gm.args.get("ability") or "")
-        mine = self._pending(state, p, what)
-        if not mine:
-            raise GmRefused(f"{p.name} has no pending action" + (f" '{what}'" if what else ""))
-        self._withdraw(state, p, mine)
-        out = Messages()
-        for a in mine:
-            out.pm(p.name, self.spec.text("receipt_subject"),
-                   self.spec.text("gm_voided_action", action=intake.describe(self.spec, a), reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_void_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        p = self._player_arg(state, gm)
-        d = state.data.get("day") or {}
-        if state.phase.kind != "day" or (p.name not in d["votes"] and p.name not in d["delegations"]):
-            raise GmRefused(f"{p.name} has no vote today")
-        d["votes"].pop(p.name, None)
-        d["delegations"].pop(p.name, None)
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"), self.spec.text("gm_voided_vote", reason=gm.reason))
-        return out.outcome(state)
-
-    def gm_enter_vote(self, state: GameState, gm: GmIn) -> Outcome:
-        p = self._player_arg(state, gm)
-        if state.phase.kind != "day":
-            raise GmRefused("there is no vote now")
-        at = sent_at(gm)
-        try:
-            line = self._cast(state, p, str(gm.args.get("target", "")), at, "gm")
-        except Refused as exc:
-            raise GmRefused(str(exc)) from None
-        out = Messages()
-        out.log.append(line)
-        return out.outcome(state)
-
-    def gm_reject_declaration(self, state: GameState, gm: GmIn) -> Outcome:
-        """§3.4.2 "天神…可以拒绝使用…并要求…继续提交符合要求的杀人宣言": the player's
-        declarations of tonight are dropped; his attacks wait for new ones."""
-        p = self._player_arg(state, gm)
-        mine = [a for a in state.data["actions"] if a["actor"] == p.name and a.get("decl")]
-        if state.phase.kind != "night" or not mine:
-            raise GmRefused(f"no declaration of {p.name} to reject tonight")
-        for a in mine:
-            a["decl"] = None
-        out = Messages()
-        out.pm(p.name, self.spec.text("receipt_subject"),
-               self.spec.text("gm_declaration_rejected", reason=gm.reason, ends=_fmt(state, intake.lock_time(self.spec, state)),
-                              min_chars=int(self.spec.options.get("decl_min_chars", 100))))
-        return out.outcome(state)
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
         """§9.1: 判出局 — out at once with his cards; his identity stays secret (§5.8)."""

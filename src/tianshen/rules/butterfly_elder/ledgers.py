@@ -1,0 +1,51 @@
+"""004's ledgers (`core.ledgers`): the power round's actions (`actions[slot]`, by whom) and
+each living voter's latest post (`ballots`); no declarations."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tianshen.core.intake import Refused
+from tianshen.core.ledgers import Actions, Ballots, Entry
+from tianshen.core.model import GameState, Player
+from tianshen.core.outbox import Messages
+from tianshen.core.spec import RulesetSpec
+from tianshen.rules.butterfly_elder import vote
+from tianshen.rules.butterfly_elder.roles import VERB_WORD
+
+
+class RoundActions(Actions):
+    def pending(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
+        if state.phase.kind != "night":
+            return []
+        return [Entry(p.name, f"{VERB_WORD[a['verb']]} {a['target']}") for a in state.data["actions"].values()
+                if a["by"] == p.name]
+
+    def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
+        mine = self.pending(state, p)
+        for slot in [s for s, a in state.data["actions"].items() if a["by"] == p.name]:
+            state.data["actions"].pop(slot)
+        return mine
+
+
+class LatestPosts(Ballots):
+    def __init__(self, spec: RulesetSpec) -> None:
+        self.spec = spec
+
+    def open(self, state: GameState) -> bool:
+        return state.phase.kind == "day"
+
+    def ballot(self, state: GameState, p: Player) -> Entry | None:
+        cast = state.data["ballots"].get(p.name) if state.phase.kind == "day" else None
+        return Entry(p.name, cast["target"]) if cast is not None else None
+
+    def void(self, state: GameState, p: Player) -> None:
+        del state.data["ballots"][p.name]
+
+    def enter(self, state: GameState, p: Player, written: str, at: datetime, gm_id: str, out: Messages) -> str:
+        """补充 一 6 (5): a vote the forum failed to take; `written` a name or 弃权."""
+        if not p.alive:
+            raise Refused(f"{p.name}已出局，不能投票")
+        kind = "abstain" if written.strip() in vote.ABSTAIN else "vote"
+        line = vote.cast(self.spec, state, p.name, kind, written, at, gm_id)
+        return f"vote by {p.name} entered by the GM: {line}"

@@ -1,0 +1,68 @@
+"""The 001/002 family's ledgers (`core.ledgers`) over its `data` keys: tonight's actions in
+`subs[verb][actor]`, the killer groups' declarations in `decl[group]`, the day's ballots in
+`day.ballots[kind]` and `day.delegations[kind]` (kind: main, ld, summon)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tianshen.core.clock import show
+from tianshen.core.grammar import VERB_NAMES
+from tianshen.core.ledgers import Actions, Ballots, Declaration, Entry
+from tianshen.core.model import GameState, Player
+from tianshen.core.outbox import Messages
+from tianshen.rules.common import day as days
+from tianshen.rules.common.roles import POWER, group_of, is_killer, partners
+
+
+class NightActions(Actions):
+    has_declarations = True
+
+    def pending(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
+        verb = POWER.get(p.role)
+        target = state.data["subs"].get(verb, {}).get(p.name) if verb and state.phase.kind == "night" else None
+        return [Entry(p.name, f"{VERB_NAMES[verb]} {target}")] if verb and target is not None else []
+
+    def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
+        mine = self.pending(state, p)
+        if mine:
+            state.data["subs"][POWER[p.role]].pop(p.name)
+        return mine
+
+    def declaration(self, state: GameState, p: Player) -> Declaration | None:
+        group = group_of(state, p) if is_killer(p) else None
+        if group is None or group not in state.data["decl"]:
+            return None
+        return Declaration(tell=[q.name for q in [p, *partners(state, p)] if q.alive],
+                           values={"ends": show(state.phase.ends_at, state.zone)})
+
+    def reject(self, state: GameState, p: Player) -> None:
+        del state.data["decl"][group_of(state, p)]
+
+
+class DayBallots(Ballots):
+    def open(self, state: GameState) -> bool:
+        return days.ballot_kind(state) is not None
+
+    def ballot(self, state: GameState, p: Player) -> Entry | None:
+        kind = days.ballot_kind(state)
+        d = state.data.get("day", {})
+        cast = d["ballots"][kind].get(p.name) if kind else None
+        if cast is not None:
+            return Entry(p.name, cast["target"])
+        given = d["delegations"].get(kind, {}).get(p.name) if kind else None
+        return Entry(p.name, str(given)) if given is not None else None
+
+    def may_vote(self, state: GameState, p: Player) -> bool:
+        """The ballot's voters (束魂-saved players sit the day out; the summoned dead vote)."""
+        kind = days.ballot_kind(state)
+        return kind is not None and p.name in {q.name for q in days.voters(state, kind)}
+
+    def void(self, state: GameState, p: Player) -> None:
+        kind = days.ballot_kind(state)
+        d = state.data["day"]
+        d["ballots"][kind].pop(p.name, None)
+        d["delegations"].get(kind, {}).pop(p.name, None)
+
+    def enter(self, state: GameState, p: Player, written: str, at: datetime, gm_id: str, out: Messages) -> str:
+        return days.cast_vote(state, p, written, at, "gm")

@@ -1,0 +1,45 @@
+"""003's ledgers (`core.ledgers`): a phase's actions (`night.attacks` by night, `day.actions`
+by day, one per player) and the day's ballots (`day.ballots`); no declarations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from tianshen.core.ledgers import Actions, Ballots, Entry
+from tianshen.core.model import GameState, Player
+from tianshen.core.outbox import Messages
+
+
+def _store(state: GameState) -> dict[str, Any]:
+    kind = state.phase.kind
+    return state.data["night"]["attacks"] if kind == "night" else state.data["day"]["actions"] if kind == "day" else {}
+
+
+class PhaseActions(Actions):
+    def pending(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
+        return [Entry(p.name)] if p.name in _store(state) else []
+
+    def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
+        mine = self.pending(state, p)
+        _store(state).pop(p.name, None)
+        return mine
+
+
+class DayBallots(Ballots):
+    def __init__(self, delegate: Callable[[GameState, Player, str, datetime, Messages], str]) -> None:
+        self.delegate = delegate  # §9.9: a vote the GM casts is a delegated one, posted at once
+
+    def open(self, state: GameState) -> bool:
+        return state.phase.kind == "day" and state.phase.step == "vote"
+
+    def ballot(self, state: GameState, p: Player) -> Entry | None:
+        cast = state.data["day"]["ballots"].get(p.name) if state.phase.kind == "day" else None
+        return Entry(p.name, cast["target"]) if cast else None
+
+    def void(self, state: GameState, p: Player) -> None:
+        del state.data["day"]["ballots"][p.name]
+
+    def enter(self, state: GameState, p: Player, written: str, at: datetime, gm_id: str, out: Messages) -> str:
+        return self.delegate(state, p, written, at, out)
