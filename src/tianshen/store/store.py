@@ -873,6 +873,13 @@ class Store:
             rows = s.execute(select(ThreadRow.forum_thread_id, ThreadRow.key).where(ThreadRow.game_id == game_id))
             return {forum_id: key for forum_id, key in rows}
 
+    def board_threads(self, board: str) -> dict[str, int]:
+        """Every thread the board's games opened (over ones too): forum thread id -> game id."""
+        with self._conn() as conn:
+            rows = conn.execute(select(_T.c.forum_thread_id, _T.c.game_id).join(_G, _G.c.id == _T.c.game_id)
+                                .where(_G.c.board == board))
+            return {forum_id: game_id for forum_id, game_id in rows}
+
     def set_thread_id(self, game_id: int, key: str, forum_thread_id: str) -> None:
         with self._conn() as conn:
             _set_threads(conn, [(game_id, key, forum_thread_id)])
