@@ -306,3 +306,32 @@ def test_the_web_command_passes_the_session_settings(running, tmp_path, monkeypa
     other = client(running, session_secret="a-session-secret-of-the-gm")
     other.cookies.set(COOKIE, c.cookies[COOKIE])  # signed with the configured secret, not the token
     assert other.get(gm_url(running)).status_code == 200
+
+
+# ---- issue 38 item 3: a board's own row is no game; a 500 carries the headers too ----------------
+
+
+@pytest.mark.parametrize("suffix", ["", "/fragment", "/gm", "/gm/fragment", "/record.json", "/day/1"])
+def test_a_boards_own_row_is_a_quiet_404(running, suffix: str, caplog) -> None:
+    board_row = running.store.board_game("memory:page-test")
+    c = client(running)
+    with caplog.at_level(logging.DEBUG):
+        r = c.get(f"/game/{board_row}{suffix}", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert r.status_code == 404
+    for name, value in HEADERS.items():
+        assert r.headers.get(name) == value, name
+    assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR or rec.exc_info]
+
+
+def test_a_server_error_carries_the_security_headers(running, monkeypatch) -> None:
+    import tianshen.web.app as web_app
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(web_app, "_public_context", broken)
+    c = TestClient(create_app(running.store, WebSettings(token=TOKEN)), raise_server_exceptions=False)
+    r = c.get(f"/game/{running.driver.game_id}")
+    assert r.status_code == 500 and "出错了" in r.text and "a bug" not in r.text
+    for name, value in HEADERS.items():
+        assert r.headers.get(name) == value, name

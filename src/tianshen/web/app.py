@@ -35,6 +35,7 @@ from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
+from tianshen.store.store import BOARD_STATUS
 from tianshen.store.models import InboundRow
 from tianshen.web import auth, views
 from tianshen.web.cache import PageCache, Rulesets
@@ -253,7 +254,14 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         Route("/game/{game_id}/gm/fragment", gm),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={404: missing})
+    def failed(request: Request, exc: Exception) -> Response:
+        """A bug: a plain page with the security headers (Starlette's error middleware sits
+        outside SecurityHeaders; it still logs the traceback)."""
+        response = page("error.html", code=500)
+        response.headers.update({k.decode(): v.decode() for k, v in SecurityHeaders.HEADERS})
+        return response
+
+    app = Starlette(routes=routes, exception_handlers={404: missing, Exception: failed})
     app.add_middleware(SecurityHeaders)
     app.state.throttle = throttle
     app.state.pages = cached
@@ -350,6 +358,8 @@ def _load(store: Store, game_id: int) -> tuple[Any, GameState | None] | None:
     try:
         record = store.load_game(game_id)
     except KeyError:
+        return None
+    if record.status == BOARD_STATUS:  # a board's own row (its PMs from no game's player): no game
         return None
     state = GameState.model_validate_json(record.state_json) if record.status != "new" else None
     return record, state
