@@ -35,8 +35,8 @@ from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
-from tianshen.store.store import BOARD_STATUS
 from tianshen.store.models import InboundRow
+from tianshen.store.store import BOARD_STATUS
 from tianshen.web import auth, views
 from tianshen.web.cache import PageCache, Rulesets
 from tianshen.web.index import STATUS_FILTER_WORDS, IndexQuery, index_page
