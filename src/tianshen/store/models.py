@@ -174,7 +174,10 @@ class OutboxRow(Base):
     status: Mapped[str] = mapped_column(String(10), default="pending")  # pending / sent / failed
     forum_ref: Mapped[str | None] = mapped_column(String(100), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)  # our clock
+    # the board's clock when its first part was written (the forum's time after the write:
+    # its Date, or the rehearsal's game clock): what the pages stamp the announcement with
+    board_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     parts_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # The part being written and the forum time before its first try: a restart that finds
     # them set asks the forum whether that write arrived before writing it again.

@@ -89,6 +89,7 @@ _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(
     parts_done=bindparam("b_parts"), attempt_part=None, attempt_since=None,
     forum_ref=func.coalesce(func.nullif(_O.c.forum_ref, ""), func.nullif(bindparam("b_ref", type_=String), ""),
                             _O.c.forum_ref),
+    board_at=func.coalesce(_O.c.board_at, bindparam("b_board", type_=_O.c.board_at.type)),
     status=case((_DONE, "sent"), else_=_O.c.status), sent_at=case((_DONE, bindparam("b_sent", type_=_O.c.sent_at.type)), else_=_O.c.sent_at),
     claimed_by=case((_DONE, None), else_=_O.c.claimed_by),
     claimed_until=case((_DONE, None), else_=_O.c.claimed_until))
@@ -204,6 +205,7 @@ class OutboxRecord:
     attempt_part: int | None = None
     attempt_since: datetime | None = None
     error: str | None = None  # status "failed": why the board refused it for good
+    board_at: datetime | None = None  # the board's time of the post (its first part)
 
 
 @dataclass
@@ -216,6 +218,7 @@ class SentPart:
     forum_ref: str | None = None
     thread: tuple[str, str] | None = None  # (thread key, forum thread id) opened by this row
     game_id: int = 0  # the row's game (the thread's)
+    board_at: datetime | None = None  # the forum's clock right after the write
 
 
 @dataclass
@@ -286,6 +289,7 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
         attempt_part=o.attempt_part,
         attempt_since=o.attempt_since,
         error=o.error,
+        board_at=o.board_at,
     )
 
 
@@ -805,7 +809,8 @@ class Store:
         with self._conn() as conn:
             _set_threads(conn, [(p.game_id, *p.thread) for p in parts if p.thread is not None])
             done = conn.execute(_RECORD_PART, [
-                dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=now)
+                dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=now,
+                     b_board=p.board_at)
                 for p in parts])
             if conn.dialect.supports_sane_multi_rowcount and done.rowcount < len(parts):
                 raise KeyError([p.outbox_id for p in parts])  # a row that is not there: nothing recorded

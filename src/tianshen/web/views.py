@@ -285,7 +285,7 @@ def public_log(game_name: str, outbox: list[Any], links: PostLinks, until_event:
         if until_event is not None and (event is None or event > until_event):
             continue
         out.append(LogEntry(seq=o.seq, event=event, thread=o.target, title=o.title or "", body=o.body,
-                            at=o.sent_at, url=_post_link(links, o)))
+                            at=o.board_at or o.sent_at, url=_post_link(links, o)))
     return out
 
 
