@@ -68,6 +68,7 @@ def _env() -> Environment:
     env.filters["t"] = _time
     env.filters["iso"] = lambda d: d.isoformat() if d else ""
     env.filters["short"] = _short
+    env.filters["number"] = _number
     env.filters["board"] = _board
     env.filters["thread_name"] = views.thread_name
     env.filters["command_word"] = lambda c: views.words(views.COMMAND_WORDS, c.replace("_", "-"))
@@ -89,6 +90,11 @@ def _time(ctx: Any, d: datetime | None) -> str:
     """Every time a page shows: the one formatter (core.clock.show) in the game's zone (its
     state's, or the zone it was signed up with; issue 23 item 1)."""
     return show(d, ctx.get("zone") or DEFAULT_ZONE)
+
+
+def _number(x: float) -> str:
+    """A number as people write it: 1200, 0.5, 2.25 (never 1200.0)."""
+    return f"{round(float(x), 2):g}"
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -224,7 +230,8 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     def phase(request: Request) -> Response:
         path = f"{request.path_params['kind']}/{request.path_params['number']}"
         game_id = _game_id(request)
-        ctx = None if game_id is None else _phase_context(store, settings, game_id, path)
+        canonical = _PHASE_NUMBER.fullmatch(request.path_params["number"])  # /day/01 is no page (item 7)
+        ctx = None if game_id is None or not canonical else _phase_context(store, settings, game_id, path)
         if ctx is None:
             return page("missing.html", code=404)
         return page("public.html", **ctx)
@@ -246,12 +253,12 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         Route("/logout", logout, methods=["POST"]),
         Route("/favicon.ico", lambda request: FileResponse(HERE / "static" / "favicon.ico",
                                                            headers={"Cache-Control": "max-age=86400"})),
-        Route("/game/{game_id}/{kind:str}/{number:int}", phase),  # the timeline (issue 25 item 9)
         Route("/game/{game_id}/record.json", record_json),  # the public record (item 8)
         Route("/game/{game_id}", public),
         Route("/game/{game_id}/fragment", public),
         Route("/game/{game_id}/gm", gm),
         Route("/game/{game_id}/gm/fragment", gm),
+        Route("/game/{game_id}/{kind:str}/{number:str}", phase),  # the timeline (issue 25 item 9), after gm/fragment
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     def failed(request: Request, exc: Exception) -> Response:
@@ -349,6 +356,7 @@ def _game_id(request: Request) -> int | None:
 
 
 _GAME_ID = re.compile(r"[1-9][0-9]{0,9}")
+_PHASE_NUMBER = re.compile(r"[1-9][0-9]{0,3}")
 
 
 # ---- the pages' data ------------------------------------------------------------------------
@@ -370,6 +378,7 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
                            "is_hex": ruleset.board_map(None, False) is not None, "clock": _game_now(store, record),
+                           "over": record.status == "over",
                            "zone": state.zone if state is not None
                            else (record.config.get("setup") or {}).get("zone") or DEFAULT_ZONE}
     if state is None:  # signed up, or dealt but the player list is not on the board yet

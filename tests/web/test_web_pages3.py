@@ -1,0 +1,87 @@
+"""Issue 38 items 5–7 without a browser: a finished game without a live clock, the page
+without JavaScript, the tab title, the GM page's words, canonical phase links."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+from web_game import TOKEN, at_vote, play_until
+
+from tianshen.service.daemon import GameClock, clock_mark
+from tianshen.web.app import WebSettings, create_app
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+GM = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def rehearsed(running, scale: float) -> None:
+    """The daemon's rehearsal-clock mark on the game's board row."""
+    running.store.set_board(running.driver.game_id, "memory:test")
+    board = running.store.board_game("memory:test")
+    running.store.set_mark(board, "game_clock", clock_mark(GameClock(running.clock.now(), scale)))
+
+
+@pytest.fixture(scope="module")
+def over(tmp_path_factory: pytest.TempPathFactory):
+    db = tmp_path_factory.mktemp("over3") / "g.db"
+    running = play_until(f"sqlite:///{db}", "classic_8", 3, lambda s: s.phase.kind == "over", max_steps=80)
+    rehearsed(running, 1200.0)
+    return running
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory):
+    db = tmp_path_factory.mktemp("live3") / "g.db"
+    running = play_until(f"sqlite:///{db}", "classic_8", 3, at_vote(1))
+    rehearsed(running, 1200.0)
+    return running
+
+
+def client(running) -> TestClient:
+    return TestClient(create_app(running.store, WebSettings(token=TOKEN)))
+
+
+def test_a_finished_game_has_no_live_clock_and_says_it_no_longer_updates(over) -> None:
+    html = client(over).get(f"/game/{over.driver.game_id}").text
+    assert "game-clock" not in html and "排练时钟" not in html and 'class="countdown"' not in html
+    assert "本局已结束，页面不再更新" in html and "data-src=" not in html
+
+
+def test_a_running_game_says_its_rehearsal_speed_in_plain_numbers(live) -> None:
+    html = client(live).get(f"/game/{live.driver.game_id}").text
+    assert "以 1200 倍速运行" in html and "1200.0 倍速" not in html
+    assert 'id="game-clock"' in html
+
+
+def test_without_javascript_the_page_says_it_does_not_update(live) -> None:
+    html = client(live).get(f"/game/{live.driver.game_id}").text
+    assert '<span class="js-only" hidden>自动更新，无需刷新</span>' in html  # the script shows it
+    assert re.search(r"<noscript>[^<]*不会自动更新", html)
+    deadline = re.search(r'<p class="deadline">截止 <time[^>]*>([^<]+)</time>', html)
+    assert deadline and "北京时间" in deadline.group(1)  # the deadline as text, without the script
+
+
+def test_the_tab_title_names_the_phase_and_the_countdown_feeds_it(live) -> None:
+    html = client(live).get(f"/game/{live.driver.game_id}").text
+    title = re.search(r"<title>([^<]+)</title>", html).group(1)
+    assert title.startswith("第1天") and live.driver.name in title
+    assert re.search(r'class="countdown" data-deadline="[^"]+" data-title="第1天[^"]*"', html)
+
+
+def test_phase_links_are_canonical(over) -> None:
+    c, gid = client(over), over.driver.game_id
+    assert c.get(f"/game/{gid}/day/1").status_code == 200
+    for path in ("day/01", "day/001", "day/0", "day/1.0", "day/+1", "night/01"):
+        assert c.get(f"/game/{gid}/{path}").status_code == 404, path
+
+
+def test_the_gm_page_does_not_repeat_a_role_that_names_its_side(tmp_path) -> None:
+    running = play_until(f"sqlite:///{tmp_path / 'hex.db'}", "hex_survival_12", 3, lambda s: s.phase.kind == "day")
+    html = client(running).get(f"/game/{running.driver.game_id}/gm", headers=GM).text
+    assert "红方</strong>" in html
+    assert not re.search(r"(红方|蓝方)</strong> · \1", html)
