@@ -335,3 +335,64 @@ def test_a_server_error_carries_the_security_headers(running, monkeypatch) -> No
     assert r.status_code == 500 and "出错了" in r.text and "a bug" not in r.text
     for name, value in HEADERS.items():
         assert r.headers.get(name) == value, name
+
+
+# ---- issue 38 item 8: the throttle counts the peer unless a trusted proxy is configured --------
+
+
+def _served_by_the_web_command(running, tmp_path, monkeypatch, extra: str = "") -> dict:
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    config = tmp_path / "c.toml"
+    config.write_text(f'[database]\nurl = "{running.store.engine.url}"\n[web]\ntoken_env = "WEB_T"\n{extra}',
+                      encoding="utf-8")
+    served: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app_, **kw: served.update(app=app_, **kw))
+    monkeypatch.setenv("WEB_T", TOKEN)
+    result = CliRunner().invoke(app, ["web", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    return served
+
+
+def _wrong_logins_with_rotating_forwarded_for(served: dict, n: int) -> list[int]:
+    """`n` wrong tokens POSTed to a real uvicorn, as the web command starts it, each with
+    another X-Forwarded-For."""
+    import socket
+    import threading
+
+    import httpx
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    kw = {k: v for k, v in served.items() if k not in ("app", "host", "port")}
+    server = uvicorn.Server(uvicorn.Config(served["app"], host="127.0.0.1", port=port, **kw))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        return [httpx.post(f"http://127.0.0.1:{port}/login", data={"token": "w" * 20, "next": "/"},
+                           headers={"X-Forwarded-For": f"10.9.{i // 250}.{i % 250 + 1}"}).status_code
+                for i in range(n)]
+    finally:
+        server.should_exit = True
+        thread.join(5)
+
+
+def test_a_rotated_forwarded_for_does_not_get_past_the_throttle(running, tmp_path, monkeypatch) -> None:
+    served = _served_by_the_web_command(running, tmp_path, monkeypatch)
+    codes = _wrong_logins_with_rotating_forwarded_for(served, 30)
+    assert codes[:5] == [403] * 5 and set(codes[5:]) == {429}
+
+
+def test_behind_a_trusted_proxy_the_forwarded_client_is_counted(running, tmp_path, monkeypatch) -> None:
+    served = _served_by_the_web_command(running, tmp_path, monkeypatch, 'trusted_proxies = ["127.0.0.1"]\n')
+    assert served["proxy_headers"] is True and served["forwarded_allow_ips"] == "127.0.0.1"
+    assert _wrong_logins_with_rotating_forwarded_for(served, 8) == [403] * 8  # eight clients, one try each
