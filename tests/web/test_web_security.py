@@ -396,3 +396,15 @@ def test_behind_a_trusted_proxy_the_forwarded_client_is_counted(running, tmp_pat
     served = _served_by_the_web_command(running, tmp_path, monkeypatch, 'trusted_proxies = ["127.0.0.1"]\n')
     assert served["proxy_headers"] is True and served["forwarded_allow_ips"] == "127.0.0.1"
     assert _wrong_logins_with_rotating_forwarded_for(served, 8) == [403] * 8  # eight clients, one try each
+
+
+def test_a_logout_survives_a_restart_of_the_web_process(running) -> None:
+    c = client(running)
+    login(c)
+    cookie = c.cookies[COOKIE]
+    assert c.post("/logout").status_code == 303
+    restarted = TestClient(create_app(running.store, WebSettings(token=TOKEN)), cookies={COOKIE: cookie})
+    assert restarted.get(gm_url(running)).status_code == 401
+    fresh = client(running)
+    login(fresh)
+    assert fresh.get(gm_url(running)).status_code == 200  # another login is not touched

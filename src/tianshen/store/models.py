@@ -213,6 +213,16 @@ class MarkRow(Base):
     value: Mapped[str] = mapped_column(String(200))
 
 
+class RevokedSessionRow(Base):
+    """A GM login ended by its logout (`tianshen web`): refused until it would have expired
+    anyway, across restarts of the web process (issue 38 item 8)."""
+
+    __tablename__ = "revoked_sessions"
+
+    sid: Mapped[str] = mapped_column(String(100), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class LeaseRow(Base):
     """Which process moderates a game, until when (renewed on every tick)."""
 

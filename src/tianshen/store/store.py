@@ -47,6 +47,7 @@ from tianshen.store.models import (
     OutboxRow,
     PhaseRow,
     PlayerRow,
+    RevokedSessionRow,
     ThreadRow,
     utcnow,
 )
@@ -877,6 +878,17 @@ class Store:
         with self._tx() as s:
             rows = s.execute(select(ThreadRow.forum_thread_id, ThreadRow.key).where(ThreadRow.game_id == game_id))
             return {forum_id: key for forum_id, key in rows}
+
+    def revoke_session(self, sid: str, expires_at: datetime) -> None:
+        """A GM login ended by its logout (`tianshen web`); the expired ones are dropped."""
+        with self._tx() as s:
+            s.execute(delete(RevokedSessionRow).where(RevokedSessionRow.expires_at < utcnow()))
+            if s.get(RevokedSessionRow, sid) is None:
+                s.add(RevokedSessionRow(sid=sid, expires_at=expires_at))
+
+    def is_revoked(self, sid: str) -> bool:
+        with self._tx() as s:
+            return s.get(RevokedSessionRow, sid) is not None
 
     def board_threads(self, board: str) -> dict[str, int]:
         """Every thread the board's games opened (over ones too): forum thread id -> game id."""

@@ -116,7 +116,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     auth.check_token(settings.token)
     env = _env()
     cached = PageCache(settings.cache_s)
-    sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600) \
+    sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600, kept=store) \
         if settings.token else None
     throttle = auth.Throttle(tries=settings.login_tries, window_s=settings.login_window_s)
 
