@@ -85,3 +85,16 @@ def test_the_gm_page_does_not_repeat_a_role_that_names_its_side(tmp_path) -> Non
     html = client(running).get(f"/game/{running.driver.game_id}/gm", headers=GM).text
     assert "红方</strong>" in html
     assert not re.search(r"(红方|蓝方)</strong> · \1", html)
+
+
+def test_a_phase_page_steps_to_the_previous_and_next_phase(over) -> None:
+    c, gid = client(over), over.driver.game_id
+    paths = re.findall(rf'href="/game/{gid}/((?:day|night)/\d+)"', c.get(f"/game/{gid}").text)
+    assert len(paths) >= 2
+    for i, path in enumerate(paths):
+        html = c.get(f"/game/{gid}/{path}").text
+        steps = re.findall(r'rel="(prev|next)" href="([^"]+)"', html)
+        before = [("prev", f"/game/{gid}/{paths[i - 1]}")] if i else []
+        after = ("next", f"/game/{gid}/{paths[i + 1]}" if i + 1 < len(paths) else f"/game/{gid}")
+        assert steps == before + [after], path
+        assert ("没有更早的时段" in html) == (i == 0)

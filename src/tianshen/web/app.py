@@ -471,6 +471,9 @@ def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str)
     ctx = _common(store, record, state)
     links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
     log = views.public_log(record.name, outbox, links, until_event=end.end_event)
+    timeline = _replayed("phases", (id(store), game_id), ruleset, events, held)
+    i = timeline.index(end)
+    ctx.update(before=timeline[i - 1] if i > 0 else None, after=timeline[i + 1] if i + 1 < len(timeline) else None)
     ctx.update(held=False, at_end=end, phase=f"{end.name}结束时", players=views.public_players(ruleset, state), count=None, deadline=None,
                log=log, counts=_counts((id(store), game_id), ruleset, events, links, end.end_event),
                timeline=_replayed("phases", (id(store), game_id), ruleset, events, held), alive=sum(1 for p in state.players if p.alive),
