@@ -98,3 +98,27 @@ def test_a_phase_page_steps_to_the_previous_and_next_phase(over) -> None:
         after = ("next", f"/game/{gid}/{paths[i + 1]}" if i + 1 < len(paths) else f"/game/{gid}")
         assert steps == before + [after], path
         assert ("没有更早的时段" in html) == (i == 0)
+
+
+def test_board_texts_render_as_the_board_shows_them(over) -> None:
+    """Item 4: the result table as a table, the killer's declaration as a quote, and the
+    one-line summaries without pipes or quote marks."""
+    html = client(over).get(f"/game/{over.driver.game_id}").text
+    table = re.search(r'<table class="board-table"><thead><tr>(.*?)</tr></thead><tbody>(.*?)</tbody>', html)
+    assert table and "<th>游戏者</th><th>得票</th>" in table.group(1)
+    assert "<td>夜莺</td><td>5票</td>" in table.group(2)
+    assert re.search(r"<blockquote>夜色像墨一样", html)
+    texts = re.findall(r'<div class="board-text">(.*?)</div>\s*</details>', html, re.S)
+    assert texts and not any(re.search(r"^\| |^&gt; ", t, re.M) for t in texts)
+    summaries = re.findall(r"</span> ([^<]*)</summary>", html)
+    assert summaries and not any("|" in s or s.startswith("&gt;") for s in summaries)
+
+
+def test_player_text_stays_inert_in_a_board_text() -> None:
+    from tianshen.web.app import _board, _short
+
+    out = str(_board("| <b>x</b> | **y** |\n| <script>alert(1)</script> | a |\n> <img src=x onerror=1>\n**z**"))
+    assert "<script>" not in out and "<img" not in out and "<b>x</b>" not in out
+    assert "<th>&lt;b&gt;x&lt;/b&gt;</th><th><strong>y</strong></th>" in out
+    assert "<blockquote>&lt;img src=x onerror=1&gt;</blockquote>" in out and out.endswith("<strong>z</strong>")
+    assert _short("| 甲 | 3票 |\n> 引用\n**粗**") == "甲 3票 引用 粗"

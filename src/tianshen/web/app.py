@@ -98,14 +98,51 @@ def _number(x: float) -> str:
 
 
 def _short(text: str, n: int = 60) -> str:
-    """One line of at most `n` characters, without the board's bold marks."""
-    flat = " ".join(str(text).replace("**", "").split())
+    """One line of at most `n` characters as the board reads: no bold marks, no quote
+    marks, a table row's cells apart (issue 38 item 4)."""
+    lines = []
+    for line in str(text).replace("**", "").splitlines():
+        kind = _kind(line)
+        lines.append(line[1:] if kind == "quote" else " ".join(line[1:-1].split("|")) if kind == "table" else line)
+    flat = " ".join(" ".join(lines).split())
     return flat if len(flat) <= n else flat[:n] + "…"
 
 
 def _board(text: str) -> Markup:
-    """A message body as the board shows it: escaped, with **bold** kept."""
-    return Markup(_BOLD.sub(r"<strong>\1</strong>", str(escape(text))))
+    """A message body as the board shows it (the markers of forum.render): escaped, with
+    **bold**, `> ` quote lines as a quote and `| a | b |` rows as a table, its first row the
+    header (issue 38 item 4)."""
+    out: list[str] = []
+    lines = str(text).replace("\r\n", "\n").split("\n")
+    i = 0
+    while i < len(lines):
+        kind = _kind(lines[i])
+        block = []
+        while i < len(lines) and _kind(lines[i]) == kind:
+            block.append(lines[i])
+            i += 1
+        if kind == "quote":
+            out.append("<blockquote>" + "\n".join(_inline(b[2:]) for b in block) + "</blockquote>")
+        elif kind == "table":
+            rows = [[_inline(c.strip()) for c in b[1:-1].split("|")] for b in block]
+            head = "".join(f"<th>{c}</th>" for c in rows[0])
+            body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows[1:])
+            out.append(f'<div class="scroll"><table class="board-table"><thead><tr>{head}</tr></thead>'
+                       f"<tbody>{body}</tbody></table></div>")
+        else:
+            out.append("\n".join(_inline(b) for b in block) + ("\n" if i < len(lines) else ""))
+    return Markup("".join(out))
+
+
+def _kind(line: str) -> str:
+    """A line as forum.render reads it: a quote, a table row, or plain."""
+    if line.startswith("> ") or line == ">":
+        return "quote"
+    return "table" if len(line) > 1 and line.startswith("|") and line.endswith("|") else "plain"
+
+
+def _inline(text: str) -> str:
+    return _BOLD.sub(r"<strong>\1</strong>", str(escape(text)))
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
