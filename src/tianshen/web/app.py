@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode
 
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup, escape
-from sqlalchemy import select
+from sqlalchemy import bindparam, func, literal, select
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,10 +35,10 @@ from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
-from tianshen.store.models import InboundRow
+from tianshen.store.models import Game, InboundRow, MarkRow, OutboxRow
 from tianshen.store.store import BOARD_STATUS
 from tianshen.web import auth, views
-from tianshen.web.cache import PageCache, Rulesets
+from tianshen.web.cache import GameViews, PageCache, Rulesets
 from tianshen.web.index import STATUS_FILTER_WORDS, IndexQuery, index_page
 
 HERE = Path(__file__).resolve().parent
@@ -153,6 +153,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     auth.check_token(settings.token)
     env = _env()
     cached = PageCache(settings.cache_s)
+    game_views = GameViews()
     sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600, kept=store) \
         if settings.token else None
     throttle = auth.Throttle(tries=settings.login_tries, window_s=settings.login_window_s)
@@ -189,10 +190,20 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         fragment = request.url.path.endswith("/fragment")
 
         def make() -> tuple[str, int]:
-            ctx = _public_context(store, settings, game_id)
-            if ctx is None:
+            """From the game's view when the game did not change since it was made (one small
+            query), else folded and rendered once for everyone after (issue 38)."""
+            signature = _signature(store, game_id)
+            if signature is None:
                 return page_html("missing.html"), 404
-            return page_html("public_body.html" if fragment else "public.html", **ctx), 200
+            clock = views.game_now(signature[-1], datetime.now(UTC))
+            kept = game_views.get((game_id, fragment), signature)
+            if kept is None:
+                ctx = _public_context(store, settings, game_id, views.GameNow(UNSET_NOW, clock.scale, clock.rehearsal))
+                if ctx is None:
+                    return page_html("missing.html"), 404
+                html = page_html("public_body.html" if fragment else "public.html", **ctx)
+                kept = game_views.put((game_id, fragment), signature, (html, ctx["zone"]))
+            return _clocked(*kept, clock.at), 200
 
         return await cached_page(("public", game_id, fragment), make)
 
@@ -309,6 +320,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     app.add_middleware(SecurityHeaders)
     app.state.throttle = throttle
     app.state.pages = cached
+    app.state.views = game_views
     app.state.sessions = sessions
     return app
 
@@ -410,11 +422,11 @@ def _load(store: Store, game_id: int) -> tuple[Any, GameState | None] | None:
     return record, state
 
 
-def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any]:
+def _common(store: Store, record: Any, state: GameState | None, clock: views.GameNow | None = None) -> dict[str, Any]:
     ruleset = RULESETS.get(record.config.get("ruleset_file") or record.ruleset)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
-                           "is_hex": ruleset.board_map(None, False) is not None, "clock": _game_now(store, record),
+                           "is_hex": ruleset.board_map(None, False) is not None, "clock": clock or _game_now(store, record),
                            "over": record.status == "over",
                            "zone": state.zone if state is not None
                            else (record.config.get("setup") or {}).get("zone") or DEFAULT_ZONE}
@@ -430,7 +442,41 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     return ctx
 
 
-def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, Any] | None:
+UNSET_NOW = datetime(1901, 2, 3, 4, 5, 6, tzinfo=UTC)  # the game's time in a kept view: set per request
+_UNSET_TIME = re.compile(re.escape(f'<time datetime="{UNSET_NOW.isoformat()}">') + "[^<]*</time>")
+
+
+def _clocked(html: str, zone: str, now: datetime) -> str:
+    """A kept view with the game's time of this request (the countdown's base and the
+    rehearsal clock's words)."""
+    html = _UNSET_TIME.sub(lambda m: f'<time datetime="{now.isoformat()}">{escape(show(now, zone))}</time>', html)
+    return html.replace(f'data-game-now="{UNSET_NOW.isoformat()}"', f'data-game-now="{now.isoformat()}"')
+
+
+_G, _O, _M = Game.__table__, OutboxRow.__table__, MarkRow.__table__
+_B = _G.alias("board_row")
+_SIGNATURE = select(
+    _G.c.step_seq, _G.c.status, _G.c.deadline_at,
+    select(func.count()).where(_O.c.game_id == _G.c.id).scalar_subquery(),
+    select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "sent").scalar_subquery(),
+    select(func.coalesce(func.sum(_O.c.parts_done), 0)).where(_O.c.game_id == _G.c.id).scalar_subquery(),
+    select(_M.c.value).join(_B, _B.c.id == _M.c.game_id).where(
+        _B.c.name == func.substr(literal("@board:") + _G.c.board, 1, 200), _M.c.name == "game_clock")
+    .limit(1).scalar_subquery(),
+).where(_G.c.id == bindparam("gid"))
+
+
+def _signature(store: Store, game_id: int) -> tuple[Any, ...] | None:
+    """What a public page reads of a game that can change: its newest event, its deadline,
+    what its outbox holds and sent (the threads open with it), the rehearsal clock's mark
+    (last); None for no game."""
+    with store.engine.connect() as conn:
+        row = conn.execute(_SIGNATURE, {"gid": game_id}).first()
+    return None if row is None or row.status == BOARD_STATUS else tuple(row)
+
+
+def _public_context(store: Store, settings: WebSettings, game_id: int,
+                    clock: views.GameNow | None = None) -> dict[str, Any] | None:
     loaded = _load(store, game_id)
     if loaded is None:
         return None
@@ -439,7 +485,7 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     held = views.first_unsent_event(record.name, outbox) if state is not None else None
     if held is not None:  # the board has not been told yet: show the state before that event
         state = views.replay_state(RULESETS.get(record.config.get("ruleset_file") or record.ruleset), store.events(game_id), held)
-    ctx = _common(store, record, state)
+    ctx = _common(store, record, state, clock)
     ctx["held"] = held is not None
     if state is None:
         return ctx
@@ -469,7 +515,7 @@ def _replayed(kind: str, game: tuple[int, int], ruleset: Any, events: list[Any],
            events[-1].seq if events else None, tuple(sorted(links.threads.items())) if links else (),
            links.post_template if links else None, links.thread_template if links else None, *args[1:])
     if key not in _REPLAYS:
-        if len(_REPLAYS) > 64:
+        if len(_REPLAYS) > 1024:
             _REPLAYS.clear()
         do = views.vote_counts if kind == "counts" else views.phase_ends
         _REPLAYS[key] = do(ruleset, events, *args)
