@@ -4,15 +4,23 @@ the page without JavaScript, the tab title, previous / next between phases."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_web_browser_pages import WIDTHS, no_sideways_scroll, open_page, shots  # noqa: F401 (fixture)
+from test_web_browser_pages import SHOTS, WIDTHS, no_sideways_scroll, open_page
 from web_game import TOKEN, Running, Server, at_vote, play_until
 
 from tianshen.web.app import WebSettings, create_app
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = SHOTS if os.environ.get("TIANSHEN_WEB_SCREENSHOTS") == "1" else tmp_path_factory.mktemp("shots38")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 @pytest.fixture(scope="module")
