@@ -122,3 +122,50 @@ def test_player_text_stays_inert_in_a_board_text() -> None:
     assert "<th>&lt;b&gt;x&lt;/b&gt;</th><th><strong>y</strong></th>" in out
     assert "<blockquote>&lt;img src=x onerror=1&gt;</blockquote>" in out and out.endswith("<strong>z</strong>")
     assert _short("| 甲 | 3票 |\n> 引用\n**粗**") == "甲 3票 引用 粗"
+
+
+# ---- item 6: one player's panel, and his own view after the game ------------------------------
+
+
+def test_a_players_panel_shows_his_posts_and_votes_but_no_pm_before_the_end(tmp_path) -> None:
+    from web_game import vote
+
+    running = play_until(f"sqlite:///{tmp_path / 'p.db'}", "classic_10", 7, at_vote(2))
+    state = running.state()
+    me, other = [p for p in state.players if p.alive][:2]
+    vote(running, me.name, other.name, "8801")
+    c, gid = client(running), running.driver.game_id
+    assert f'href="/game/{gid}/player/{me.seat}"' in c.get(f"/game/{gid}").text
+    html = c.get(f"/game/{gid}/player/{me.seat}").text
+    votes = re.search(r'id="player-votes">(.*?)</section>', html, re.S).group(1)
+    assert f"投给 <strong>{other.name}</strong>" in votes and "#8801" in votes
+    assert "游戏结束后公开" in html
+    ruleset = running.driver.ruleset
+    revealed = {ruleset.public_identity(state, p) for p in state.players if not p.alive}
+    for p in state.alive():
+        role = ruleset.spec.role_name(p.role)
+        if role not in revealed:
+            assert role not in html, role  # the leak scan: no living player's role
+    for o in running.store.outbox(gid):
+        if o.kind == "pm":
+            assert o.body.strip()[:40] not in html  # no PM before the end
+    assert str(state.salt) not in html
+    for path in ("player/0", "player/01", "player/99", "player/x"):
+        assert c.get(f"/game/{gid}/{path}").status_code == 404, path
+
+
+def test_after_the_game_a_player_sees_his_own_pms_and_no_one_elses(over) -> None:
+    c, gid = client(over), over.driver.game_id
+    state = over.state()
+    outbox = over.store.outbox(gid)
+    for p in state.players:
+        html = c.get(f"/game/{gid}/player/{p.seat}").text
+        mine = [o for o in outbox if o.kind == "pm" and o.status == "sent" and o.target == (p.forum_name or p.name)]
+        assert mine, p.name  # his role PM at least
+        pms = re.search(r'id="player-pms">(.*?)</section>', html, re.S).group(1)
+        for o in mine:
+            first = o.body.strip().splitlines()[0].replace("**", "")
+            assert first in re.sub(r"<[^>]+>", "", pms), (p.name, first)
+        sent = [i for i in over.store.inbound(gid) if i.source == "pm" and i.sender == (p.forum_name or p.name)]
+        assert pms.count("<li>") == len(mine) + len(sent), p.name  # his PMs, each once, and no one else's
+        assert pms.count("神的使者发给他") == len(mine)

@@ -284,6 +284,16 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
             return page("missing.html", code=404)
         return page("public.html", **ctx)
 
+    def player(request: Request) -> Response:
+        game_id = _game_id(request)
+        raw = request.path_params["seat"]
+        ctx = None
+        if game_id is not None and _PHASE_NUMBER.fullmatch(raw):
+            ctx = _player_context(store, settings, game_id, int(raw))
+        if ctx is None:
+            return page("missing.html", code=404)
+        return page("player.html", **ctx)
+
     def record_json(request: Request) -> Response:
         game_id = _game_id(request)
         ctx = None if game_id is None else _public_context(store, settings, game_id)
@@ -306,6 +316,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         Route("/game/{game_id}/fragment", public),
         Route("/game/{game_id}/gm", gm),
         Route("/game/{game_id}/gm/fragment", gm),
+        Route("/game/{game_id}/player/{seat}", player),  # one player's panel (issue 38 item 6)
         Route("/game/{game_id}/{kind:str}/{number:str}", phase),  # the timeline (issue 25 item 9), after gm/fragment
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
@@ -563,6 +574,36 @@ def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str)
                hexmap=views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None,
                record=views.finished_record(ruleset, state, log))
     return ctx
+
+
+def _player_context(store: Store, settings: WebSettings, game_id: int, seat: int) -> dict[str, Any] | None:
+    """One player's panel: the public page's facts about him; his own PMs only once the game
+    is over and the end post is on the board (never another's)."""
+    ctx = _public_context(store, settings, game_id)
+    if ctx is None or ctx.get("state") is None:
+        return None
+    state = ctx["state"]
+    done = ctx["over"] and not ctx["held"]
+    pms = _own_pms(store, game_id, state, seat) if done else None
+    panel = views.player_panel(state, ctx["players"], ctx["counts"], seat, pms)
+    if panel is None:
+        return None
+    ctx.update(panel=panel, phase=ctx["phase"])
+    return ctx
+
+
+def _own_pms(store: Store, game_id: int, state: GameState, seat: int) -> list[views.PanelPm]:
+    """Every PM between 神的使者 and the player of `seat` (his account), in time order."""
+    player = next((p for p in state.players if p.seat == seat), None)
+    if player is None:
+        return []
+    account = player.forum_name or player.name
+    got = [views.PanelPm(at=o.board_at or o.sent_at, sent=False, subject=o.subject or "", text=o.body)
+           for o in store.outbox(game_id) if o.kind == "pm" and o.status == "sent" and o.target == account]
+    sent = [views.PanelPm(at=r.sent_at, sent=True, subject="", text=r.text)
+            for r in store.inbound(game_id) if r.source == "pm" and r.sender == account]
+    far = datetime.max.replace(tzinfo=UTC)
+    return sorted(got + sent, key=lambda m: (m.at or far, not m.sent))
 
 
 def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, Any] | None:
