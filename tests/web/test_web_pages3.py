@@ -169,3 +169,19 @@ def test_after_the_game_a_player_sees_his_own_pms_and_no_one_elses(over) -> None
         sent = [i for i in over.store.inbound(gid) if i.source == "pm" and i.sender == (p.forum_name or p.name)]
         assert pms.count("<li>") == len(mine) + len(sent), p.name  # his PMs, each once, and no one else's
         assert pms.count("神的使者发给他") == len(mine)
+
+
+def test_the_hex_gm_page_writes_cells_as_the_map_does_and_no_attack_range_for_the_dead(tmp_path) -> None:
+    running = play_until(f"sqlite:///{tmp_path / 'hex2.db'}", "hex_survival_12", 3,
+                         lambda s: any(not p.alive for p in s.players) and s.phase.kind == "day")
+    state = running.state()
+    html = client(running).get(f"/game/{running.driver.game_id}/gm", headers=GM).text
+    cells = set(re.findall(r'data-cell="([^"]+)"', html))
+    the_map = running.driver.ruleset.board_map(state, True)
+    assert cells == set(the_map.cells)  # a1, not A1
+    for p in state.players:
+        card = re.search(rf'<li class="player-card \w+" data-player="{p.name}">(.*?)</li>', html, re.S).group(1)
+        if not p.alive:
+            assert "攻击范围" not in card, p.name
+    assert any("攻击范围" in re.search(rf'data-player="{p.name}">(.*?)</li>', html, re.S).group(1)
+               for p in state.players if p.alive) or "攻击范围" not in html

@@ -640,8 +640,14 @@ def _gm_player(ruleset: Any, state: GameState, p: Any, game: str) -> dict[str, A
     died = f"{views.label_name(p.died_in or '', family)} {views.words(views.CAUSE_WORDS, p.death_cause)}"
     return {"seat": p.seat, "name": p.name, "forum_name": p.forum_name,
             "role": view.get("role_name") or p.role, "faction": ruleset.spec.factions.get(p.faction, p.faction),
-            "alive": p.alive, "died": died.strip() if not p.alive else "", "notes": views.gm_notes(view),
+            "alive": p.alive, "died": died.strip() if not p.alive else "", "notes": _notes(view, p.alive),
             "commands": views.admin_commands(game, p.name, p.seat) if p.alive else {}}
+
+
+def _notes(view: dict[str, Any], alive: bool) -> dict[str, str]:
+    """A card's notes; the dead attack no one, so no attack range (issue 38 item 7)."""
+    notes = views.gm_notes(view)
+    return notes if alive else {k: v for k, v in notes.items() if k != views.NOTE_WORDS["attack_list"]}
 
 
 def _shared_notes(players: list[dict[str, Any]]) -> dict[str, str]:

@@ -222,8 +222,8 @@ def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapVi
     for p, (x, y) in sorted(zip(shape.placed, spots, strict=True), key=lambda c: not c[0].ghost):
         x, y = x - left, y - top
         pts = " ".join(f"{x + HEX_R * _cos(a):.1f},{y + HEX_R * _sin(a):.1f}" for a in range(30, 390, 60))
-        cells.append(HexCell(name=p.cell.upper(), x=round(x, 1), y=round(y, 1), points=pts, ghost=p.ghost,
-                             neighbours=[n.upper() for n in the_map.neighbours[p.cell]]))
+        cells.append(HexCell(name=p.cell, x=round(x, 1), y=round(y, 1), points=pts, ghost=p.ghost,
+                             neighbours=list(the_map.neighbours[p.cell])))  # as the map writes them (issue 38 item 7)
     _place_people(cells, the_map)
     width = max(c.x for c in cells) + w / 2 + 4
     height = max(c.y for c in cells) + HEX_R + 4
