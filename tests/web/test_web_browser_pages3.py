@@ -83,3 +83,19 @@ def test_the_tab_title_counts_down_and_without_javascript_the_page_says_so(tmp_p
         assert "北京时间" in page.locator(".deadline time").inner_text()
         page.screenshot(path=str(shots / "no-javascript-phone.png"))
         context.close()
+
+
+def test_every_tap_target_of_the_gm_page_is_24_px(tmp_path, browser, shots: Path) -> None:
+    """Item 7: on a phone, every link, button, summary and map cell of the GM page is at
+    least 24 px each way."""
+    running = play_until(f"sqlite:///{tmp_path / 'hex.db'}", "hex_survival_12", 3, at_vote(1))
+    with Server(create_app(running.store, WebSettings(token=TOKEN))) as srv:
+        context, page = open_page(browser, 390, extra_http_headers={"Authorization": f"Bearer {TOKEN}"})
+        page.goto(f"{srv.url}/game/{running.driver.game_id}/gm")
+        small = page.evaluate("""() => Array.from(document.querySelectorAll('a, button, summary, [tabindex="0"]'))
+            .map(e => [e.tagName, (e.textContent || '').trim().slice(0, 20), e.getBoundingClientRect()])
+            .filter(([, , r]) => r.width > 0 && (r.width < 24 || r.height < 24))
+            .map(([tag, text, r]) => `${tag} ${text} ${Math.round(r.width)}x${Math.round(r.height)}`)""")
+        assert small == []
+        page.locator("#roles").screenshot(path=str(shots / "gm-cards-phone.png"))
+        context.close()
