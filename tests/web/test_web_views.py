@@ -80,3 +80,19 @@ def test_every_request_gets_the_games_time_of_its_own(counted, monkeypatch) -> N
         assert shown.group(1) == now and "北京时间" in shown.group(2)
         stamps.append(datetime.fromisoformat(now))
     assert timedelta(0) < stamps[1] - stamps[0] < timedelta(minutes=30)  # 60 times real time, not the kept view's
+
+
+def test_the_index_is_kept_until_a_game_is_added_or_steps(counted, monkeypatch) -> None:
+    running, _ = counted
+    read: list[object] = []
+    real = web_app.index_page
+    monkeypatch.setattr(web_app, "index_page", lambda *a, **k: read.append(a[1]) or real(*a, **k))
+    c = TestClient(create_app(running.store, WebSettings(token=TOKEN)))
+    first = c.get("/").text
+    assert c.get("/").text == first and len(read) == 1  # the same games: read once (no page cache)
+    c.get("/?status=running")
+    assert len(read) == 2  # another query is a page of its own
+    voter, target = running.state().players[0].name, running.state().players[1].name
+    vote(running, voter, target, "9101")  # the game steps
+    c.get("/")
+    assert len(read) == 3

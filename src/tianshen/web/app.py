@@ -154,6 +154,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     env = _env()
     cached = PageCache(settings.cache_s)
     game_views = GameViews()
+    index_views = GameViews(size=256)
     sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600, kept=store) \
         if settings.token else None
     throttle = auth.Throttle(tries=settings.login_tries, window_s=settings.login_window_s)
@@ -174,12 +175,19 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         logged_in = _session(request) is not None
 
         def make() -> tuple[str, int]:
+            """Kept until a game is added or steps (its status, phase and deadline change only
+            with a step) or a variant file changes: one small query otherwise (issue 38)."""
+            signature = (_index_signature(store), RULESETS.versions())
+            kept = index_views.get((query, logged_in), signature)
+            if kept is not None:
+                return kept, 200
             found = index_page(store.engine, query, RULESETS.title, settings.page_size)
             rows = [r | {"status": views.STATUS_WORDS.get(r["status"], r["status"]),
                          "phase": views.label_name(r["phase_label"]) if r["phase_label"] != "setup" else ""}
                     for r in found.rows]
-            return page_html("index.html", games=rows, found=found, query=query, statuses=STATUS_FILTER_WORDS,
-                             logged_in=logged_in), 200
+            html = page_html("index.html", games=rows, found=found, query=query, statuses=STATUS_FILTER_WORDS,
+                             logged_in=logged_in)
+            return index_views.put((query, logged_in), signature, html), 200
 
         return await cached_page(("index", query, logged_in), make)
 
@@ -475,6 +483,15 @@ _SIGNATURE = select(
         _B.c.name == func.substr(literal("@board:") + _G.c.board, 1, 200), _M.c.name == "game_clock")
     .limit(1).scalar_subquery(),
 ).where(_G.c.id == bindparam("gid"))
+
+
+_INDEX_SIGNATURE = select(func.count(), func.max(_G.c.id), func.sum(_G.c.step_seq))
+
+
+def _index_signature(store: Store) -> tuple[Any, ...]:
+    """What the index reads that can change: how many games, the newest, every game's steps."""
+    with store.engine.connect() as conn:
+        return tuple(conn.execute(_INDEX_SIGNATURE).one())
 
 
 def _signature(store: Store, game_id: int) -> tuple[Any, ...] | None:

@@ -38,6 +38,10 @@ class Rulesets:
             self.known[variant] = (self.now(), version, ruleset)
         return ruleset
 
+    def versions(self) -> tuple[tuple[str, tuple[int, int]], ...]:
+        """Which version of each variant is loaded (a page made from an older one is stale)."""
+        return tuple(sorted((variant, known[1]) for variant, known in list(self.known.items())))
+
     def title(self, variant: str) -> str:
         """The variant's title; its id when it cannot be loaded."""
         try:
