@@ -96,3 +96,15 @@ def test_the_index_is_kept_until_a_game_is_added_or_steps(counted, monkeypatch) 
     vote(running, voter, target, "9101")  # the game steps
     c.get("/")
     assert len(read) == 3
+
+
+def test_a_post_the_board_refused_for_good_releases_the_held_page(counted) -> None:
+    """pending -> failed changes neither the rows nor the sent ones: the view follows it too."""
+    running, made = counted
+    c, gid = TestClient(create_app(running.store, WebSettings(token=TOKEN))), running.driver.game_id
+    running.store.add_outbox(gid, [OutboxItem(kind="post", target="main", body="等着发")])
+    c.get(f"/game/{gid}")
+    row = running.store.pending_outbox(gid)[-1]
+    running.store.fail_outbox(row.id, "refused")
+    c.get(f"/game/{gid}")
+    assert len(made) == 2

@@ -478,6 +478,7 @@ _SIGNATURE = select(
     _G.c.step_seq, _G.c.status, _G.c.deadline_at,
     select(func.count()).where(_O.c.game_id == _G.c.id).scalar_subquery(),
     select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "sent").scalar_subquery(),
+    select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "pending").scalar_subquery(),
     select(func.coalesce(func.sum(_O.c.parts_done), 0)).where(_O.c.game_id == _G.c.id).scalar_subquery(),
     select(_M.c.value).join(_B, _B.c.id == _M.c.game_id).where(
         _B.c.name == func.substr(literal("@board:") + _G.c.board, 1, 200), _M.c.name == "game_clock")
@@ -496,8 +497,9 @@ def _index_signature(store: Store) -> tuple[Any, ...]:
 
 def _signature(store: Store, game_id: int) -> tuple[Any, ...] | None:
     """What a public page reads of a game that can change: its newest event, its deadline,
-    what its outbox holds and sent (the threads open with it), the rehearsal clock's mark
-    (last); None for no game."""
+    what its outbox holds, sent and still has to send (a post held back holds the page at the
+    state before it; threads open with the sent parts), the rehearsal clock's mark (last);
+    None for no game."""
     with store.engine.connect() as conn:
         row = conn.execute(_SIGNATURE, {"gid": game_id}).first()
     return None if row is None or row.status == BOARD_STATUS else tuple(row)
