@@ -99,3 +99,21 @@ def test_every_tap_target_of_the_gm_page_is_24_px(tmp_path, browser, shots: Path
         assert small == []
         page.locator("#roles").screenshot(path=str(shots / "gm-cards-phone.png"))
         context.close()
+
+
+@pytest.mark.parametrize(("width", "label"), WIDTHS)
+def test_a_players_panel_from_his_name(finished, browser, shots: Path, width: int, label: str) -> None:
+    """Item 6: his name on the game's page opens his panel; after the game it shows his own PMs."""
+    running, srv = finished
+    gid = running.driver.game_id
+    p = running.state().players[2]
+    context, page = open_page(browser, width)
+    page.goto(f"{srv.url}/game/{gid}")
+    page.locator(f'#players li[data-player="{p.name}"] a.name').click()
+    assert page.url.endswith(f"/game/{gid}/player/{p.seat}")
+    assert page.locator("h1").inner_text() == f"{p.seat}号 {p.name}"
+    assert page.locator("#player-pms li").count() >= 1
+    assert "神的使者发给他" in page.locator("#player-pms").inner_text()
+    no_sideways_scroll(page)
+    page.screenshot(path=str(shots / f"player-panel-{label}.png"), full_page=True)
+    context.close()
