@@ -128,7 +128,8 @@ def served(url: str, cache_s: float) -> Iterator[tuple[str, Callable[[], float]]
             "from tianshen.web.app import WebSettings, create_app\n"
             "settings = WebSettings(token=sys.argv[2], cache_s=float(sys.argv[4]))\n"
             "app = create_app(Store(sys.argv[1]), settings)\n"
-            "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[3]), log_level='warning', server_header=False)\n")
+            "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[3]), log_level='warning', server_header=False,\n"
+            "            timeout_keep_alive=300)\n")  # a slow warm-up must not outlast the keep-alive
     proc = subprocess.Popen([sys.executable, "-c", code, url, TOKEN, str(port), str(cache_s)], env=os.environ.copy())
     base = f"http://127.0.0.1:{port}"
     try:
@@ -164,7 +165,16 @@ class Connection:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
 
     async def get(self, path: str) -> int:
-        """The status of GET `path` (the body is read and dropped)."""
+        """The status of GET `path` (the body is read and dropped); a connection the server
+        closed meanwhile (its keep-alive ran out) is opened again once."""
+        try:
+            return await self._get(path)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            self.close()
+            await self.open()
+            return await self._get(path)
+
+    async def _get(self, path: str) -> int:
         self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n\r\n".encode())
         head = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower().split("\r\n")
         length = next((int(line.split(":", 1)[1]) for line in head if line.startswith("content-length:")), None)
@@ -203,6 +213,21 @@ async def load(base: str, paths: Callable[[int], str], clients: int, requests: i
     for c in conns:
         c.close()
     return latencies, wall
+
+
+async def warm_up(base: str, running: list[int]) -> float:
+    """Each running game's page and fragment asked once, as its first reader would (the view
+    of each is made then); the seconds it took."""
+    host, port = base.removeprefix("http://").split(":")
+    c = Connection(host, int(port))
+    await c.open()
+    t0 = time.perf_counter()
+    for gid in running:
+        for path in (f"/game/{gid}", f"/game/{gid}/fragment"):
+            if await c.get(path) != 200:
+                raise RuntimeError(f"{path} failed")
+    c.close()
+    return time.perf_counter() - t0
 
 
 def p99(values: list[float]) -> float:
@@ -261,6 +286,8 @@ def main() -> None:
         for cache_s in (WebConfig().cache_seconds, 0.0):
             print(f"[web] cache_seconds = {cache_s:g}" + (" (the default)" if cache_s else " (every page rendered)"))
             with served(url, cache_s) as (base, cpu):
+                warm = asyncio.run(warm_up(base, running))
+                print(f"  every running game's page and fragment once (its view made): {warm:.1f} s")
                 for label, path in scenarios(running, random.Random(1)).items():
                     cpu0 = cpu()
                     latencies, wall = asyncio.run(load(base, path, args.clients, args.requests))

@@ -21,7 +21,8 @@ from tianshen.store.models import Base
 from tianshen.store.store import MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-TABLES = {"games", "players", "phases", "inbound", "events", "outbox", "threads", "marks", "leases"}
+TABLES = {"games", "players", "phases", "inbound", "events", "outbox", "threads", "marks", "leases",
+          "revoked_sessions"}
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 CST = timezone(timedelta(hours=8))
 

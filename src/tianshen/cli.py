@@ -269,8 +269,11 @@ def web(config: Annotated[str, typer.Option("--config", help="config.toml (its [
                            session_hours=cfg.web.session_hours, secure_cookie=cfg.web.secure_cookie,
                            cache_s=cfg.web.cache_seconds)
     app_ = create_app(Store(cfg.database.url), settings)
+    # X-Forwarded-For only from a configured proxy: any local process could rotate it past the
+    # login throttle otherwise (uvicorn believes 127.0.0.1 by default; issue 38 item 8)
+    proxies = cfg.web.trusted_proxies
     uvicorn.run(app_, host=host or cfg.web.host, port=port or cfg.web.port, log_level="warning",
-                server_header=False)
+                server_header=False, proxy_headers=bool(proxies), forwarded_allow_ips=",".join(proxies) or None)
 
 
 def _forum_stop(exc: Exception) -> None:

@@ -197,6 +197,9 @@ class WebConfig(Table):
     secure_cookie: bool = False  # true behind an https proxy: the cookie is never sent over http
     # the index and the public pages are rendered at most once in this time (0: on every request)
     cache_seconds: float = Field(default=1.0, ge=0, le=60)
+    # addresses of the reverse proxies whose X-Forwarded-For names the client (the login
+    # throttle counts that client); none: the throttle counts the peer and ignores the header
+    trusted_proxies: list[str] = Field(default_factory=list)
 
     def secret(self) -> str | None:
         """The token; ValueError (one line) when it is shorter than 16 characters."""

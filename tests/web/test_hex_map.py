@@ -144,6 +144,6 @@ def test_the_map_comes_from_the_ruleset_and_only_the_gm_sees_who_stands_where() 
     assert gm is not None and public is not None
     shown = [person for c in gm.cells if not c.ghost for person in c.people]
     assert sorted(s.split()[0] for s in shown) == sorted(p.name for p in state.players)
-    assert next(c for c in gm.cells if c.name == "A1" and not c.ghost).depth == 2
+    assert next(c for c in gm.cells if c.name == "a1" and not c.ghost).depth == 2  # as the map writes it
     assert not any(c.people or c.depth for c in public.cells)
     assert hex_map(load_ruleset("classic_10"), None, secret=True) is None

@@ -306,3 +306,105 @@ def test_the_web_command_passes_the_session_settings(running, tmp_path, monkeypa
     other = client(running, session_secret="a-session-secret-of-the-gm")
     other.cookies.set(COOKIE, c.cookies[COOKIE])  # signed with the configured secret, not the token
     assert other.get(gm_url(running)).status_code == 200
+
+
+# ---- issue 38 item 3: a board's own row is no game; a 500 carries the headers too ----------------
+
+
+@pytest.mark.parametrize("suffix", ["", "/fragment", "/gm", "/gm/fragment", "/record.json", "/day/1"])
+def test_a_boards_own_row_is_a_quiet_404(running, suffix: str, caplog) -> None:
+    board_row = running.store.board_game("memory:page-test")
+    c = client(running)
+    with caplog.at_level(logging.DEBUG):
+        r = c.get(f"/game/{board_row}{suffix}", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert r.status_code == 404
+    for name, value in HEADERS.items():
+        assert r.headers.get(name) == value, name
+    assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR or rec.exc_info]
+
+
+def test_a_server_error_carries_the_security_headers(running, monkeypatch) -> None:
+    import tianshen.web.app as web_app
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(web_app, "_public_context", broken)
+    c = TestClient(create_app(running.store, WebSettings(token=TOKEN)), raise_server_exceptions=False)
+    r = c.get(f"/game/{running.driver.game_id}")
+    assert r.status_code == 500 and "出错了" in r.text and "a bug" not in r.text
+    for name, value in HEADERS.items():
+        assert r.headers.get(name) == value, name
+
+
+# ---- issue 38 item 8: the throttle counts the peer unless a trusted proxy is configured --------
+
+
+def _served_by_the_web_command(running, tmp_path, monkeypatch, extra: str = "") -> dict:
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    config = tmp_path / "c.toml"
+    config.write_text(f'[database]\nurl = "{running.store.engine.url}"\n[web]\ntoken_env = "WEB_T"\n{extra}',
+                      encoding="utf-8")
+    served: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app_, **kw: served.update(app=app_, **kw))
+    monkeypatch.setenv("WEB_T", TOKEN)
+    result = CliRunner().invoke(app, ["web", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    return served
+
+
+def _wrong_logins_with_rotating_forwarded_for(served: dict, n: int) -> list[int]:
+    """`n` wrong tokens POSTed to a real uvicorn, as the web command starts it, each with
+    another X-Forwarded-For."""
+    import socket
+    import threading
+
+    import httpx
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    kw = {k: v for k, v in served.items() if k not in ("app", "host", "port")}
+    server = uvicorn.Server(uvicorn.Config(served["app"], host="127.0.0.1", port=port, **kw))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        return [httpx.post(f"http://127.0.0.1:{port}/login", data={"token": "w" * 20, "next": "/"},
+                           headers={"X-Forwarded-For": f"10.9.{i // 250}.{i % 250 + 1}"}).status_code
+                for i in range(n)]
+    finally:
+        server.should_exit = True
+        thread.join(5)
+
+
+def test_a_rotated_forwarded_for_does_not_get_past_the_throttle(running, tmp_path, monkeypatch) -> None:
+    served = _served_by_the_web_command(running, tmp_path, monkeypatch)
+    codes = _wrong_logins_with_rotating_forwarded_for(served, 30)
+    assert codes[:5] == [403] * 5 and set(codes[5:]) == {429}
+
+
+def test_behind_a_trusted_proxy_the_forwarded_client_is_counted(running, tmp_path, monkeypatch) -> None:
+    served = _served_by_the_web_command(running, tmp_path, monkeypatch, 'trusted_proxies = ["127.0.0.1"]\n')
+    assert served["proxy_headers"] is True and served["forwarded_allow_ips"] == "127.0.0.1"
+    assert _wrong_logins_with_rotating_forwarded_for(served, 8) == [403] * 8  # eight clients, one try each
+
+
+def test_a_logout_survives_a_restart_of_the_web_process(running) -> None:
+    c = client(running)
+    login(c)
+    cookie = c.cookies[COOKIE]
+    assert c.post("/logout").status_code == 303
+    restarted = TestClient(create_app(running.store, WebSettings(token=TOKEN)), cookies={COOKIE: cookie})
+    assert restarted.get(gm_url(running)).status_code == 401
+    fresh = client(running)
+    login(fresh)
+    assert fresh.get(gm_url(running)).status_code == 200  # another login is not touched

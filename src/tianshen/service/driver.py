@@ -698,12 +698,30 @@ class GameDriver:
         keys = self.store.threads(self.game_id)
         after = marks.get("board") or self.mark("board")
         found: list[PmIn | PostIn] = []
+        theirs: tuple[dict[str, int], set[str]] | None = None
         for post in self.forum.board_posts(int(after) if after else None):
             marks["board"] = str(post.id)
             if post.author == self.forum.account or post.posted_at < self._game_start:
                 continue
+            if post.thread_id not in keys and self.board:
+                theirs = theirs or self._other_games()
+                if not self._is_ours(post, *theirs):
+                    continue
             found.append(_post_input(post, keys.get(post.thread_id, f"board:{post.thread_id}")))
         return found
+
+    def _other_games(self) -> tuple[dict[str, int], set[str]]:
+        """The threads of the board's other games, and who plays in them and not here."""
+        threads = {t: g for t, g in self.store.board_threads(self.board).items() if g != self.game_id}
+        configs = self.store.live_configs(self.board)
+        own = next((identity.seat_names(c) for gid, _, c in configs if gid == self.game_id), set())
+        return threads, identity.elsewhere(configs, self.game_id)[0] - own
+
+    @staticmethod
+    def _is_ours(post: ForumPost, threads: dict[str, int], strangers: set[str]) -> bool:
+        """A post on a board of several games belongs to the game whose thread it is in, or
+        whose player wrote it (issue 38 item 2): not to this one when either is another's."""
+        return post.thread_id not in threads and post.author not in strangers
 
     def _watched(self) -> list[str]:
         """Today's vote thread; at night the last one, so a late vote still gets its refusal."""

@@ -156,8 +156,18 @@ class OutboxSender:
 
     def _part(self, row: OutboxRecord, i: int, total: int, result: str, write: Write) -> SentPart:
         thread = (row.target, result) if write.kind == "thread" else None
+        board_at = self._board_now() if i == 0 and row.kind == "post" else None
         return SentPart(row.id, parts_done=i + 1, done=i + 1 == total, forum_ref=result or None, thread=thread,
-                        game_id=row.game_id)
+                        game_id=row.game_id, board_at=board_at)
+
+    def _board_now(self) -> datetime | None:
+        """The board's time of a post just written (issue 38 item 1): the forum's clock, which
+        the write's own answer has just set (its Date; the memory board's game clock); None
+        when it cannot be read (the pages fall back to our send time)."""
+        try:
+            return self.forum.now()
+        except ForumError:
+            return None
 
     def _write(self, row: OutboxRecord, i: int, parts: list[str], key: str) -> Write:
         if row.kind == "pm":

@@ -174,7 +174,10 @@ class OutboxRow(Base):
     status: Mapped[str] = mapped_column(String(10), default="pending")  # pending / sent / failed
     forum_ref: Mapped[str | None] = mapped_column(String(100), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)  # our clock
+    # the board's clock when its first part was written (the forum's time after the write:
+    # its Date, or the rehearsal's game clock): what the pages stamp the announcement with
+    board_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     parts_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # The part being written and the forum time before its first try: a restart that finds
     # them set asks the forum whether that write arrived before writing it again.
@@ -208,6 +211,16 @@ class MarkRow(Base):
     game_id: Mapped[int] = _game_fk()
     name: Mapped[str] = mapped_column(String(100))
     value: Mapped[str] = mapped_column(String(200))
+
+
+class RevokedSessionRow(Base):
+    """A GM login ended by its logout (`tianshen web`): refused until it would have expired
+    anyway, across restarts of the web process (issue 38 item 8)."""
+
+    __tablename__ = "revoked_sessions"
+
+    sid: Mapped[str] = mapped_column(String(100), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class LeaseRow(Base):

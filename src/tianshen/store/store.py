@@ -47,6 +47,7 @@ from tianshen.store.models import (
     OutboxRow,
     PhaseRow,
     PlayerRow,
+    RevokedSessionRow,
     ThreadRow,
     utcnow,
 )
@@ -89,6 +90,7 @@ _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(
     parts_done=bindparam("b_parts"), attempt_part=None, attempt_since=None,
     forum_ref=func.coalesce(func.nullif(_O.c.forum_ref, ""), func.nullif(bindparam("b_ref", type_=String), ""),
                             _O.c.forum_ref),
+    board_at=func.coalesce(_O.c.board_at, bindparam("b_board", type_=_O.c.board_at.type)),
     status=case((_DONE, "sent"), else_=_O.c.status), sent_at=case((_DONE, bindparam("b_sent", type_=_O.c.sent_at.type)), else_=_O.c.sent_at),
     claimed_by=case((_DONE, None), else_=_O.c.claimed_by),
     claimed_until=case((_DONE, None), else_=_O.c.claimed_until))
@@ -204,6 +206,7 @@ class OutboxRecord:
     attempt_part: int | None = None
     attempt_since: datetime | None = None
     error: str | None = None  # status "failed": why the board refused it for good
+    board_at: datetime | None = None  # the board's time of the post (its first part)
 
 
 @dataclass
@@ -216,6 +219,7 @@ class SentPart:
     forum_ref: str | None = None
     thread: tuple[str, str] | None = None  # (thread key, forum thread id) opened by this row
     game_id: int = 0  # the row's game (the thread's)
+    board_at: datetime | None = None  # the forum's clock right after the write
 
 
 @dataclass
@@ -286,6 +290,7 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
         attempt_part=o.attempt_part,
         attempt_since=o.attempt_since,
         error=o.error,
+        board_at=o.board_at,
     )
 
 
@@ -805,7 +810,8 @@ class Store:
         with self._conn() as conn:
             _set_threads(conn, [(p.game_id, *p.thread) for p in parts if p.thread is not None])
             done = conn.execute(_RECORD_PART, [
-                dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=now)
+                dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=now,
+                     b_board=p.board_at)
                 for p in parts])
             if conn.dialect.supports_sane_multi_rowcount and done.rowcount < len(parts):
                 raise KeyError([p.outbox_id for p in parts])  # a row that is not there: nothing recorded
@@ -872,6 +878,24 @@ class Store:
         with self._tx() as s:
             rows = s.execute(select(ThreadRow.forum_thread_id, ThreadRow.key).where(ThreadRow.game_id == game_id))
             return {forum_id: key for forum_id, key in rows}
+
+    def revoke_session(self, sid: str, expires_at: datetime) -> None:
+        """A GM login ended by its logout (`tianshen web`); the expired ones are dropped."""
+        with self._tx() as s:
+            s.execute(delete(RevokedSessionRow).where(RevokedSessionRow.expires_at < utcnow()))
+            if s.get(RevokedSessionRow, sid) is None:
+                s.add(RevokedSessionRow(sid=sid, expires_at=expires_at))
+
+    def is_revoked(self, sid: str) -> bool:
+        with self._tx() as s:
+            return s.get(RevokedSessionRow, sid) is not None
+
+    def board_threads(self, board: str) -> dict[str, int]:
+        """Every thread the board's games opened (over ones too): forum thread id -> game id."""
+        with self._conn() as conn:
+            rows = conn.execute(select(_T.c.forum_thread_id, _T.c.game_id).join(_G, _G.c.id == _T.c.game_id)
+                                .where(_G.c.board == board))
+            return {forum_id: game_id for forum_id, game_id in rows}
 
     def set_thread_id(self, game_id: int, key: str, forum_thread_id: str) -> None:
         with self._conn() as conn:

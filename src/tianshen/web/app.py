@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode
 
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup, escape
-from sqlalchemy import select
+from sqlalchemy import bindparam, func, literal, select
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,9 +35,10 @@ from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
-from tianshen.store.models import InboundRow
+from tianshen.store.models import Game, InboundRow, MarkRow, OutboxRow
+from tianshen.store.store import BOARD_STATUS
 from tianshen.web import auth, views
-from tianshen.web.cache import PageCache, Rulesets
+from tianshen.web.cache import GameViews, PageCache, Rulesets
 from tianshen.web.index import STATUS_FILTER_WORDS, IndexQuery, index_page
 
 HERE = Path(__file__).resolve().parent
@@ -67,6 +68,7 @@ def _env() -> Environment:
     env.filters["t"] = _time
     env.filters["iso"] = lambda d: d.isoformat() if d else ""
     env.filters["short"] = _short
+    env.filters["number"] = _number
     env.filters["board"] = _board
     env.filters["thread_name"] = views.thread_name
     env.filters["command_word"] = lambda c: views.words(views.COMMAND_WORDS, c.replace("_", "-"))
@@ -90,15 +92,57 @@ def _time(ctx: Any, d: datetime | None) -> str:
     return show(d, ctx.get("zone") or DEFAULT_ZONE)
 
 
+def _number(x: float) -> str:
+    """A number as people write it: 1200, 0.5, 2.25 (never 1200.0)."""
+    return f"{round(float(x), 2):g}"
+
+
 def _short(text: str, n: int = 60) -> str:
-    """One line of at most `n` characters, without the board's bold marks."""
-    flat = " ".join(str(text).replace("**", "").split())
+    """One line of at most `n` characters as the board reads: no bold marks, no quote
+    marks, a table row's cells apart (issue 38 item 4)."""
+    lines = []
+    for line in str(text).replace("**", "").splitlines():
+        kind = _kind(line)
+        lines.append(line[1:] if kind == "quote" else " ".join(line[1:-1].split("|")) if kind == "table" else line)
+    flat = " ".join(" ".join(lines).split())
     return flat if len(flat) <= n else flat[:n] + "…"
 
 
 def _board(text: str) -> Markup:
-    """A message body as the board shows it: escaped, with **bold** kept."""
-    return Markup(_BOLD.sub(r"<strong>\1</strong>", str(escape(text))))
+    """A message body as the board shows it (the markers of forum.render): escaped, with
+    **bold**, `> ` quote lines as a quote and `| a | b |` rows as a table, its first row the
+    header (issue 38 item 4)."""
+    out: list[str] = []
+    lines = str(text).replace("\r\n", "\n").split("\n")
+    i = 0
+    while i < len(lines):
+        kind = _kind(lines[i])
+        block = []
+        while i < len(lines) and _kind(lines[i]) == kind:
+            block.append(lines[i])
+            i += 1
+        if kind == "quote":
+            out.append("<blockquote>" + "\n".join(_inline(b[2:]) for b in block) + "</blockquote>")
+        elif kind == "table":
+            rows = [[_inline(c.strip()) for c in b[1:-1].split("|")] for b in block]
+            head = "".join(f"<th>{c}</th>" for c in rows[0])
+            body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows[1:])
+            out.append(f'<div class="scroll"><table class="board-table"><thead><tr>{head}</tr></thead>'
+                       f"<tbody>{body}</tbody></table></div>")
+        else:
+            out.append("\n".join(_inline(b) for b in block) + ("\n" if i < len(lines) else ""))
+    return Markup("".join(out))
+
+
+def _kind(line: str) -> str:
+    """A line as forum.render reads it: a quote, a table row, or plain."""
+    if line.startswith("> ") or line == ">":
+        return "quote"
+    return "table" if len(line) > 1 and line.startswith("|") and line.endswith("|") else "plain"
+
+
+def _inline(text: str) -> str:
+    return _BOLD.sub(r"<strong>\1</strong>", str(escape(text)))
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -109,7 +153,9 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     auth.check_token(settings.token)
     env = _env()
     cached = PageCache(settings.cache_s)
-    sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600) \
+    game_views = GameViews()
+    index_views = GameViews(size=256)
+    sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600, kept=store) \
         if settings.token else None
     throttle = auth.Throttle(tries=settings.login_tries, window_s=settings.login_window_s)
 
@@ -129,12 +175,19 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         logged_in = _session(request) is not None
 
         def make() -> tuple[str, int]:
+            """Kept until a game is added or steps (its status, phase and deadline change only
+            with a step) or a variant file changes: one small query otherwise (issue 38)."""
+            signature = (_index_signature(store), RULESETS.versions())
+            kept = index_views.get((query, logged_in), signature)
+            if kept is not None:
+                return kept, 200
             found = index_page(store.engine, query, RULESETS.title, settings.page_size)
             rows = [r | {"status": views.STATUS_WORDS.get(r["status"], r["status"]),
                          "phase": views.label_name(r["phase_label"]) if r["phase_label"] != "setup" else ""}
                     for r in found.rows]
-            return page_html("index.html", games=rows, found=found, query=query, statuses=STATUS_FILTER_WORDS,
-                             logged_in=logged_in), 200
+            html = page_html("index.html", games=rows, found=found, query=query, statuses=STATUS_FILTER_WORDS,
+                             logged_in=logged_in)
+            return index_views.put((query, logged_in), signature, html), 200
 
         return await cached_page(("index", query, logged_in), make)
 
@@ -145,10 +198,20 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         fragment = request.url.path.endswith("/fragment")
 
         def make() -> tuple[str, int]:
-            ctx = _public_context(store, settings, game_id)
-            if ctx is None:
+            """From the game's view when the game did not change since it was made (one small
+            query), else folded and rendered once for everyone after (issue 38)."""
+            signature = _signature(store, game_id)
+            if signature is None:
                 return page_html("missing.html"), 404
-            return page_html("public_body.html" if fragment else "public.html", **ctx), 200
+            clock = views.game_now(signature[-1], datetime.now(UTC))
+            kept = game_views.get((game_id, fragment), signature)
+            if kept is None:
+                ctx = _public_context(store, settings, game_id, views.GameNow(UNSET_NOW, clock.scale, clock.rehearsal))
+                if ctx is None:
+                    return page_html("missing.html"), 404
+                html = page_html("public_body.html" if fragment else "public.html", **ctx)
+                kept = game_views.put((game_id, fragment), signature, (html, ctx["zone"]))
+            return _clocked(*kept, clock.at), 200
 
         return await cached_page(("public", game_id, fragment), make)
 
@@ -223,10 +286,21 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     def phase(request: Request) -> Response:
         path = f"{request.path_params['kind']}/{request.path_params['number']}"
         game_id = _game_id(request)
-        ctx = None if game_id is None else _phase_context(store, settings, game_id, path)
+        canonical = _PHASE_NUMBER.fullmatch(request.path_params["number"])  # /day/01 is no page (item 7)
+        ctx = None if game_id is None or not canonical else _phase_context(store, settings, game_id, path)
         if ctx is None:
             return page("missing.html", code=404)
         return page("public.html", **ctx)
+
+    def player(request: Request) -> Response:
+        game_id = _game_id(request)
+        raw = request.path_params["seat"]
+        ctx = None
+        if game_id is not None and _PHASE_NUMBER.fullmatch(raw):
+            ctx = _player_context(store, settings, game_id, int(raw))
+        if ctx is None:
+            return page("missing.html", code=404)
+        return page("player.html", **ctx)
 
     def record_json(request: Request) -> Response:
         game_id = _game_id(request)
@@ -245,18 +319,27 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         Route("/logout", logout, methods=["POST"]),
         Route("/favicon.ico", lambda request: FileResponse(HERE / "static" / "favicon.ico",
                                                            headers={"Cache-Control": "max-age=86400"})),
-        Route("/game/{game_id}/{kind:str}/{number:int}", phase),  # the timeline (issue 25 item 9)
         Route("/game/{game_id}/record.json", record_json),  # the public record (item 8)
         Route("/game/{game_id}", public),
         Route("/game/{game_id}/fragment", public),
         Route("/game/{game_id}/gm", gm),
         Route("/game/{game_id}/gm/fragment", gm),
+        Route("/game/{game_id}/player/{seat}", player),  # one player's panel (issue 38 item 6)
+        Route("/game/{game_id}/{kind:str}/{number:str}", phase),  # the timeline (issue 25 item 9), after gm/fragment
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={404: missing})
+    def failed(request: Request, exc: Exception) -> Response:
+        """A bug: a plain page with the security headers (Starlette's error middleware sits
+        outside SecurityHeaders; it still logs the traceback)."""
+        response = page("error.html", code=500)
+        response.headers.update({k.decode(): v.decode() for k, v in SecurityHeaders.HEADERS})
+        return response
+
+    app = Starlette(routes=routes, exception_handlers={404: missing, Exception: failed})
     app.add_middleware(SecurityHeaders)
     app.state.throttle = throttle
     app.state.pages = cached
+    app.state.views = game_views
     app.state.sessions = sessions
     return app
 
@@ -341,6 +424,7 @@ def _game_id(request: Request) -> int | None:
 
 
 _GAME_ID = re.compile(r"[1-9][0-9]{0,9}")
+_PHASE_NUMBER = re.compile(r"[1-9][0-9]{0,3}")
 
 
 # ---- the pages' data ------------------------------------------------------------------------
@@ -351,15 +435,18 @@ def _load(store: Store, game_id: int) -> tuple[Any, GameState | None] | None:
         record = store.load_game(game_id)
     except KeyError:
         return None
+    if record.status == BOARD_STATUS:  # a board's own row (its PMs from no game's player): no game
+        return None
     state = GameState.model_validate_json(record.state_json) if record.status != "new" else None
     return record, state
 
 
-def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any]:
+def _common(store: Store, record: Any, state: GameState | None, clock: views.GameNow | None = None) -> dict[str, Any]:
     ruleset = RULESETS.get(record.config.get("ruleset_file") or record.ruleset)
     ctx: dict[str, Any] = {"game": record, "title": ruleset.spec.title, "ruleset": ruleset,
                            "status": views.STATUS_WORDS.get(record.status, record.status), "state": state,
-                           "is_hex": ruleset.board_map(None, False) is not None, "clock": _game_now(store, record),
+                           "is_hex": ruleset.board_map(None, False) is not None, "clock": clock or _game_now(store, record),
+                           "over": record.status == "over",
                            "zone": state.zone if state is not None
                            else (record.config.get("setup") or {}).get("zone") or DEFAULT_ZONE}
     if state is None:  # signed up, or dealt but the player list is not on the board yet
@@ -374,7 +461,52 @@ def _common(store: Store, record: Any, state: GameState | None) -> dict[str, Any
     return ctx
 
 
-def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, Any] | None:
+UNSET_NOW = datetime(1901, 2, 3, 4, 5, 6, tzinfo=UTC)  # the game's time in a kept view: set per request
+_UNSET_TIME = re.compile(re.escape(f'<time datetime="{UNSET_NOW.isoformat()}">') + "[^<]*</time>")
+
+
+def _clocked(html: str, zone: str, now: datetime) -> str:
+    """A kept view with the game's time of this request (the countdown's base and the
+    rehearsal clock's words)."""
+    html = _UNSET_TIME.sub(lambda m: f'<time datetime="{now.isoformat()}">{escape(show(now, zone))}</time>', html)
+    return html.replace(f'data-game-now="{UNSET_NOW.isoformat()}"', f'data-game-now="{now.isoformat()}"')
+
+
+_G, _O, _M = Game.__table__, OutboxRow.__table__, MarkRow.__table__
+_B = _G.alias("board_row")
+_SIGNATURE = select(
+    _G.c.step_seq, _G.c.status, _G.c.deadline_at,
+    select(func.count()).where(_O.c.game_id == _G.c.id).scalar_subquery(),
+    select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "sent").scalar_subquery(),
+    select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "pending").scalar_subquery(),
+    select(func.coalesce(func.sum(_O.c.parts_done), 0)).where(_O.c.game_id == _G.c.id).scalar_subquery(),
+    select(_M.c.value).join(_B, _B.c.id == _M.c.game_id).where(
+        _B.c.name == func.substr(literal("@board:") + _G.c.board, 1, 200), _M.c.name == "game_clock")
+    .limit(1).scalar_subquery(),
+).where(_G.c.id == bindparam("gid"))
+
+
+_INDEX_SIGNATURE = select(func.count(), func.max(_G.c.id), func.sum(_G.c.step_seq))
+
+
+def _index_signature(store: Store) -> tuple[Any, ...]:
+    """What the index reads that can change: how many games, the newest, every game's steps."""
+    with store.engine.connect() as conn:
+        return tuple(conn.execute(_INDEX_SIGNATURE).one())
+
+
+def _signature(store: Store, game_id: int) -> tuple[Any, ...] | None:
+    """What a public page reads of a game that can change: its newest event, its deadline,
+    what its outbox holds, sent and still has to send (a post held back holds the page at the
+    state before it; threads open with the sent parts), the rehearsal clock's mark (last);
+    None for no game."""
+    with store.engine.connect() as conn:
+        row = conn.execute(_SIGNATURE, {"gid": game_id}).first()
+    return None if row is None or row.status == BOARD_STATUS else tuple(row)
+
+
+def _public_context(store: Store, settings: WebSettings, game_id: int,
+                    clock: views.GameNow | None = None) -> dict[str, Any] | None:
     loaded = _load(store, game_id)
     if loaded is None:
         return None
@@ -383,7 +515,7 @@ def _public_context(store: Store, settings: WebSettings, game_id: int) -> dict[s
     held = views.first_unsent_event(record.name, outbox) if state is not None else None
     if held is not None:  # the board has not been told yet: show the state before that event
         state = views.replay_state(RULESETS.get(record.config.get("ruleset_file") or record.ruleset), store.events(game_id), held)
-    ctx = _common(store, record, state)
+    ctx = _common(store, record, state, clock)
     ctx["held"] = held is not None
     if state is None:
         return ctx
@@ -413,7 +545,7 @@ def _replayed(kind: str, game: tuple[int, int], ruleset: Any, events: list[Any],
            events[-1].seq if events else None, tuple(sorted(links.threads.items())) if links else (),
            links.post_template if links else None, links.thread_template if links else None, *args[1:])
     if key not in _REPLAYS:
-        if len(_REPLAYS) > 64:
+        if len(_REPLAYS) > 1024:
             _REPLAYS.clear()
         do = views.vote_counts if kind == "counts" else views.phase_ends
         _REPLAYS[key] = do(ruleset, events, *args)
@@ -452,12 +584,45 @@ def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str)
     ctx = _common(store, record, state)
     links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
     log = views.public_log(record.name, outbox, links, until_event=end.end_event)
+    timeline = _replayed("phases", (id(store), game_id), ruleset, events, held)
+    i = timeline.index(end)
+    ctx.update(before=timeline[i - 1] if i > 0 else None, after=timeline[i + 1] if i + 1 < len(timeline) else None)
     ctx.update(held=False, at_end=end, phase=f"{end.name}结束时", players=views.public_players(ruleset, state), count=None, deadline=None,
                log=log, counts=_counts((id(store), game_id), ruleset, events, links, end.end_event),
                timeline=_replayed("phases", (id(store), game_id), ruleset, events, held), alive=sum(1 for p in state.players if p.alive),
                hexmap=views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None,
                record=views.finished_record(ruleset, state, log))
     return ctx
+
+
+def _player_context(store: Store, settings: WebSettings, game_id: int, seat: int) -> dict[str, Any] | None:
+    """One player's panel: the public page's facts about him; his own PMs only once the game
+    is over and the end post is on the board (never another's)."""
+    ctx = _public_context(store, settings, game_id)
+    if ctx is None or ctx.get("state") is None:
+        return None
+    state = ctx["state"]
+    done = ctx["over"] and not ctx["held"]
+    pms = _own_pms(store, game_id, state, seat) if done else None
+    panel = views.player_panel(state, ctx["players"], ctx["counts"], seat, pms)
+    if panel is None:
+        return None
+    ctx.update(panel=panel, phase=ctx["phase"])
+    return ctx
+
+
+def _own_pms(store: Store, game_id: int, state: GameState, seat: int) -> list[views.PanelPm]:
+    """Every PM between 神的使者 and the player of `seat` (his account), in time order."""
+    player = next((p for p in state.players if p.seat == seat), None)
+    if player is None:
+        return []
+    account = player.forum_name or player.name
+    got = [views.PanelPm(at=o.board_at or o.sent_at, sent=False, subject=o.subject or "", text=o.body)
+           for o in store.outbox(game_id) if o.kind == "pm" and o.status == "sent" and o.target == account]
+    sent = [views.PanelPm(at=r.sent_at, sent=True, subject="", text=r.text)
+            for r in store.inbound(game_id) if r.source == "pm" and r.sender == account]
+    far = datetime.max.replace(tzinfo=UTC)
+    return sorted(got + sent, key=lambda m: (m.at or far, not m.sent))
 
 
 def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, Any] | None:
@@ -494,8 +659,14 @@ def _gm_player(ruleset: Any, state: GameState, p: Any, game: str) -> dict[str, A
     died = f"{views.label_name(p.died_in or '', family)} {views.words(views.CAUSE_WORDS, p.death_cause)}"
     return {"seat": p.seat, "name": p.name, "forum_name": p.forum_name,
             "role": view.get("role_name") or p.role, "faction": ruleset.spec.factions.get(p.faction, p.faction),
-            "alive": p.alive, "died": died.strip() if not p.alive else "", "notes": views.gm_notes(view),
+            "alive": p.alive, "died": died.strip() if not p.alive else "", "notes": _notes(view, p.alive),
             "commands": views.admin_commands(game, p.name, p.seat) if p.alive else {}}
+
+
+def _notes(view: dict[str, Any], alive: bool) -> dict[str, str]:
+    """A card's notes; the dead attack no one, so no attack range (issue 38 item 7)."""
+    notes = views.gm_notes(view)
+    return notes if alive else {k: v for k, v in notes.items() if k != views.NOTE_WORDS["attack_list"]}
 
 
 def _shared_notes(players: list[dict[str, Any]]) -> dict[str, str]:

@@ -11,6 +11,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
@@ -37,16 +39,26 @@ def same_token(given: str, token: str | None) -> bool:
     return token is not None and secrets.compare_digest(given.encode(), token.encode())
 
 
+class Revoked(Protocol):
+    """Where logouts are kept (the database: they survive a restart of `tianshen web`)."""
+
+    def revoke_session(self, sid: str, expires_at: datetime) -> None: ...
+
+    def is_revoked(self, sid: str) -> bool: ...
+
+
 class Sessions:
     """Signed, expiring session cookies: {"sid": random, "v": which token}; a logout revokes
-    the sid until it would have expired anyway."""
+    the sid until it would have expired anyway (in `kept` when given, so a restart does not
+    bring the login back; issue 38 item 8)."""
 
-    def __init__(self, token: str, secret: str | None, max_age_s: int) -> None:
+    def __init__(self, token: str, secret: str | None, max_age_s: int, kept: Revoked | None = None) -> None:
         key = session_key(token, secret)
         self.max_age_s = max_age_s
         self.signer = URLSafeTimedSerializer(key, salt="gm-session")
         self.version = hmac.new(key, token.encode(), hashlib.sha256).hexdigest()[:16]
         self.revoked: dict[str, float] = {}  # sid -> when it expires anyway
+        self.kept = kept
 
     def new(self) -> str:
         return self.signer.dumps({"sid": secrets.token_urlsafe(16), "v": self.version})
@@ -60,7 +72,9 @@ class Sessions:
         if not isinstance(data, dict) or data.get("v") != self.version:
             return None
         sid = data.get("sid")
-        return sid if isinstance(sid, str) and sid not in self.revoked else None
+        if not isinstance(sid, str) or sid in self.revoked:
+            return None
+        return None if self.kept is not None and self.kept.is_revoked(sid) else sid
 
     def revoke(self, cookie: str) -> None:
         sid = self.sid(cookie)
@@ -68,6 +82,8 @@ class Sessions:
         self.revoked = {s: t for s, t in self.revoked.items() if t > now}
         if sid is not None:
             self.revoked[sid] = now + self.max_age_s
+            if self.kept is not None:
+                self.kept.revoke_session(sid, datetime.fromtimestamp(now + self.max_age_s, UTC))
 
 
 @dataclass

@@ -38,6 +38,10 @@ class Rulesets:
             self.known[variant] = (self.now(), version, ruleset)
         return ruleset
 
+    def versions(self) -> tuple[tuple[str, tuple[int, int]], ...]:
+        """Which version of each variant is loaded (a page made from an older one is stale)."""
+        return tuple(sorted((variant, known[1]) for variant, known in list(self.known.items())))
+
     def title(self, variant: str) -> str:
         """The variant's title; its id when it cannot be loaded."""
         try:
@@ -67,4 +71,35 @@ class PageCache:
                 self.pages.move_to_end(key)
                 while len(self.pages) > self.size:
                     self.pages.popitem(last=False)
+        return value
+
+
+class GameViews:
+    """Each game's rendered public page (and fragment), kept until the game changes (issue 38,
+    fast under many games): `signature` is what a request reads of the game (its newest
+    event's seq, what its outbox sent, the rehearsal clock's mark), so a request whose game
+    did not change renders nothing and folds nothing.  The least recently asked game goes
+    first when `size` views are kept."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self.views: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Any, signature: Any) -> Any:
+        """The view kept for `key` if it was made at `signature`; None otherwise."""
+        hit = self.views.get(key)
+        if hit is None or hit[0] != signature:
+            return None
+        with self.lock:
+            if key in self.views:
+                self.views.move_to_end(key)
+        return hit[1]
+
+    def put(self, key: Any, signature: Any, value: Any) -> Any:
+        with self.lock:
+            self.views[key] = (signature, value)
+            self.views.move_to_end(key)
+            while len(self.views) > self.size:
+                self.views.popitem(last=False)
         return value

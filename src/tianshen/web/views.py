@@ -223,8 +223,8 @@ def hex_map(ruleset: Ruleset, state: GameState | None, secret: bool) -> HexMapVi
     for p, (x, y) in sorted(zip(shape.placed, spots, strict=True), key=lambda c: not c[0].ghost):
         x, y = x - left, y - top
         pts = " ".join(f"{x + HEX_R * _cos(a):.1f},{y + HEX_R * _sin(a):.1f}" for a in range(30, 390, 60))
-        cells.append(HexCell(name=p.cell.upper(), x=round(x, 1), y=round(y, 1), points=pts, ghost=p.ghost,
-                             neighbours=[n.upper() for n in the_map.neighbours[p.cell]]))
+        cells.append(HexCell(name=p.cell, x=round(x, 1), y=round(y, 1), points=pts, ghost=p.ghost,
+                             neighbours=list(the_map.neighbours[p.cell])))  # as the map writes them (issue 38 item 7)
     _place_people(cells, the_map)
     width = max(c.x for c in cells) + w / 2 + 4
     height = max(c.y for c in cells) + HEX_R + 4
@@ -286,7 +286,7 @@ def public_log(game_name: str, outbox: list[Any], links: PostLinks, until_event:
         if until_event is not None and (event is None or event > until_event):
             continue
         out.append(LogEntry(seq=o.seq, event=event, thread=o.target, title=o.title or "", body=o.body,
-                            at=o.sent_at, url=_post_link(links, o)))
+                            at=o.board_at or o.sent_at, url=_post_link(links, o)))
     return out
 
 
@@ -788,3 +788,40 @@ def _day_json(day: DayCount) -> dict[str, Any]:
             "later": [asdict(h) for h in day.later],
             "posts": [asdict(p) | {"mark_words": MARK_WORDS[p.mark]} for p in day.posts],
             "history": [asdict(h) for h in day.history]}
+
+
+# ---- one player's panel (issue 38 item 6) ----------------------------------------------------
+
+
+@dataclass
+class PanelPm:
+    """A PM of the player's own view after the game: one he sent, or one 神的使者 sent him."""
+
+    at: datetime | None
+    sent: bool  # True: he sent it; False: he received it
+    subject: str
+    text: str
+
+
+@dataclass
+class PlayerPanel:
+    player: PublicPlayer
+    posts: list[tuple[int, MarkedPost]]  # (day, post) in the vote threads, in order
+    votes: list[tuple[int, Ballot]]  # (day, ballot) as the counts show them, struck ones too
+    pms: list[PanelPm] | None  # his own PMs, only once the game is over (None before)
+
+
+def player_panel(state: GameState, players: list[PublicPlayer], counts: list[DayCount], seat: int,
+                 pms: list[PanelPm] | None) -> PlayerPanel | None:
+    """What the board showed of one player (his posts, his votes, his public fate), and after
+    the game what his own PMs said; None for no such seat."""
+    public = next((p for p in players if p.seat == seat), None)
+    player = next((p for p in state.players if p.seat == seat), None)
+    if public is None or player is None:
+        return None
+    names = {player.name, player.forum_name or player.name}
+    days = sorted(counts, key=lambda d: d.number)
+    posts = [(d.number, post) for d in days for post in d.posts if post.author in names]
+    votes = [(d.number, b) for d in days for row in d.rows for b in row.ballots if b.voter in names]
+    votes.sort(key=lambda v: (v[0], v[1].at))
+    return PlayerPanel(player=public, posts=posts, votes=votes, pms=pms)

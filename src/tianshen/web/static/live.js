@@ -19,14 +19,22 @@
     return base + (Date.now() - loadedAt) * (Number(clock.dataset.scale) || 1);
   }
 
+  // Told only when the script runs: with JavaScript off the footer's <noscript> says the page does not update.
+  document.querySelectorAll(".js-only").forEach(function (el) { el.hidden = false; });
+
   function tick() {
     document.querySelectorAll(".countdown[data-deadline]").forEach(function (el) {
       var left = Math.floor((Date.parse(el.dataset.deadline) - gameNow()) / 1000);
       if (isNaN(left)) { return; }
-      if (left <= 0) { el.textContent = "已到时间"; return; }
-      var d = Math.floor(left / 86400), h = Math.floor(left % 86400 / 3600);
-      var m = Math.floor(left % 3600 / 60), s = left % 60;
-      el.textContent = "还剩 " + (d ? d + "天 " : "") + pad(h) + ":" + pad(m) + ":" + pad(s);
+      if (left <= 0) {
+        el.textContent = "已到时间";
+      } else {
+        var d = Math.floor(left / 86400), h = Math.floor(left % 86400 / 3600);
+        var m = Math.floor(left % 3600 / 60), s = left % 60;
+        el.textContent = "还剩 " + (d ? d + "天 " : "") + pad(h) + ":" + pad(m) + ":" + pad(s);
+      }
+      // the tab shows the phase and the time left (issue 38 item 6)
+      if (el.dataset.title) { document.title = el.dataset.title + " · " + el.textContent; }
     });
   }
 
