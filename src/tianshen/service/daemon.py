@@ -26,8 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from threading import TIMEOUT_MAX
 from typing import Protocol
 
+from apscheduler.schedulers.base import STATE_STOPPED
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.date import DateTrigger
 
@@ -73,18 +75,82 @@ def clock_mark(clock: GameClock | ForumClock) -> str:
 
 
 class ForumClock:
-    """A real forum's clock: the server's `Date`, measured as an offset from the local clock
-    so APScheduler (which runs on the local clock) fires at the server's deadline."""
+    """A real forum's clock (issue 32 item 1).  Deadlines are judged by the board's clock, not
+    the host's: the board's time is read again on every poll (`measure`; the adapters take it
+    from every page's `Date`), and runs on between readings by the monotonic clock, which a
+    step of the host's clock (NTP after a VM resume, a manual `date`) does not move.  The
+    offset to the host's clock is only for APScheduler, which fires jobs on the host's clock
+    (`real_at`); a jump of it is logged once."""
 
-    def __init__(self, forum: Forum, local_now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
-        self.local_now = local_now
-        self.offset = forum.now() - local_now()
+    JUMP = timedelta(seconds=30)  # a change of the offset larger than this is a jump of a clock
+
+    def __init__(self, forum: Forum, local_now: Callable[[], datetime] = lambda: datetime.now(UTC),
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.forum, self.local_now, self.monotonic = forum, local_now, monotonic
+        self._board = forum.now()
+        self._at = monotonic()
+        self.offset = self._board - local_now()
+
+    def measure(self) -> None:
+        """The board's time read again (once a poll); a board that cannot be read keeps the
+        last reading, run on by the monotonic clock."""
+        try:
+            board = self.forum.now()
+        except ForumError:
+            return
+        at, offset, expected = self.monotonic(), board - self.local_now(), self.now()
+        if abs(board - expected) > self.JUMP:
+            log.warning("the board's clock moved %s against the time passed here (now %s): deadlines follow the "
+                        "board's clock", _signed(board - expected), board.isoformat(timespec="seconds"))
+        elif abs(offset - self.offset) > self.JUMP:
+            log.warning("the host's clock moved %s against the board's (now %s by the board's clock): deadlines "
+                        "follow the board's clock", _signed(self.offset - offset), board.isoformat(timespec="seconds"))
+        self._board, self._at, self.offset = board, at, offset
 
     def now(self) -> datetime:
-        return self.local_now() + self.offset
+        return self._board + timedelta(seconds=self.monotonic() - self._at)
 
     def real_at(self, game_time: datetime) -> datetime:
-        return game_time - self.offset
+        return game_time - (self.now() - self.local_now())
+
+
+def _signed(delta: timedelta) -> str:
+    seconds = round(delta.total_seconds())
+    return f"{'+' if seconds >= 0 else '-'}{timedelta(seconds=abs(seconds))}"
+
+
+class StepFollowingScheduler(BlockingScheduler):
+    """APScheduler fires its jobs on the host's clock: after a step back of 10 minutes the
+    polls would stop for 10 minutes, after a step forward every job would fire at once.  At
+    each wake-up (at least every `longest` seconds) a step of the host's clock against the
+    monotonic clock is measured and every job moved by it (issue 32 item 1)."""
+
+    STEP = 2.0  # seconds; the host's clock slewed by NTP drifts far less between two wake-ups
+
+    def __init__(self, longest: float, drift: Callable[[], float] | None = None, **options: object) -> None:
+        super().__init__(**options)
+        self.longest = longest
+        self.drift = drift or (lambda: time.time() - time.monotonic())
+        self._drift = self.drift()
+
+    def _main_loop(self) -> None:  # BlockingScheduler's, with a bounded wait and the step check
+        wait: float | None = TIMEOUT_MAX
+        while self.state != STATE_STOPPED:
+            self._event.wait(min(wait if wait is not None else TIMEOUT_MAX, self.longest))
+            self._event.clear()
+            self.follow_step()
+            wait = self._process_jobs()
+
+    def follow_step(self) -> float:
+        """Move every job by the step of the host's clock since the last look; the step (s)."""
+        drift = self.drift()
+        step, self._drift = drift - self._drift, drift
+        if abs(step) <= self.STEP:
+            return 0.0
+        for job in self.get_jobs():
+            if getattr(job, "next_run_time", None) is not None:  # (a job of a scheduler not started has none)
+                job.modify(next_run_time=job.next_run_time + timedelta(seconds=step))
+        return step
 
 
 class Acting(Protocol):
@@ -158,7 +224,7 @@ class Daemon:
         self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
         self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
         self._seats: dict[int, set[str]] = {}  # game id -> the names its players write from (config: fixed)
-        self.scheduler = BlockingScheduler(timezone=UTC)
+        self.scheduler = StepFollowingScheduler(longest=max(config.run.poll_seconds, 0.05), timezone=UTC)
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
 
     def _players_side(self) -> object | None:
@@ -326,6 +392,8 @@ class Daemon:
                     served.driver.trust_cache = False
 
     def _tick(self) -> None:
+        if isinstance(self.clock, ForumClock):
+            self.clock.measure()  # the board's time read again: deadlines follow it (issue 32 item 1)
         now = self.clock.now()
         records = self._records()
         self._own(self.games(records=records), now)
