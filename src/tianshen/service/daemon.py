@@ -39,13 +39,19 @@ from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, PlayerSide
 from tianshen.forum.factory import make_forum
+from tianshen.forum.render import render_parts
 from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner
 from tianshen.service.sender import OutboxSender
 from tianshen.specs import load_spec
-from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store
+from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store, unusable
 
 log = logging.getLogger(__name__)
+
+# what the GM is told when the database cannot be used (issue 32 item 5), by its kind (`unusable`)
+STORE_DOWN = {"write": ("the database cannot be written (disk full? a read-only file?)",
+                        "数据库写不进去（磁盘已满？）：游戏暂停，恢复后继续"),
+              "connection": ("the database cannot be reached", "数据库连不上：游戏暂停，恢复后继续")}
 
 
 class GameClock:
@@ -226,6 +232,7 @@ class Daemon:
         self._seats: dict[int, set[str]] = {}  # game id -> the names its players write from (config: fixed)
         self.scheduler = StepFollowingScheduler(longest=max(config.run.poll_seconds, 0.05), timezone=UTC)
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
+        self._store_down: tuple[datetime, str, str] | None = None  # since (board time), kind, what it said
 
     def _players_side(self) -> object | None:
         """`[run] simulate`: who the simulated players act through.  On the memory board, the
@@ -383,10 +390,15 @@ class Daemon:
             except LoginRefused as exc:  # trying again would count towards the board's lockout
                 self._stop_refused(exc)
                 return
-            except Exception:  # the daemon keeps going; the next tick retries
-                log.exception("tick failed")
+            except Exception as exc:  # the daemon keeps going; the next tick retries
+                if (trouble := unusable(exc)) is not None:
+                    self._store_failed(*trouble)
+                else:
+                    log.exception("tick failed")
             try:
                 self._schedule_deadlines()
+            except Exception as exc:  # issue 32 item 6: set again by the next tick
+                self._schedule_failed(exc)
             finally:
                 for served in self.served.values():  # between ticks a state is read again
                     served.driver.trust_cache = False
@@ -395,6 +407,8 @@ class Daemon:
         if isinstance(self.clock, ForumClock):
             self.clock.measure()  # the board's time read again: deadlines follow it (issue 32 item 1)
         now = self.clock.now()
+        if self._store_down is not None:
+            self._store_back(now)  # before anything folds: the time lost is given back first
         records = self._records()
         self._own(self.games(records=records), now)
         self._heads = {r.id: r for r in records}
@@ -434,13 +448,65 @@ class Daemon:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
 
+    # ---- the database down (issue 32 items 5 and 6) ----------------------------------------
+
+    def _store_failed(self, kind: str, said: str) -> None:
+        """The database cannot be used: said once (a log line, and a PM to each GM straight
+        through the forum, as the outbox is in the database); the games are held meanwhile
+        (no step can be committed), and `_store_back` gives the time back."""
+        if self._store_down is not None:
+            log.debug("the database is still down: %s", said)
+            return
+        since = self.clock.now()
+        self._store_down = (since, kind, said)
+        english, chinese = STORE_DOWN[kind]
+        log.error("%s: the games are held and go on once it can be used again (%s)", english, said)
+        body = render_parts(f"{chinese}（{said}）", self.forum.markup, self.forum.max_post_chars)[0]
+        for contact in sorted({s.driver.gm_contact for s in self.served.values() if s.driver.gm_contact}):
+            try:
+                self.forum.send_pm(contact, "天神通报", body, f"store-down:{self.board_key}:{since.isoformat()}:{contact}")
+            except ForumError as exc:
+                log.warning("the GM %s could not be told by PM: %s", contact, exc)
+
+    def _store_back(self, now: datetime) -> None:
+        """A write to try the database; when it goes through, each started game gets the time
+        it was held given back (as a forum outage: `GameDriver.give_back`) and its GM is told."""
+        since, kind, _ = self._store_down  # type: ignore[misc]
+        self.store.set_mark(self.board_row, "store_ok", now.isoformat())  # raises while still down
+        self._store_down = None
+        log.warning("the database can be used again after %s: the games go on", _signed(now - since)[1:])
+        told: set[str] = set()
+        for served in self.served.values():
+            driver = served.driver
+            if not driver.is_started():
+                continue
+            hours = driver.give_back(since, now)
+            if driver.gm_contact and driver.gm_contact not in told:
+                told.add(driver.gm_contact)
+                minutes = max(1, round((now - since).total_seconds() / 60))
+                extended = f"，{driver.name}本时段顺延{hours:g}小时" if hours else ""
+                self._tell_gm(driver, f"数据库恢复，游戏继续（暂停了约{minutes}分钟{extended}）。")
+
+    def _schedule_failed(self, exc: Exception) -> None:
+        """Issue 32 item 6: setting the deadlines' jobs failed (the database restarted during
+        the tick): one line, not a traceback; the next tick sets them again."""
+        trouble = unusable(exc)
+        if trouble is None:
+            log.exception("setting the deadlines' jobs failed; they are set again at the next tick")
+        elif self._store_down is None:
+            log.warning("setting the deadlines' jobs failed, the database: %s; they are set again at the next tick",
+                        trouble[1])
+
     def _guard(self, served: Served, work: Callable[[], object]) -> None:
-        """One game's failure never stops the others; the GM is told once per error."""
+        """One game's failure never stops the others; the GM is told once per error.  The
+        database down stops the tick (every game is held alike)."""
         try:
             work()
         except LoginRefused:
             raise
         except Exception as exc:
+            if unusable(exc) is not None:
+                raise
             log.exception("game=%s failed", served.driver.name)
             text = f"{type(exc).__name__}: {exc}"
             if text not in served.failures:
@@ -545,7 +611,9 @@ class Daemon:
         (and refused once) without its text."""
         try:
             self._refuse(pm, games, ended)
-        except Exception:
+        except Exception as exc:
+            if unusable(exc) is not None:
+                raise  # the database down: the PM is read again when it is back
             log.exception("board: PM %s from %s could not be stored; refused without its text", pm.id, pm.sender)
             self._refuse(replace(pm, text=""), games, ended)
 

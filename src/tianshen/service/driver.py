@@ -593,6 +593,20 @@ class GameDriver:
                 self.gm("extend", reason, now, hours=hours)
         return True
 
+    def give_back(self, since: datetime, now: datetime) -> float:
+        """Issue 32 item 5: the time the game was held because its database could not be
+        used, given back as a forum outage is (003 §12.4): longer than
+        `outage_extension_after`, the current phase is extended by it (a logged GM override);
+        shorter, its deadline is only late.  The hours given back (0: none)."""
+        lost = now - since
+        if lost < self.outage_extension_after or self.ruleset.next_deadline(self.state()) is None:
+            return 0.0
+        hours = round(lost.total_seconds() / 3600, 2)
+        log.warning("game=%s held %s while the database could not be used: phase extended by %s h", self.name,
+                    lost, hours)
+        self.gm("extend", f"天神的数据库故障约{hours:g}小时，时段顺延", now, hours=hours)
+        return hours
+
     def _collect(self, marks: dict[str, str], pms: list[ForumPm] | None) -> tuple[list[PmIn | PostIn], bool]:
         """New PMs to the GM and new posts in the threads the ruleset watches.
 

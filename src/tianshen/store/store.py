@@ -34,7 +34,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -320,6 +320,21 @@ def _sqlite_wal(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+_CANNOT_WRITE = ("full", "no space", "readonly", "read-only", "read only", "disk i/o", "quota")
+
+
+def unusable(exc: BaseException) -> tuple[str, str] | None:
+    """When `exc` says the database cannot be used at all (issue 32 items 5 and 6): ("write",
+    what it said) when it cannot be written (a full disk, a read-only file), ("connection",
+    what it said) when it cannot be reached (a restarted PostgreSQL, a lock held too long);
+    None for any other error (a game's own)."""
+    if not isinstance(exc, OperationalError | InterfaceError):
+        return None
+    said = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    kind = "write" if any(word in said.lower() for word in _CANNOT_WRITE) else "connection"
+    return kind, said
 
 
 def make_engine(url: str, durable: bool = True) -> Engine:
