@@ -637,12 +637,35 @@ class Daemon:
     # ---- the board's write queue --------------------------------------------------------
 
     def flush(self) -> int:
-        """Send the served games' pending messages: PM receipts first, then the rest, each
-        game's posts in their order; spaced by the adapter, stopped after one poll's time."""
+        """Send the served games' pending messages: posts first (a deadline's posts never
+        wait behind PM receipts), then the PMs, each game's in their order, a burst of
+        replies to one player as one PM; spaced by the adapter, stopped after one poll's time
+        (issue 32 item 2)."""
         ids = [g for g in self.served] + ([self.board_row] if self.board_owned else [])
-        rows = sorted(self.store.pending_for_games(ids), key=_queue_order)
+        rows = sorted(self._fold_bursts(self.store.pending_for_games(ids)), key=_queue_order)
         self.sender.clock_hint = self.clock.now()
         return self.sender.send(rows, budget_s=self.config.run.poll_seconds)
+
+    def _fold_bursts(self, rows: list[OutboxRecord]) -> list[OutboxRecord]:
+        """Issue 32 item 2: BURST or more replies of one game to one player waiting at once
+        are sent as one PM that answers each of them (`burst_body`); the rows are swapped
+        for it in one transaction, so a crash neither loses nor doubles an answer."""
+        bursts: dict[tuple[int, str, str], list[OutboxRecord]] = {}
+        for row in rows:
+            if row.kind == "pm" and "回复" in (row.subject or "") and row.parts_done == 0 and row.attempt_part is None:
+                bursts.setdefault((row.game_id, row.target, row.subject or ""), []).append(row)
+        for (game_id, target, subject), burst in bursts.items():
+            if len(burst) < BURST:
+                continue
+            item = OutboxItem(kind="pm", target=target, subject=subject, body=burst_body([r.body for r in burst]))
+            merged = self.store.merge_outbox(game_id, [r.id for r in burst], item,
+                                             key=f"{game_id}:burst:{burst[0].id}-{burst[-1].id}")
+            if merged is None:
+                continue  # one of them was taken meanwhile: each is sent as it is
+            log.info("game_id=%s %d replies to %s sent as one PM", game_id, len(burst), target)
+            gone = {r.id for r in burst}
+            rows = [r for r in rows if r.id not in gone] + [merged]
+        return rows
 
     def _resume_pacing(self) -> None:
         """Flood pacing survives a restart: the adapter learns when the last write went out."""
@@ -755,7 +778,37 @@ def _log_overrides(served: Served) -> None:
 
 
 def _queue_order(row: OutboxRecord) -> tuple[int, int]:
-    return (0 if row.kind == "pm" else 1, row.id)
+    return (0 if row.kind == "post" else 1, row.id)
+
+
+BURST = 3  # replies to one player waiting at once that are sent as one PM
+
+
+def burst_body(bodies: list[str]) -> str:
+    """One PM answering several: 「收到你的N条短消息：」, then each distinct answer once with
+    the numbers of the PMs it answers (in the order they came).  A first line naming the
+    game that every answer has (service.identity) is said once, on top."""
+    head = ""
+    first = bodies[0].split("\n\n", 1)[0]
+    if first.startswith("【") and all(b.startswith(first + "\n\n") for b in bodies):
+        head = first + "\n\n"
+        bodies = [b[len(head):] for b in bodies]
+    numbers: dict[str, list[int]] = {}
+    for i, body in enumerate(bodies, 1):
+        numbers.setdefault(body, []).append(i)
+    answers = [f"第{_ranges(ns)}条：{body}" for body, ns in numbers.items()]
+    return head + f"收到你的{len(bodies)}条短消息：\n\n" + "\n\n".join(answers)
+
+
+def _ranges(numbers: list[int]) -> str:
+    """1, 2, 3, 5 -> 1～3、5"""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return "、".join(str(r[0]) if len(r) == 1 else f"{r[0]}～{r[-1]}" for r in runs)
 
 
 def _chosen(text: str, games: list[GameRecord]) -> list[GameRecord]:

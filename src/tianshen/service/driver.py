@@ -479,11 +479,12 @@ class GameDriver:
         counts).  Receipts may wait (the burst of PMs before a deadline is folded first); posts
         and any write whose try is on record may not.  None: nothing needed sending; True:
         sent now; False: a post is still not on the board (the forum failed): the deadline waits."""
-        if not any(row.kind == "post" or row.attempt_part is not None
-                   for row in self.store.pending_outbox(self.game_id)):
+        needed = [row for row in self.store.pending_outbox(self.game_id)
+                  if row.kind == "post" or row.attempt_part is not None]
+        if not needed:
             return None
         self._maybe_pending = True
-        self.flush()
+        self.sender.send(needed)  # the receipts wait (issue 32 item 2: a flood holds back no post)
         return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
 
     def _window_mark(self, at: datetime, seq: int, outcome: Outcome, dl: object) -> dict[str, str]:
