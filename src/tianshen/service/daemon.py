@@ -183,6 +183,7 @@ class Served:
     pm_mark: int | None = None
     failures: set[str] = field(default_factory=set)  # errors the GM was told of already
     overrides: int | None = None  # GM overrides logged (those before this process are not)
+    caught_up: str = ""  # the last deadline logged as folded late (issue 32 item 12)
 
 
 class Daemon:
@@ -551,10 +552,35 @@ class Daemon:
     def _advance(self, served: Served, now: datetime, pms: list[ForumPm], reachable: bool, mark: int | None) -> None:
         driver = served.driver
         _log_overrides(served)
+        if reachable:
+            self._log_catch_up(served, now)
         driver.advance(now, pms=pms, send=False, reachable=reachable)
         if reachable and mark is not None and served.pm_mark != mark:
             driver.set_mark("pm", str(mark))
             served.pm_mark = mark
+
+    def _log_catch_up(self, served: Served, now: datetime) -> None:
+        """Issue 32 item 12: a deadline more than two polls past (the daemon was stopped, or
+        could not keep up) is folded now; said once, with what it costs the phase it opens:
+        the window check gives the time back when it is over `late_window_minutes`."""
+        driver = served.driver
+        due = driver.ruleset.next_deadline(driver.state())
+        if due is None:
+            return
+        scale = float(getattr(self.clock, "scale", 1.0))
+        late = now - due.at - driver.deadline_grace
+        key = f"{due.kind}@{due.at.isoformat()}"
+        if late <= timedelta(seconds=max(2 * self.config.run.poll_seconds, 30) * scale) or served.caught_up == key:
+            return
+        served.caught_up = key
+        grace = driver.late_window_grace
+        if driver.late_window_policy == "extend" and late > grace:
+            cost = "the phase it opens is extended by the time its opening post is late"
+        else:
+            cost = (f"the phase it opens is shorter by that (given back only when over [run] late_window_minutes, "
+                    f"{grace})")
+        log.warning("game=%s catching up: %s was due at %s, %s ago (the daemon was stopped or behind); folded now, "
+                    "%s", driver.name, due.kind, show(due.at, self.zone), _signed(late)[1:], cost)
 
     # ---- the GM account's PMs, read once for the board ----------------------------------
 
