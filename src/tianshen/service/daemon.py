@@ -5,7 +5,8 @@ Every game in the database that belongs to the configured board is served: signe
 start time, resumed after a restart.  One forum session per board: each tick reads the GM
 account's PMs once and routes each PM by its sender to that sender's game; each game reads
 its own vote thread; then one write queue, shared by all games and spaced by the board's
-flood control, sends what the ticks put in the outboxes (PM receipts first).
+flood control, sends what the ticks put in the outboxes (posts first, then the PM receipts;
+a burst of replies to one player as one PM).
 
 Several processes may serve one board on one PostgreSQL database: each game is owned by one
 process at a time through a lease (renewed on every tick; a dead process's games are taken
