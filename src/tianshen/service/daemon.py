@@ -677,13 +677,16 @@ class Daemon:
         """Issue 32 item 2: BURST or more replies of one game to one player waiting at once
         are sent as one PM that answers each of them (`burst_body`); the rows are swapped
         for it in one transaction, so a crash neither loses nor doubles an answer."""
-        bursts: dict[tuple[int, str, str], list[OutboxRecord]] = {}
+        bursts: dict[tuple[int, str], list[OutboxRecord]] = {}
         for row in rows:
-            if row.kind == "pm" and "回复" in (row.subject or "") and row.parts_done == 0 and row.attempt_part is None:
-                bursts.setdefault((row.game_id, row.target, row.subject or ""), []).append(row)
-        for (game_id, target, subject), burst in bursts.items():
+            if row.kind == "pm" and "回复" in (row.subject or "") and row.parts_done == 0 and row.attempt_part is None \
+                    and ":burst:" not in row.key:  # (a burst reply is not folded again)
+                bursts.setdefault((row.game_id, row.target), []).append(row)
+        for (game_id, target), burst in bursts.items():
             if len(burst) < BURST:
                 continue
+            subjects = {r.subject for r in burst}
+            subject = subjects.pop() if len(subjects) == 1 else "天神回复"
             item = OutboxItem(kind="pm", target=target, subject=subject, body=burst_body([r.body for r in burst]))
             merged = self.store.merge_outbox(game_id, [r.id for r in burst], item,
                                              key=f"{game_id}:burst:{burst[0].id}-{burst[-1].id}")
