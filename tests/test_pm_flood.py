@@ -188,3 +188,13 @@ def test_the_burst_reply_says_each_answer_once_with_its_numbers() -> None:
     bodies = [f"{head}\n\n已收到：杀 乙", f"{head}\n\n无法识别", f"{head}\n\n无法识别", f"{head}\n\n无法识别",
               f"{head}\n\n已收到：杀 乙"]
     assert burst_body(bodies) == (f"{head}\n\n收到你的5条短消息：\n\n第1、5条：已收到：杀 乙\n\n第2～4条：无法识别")
+
+
+def test_the_fuzz_counts_a_burst_reply_as_the_answer_to_each_of_its_pms() -> None:
+    from tianshen.forum.memory import StoredPm
+    from tianshen.sim import fuzz
+
+    t = datetime(2026, 1, 1, tzinfo=UTC)
+    asked = [StoredPm(i, "甲", GM, t, "", "在吗") for i in (1, 2, 3, 5)]
+    replies = [StoredPm(4, GM, "甲", t, "天神回复", "收到你的3条短消息：\n\n第1～3条：没有看懂")]
+    assert [pm.id for pm in fuzz._unanswered(asked, replies)] == [5]
