@@ -154,7 +154,9 @@ def test_the_scheduler_moves_its_jobs_with_a_step_of_the_hosts_clock() -> None:
     """After a step back of 10 minutes the poll is not 10 minutes away (APScheduler runs on
     the host's clock); after a step forward the jobs do not all fire at once."""
     drift = [0.0]
-    scheduler = StepFollowingScheduler(longest=0.05, drift=lambda: drift[0], timezone=UTC)
+    steps: list[bool] = []
+    scheduler = StepFollowingScheduler(longest=0.05, drift=lambda: drift[0], on_step=lambda: steps.append(True),
+                                       timezone=UTC)
     at = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
     scheduler.add_job(lambda: None, "date", run_date=at, id="job")
     runner = threading.Thread(target=scheduler.start, daemon=True)
@@ -165,6 +167,7 @@ def test_the_scheduler_moves_its_jobs_with_a_step_of_the_hosts_clock() -> None:
         assert _wait_for(lambda: scheduler.get_job("job").next_run_time == at - timedelta(minutes=10))
         drift[0] = -600.0 + 7200.0  # and then 2 hours forward
         assert _wait_for(lambda: scheduler.get_job("job").next_run_time == at + timedelta(hours=1, minutes=50))
+        assert len(steps) == 2  # the daemon is told, and sets its deadline jobs again
     finally:
         scheduler.shutdown(wait=False)
         runner.join(5)

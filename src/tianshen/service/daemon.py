@@ -134,9 +134,10 @@ class StepFollowingScheduler(BlockingScheduler):
 
     STEP = 2.0  # seconds; the host's clock slewed by NTP drifts far less between two wake-ups
 
-    def __init__(self, longest: float, drift: Callable[[], float] | None = None, **options: object) -> None:
+    def __init__(self, longest: float, drift: Callable[[], float] | None = None,
+                 on_step: Callable[[], None] = lambda: None, **options: object) -> None:
         super().__init__(**options)
-        self.longest = longest
+        self.longest, self.on_step = longest, on_step
         self.drift = drift or (lambda: time.time() - time.monotonic())
         self._drift = self.drift()
 
@@ -157,6 +158,7 @@ class StepFollowingScheduler(BlockingScheduler):
         for job in self.get_jobs():
             if getattr(job, "next_run_time", None) is not None:  # (a job of a scheduler not started has none)
                 job.modify(next_run_time=job.next_run_time + timedelta(seconds=step))
+        self.on_step()
         return step
 
 
@@ -232,7 +234,8 @@ class Daemon:
         self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
         self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
         self._seats: dict[int, set[str]] = {}  # game id -> the names its players write from (config: fixed)
-        self.scheduler = StepFollowingScheduler(longest=max(config.run.poll_seconds, 0.05), timezone=UTC)
+        self.scheduler = StepFollowingScheduler(longest=max(config.run.poll_seconds, 0.05), timezone=UTC,
+                                                on_step=self._scheduled.clear)  # the jobs moved: set them again
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
         self._store_down: tuple[datetime, str, str] | None = None  # since (board time), kind, what it said
 
