@@ -336,7 +336,8 @@ def unusable(exc: BaseException) -> tuple[str, str] | None:
     None for any other error (a game's own)."""
     if not isinstance(exc, OperationalError | InterfaceError):
         return None
-    said = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    said = text.splitlines()[0] if text else type(exc).__name__
     kind = "write" if any(word in said.lower() for word in _CANNOT_WRITE) else "connection"
     return kind, said
 
