@@ -6,6 +6,7 @@ the one PM is one transaction: a crash mid-burst neither loses nor doubles an an
 from __future__ import annotations
 
 import re
+import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -120,6 +121,16 @@ def test_five_hundred_pms_in_a_minute_get_one_reply_that_answers_each(tmp_path: 
     text = "".join(part.text for part in replies)
     assert text.startswith("收到你的500条短消息：")
     assert _answered(text) == set(range(1, 501))  # each PM answered in substance
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from tianshen.web.app import WebSettings, create_app
+
+    token = "t" * 16
+    page = TestClient(create_app(daemon.store, WebSettings(token=token))).get(
+        f"/game/{driver.game_id}/gm", headers={"Authorization": f"Bearer {token}"}).text
+    # the GM page shows the replies folded into the one PM, not as waiting to be sent
+    assert page.count("并入汇总回复") >= 500 and ">待发</span>" not in page
 
 
 def test_a_deadlines_posts_go_out_before_the_receipts_waiting(tmp_path: Path) -> None:
