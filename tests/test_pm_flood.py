@@ -152,6 +152,17 @@ def test_a_deadlines_posts_go_out_before_the_receipts_waiting(tmp_path: Path) ->
     assert writes.index("pm") > max(i for i, k in enumerate(writes) if k == "post")
 
 
+def test_the_role_pms_go_out_before_the_player_list(tmp_path: Path) -> None:
+    """Only the replies wait: the window of night 1 opens with the player list, and the
+    role PMs are on the board before it (a late player list gives night 1 its time back)."""
+    clock = Clock(START)
+    board = MemoryBoard(clock.now)
+    daemon = _daemon(_config(tmp_path), board, clock, RecordingForum)
+    writes = daemon.forum.writes = []  # type: ignore[attr-defined]
+    daemon.tick()  # the deal
+    assert writes == ["pm"] * len(NAMES) + ["post"]
+
+
 @pytest.mark.parametrize("where", ["after-merge", "after-write"])
 def test_a_crash_mid_burst_neither_loses_nor_doubles(tmp_path: Path, where: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,7 +5,7 @@ Every game in the database that belongs to the configured board is served: signe
 start time, resumed after a restart.  One forum session per board: each tick reads the GM
 account's PMs once and routes each PM by its sender to that sender's game; each game reads
 its own vote thread; then one write queue, shared by all games and spaced by the board's
-flood control, sends what the ticks put in the outboxes (posts first, then the PM receipts;
+flood control, sends what the ticks put in the outboxes (the replies to players' PMs last;
 a burst of replies to one player as one PM).
 
 Several processes may serve one board on one PostgreSQL database: each game is owned by one
@@ -43,7 +43,7 @@ from tianshen.forum.factory import make_forum
 from tianshen.forum.render import render_parts
 from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner
-from tianshen.service.sender import OutboxSender
+from tianshen.service.sender import OutboxSender, is_reply
 from tianshen.specs import load_spec
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store, unusable
 
@@ -667,10 +667,10 @@ class Daemon:
     # ---- the board's write queue --------------------------------------------------------
 
     def flush(self) -> int:
-        """Send the served games' pending messages: posts first (a deadline's posts never
-        wait behind PM receipts), then the PMs, each game's in their order, a burst of
-        replies to one player as one PM; spaced by the adapter, stopped after one poll's time
-        (issue 32 item 2)."""
+        """Send the served games' pending messages: role and result PMs, then the posts,
+        then the replies to players' PMs (a deadline's posts never wait behind them), a burst
+        of replies to one player as one PM; spaced by the adapter, stopped after one poll's
+        time (issue 32 item 2)."""
         ids = [g for g in self.served] + ([self.board_row] if self.board_owned else [])
         rows = sorted(self._fold_bursts(self.store.pending_for_games(ids)), key=_queue_order)
         self.sender.clock_hint = self.clock.now()
@@ -682,7 +682,7 @@ class Daemon:
         for it in one transaction, so a crash neither loses nor doubles an answer."""
         bursts: dict[tuple[int, str], list[OutboxRecord]] = {}
         for row in rows:
-            if row.kind == "pm" and "回复" in (row.subject or "") and row.parts_done == 0 and row.attempt_part is None \
+            if is_reply(row) and row.parts_done == 0 and row.attempt_part is None \
                     and ":burst:" not in row.key:  # (a burst reply is not folded again)
                 bursts.setdefault((row.game_id, row.target), []).append(row)
         for (game_id, target), burst in bursts.items():
@@ -811,7 +811,10 @@ def _log_overrides(served: Served) -> None:
 
 
 def _queue_order(row: OutboxRecord) -> tuple[int, int]:
-    return (0 if row.kind == "post" else 1, row.id)
+    """Role PMs, results and notices first (a window's role PMs are on the board before the
+    post that opens it), then the posts, then the replies to players' PMs: a flood of them
+    never holds back a deadline's posts (issue 32 item 2)."""
+    return (2 if is_reply(row) else 1 if row.kind == "post" else 0, row.id)
 
 
 BURST = 3  # replies to one player waiting at once that are sent as one PM

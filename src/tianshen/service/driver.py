@@ -27,7 +27,7 @@ from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service import crash, identity
-from tianshen.service.sender import OutboxSender
+from tianshen.service.sender import OutboxSender, is_reply
 from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
 
 log = logging.getLogger(__name__)
@@ -479,12 +479,12 @@ class GameDriver:
         counts).  Receipts may wait (the burst of PMs before a deadline is folded first); posts
         and any write whose try is on record may not.  None: nothing needed sending; True:
         sent now; False: a post is still not on the board (the forum failed): the deadline waits."""
-        needed = [row for row in self.store.pending_outbox(self.game_id)
-                  if row.kind == "post" or row.attempt_part is not None]
-        if not needed:
+        rows = self.store.pending_outbox(self.game_id)
+        if not any(row.kind == "post" or row.attempt_part is not None for row in rows):
             return None
         self._maybe_pending = True
-        self.sender.send(needed)  # the receipts wait (issue 32 item 2: a flood holds back no post)
+        # the replies wait (issue 32 item 2: a flood of them holds back no post)
+        self.sender.send([row for row in rows if not is_reply(row) or row.attempt_part is not None])
         return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
 
     def _window_mark(self, at: datetime, seq: int, outcome: Outcome, dl: object) -> dict[str, str]:

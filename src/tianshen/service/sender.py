@@ -35,6 +35,13 @@ CLAIM_SECONDS = 300.0  # a claim outlives a slow write; a dead process's claim l
 SINCE_MARGIN = timedelta(minutes=1)
 
 
+def is_reply(row: OutboxRecord) -> bool:
+    """A reply to a player's PM (a receipt or a refusal): it may wait behind the posts, and
+    a burst of them to one player goes out as one PM (issue 32 item 2).  Role PMs, results
+    and notices are not replies."""
+    return row.kind == "pm" and "回复" in (row.subject or "")
+
+
 class OutboxSender:
     """Sends pending outbox rows of one or more games through one forum session."""
 
