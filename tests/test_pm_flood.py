@@ -220,3 +220,18 @@ def test_the_fuzz_counts_a_burst_reply_as_the_answer_to_each_of_its_pms() -> Non
     asked = [StoredPm(i, "甲", GM, t, "", "在吗") for i in (1, 2, 3, 5)]
     replies = [StoredPm(4, GM, "甲", t, "天神回复", "收到你的3条短消息：\n\n第1～3条：没有看懂")]
     assert [pm.id for pm in fuzz._unanswered(asked, replies)] == [5]
+
+
+def test_the_queue_keeps_the_pms_in_the_order_they_were_made() -> None:
+    """Each player's inbox reads the same however the rows fall between flushes: the PMs go
+    in the order they were made; the posts go before the first reply."""
+    from tianshen.service.sender import in_queue_order
+    from tianshen.store import OutboxRecord
+
+    def row(i: int, kind: str, subject: str = "") -> OutboxRecord:
+        return OutboxRecord(id=i, game_id=1, seq=i, kind=kind, target="青竹", title=None, subject=subject, body="",
+                            key=str(i), status="pending", forum_ref=None, created_at=START, sent_at=None)
+
+    rows = [row(5, "pm", "同伴的行动"), row(2, "post"), row(1, "pm", "你的身份"), row(3, "pm", "天神回复"),
+            row(4, "post")]
+    assert [r.id for r in in_queue_order(rows)] == [1, 2, 4, 3, 5]

@@ -43,7 +43,7 @@ from tianshen.forum.factory import make_forum
 from tianshen.forum.render import render_parts
 from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner
-from tianshen.service.sender import OutboxSender, is_reply
+from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.specs import load_spec
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store, unusable
 
@@ -667,12 +667,11 @@ class Daemon:
     # ---- the board's write queue --------------------------------------------------------
 
     def flush(self) -> int:
-        """Send the served games' pending messages: role and result PMs, then the posts,
-        then the replies to players' PMs (a deadline's posts never wait behind them), a burst
-        of replies to one player as one PM; spaced by the adapter, stopped after one poll's
-        time (issue 32 item 2)."""
+        """Send the served games' pending messages in queue order (`in_queue_order`: the
+        posts before the first reply to a player's PM), a burst of replies to one player as
+        one PM; spaced by the adapter, stopped after one poll's time (issue 32 item 2)."""
         ids = [g for g in self.served] + ([self.board_row] if self.board_owned else [])
-        rows = sorted(self._fold_bursts(self.store.pending_for_games(ids)), key=_queue_order)
+        rows = in_queue_order(self._fold_bursts(self.store.pending_for_games(ids)))
         self.sender.clock_hint = self.clock.now()
         return self.sender.send(rows, budget_s=self.config.run.poll_seconds)
 
@@ -808,13 +807,6 @@ def _log_overrides(served: Served) -> None:
             log.info("game=%s GM override %s%s: %s", served.driver.name, e["command"], f" {args}" if args else "",
                      e["reason"])
     served.overrides = len(entries)
-
-
-def _queue_order(row: OutboxRecord) -> tuple[int, int]:
-    """Role PMs, results and notices first (a window's role PMs are on the board before the
-    post that opens it), then the posts, then the replies to players' PMs: a flood of them
-    never holds back a deadline's posts (issue 32 item 2)."""
-    return (2 if is_reply(row) else 1 if row.kind == "post" else 0, row.id)
 
 
 BURST = 3  # replies to one player waiting at once that are sent as one PM

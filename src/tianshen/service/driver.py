@@ -27,7 +27,7 @@ from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service import crash, identity
-from tianshen.service.sender import OutboxSender, is_reply
+from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
 
 log = logging.getLogger(__name__)
@@ -483,8 +483,10 @@ class GameDriver:
         if not any(row.kind == "post" or row.attempt_part is not None for row in rows):
             return None
         self._maybe_pending = True
-        # the replies wait (issue 32 item 2: a flood of them holds back no post)
-        self.sender.send([row for row in rows if not is_reply(row) or row.attempt_part is not None])
+        # the replies wait, and the PMs after them (issue 32 item 2: a flood holds back no post)
+        queue = in_queue_order(rows)
+        cut = next((i for i, row in enumerate(queue) if is_reply(row)), len(queue))
+        self.sender.send(queue[:cut] + [row for row in queue[cut:] if row.attempt_part is not None])
         return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
 
     def _window_mark(self, at: datetime, seq: int, outcome: Outcome, dl: object) -> dict[str, str]:
