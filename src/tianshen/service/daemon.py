@@ -5,7 +5,8 @@ Every game in the database that belongs to the configured board is served: signe
 start time, resumed after a restart.  One forum session per board: each tick reads the GM
 account's PMs once and routes each PM by its sender to that sender's game; each game reads
 its own vote thread; then one write queue, shared by all games and spaced by the board's
-flood control, sends what the ticks put in the outboxes (PM receipts first).
+flood control, sends what the ticks put in the outboxes (the replies to players' PMs last;
+a burst of replies to one player as one PM).
 
 Several processes may serve one board on one PostgreSQL database: each game is owned by one
 process at a time through a lease (renewed on every tick; a dead process's games are taken
@@ -26,8 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from threading import TIMEOUT_MAX
 from typing import Protocol
 
+from apscheduler.schedulers.base import STATE_STOPPED
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.date import DateTrigger
 
@@ -37,14 +40,20 @@ from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, PlayerSide, PmGap
 from tianshen.forum.factory import make_forum
+from tianshen.forum.render import render_parts
 from tianshen.gmwords import span
 from tianshen.service import crash, identity
 from tianshen.service.driver import GameDriver, default_owner, signed_up, takes_pm
-from tianshen.service.sender import OutboxSender
+from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.specs import load_spec
-from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store
+from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store, unusable
 
 log = logging.getLogger(__name__)
+
+# what the GM is told when the database cannot be used (issue 32 item 5), by its kind (`unusable`)
+STORE_DOWN = {"write": ("the database cannot be written (disk full? a read-only file?)",
+                        "数据库写不进去（磁盘已满？）：游戏暂停，恢复后继续"),
+              "connection": ("the database cannot be reached", "数据库连不上：游戏暂停，恢复后继续")}
 
 
 class GameClock:
@@ -74,18 +83,84 @@ def clock_mark(clock: GameClock | ForumClock) -> str:
 
 
 class ForumClock:
-    """A real forum's clock: the server's `Date`, measured as an offset from the local clock
-    so APScheduler (which runs on the local clock) fires at the server's deadline."""
+    """A real forum's clock (issue 32 item 1).  Deadlines are judged by the board's clock, not
+    the host's: the board's time is read again on every poll (`measure`; the adapters take it
+    from every page's `Date`), and runs on between readings by the monotonic clock, which a
+    step of the host's clock (NTP after a VM resume, a manual `date`) does not move.  The
+    offset to the host's clock is only for APScheduler, which fires jobs on the host's clock
+    (`real_at`); a jump of it is logged once."""
 
-    def __init__(self, forum: Forum, local_now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
-        self.local_now = local_now
-        self.offset = forum.now() - local_now()
+    JUMP = timedelta(seconds=30)  # a change of the offset larger than this is a jump of a clock
+
+    def __init__(self, forum: Forum, local_now: Callable[[], datetime] = lambda: datetime.now(UTC),
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.forum, self.local_now, self.monotonic = forum, local_now, monotonic
+        self._board = forum.now()
+        self._at = monotonic()
+        self.offset = self._board - local_now()
+
+    def measure(self) -> None:
+        """The board's time read again (once a poll); a board that cannot be read keeps the
+        last reading, run on by the monotonic clock."""
+        try:
+            board = self.forum.now()
+        except ForumError:
+            return
+        at, offset, expected = self.monotonic(), board - self.local_now(), self.now()
+        if abs(board - expected) > self.JUMP:
+            log.warning("the board's clock moved %s against the time passed here (now %s): deadlines follow the "
+                        "board's clock", _signed(board - expected), board.isoformat(timespec="seconds"))
+        elif abs(offset - self.offset) > self.JUMP:
+            log.warning("the host's clock moved %s against the board's (now %s by the board's clock): deadlines "
+                        "follow the board's clock", _signed(self.offset - offset), board.isoformat(timespec="seconds"))
+        self._board, self._at, self.offset = board, at, offset
 
     def now(self) -> datetime:
-        return self.local_now() + self.offset
+        return self._board + timedelta(seconds=self.monotonic() - self._at)
 
     def real_at(self, game_time: datetime) -> datetime:
-        return game_time - self.offset
+        return game_time - (self.now() - self.local_now())
+
+
+def _signed(delta: timedelta) -> str:
+    seconds = round(delta.total_seconds())
+    return f"{'+' if seconds >= 0 else '-'}{timedelta(seconds=abs(seconds))}"
+
+
+class StepFollowingScheduler(BlockingScheduler):
+    """APScheduler fires its jobs on the host's clock: after a step back of 10 minutes the
+    polls would stop for 10 minutes, after a step forward every job would fire at once.  At
+    each wake-up (at least every `longest` seconds) a step of the host's clock against the
+    monotonic clock is measured and every job moved by it (issue 32 item 1)."""
+
+    STEP = 2.0  # seconds; the host's clock slewed by NTP drifts far less between two wake-ups
+
+    def __init__(self, longest: float, drift: Callable[[], float] | None = None,
+                 on_step: Callable[[], None] = lambda: None, **options: object) -> None:
+        super().__init__(**options)
+        self.longest, self.on_step = longest, on_step
+        self.drift = drift or (lambda: time.time() - time.monotonic())
+        self._drift = self.drift()
+
+    def _main_loop(self) -> None:  # BlockingScheduler's, with a bounded wait and the step check
+        wait: float | None = TIMEOUT_MAX
+        while self.state != STATE_STOPPED:
+            self._event.wait(min(wait if wait is not None else TIMEOUT_MAX, self.longest))
+            self._event.clear()
+            self.follow_step()
+            wait = self._process_jobs()
+
+    def follow_step(self) -> float:
+        """Move every job by the step of the host's clock since the last look; the step (s)."""
+        drift = self.drift()
+        step, self._drift = drift - self._drift, drift
+        if abs(step) <= self.STEP:
+            return 0.0
+        for job in self.get_jobs():
+            if getattr(job, "next_run_time", None) is not None:  # (a job of a scheduler not started has none)
+                job.modify(next_run_time=job.next_run_time + timedelta(seconds=step))
+        self.on_step()
+        return step
 
 
 class Acting(Protocol):
@@ -112,6 +187,7 @@ class Served:
     pm_mark: int | None = None
     failures: set[str] = field(default_factory=set)  # errors the GM was told of already
     overrides: int | None = None  # GM overrides logged (those before this process are not)
+    caught_up: str = ""  # the last deadline logged as folded late (issue 32 item 12)
 
 
 class Daemon:
@@ -159,8 +235,10 @@ class Daemon:
         self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
         self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
         self._seats: dict[int, set[str]] = {}  # game id -> the names its players write from (config: fixed)
-        self.scheduler = BlockingScheduler(timezone=UTC)
+        self.scheduler = StepFollowingScheduler(longest=max(config.run.poll_seconds, 0.05), timezone=UTC,
+                                                on_step=self._scheduled.clear)  # the jobs moved: set them again
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
+        self._store_down: tuple[datetime, str, str] | None = None  # since (board time), kind, what it said
 
     def _players_side(self) -> object | None:
         """`[run] simulate`: who the simulated players act through.  On the memory board, the
@@ -320,16 +398,25 @@ class Daemon:
             except LoginRefused as exc:  # trying again would count towards the board's lockout
                 self._stop_refused(exc)
                 return
-            except Exception:  # the daemon keeps going; the next tick retries
-                log.exception("tick failed")
+            except Exception as exc:  # the daemon keeps going; the next tick retries
+                if (trouble := unusable(exc)) is not None:
+                    self._store_failed(*trouble)
+                else:
+                    log.exception("tick failed")
             try:
                 self._schedule_deadlines()
+            except Exception as exc:  # issue 32 item 6: set again by the next tick
+                self._schedule_failed(exc)
             finally:
                 for served in self.served.values():  # between ticks a state is read again
                     served.driver.trust_cache = False
 
     def _tick(self) -> None:
+        if isinstance(self.clock, ForumClock):
+            self.clock.measure()  # the board's time read again: deadlines follow it (issue 32 item 1)
         now = self.clock.now()
+        if self._store_down is not None:
+            self._store_back(now)  # before anything folds: the time lost is given back first
         records = self._records()
         self._own(self.games(records=records), now)
         self._heads = {r.id: r for r in records}
@@ -369,13 +456,65 @@ class Daemon:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
 
+    # ---- the database down (issue 32 items 5 and 6) ----------------------------------------
+
+    def _store_failed(self, kind: str, said: str) -> None:
+        """The database cannot be used: said once (a log line, and a PM to each GM straight
+        through the forum, as the outbox is in the database); the games are held meanwhile
+        (no step can be committed), and `_store_back` gives the time back."""
+        if self._store_down is not None:
+            log.debug("the database is still down: %s", said)
+            return
+        since = self.clock.now()
+        self._store_down = (since, kind, said)
+        english, chinese = STORE_DOWN[kind]
+        log.error("%s: the games are held and go on once it can be used again (%s)", english, said)
+        body = render_parts(f"{chinese}（{said}）", self.forum.markup, self.forum.max_post_chars)[0]
+        for contact in sorted({s.driver.gm_contact for s in self.served.values() if s.driver.gm_contact}):
+            try:
+                self.forum.send_pm(contact, "天神通报", body, f"store-down:{self.board_key}:{since.isoformat()}:{contact}")
+            except ForumError as exc:
+                log.warning("the GM %s could not be told by PM: %s", contact, exc)
+
+    def _store_back(self, now: datetime) -> None:
+        """A write to try the database; when it goes through, each started game gets the time
+        it was held given back (as a forum outage: `GameDriver.give_back`) and its GM is told."""
+        since, kind, _ = self._store_down  # type: ignore[misc]
+        self.store.set_mark(self.board_row, "store_ok", now.isoformat())  # raises while still down
+        self._store_down = None
+        log.warning("the database can be used again after %s: the games go on", _signed(now - since)[1:])
+        told: set[str] = set()
+        for served in self.served.values():
+            driver = served.driver
+            if not driver.is_started():
+                continue
+            hours = driver.give_back(since, now)
+            if driver.gm_contact and driver.gm_contact not in told:
+                told.add(driver.gm_contact)
+                minutes = max(1, round((now - since).total_seconds() / 60))
+                extended = f"，{driver.name}本时段顺延{hours:g}小时" if hours else ""
+                self._tell_gm(driver, f"数据库恢复，游戏继续（暂停了约{minutes}分钟{extended}）。")
+
+    def _schedule_failed(self, exc: Exception) -> None:
+        """Issue 32 item 6: setting the deadlines' jobs failed (the database restarted during
+        the tick): one line, not a traceback; the next tick sets them again."""
+        trouble = unusable(exc)
+        if trouble is None:
+            log.exception("setting the deadlines' jobs failed; they are set again at the next tick")
+        elif self._store_down is None:
+            log.warning("setting the deadlines' jobs failed, the database: %s; they are set again at the next tick",
+                        trouble[1])
+
     def _guard(self, served: Served, work: Callable[[], object]) -> None:
-        """One game's failure never stops the others; the GM is told once per error."""
+        """One game's failure never stops the others; the GM is told once per error.  The
+        database down stops the tick (every game is held alike)."""
         try:
             work()
         except LoginRefused:
             raise
         except Exception as exc:
+            if unusable(exc) is not None:
+                raise
             log.exception("game=%s failed", served.driver.name)
             text = f"{type(exc).__name__}: {exc}"
             if text not in served.failures:
@@ -420,10 +559,35 @@ class Daemon:
     def _advance(self, served: Served, now: datetime, pms: list[ForumPm], reachable: bool, mark: int | None) -> None:
         driver = served.driver
         _log_overrides(served)
+        if reachable:
+            self._log_catch_up(served, now)
         driver.advance(now, pms=pms, send=False, reachable=reachable)
         if reachable and mark is not None and served.pm_mark != mark:
             driver.set_mark("pm", str(mark))
             served.pm_mark = mark
+
+    def _log_catch_up(self, served: Served, now: datetime) -> None:
+        """Issue 32 item 12: a deadline more than two polls past (the daemon was stopped, or
+        could not keep up) is folded now; said once, with what it costs the phase it opens:
+        the window check gives the time back when it is over `late_window_minutes`."""
+        driver = served.driver
+        due = driver.ruleset.next_deadline(driver.state())
+        if due is None:
+            return
+        scale = float(getattr(self.clock, "scale", 1.0))
+        late = now - due.at - driver.deadline_grace
+        key = f"{due.kind}@{due.at.isoformat()}"
+        if late <= timedelta(seconds=max(2 * self.config.run.poll_seconds, 30) * scale) or served.caught_up == key:
+            return
+        served.caught_up = key
+        grace = driver.late_window_grace
+        if driver.late_window_policy == "extend" and late > grace:
+            cost = "the phase it opens is extended by the time its opening post is late"
+        else:
+            cost = (f"the phase it opens is shorter by that (given back only when over [run] late_window_minutes, "
+                    f"{grace})")
+        log.warning("game=%s catching up: %s was due at %s, %s ago (the daemon was stopped or behind); folded now, "
+                    "%s", driver.name, due.kind, show(due.at, self.zone), _signed(late)[1:], cost)
 
     # ---- the GM account's PMs, read once for the board ----------------------------------
 
@@ -520,7 +684,9 @@ class Daemon:
         (and refused once) without its text."""
         try:
             self._refuse(pm, games, ended)
-        except Exception:
+        except Exception as exc:
+            if unusable(exc) is not None:
+                raise  # the database down: the PM is read again when it is back
             log.exception("board: PM %s from %s could not be stored; refused without its text", pm.id, pm.sender)
             self._refuse(replace(pm, text=""), games, ended)
 
@@ -544,12 +710,37 @@ class Daemon:
     # ---- the board's write queue --------------------------------------------------------
 
     def flush(self) -> int:
-        """Send the served games' pending messages: PM receipts first, then the rest, each
-        game's posts in their order; spaced by the adapter, stopped after one poll's time."""
+        """Send the served games' pending messages in queue order (`in_queue_order`: the
+        posts before the first reply to a player's PM), a burst of replies to one player as
+        one PM; spaced by the adapter, stopped after one poll's time (issue 32 item 2)."""
         ids = [g for g in self.served] + ([self.board_row] if self.board_owned else [])
-        rows = sorted(self.store.pending_for_games(ids), key=_queue_order)
+        rows = in_queue_order(self._fold_bursts(self.store.pending_for_games(ids)))
         self.sender.clock_hint = self.clock.now()
         return self.sender.send(rows, budget_s=self.config.run.poll_seconds)
+
+    def _fold_bursts(self, rows: list[OutboxRecord]) -> list[OutboxRecord]:
+        """Issue 32 item 2: BURST or more replies of one game to one player waiting at once
+        are sent as one PM that answers each of them (`burst_body`); the rows are swapped
+        for it in one transaction, so a crash neither loses nor doubles an answer."""
+        bursts: dict[tuple[int, str], list[OutboxRecord]] = {}
+        for row in rows:
+            if is_reply(row) and row.parts_done == 0 and row.attempt_part is None \
+                    and ":burst:" not in row.key:  # (a burst reply is not folded again)
+                bursts.setdefault((row.game_id, row.target), []).append(row)
+        for (game_id, target), burst in bursts.items():
+            if len(burst) < BURST:
+                continue
+            subjects = {r.subject for r in burst}
+            subject = subjects.pop() if len(subjects) == 1 else "天神回复"
+            item = OutboxItem(kind="pm", target=target, subject=subject, body=burst_body([r.body for r in burst]))
+            merged = self.store.merge_outbox(game_id, [r.id for r in burst], item,
+                                             key=f"{game_id}:burst:{burst[0].id}-{burst[-1].id}")
+            if merged is None:
+                continue  # one of them was taken meanwhile: each is sent as it is
+            log.info("game_id=%s %d replies to %s sent as one PM", game_id, len(burst), target)
+            gone = {r.id for r in burst}
+            rows = [r for r in rows if r.id not in gone] + [merged]
+        return rows
 
     def _resume_pacing(self) -> None:
         """Flood pacing survives a restart: the adapter learns when the last write went out."""
@@ -661,8 +852,34 @@ def _log_overrides(served: Served) -> None:
     served.overrides = len(entries)
 
 
-def _queue_order(row: OutboxRecord) -> tuple[int, int]:
-    return (0 if row.kind == "pm" else 1, row.id)
+BURST = 3  # replies to one player waiting at once that are sent as one PM
+
+
+def burst_body(bodies: list[str]) -> str:
+    """One PM answering several: 「收到你的N条短消息：」, then each distinct answer once with
+    the numbers of the PMs it answers (in the order they came).  A first line naming the
+    game that every answer has (service.identity) is said once, on top."""
+    head = ""
+    first = bodies[0].split("\n\n", 1)[0]
+    if first.startswith("【") and all(b.startswith(first + "\n\n") for b in bodies):
+        head = first + "\n\n"
+        bodies = [b[len(head):] for b in bodies]
+    numbers: dict[str, list[int]] = {}
+    for i, body in enumerate(bodies, 1):
+        numbers.setdefault(body, []).append(i)
+    answers = [f"第{_ranges(ns)}条：{body}" for body, ns in numbers.items()]
+    return head + f"收到你的{len(bodies)}条短消息：\n\n" + "\n\n".join(answers)
+
+
+def _ranges(numbers: list[int]) -> str:
+    """1, 2, 3, 5 -> 1～3、5"""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return "、".join(str(r[0]) if len(r) == 1 else f"{r[0]}～{r[-1]}" for r in runs)
 
 
 def _chosen(text: str, games: list[GameRecord]) -> list[GameRecord]:

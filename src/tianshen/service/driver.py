@@ -29,7 +29,7 @@ from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefu
 from tianshen.gmwords import without_citations
 from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service import crash, identity
-from tianshen.service.sender import OutboxSender
+from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
 
 log = logging.getLogger(__name__)
@@ -487,11 +487,14 @@ class GameDriver:
         counts).  Receipts may wait (the burst of PMs before a deadline is folded first); posts
         and any write whose try is on record may not.  None: nothing needed sending; True:
         sent now; False: a post is still not on the board (the forum failed): the deadline waits."""
-        if not any(row.kind == "post" or row.attempt_part is not None
-                   for row in self.store.pending_outbox(self.game_id)):
+        rows = self.store.pending_outbox(self.game_id)
+        if not any(row.kind == "post" or row.attempt_part is not None for row in rows):
             return None
         self._maybe_pending = True
-        self.flush()
+        # the replies wait, and the PMs after them (issue 32 item 2: a flood holds back no post)
+        queue = in_queue_order(rows)
+        cut = next((i for i, row in enumerate(queue) if is_reply(row)), len(queue))
+        self.sender.send(queue[:cut] + [row for row in queue[cut:] if row.attempt_part is not None])
         return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
 
     def _window_mark(self, at: datetime, seq: int, outcome: Outcome, dl: object) -> dict[str, str]:
@@ -600,6 +603,20 @@ class GameDriver:
                 log.warning("game=%s forum back after %s: phase extended by as much", self.name, outage)
                 self.gm("extend", reason, now, hours=hours)
         return True
+
+    def give_back(self, since: datetime, now: datetime) -> float:
+        """Issue 32 item 5: the time the game was held because its database could not be
+        used, given back as a forum outage is (003 §12.4): longer than
+        `outage_extension_after`, the current phase is extended by it (a logged GM override);
+        shorter, its deadline is only late.  The hours given back (0: none)."""
+        lost = now - since
+        if lost < self.outage_extension_after or self.ruleset.next_deadline(self.state()) is None:
+            return 0.0
+        hours = round(lost.total_seconds() / 3600, 2)
+        log.warning("game=%s held %s while the database could not be used: phase extended by %s h", self.name,
+                    lost, hours)
+        self.gm("extend", f"天神的数据库故障约{hours:g}小时，时段顺延", now, hours=hours)
+        return hours
 
     def _collect(self, marks: dict[str, str], pms: list[ForumPm] | None) -> tuple[list[PmIn | PostIn], bool]:
         """New PMs to the GM and new posts in the threads the ruleset watches.

@@ -35,6 +35,24 @@ CLAIM_SECONDS = 300.0  # a claim outlives a slow write; a dead process's claim l
 SINCE_MARGIN = timedelta(minutes=1)
 
 
+def is_reply(row: OutboxRecord) -> bool:
+    """A reply to a player's PM (a receipt or a refusal): it may wait behind the posts, and
+    a burst of them to one player goes out as one PM (issue 32 item 2).  Role PMs, results
+    and notices are not replies."""
+    return row.kind == "pm" and "回复" in (row.subject or "")
+
+
+def in_queue_order(rows: Sequence[OutboxRecord]) -> list[OutboxRecord]:
+    """The order of the write queue (issue 32 item 2): the PMs in the order they were made
+    (each player's inbox reads the same however the rows are split between flushes), and
+    the posts before the first reply to a player's PM: a flood of replies never holds back
+    a deadline's posts, and role PMs still reach the board before the player list."""
+    pms = sorted((r for r in rows if r.kind != "post"), key=lambda r: r.id)
+    posts = sorted((r for r in rows if r.kind == "post"), key=lambda r: r.id)
+    cut = next((i for i, r in enumerate(pms) if is_reply(r)), len(pms))
+    return pms[:cut] + posts + pms[cut:]
+
+
 class OutboxSender:
     """Sends pending outbox rows of one or more games through one forum session."""
 

@@ -189,13 +189,18 @@ class FuzzGame:
         self.daemon.store.close()
 
 
+_BURST = re.compile(r"收到你的(\d+)条短消息")
+
+
 def _unanswered(asked: list[StoredPm], replies: list[StoredPm]) -> list[StoredPm]:
     """The PMs with no answer: each answer is matched to the oldest PM written before it."""
     waiting = sorted(asked, key=lambda pm: pm.id)
     for reply in sorted(replies, key=lambda pm: pm.id):
-        earlier = [pm for pm in waiting if pm.id < reply.id]
-        if earlier:
-            waiting.remove(earlier[0])
+        burst = _BURST.search(reply.text)  # one answer to several PMs (the daemon's write queue)
+        for _ in range(int(burst.group(1)) if burst else 1):
+            earlier = [pm for pm in waiting if pm.id < reply.id]
+            if earlier:
+                waiting.remove(earlier[0])
     return waiting
 
 

@@ -11,7 +11,8 @@ from tianshen.store.store import (
     StaleState,
     Step,
     Store,
+    unusable,
 )
 
 __all__ = ["EventRecord", "GameRecord", "InboundRecord", "OutboxItem", "OutboxRecord", "PhaseRecord", "SentPart",
-           "StaleState", "Step", "Store"]
+           "StaleState", "Step", "Store", "unusable"]

@@ -34,7 +34,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -325,6 +325,26 @@ def _sqlite_wal(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+_CANNOT_WRITE = ("full", "no space", "readonly", "read-only", "read only", "disk i/o", "quota")
+
+
+class _Changed(Exception):
+    """Rows changed under a transaction that needs them as read: it is rolled back."""
+
+
+def unusable(exc: BaseException) -> tuple[str, str] | None:
+    """When `exc` says the database cannot be used at all (issue 32 items 5 and 6): ("write",
+    what it said) when it cannot be written (a full disk, a read-only file), ("connection",
+    what it said) when it cannot be reached (a restarted PostgreSQL, a lock held too long);
+    None for any other error (a game's own)."""
+    if not isinstance(exc, OperationalError | InterfaceError):
+        return None
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    said = text.splitlines()[0] if text else type(exc).__name__
+    kind = "write" if any(word in said.lower() for word in _CANNOT_WRITE) else "connection"
+    return kind, said
 
 
 def make_engine(url: str, durable: bool = True) -> Engine:
@@ -724,6 +744,31 @@ class Store:
                 s.add(OutboxRow(game_id=game_id, seq=out_seq, kind=item.kind, target=item.target, title=item.title,
                                 subject=item.subject, body=item.body, key=f"{game_id}:extra:{utcnow().timestamp()}:"
                                 f"{out_seq}", status="pending", created_at=utcnow()))
+
+    def merge_outbox(self, game_id: int, ids: list[int], item: OutboxItem, key: str) -> OutboxRecord | None:
+        """Issue 32 item 2: pending rows (a burst of replies to one player) folded into one
+        new row, in one transaction: the rows become "merged" (never sent; `forum_ref` names
+        the new row's key), the new row is pending.  None, and nothing changed, when one of
+        them was claimed, tried or sent meanwhile (it is then sent as it is)."""
+        now = utcnow()
+        try:
+            with self._tx() as s:
+                free = (OutboxRow.claimed_by.is_(None) | OutboxRow.claimed_until.is_(None)
+                        | (OutboxRow.claimed_until <= now))
+                merged = s.execute(update(OutboxRow).where(
+                    OutboxRow.id.in_(ids), OutboxRow.game_id == game_id, OutboxRow.status == "pending",
+                    OutboxRow.parts_done == 0, OutboxRow.attempt_part.is_(None), free,
+                ).values(status="merged", forum_ref=key[:100]).execution_options(synchronize_session=False))
+                if merged.rowcount != len(ids):
+                    raise _Changed
+                out_seq = (s.scalar(select(func.max(OutboxRow.seq)).where(OutboxRow.game_id == game_id)) or 0) + 1
+                row = OutboxRow(game_id=game_id, seq=out_seq, kind=item.kind, target=item.target, title=item.title,
+                                subject=item.subject, body=item.body, key=key, status="pending", created_at=now)
+                s.add(row)
+                s.flush()
+                return _outbox_record(row)
+        except _Changed:
+            return None
 
     def fail_outbox(self, outbox_id: int, error: str) -> None:
         """The board refused this row for good: it is no longer sent (and no longer holds up

@@ -97,7 +97,10 @@ class DiscuzClient:
         self.formhash = ""
         self.logged_in = False
         self.login_captcha: bool | None = None
-        self._skew: timedelta | None = None
+        # the last answer's `Date` and our monotonic clock when it came: the board's time runs on
+        # from it, whatever the host's wall clock does meanwhile (issue 32 item 1)
+        self._dated: tuple[datetime, float] | None = None
+        self._monotonic = monotonic
         self._relogging = False
         self.guard = LoginGuard(monotonic)
         self.requests = 0  # every HTTP request made (idle-poll accounting)
@@ -114,12 +117,15 @@ class DiscuzClient:
             return
         if server.tzinfo is None:
             server = server.replace(tzinfo=UTC)
-        self._skew = server - self.clock()
+        self._dated = (server.astimezone(UTC), self._monotonic())
 
     def server_now(self) -> datetime:
-        if self._skew is None:
+        if self._dated is None:
             self.request("GET", "forum.php")
-        return (self.clock() + (self._skew or timedelta(0))).astimezone(UTC)
+        if self._dated is None:  # no Date header: our own clock
+            return self.clock().astimezone(UTC)
+        server, at = self._dated
+        return server + timedelta(seconds=self._monotonic() - at)
 
     # ---- requests -----------------------------------------------------------------------------
 

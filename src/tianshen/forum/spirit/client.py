@@ -7,7 +7,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, tzinfo
 
 import httpx
 from bs4 import BeautifulSoup
@@ -71,7 +71,9 @@ class _Account:
                            numberless_start_s=10.0)
         self.guard = LoginGuard(monotonic)
         self.requests = 0  # every HTTP request made (idle-poll accounting)
-        self.skew: timedelta | None = None  # the forum's clock minus ours, from the last `Date` header
+        # the last answer's `Date` and our monotonic clock when it came: the forum's time runs on
+        # from it, whatever the host's wall clock does meanwhile (issue 32 item 1)
+        self.dated: tuple[datetime, float] | None = None
         self.max_throttle_waits = max_throttle_waits
         self.tz = tz
         self.logged_in = False
@@ -97,7 +99,7 @@ class _Account:
         date = r.headers.get("date")
         if date:
             try:
-                self.skew = email.utils.parsedate_to_datetime(date).astimezone(UTC) - self.clock()
+                self.dated = (email.utils.parsedate_to_datetime(date).astimezone(UTC), self.monotonic())
             except (TypeError, ValueError):
                 pass
         return r

@@ -83,10 +83,11 @@ class SpiritForum:
             self.account = nick.get_text(strip=True)
 
     def now(self) -> datetime:
-        """The forum's clock: ours plus the skew of the last answer's `Date` (a request only
-        when no answer came yet)."""
-        if self._http.skew is not None:
-            return (self._http.clock() + self._http.skew).astimezone(UTC)
+        """The forum's clock: the last answer's `Date` plus the time passed since, on the
+        monotonic clock (a request only when no answer came yet)."""
+        if self._http.dated is not None:
+            server, at = self._http.dated
+            return server + timedelta(seconds=self._http.monotonic() - at)
         r = self._http._request("GET", "/user/login/", follow_redirects=False)
         date = r.headers.get("date")
         if not date:
