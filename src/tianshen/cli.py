@@ -303,10 +303,10 @@ def simulate(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from tianshen.sim import POLICIES, montecarlo, report
+    from tianshen.sim import montecarlo, policies, report
 
-    if policy not in POLICIES:
-        _fail(f"unknown policy '{policy}'; policies: {', '.join(POLICIES)}")
+    if policy not in policies():
+        _fail(f"unknown policy '{policy}'; policies: {', '.join(policies())}")
     variants = [ruleset] + ([compare] if compare else [])
     for variant in variants:
         try:
@@ -871,9 +871,9 @@ def _arg_type(a: Arg) -> Any:
 
 
 def _families() -> list[type]:
-    from tianshen.rules import FAMILIES, family_class
+    from tianshen.rules import families
 
-    return [family_class(f) for f in FAMILIES]
+    return [f.ruleset_class() for f in families().values()]
 
 
 for _o in overrides.table(_families()):

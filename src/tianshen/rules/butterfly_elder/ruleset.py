@@ -159,7 +159,7 @@ class ButterflyElder(Ruleset):
                 lines.append(spec.text("results_revived", name=name))
                 continue
             self._die(state, p, cause, at)
-            lines.append(spec.text("results_dead", name=name, identity=self.identity(p)))
+            lines.append(spec.text("results_dead", name=name, identity=self.public_identity(state, p)))
         if not [n for n, _ in res.deaths if n != res.revived]:
             lines.append(spec.text("results_nobody"))
         if res.muted and spec.options.get("announce_mute", True):  # E22
@@ -216,7 +216,7 @@ class ButterflyElder(Ruleset):
                 lines.append(spec.text("vote_revived", name=p.name))
             else:
                 self._die(state, p, "executed", at)
-                lines.append(spec.text("vote_executed", name=p.name, identity=self.identity(p)))
+                lines.append(spec.text("vote_executed", name=p.name, identity=self.public_identity(state, p)))
                 lines.append(self._will_line(state, [p.name], at))
         self._lurkers(state, at, lines, out)
         if self._check_victory(state, at, out, lines):
@@ -237,8 +237,9 @@ class ButterflyElder(Ruleset):
 
     # ---- deaths, identity, wills (五) ----------------------------------------------------------
 
-    def identity(self, p: Player) -> str:
-        """五: killers as 杀手, good as 好人, independents by their role."""
+    def public_identity(self, state: GameState, p: Player) -> str:
+        """五: killers as 杀手, good as 好人, independents by their role (the one identity
+        function: the posts, the observation and the pages read it)."""
         if p.faction == INDEPENDENTS:
             return self.spec.role_name(p.role)
         return self.spec.factions[p.faction]
@@ -397,7 +398,7 @@ class ButterflyElder(Ruleset):
                                                          reason=self.spec.text("dead_player")), reply_to=p.name)
         flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": _short(post.text)}
         state.data["zombie_flags"].append(flag)
-        out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.identity(p), thread=post.thread,
+        out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.public_identity(state, p), thread=post.thread,
                                         text=_short(post.text)))
 
     # ---- lurking (补充 二 2) -------------------------------------------------------------------
@@ -418,7 +419,7 @@ class ButterflyElder(Ruleset):
             out.notes.append(self.spec.text("note_lurk", name=p.name, since=_fmt(state, since), until=_fmt(state, at), n=n))
             if n >= limit:
                 self._die(state, p, "lurking", at)
-                lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.identity(p)))
+                lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.public_identity(state, p)))
         lurk.update(since=at.isoformat(), posted=[])
 
     # ---- victory (三) ------------------------------------------------------------------------
@@ -474,7 +475,7 @@ class ButterflyElder(Ruleset):
     def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
         """DECISIONS §0.5: the seat leaves the game like a death, identity shown."""
         self._die(state, p, "wasted", at)
-        lines = [self.spec.text("seat_wasted", name=p.name, identity=self.identity(p))]
+        lines = [self.spec.text("seat_wasted", name=p.name, identity=self.public_identity(state, p))]
         if not self._check_victory(state, at, out, lines):
             out.post(MAIN, "\n".join(lines))
 
@@ -482,7 +483,7 @@ class ButterflyElder(Ruleset):
         """Remove a player (补充 二 2 按出局处理, or any ruling): a death, identity shown."""
         self._die(state, p, "modkill", gm.at)
         out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, identity=self.identity(p), reason=gm.reason)]
+        lines = [self.spec.text("gm_modkill", name=p.name, identity=self.public_identity(state, p), reason=gm.reason)]
         if not self._check_victory(state, gm.at, out, lines):
             out.post(MAIN, "\n".join(lines))
         return out.outcome(state)

@@ -1,0 +1,111 @@
+"""One `Family` record per ruleset family (issue 35 item 3, core.family): every registry and
+word table is a read of it, a record without a word is refused when built, and what random
+play shows on the pages is always a word of the game's own family, never 其他."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from test_contract_families import CASES, IDS, _step
+from tianshen.core.family import Family
+from tianshen.core.model import GmIn
+from tianshen.core.observation import observation
+from tianshen.core.ruleset import GameSetup, Ruleset
+from tianshen.rules import families, family, load_ruleset
+from tianshen.sim import policies, sims_for
+from tianshen.sim.montecarlo import Game
+from tianshen.sim.rehearsal import default_seats
+from tianshen.specs import available_variants, load_spec
+from tianshen.web import views
+
+START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
+SRC = Path(__file__).resolve().parents[1] / "src" / "tianshen"
+
+
+def test_every_shipped_variant_has_a_family_record() -> None:
+    assert {load_spec(v).ruleset for v in available_variants()} <= set(families())
+
+
+@pytest.mark.parametrize("name", sorted(families()))
+def test_every_family_loads_with_its_ruleset_sims_and_counters(name: str) -> None:
+    record = families()[name]
+    assert record.id == name and issubclass(record.ruleset_class(), Ruleset)
+    for policy in policies():
+        assert callable(record.sims_class(policy))
+    assert all(k and w for k, w in record.events.items())
+    sims = sims_for(name, object(), "天神", 1)  # type: ignore[arg-type]
+    assert hasattr(sims, "act")
+
+
+def test_a_record_without_a_word_is_refused_when_built() -> None:
+    with pytest.raises(ValueError, match="no word for its deadlines: ld_end"):
+        Family(id="x", ruleset="m:C", sims="m:S", steps={}, deadlines={"ld_end": ""}, causes={}, ballots_at=())
+
+
+def test_an_unknown_family_or_policy_is_one_clear_line() -> None:
+    with pytest.raises(ValueError, match="ruleset family 'chess' is unknown; families: butterfly_elder"):
+        family("chess")
+    with pytest.raises(ValueError, match="unknown policy 'best'"):
+        sims_for("classic", object(), "天神", 1, policy="best")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_random_play_never_shows_other_on_the_pages(variant: str, players: int) -> None:
+    """Every step, next deadline and cause of death of random play has a word in its own
+    family's record (the GM page, the public page and the GM's input list read them)."""
+    ruleset = load_ruleset(variant)
+    name = ruleset.spec.ruleset
+    steps, kinds = views.family_words(name, "step_words"), views.family_words(name, "deadline_words")
+    causes = views.family_words(name, "cause_words")
+    for seed in (1, 2):
+        game = Game(ruleset, seed, players)
+        for _ in range(300):
+            if game.state.phase.kind == "over":
+                break
+            due = ruleset.next_deadline(game.state)
+            assert due is not None
+            assert views.words(steps, game.state.phase.step) != "其他", game.state.phase.step
+            assert views.words(kinds, due.kind) != "其他", due.kind
+            _step(game)
+        for p in game.state.players:
+            assert p.alive or views.words(causes, p.death_cause) != "其他", p.death_cause
+
+
+def test_the_core_deadlines_have_words_in_every_family() -> None:
+    for record in families().values():
+        for kind in ("checkin_end", "substitution_end", "reminder"):
+            assert views.words(record.deadline_words(), kind) != "其他"
+
+
+def test_a_dead_butterfly_is_named_in_the_observation_as_the_board_named_her() -> None:
+    """004 五: an independent is announced by her role; the public observation (and the
+    pages, which read it) says 花蝴蝶, not 独立方."""
+    ruleset = load_ruleset("butterfly_elder")
+    state = ruleset.setup(GameSetup(seats=default_seats(16), seed=3, start=START)).state
+    her = next(p for p in state.players if p.role == "butterfly")
+    outcome = ruleset.apply(state, GmIn(command="modkill", args={"player": her.name}, reason="测试",
+                                        at=START, id="gm1"))
+    said = "\n".join(p.body for p in outcome.posts)
+    row = next(r for r in observation(ruleset, outcome.state, None)["players"] if r["name"] == her.name)
+    word = ruleset.spec.role_name("butterfly")
+    assert word in said and row["identity"] == word
+    assert views.announced_identity(ruleset, outcome.state, outcome.state.player(her.name)) == word
+
+
+def test_the_web_views_do_not_switch_on_a_family_name() -> None:
+    text = (SRC / "web" / "views.py").read_text(encoding="utf-8")
+    names = "|".join(families())
+    assert not re.search(rf'[=!]= *"({names})"|"({names})" *[=!]=', text)
+
+
+def test_the_hand_kept_registries_are_gone() -> None:
+    import tianshen.rules as rules
+    import tianshen.sim as sim
+    import tianshen.sim.report as report
+
+    assert not hasattr(rules, "FAMILIES") and not hasattr(sim, "SIMS") and not hasattr(sim, "POLICIES")
+    assert not hasattr(report, "EVENT_COUNTERS")
