@@ -109,3 +109,15 @@ def test_the_hand_kept_registries_are_gone() -> None:
 
     assert not hasattr(rules, "FAMILIES") and not hasattr(sim, "SIMS") and not hasattr(sim, "POLICIES")
     assert not hasattr(report, "EVENT_COUNTERS")
+
+
+def test_no_family_overrides_a_private_method_of_core() -> None:
+    """Where a family acts inside core's fold, core offers a named hook (after_input,
+    watch_activity, report_lurkers); no family class redefines a `_` method of core."""
+    core = {n for k in Ruleset.__mro__ if k.__module__.startswith("tianshen.core") for n in vars(k)
+            if n.startswith("_") and not n.startswith("__") and n != "_abc_impl"}
+    for record in families().values():
+        for k in record.ruleset_class().__mro__:
+            if k.__module__.startswith("tianshen.rules"):
+                assert not core & set(vars(k)), (k.__name__, core & set(vars(k)))
+        assert "apply" not in vars(record.ruleset_class())

@@ -392,8 +392,17 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         first = Messages()  # what the shared mechanics say before the ruleset speaks
         alive_before = [p.alive for p in state.players]
         outcome = self._fold(state, event, first)
+        after = Messages()
+        self.after_input(outcome.state, event, after)
+        outcome.posts += after.posts
+        outcome.pms += after.pms
+        outcome.notes += after.notes
         outcome.deaths = deaths_since(alive_before, outcome.state)
         return outcome
+
+    def after_input(self, state: GameState, event: Input, out: Messages) -> None:
+        """A hook: after every input is folded, what the family does then (hex_survival
+        opens a substitution asked for at dusk); nothing by default."""
 
     def _fold(self, state: GameState, event: Input, first: Messages) -> Outcome:
         """The shared mechanics, then the family's handler of the input's kind."""
@@ -410,7 +419,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if isinstance(event, PostIn) and checkin.take(state, event):
             return first.outcome(state)
         if isinstance(event, PostIn):
-            self._watch_activity(state, event, first)
+            self.watch_activity(state, event, first)
         if isinstance(event, DeadlineIn) and event.kind == "checkin_end":
             self._close_checkin(state, event.at, first)
             return first.outcome(state)
@@ -427,7 +436,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         else:
             outcome = self.on_gm(state, event)
         if isinstance(event, DeadlineIn):
-            self._report_lurkers(outcome.state, event.at, first)
+            self.report_lurkers(outcome.state, event.at, first)
         if outcome.state.phase.kind == "over":
             outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
         outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
@@ -469,7 +478,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     # ---- activity (000 §9.1.6, 001 §4.3/§6.1.6, 003 §10.1.6, 004 补充 二) ------------------
 
-    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+    def watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+        """A hook: every post in a game thread, before the family's `on_post` (the shared
+        rule: 诈尸 noted, posts counted for the lurking quota)."""
         p = state.find(post.author)
         if p is None or state.phase.kind == "over":
             return
@@ -480,7 +491,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if rule:
             activity.record(state, post, rule[1])
 
-    def _report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
+    def report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
+        """A hook: after every deadline (the shared rule: the GM is told who posted less than
+        the quota)."""
         rule = activity.quota(self.spec.options)
         start = next((p for p in [state.data.get("started_at")] if p), None)
         if not rule or state.phase.kind == "over" or start is None:

@@ -313,10 +313,10 @@ class ButterflyElder(Ruleset):
 
     # ---- posts: votes, wills, 诈尸, silence, mute, activity -----------------------------------------
 
-    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+    def watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
         """004 has its own will and lurking rules (on_post); the shared 001-style check is off."""
 
-    def _report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
+    def report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
         """Lurkers are warned at each vote's end (`_lurkers`)."""
 
     # 四 / 补充 一 6: votes by posts in the vote thread, changed only by new posts (the latest

@@ -595,7 +595,7 @@ class HexSurvival(Ruleset):
 
     # ---- activity: wills, 诈尸, 默哀期 (003 §8.2–8.4, D28, D29) -----------------------------
 
-    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+    def watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
         p = state.find(post.author)
         if state.phase.kind == "over":
             return
@@ -640,22 +640,15 @@ class HexSurvival(Ruleset):
         if not self._check_victory(state, at, out, lines):
             out.post(MAIN, "\n".join(lines))
 
-    def apply(self, state: GameState, event: Any) -> Outcome:
-        """The shared fold, then a substitution asked for at dusk (§9.8) is opened."""
-        outcome = super().apply(state, event)
-        new = outcome.state
-        pending = new.data.pop("pending_substitution", None)
-        if pending and new.phase.kind != "over":
-            out = Messages()
+    def after_input(self, state: GameState, event: Any, out: Messages) -> None:
+        """A substitution asked for at dusk (§9.8) is opened once the input is folded."""
+        pending = state.data.pop("pending_substitution", None)
+        if pending and state.phase.kind != "over":
             try:
-                substitution.open_period(self.spec, new, pending, event.at, out, {})
-                self.shift_schedule(new, self.spec.timing.substitution_hours)
+                substitution.open_period(self.spec, state, pending, event.at, out, {})
+                self.shift_schedule(state, self.spec.timing.substitution_hours)
             except ValueError as exc:
                 out.notes.append(str(exc))
-            outcome.posts += out.posts
-            outcome.pms += out.pms
-            outcome.notes += out.notes
-        return outcome
 
     def gm_substitute(self, state: GameState, gm: GmIn) -> Outcome:
         """§9.4: a day extended for a substitute gives every voter one more change."""
