@@ -121,3 +121,21 @@ def test_no_family_overrides_a_private_method_of_core() -> None:
             if k.__module__.startswith("tianshen.rules"):
                 assert not core & set(vars(k)), (k.__name__, core & set(vars(k)))
         assert "apply" not in vars(record.ruleset_class())
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_a_wasted_seat_leaves_alike_in_every_family(variant: str, players: int) -> None:
+    """The shell once (issue 35 item 1): a seat nobody took leaves like a death (core's
+    seat_wasted, the family's `remove`), the GM is told in one wording, and the board is told
+    the side its rules reveal of a death."""
+    from tianshen.core.outbox import Messages
+
+    ruleset = load_ruleset(variant)
+    state = ruleset.setup(GameSetup(seats=default_seats(players), seed=3, start=START)).state
+    p = state.players[0]
+    out = Messages()
+    ruleset.seat_wasted(state, p, START, out)
+    assert not p.alive and p.death_cause == "wasted"
+    assert out.notes == [ruleset.spec.text("note_wasted", name=p.name)]
+    said = "\n".join(post.body for post in out.posts)
+    assert p.name in said and ruleset.public_identity(state, p) in said

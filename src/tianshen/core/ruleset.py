@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from tianshen.core import activity, checkin, clock, rng, substitution
 from tianshen.core.ballots import VotePosts
 from tianshen.core.clock import DEFAULT_ZONE
-from tianshen.core.deaths import deaths_since
+from tianshen.core.deaths import deaths_since, die
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -293,8 +293,35 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return self.modkill(state, p, gm)
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """The family's removal of a living player by the GM."""
-        raise GmRefused("this ruleset has no modkill")
+        """判出局: out at once, announced as any death is (`gm_modkill`), then the win check."""
+        self.remove(state, p, "modkill", gm.at)
+        out = Messages()
+        self.announce_death(state, "gm_modkill", p, gm.at, out, reason=gm.reason)
+        return out.outcome(state)
+
+    # ---- the shell's hooks for a death (issue 35 item 1) ----------------------------------
+
+    def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
+        """A hook: the player leaves the game (core.deaths.die; n_lives takes his cards,
+        butterfly_elder opens his will)."""
+        die(state, p, cause)
+
+    def announce_death(self, state: GameState, key: str, p: Player, at: datetime, out: Messages,
+                       **values: Any) -> None:
+        """The main-thread post of a death outside the night and the vote (text `key`, the
+        side as `public_identity` says it), unless the win check posts it with the game over."""
+        side = self.public_identity(state, p)
+        lines = [self.spec.text(key, name=p.name, identity=side, camp=side, **values)]
+        self.after_death(state, lines, out)
+        if not self.announce_victory(state, at, out, lines):
+            out.post("main", "\n".join(lines))
+
+    def after_death(self, state: GameState, lines: list[str], out: Messages) -> None:
+        """A hook: what follows a death in its post (hex_survival: the 默哀期); nothing by default."""
+
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+        """A hook: when the game is won, post `lines` with the game over and say True."""
+        return False
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now (000 §11.3 不分胜负), with the winner the GM names or none; the
@@ -518,12 +545,22 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             self.seat_wasted(state, state.player(name), at, out)
 
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
-        """What the substitute who took seat `p` is sent (his role, the seat's 马甲)."""
-        return []
+        """The substitute who took seat `p` gets the seat's role PM (002 更换替补: 接替被换下的游戏者)."""
+        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
+                               body=self.role_pm(state, p))]
 
-    @abstractmethod
+    def role_pm(self, state: GameState, p: Player) -> str:
+        """A hook: the role PM of seat `p` (sent at the deal and to a substitute)."""
+        raise NotImplementedError
+
     def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        """Nobody took the seat: it leaves the game (DECISIONS §0.5 wasted_seat_counts_as_death)."""
+        """DECISIONS §0.5: nobody took the seat: it leaves the game like a death, announced
+        as one (`seat_wasted`), and the GM is told."""
+        if not p.alive:
+            return
+        self.remove(state, p, "wasted", at)
+        out.notes.append(self.spec.text("note_wasted", name=p.name))
+        self.announce_death(state, "seat_wasted", p, at, out)
 
     def gm_substitute(self, state: GameState, gm: GmIn) -> Outcome:
         """交替期 for the named seats (comma-separated): the phase is extended and every

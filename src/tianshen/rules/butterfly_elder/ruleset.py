@@ -29,7 +29,6 @@ from tianshen.core.model import (
     Player,
     PmIn,
     PostIn,
-    PrivateMessage,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
@@ -88,10 +87,10 @@ class ButterflyElder(Ruleset):
                                  seed_hash=rng.seed_digest(state.seed, state.salt)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
         return out.outcome(state)
 
-    def _role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
         extra = ""
         if is_killer(p):  # 一 注: 杀手方共群共同行权
@@ -171,7 +170,7 @@ class ButterflyElder(Ruleset):
         dead = [n for n, _ in res.deaths if n != res.revived]
         if dead:
             lines.append(self._will_line(state, dead, at))
-        if self._check_victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         state.phase = Phase(kind="day", number=k, started_at=at,
                             ends_at=ends_after(at, spec.timing.hours("day_hours", 21.5)))
@@ -219,7 +218,7 @@ class ButterflyElder(Ruleset):
                 lines.append(spec.text("vote_executed", name=p.name, identity=self.public_identity(state, p)))
                 lines.append(self._will_line(state, [p.name], at))
         self._lurkers(state, at, lines, out)
-        if self._check_victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._next_round(state, at, lines, out)
 
@@ -444,7 +443,7 @@ class ButterflyElder(Ruleset):
             return str(opts.get("simultaneous", DRAW))
         return GOOD if good else KILLERS if killers else None
 
-    def _check_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
         winner = self.check_victory(state)
         if winner is None:
             return False
@@ -467,26 +466,6 @@ class ButterflyElder(Ruleset):
         out.post(MAIN, "\n".join([*lines, body]))
 
     # ---- seats and the GM's overrides ----------------------------------------------------------
-
-    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
-        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self._role_pm(state, p))]
-
-    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        """DECISIONS §0.5: the seat leaves the game like a death, identity shown."""
-        self._die(state, p, "wasted", at)
-        lines = [self.spec.text("seat_wasted", name=p.name, identity=self.public_identity(state, p))]
-        if not self._check_victory(state, at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-
-    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """Remove a player (补充 二 2 按出局处理, or any ruling): a death, identity shown."""
-        self._die(state, p, "modkill", gm.at)
-        out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, identity=self.public_identity(state, p), reason=gm.reason)]
-        if not self._check_victory(state, gm.at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-        return out.outcome(state)
 
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
         """补充 二 1: leave of at most 24 h; the player is not counted as lurking meanwhile."""
@@ -516,6 +495,9 @@ class ButterflyElder(Ruleset):
         out = Messages()
         out.post(MAIN, self.spec.text(f"penalty_{p.faction}", name=p.name, round=k))
         return out.outcome(state)
+
+    def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
+        self._die(state, p, cause, at)
 
     def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
         self._game_over(state, at, out, winner, [])

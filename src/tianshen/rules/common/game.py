@@ -25,13 +25,11 @@ from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
-    GmIn,
     Outcome,
     Phase,
     Player,
     PmIn,
     PostIn,
-    PrivateMessage,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
@@ -96,7 +94,7 @@ class ForumGame(Ruleset):
                                  seed_hash=rng.seed_digest(state.seed, state.salt), ends=_fmt(state, state.phase.ends_at)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
         return out.outcome(state)
 
     def _init_data(self, state: GameState, game: GameSetup) -> None:
@@ -105,7 +103,7 @@ class ForumGame(Ruleset):
     def _roster(self, state: GameState) -> str:
         return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
 
-    def _role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
         extra = ""
         if mates := partners(state, p):
@@ -373,7 +371,7 @@ class ForumGame(Ruleset):
             lines.append(spec.text("nobody_executed"))
         self._on_day_end(state, executed, lines, out)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
-        if self._check_victory(state, at, out, prefix=lines):
+        if self.announce_victory(state, at, out, prefix=lines):
             return
         self._begin_night(state, k + 1, at)
         lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
@@ -391,7 +389,7 @@ class ForumGame(Ruleset):
         """Extra lines of the victory post (game_ten: who shares the prize, 001 §7.1)."""
         return ""
 
-    def _check_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
         self._before_victory_check(state, at, out)
         winner = self.check_victory(state)
         if winner is None:
@@ -545,28 +543,6 @@ class ForumGame(Ruleset):
             return None
         d = state.data["day"]
         return f"vote:{state.phase.number}", days.ts(d["vote_ends_at"] if kind == "main" else d["step_ends_at"])
-
-    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
-        """The substitute gets the seat's role PM (002 更换替补: 接替被换下的游戏者)."""
-        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self._role_pm(state, p))]
-
-    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        """DECISIONS §0.5: a wasted seat leaves the game like a death, identity shown (B34)."""
-        die(state, p, "wasted")
-        out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
-        lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
-        if not self._check_victory(state, at, out, prefix=lines):
-            out.post(MAIN, "\n".join(lines))
-
-    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""
-        die(state, p, "modkill")
-        out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, identity=days.identity(self.spec, p), reason=gm.reason)]
-        if not self._check_victory(state, gm.at, out, prefix=lines):
-            out.post(MAIN, "\n".join(lines))
-        return out.outcome(state)
 
     def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
         self._game_over(state, at, out, winner)

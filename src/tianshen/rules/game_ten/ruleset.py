@@ -115,7 +115,7 @@ class GameTen(ForumGame):
                 state.data["privilege_kills"][name] = by
         lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(state, days.ts(state.data["day"]["vote_opens_at"]))))
         out.post(MAIN, "\n\n".join(lines))
-        self._check_victory(state, at, out)
+        self.announce_victory(state, at, out)
 
     # ---- day end, conversion, victory -------------------------------------------------
 

@@ -101,7 +101,7 @@ class HexSurvival(Ruleset):
                                  ends=_fmt(state, state.phase.ends_at)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
         return out.outcome(state)
 
     def _place(self, state: GameState, fixed: dict[str, str]) -> None:
@@ -127,7 +127,7 @@ class HexSurvival(Ruleset):
         return "\n".join(self.spec.text("map_line", cell=c, neighbours=" ".join(self.map.neighbours[c]))
                          for c in self.map.cells)
 
-    def _role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str:
         """§7.2: camp, HP, cell and tonight's list; team-mates only with D30
         `reveal_teammates = true` (the text never says they are told)."""
         spec = self.spec
@@ -227,7 +227,7 @@ class HexSurvival(Ruleset):
             if p.alive:
                 out.pm(p.name, spec.text("dawn_pm_subject", n=k),
                        spec.text("dawn_pm", loss=dawn.loss[p.name], status=self._status_block(state, p, False)))
-        if self._check_victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._begin_day(state, k, at)
         d = state.data["day"]
@@ -317,7 +317,7 @@ class HexSurvival(Ruleset):
                 foods.end_of_day(self.food, p.extra["statuses"], dusk.fresh.get(p.name, set()))
         self._deaths(state, dead, "hp", lines, out)
         self._missed_votes(state, missing, at, lines, out)
-        over = self._check_victory(state, at, out, lines)
+        over = self.announce_victory(state, at, out, lines)
         if not over:
             self._begin_night(state, k + 1, at)
             lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
@@ -407,7 +407,7 @@ class HexSurvival(Ruleset):
                 return next(f for f, m in living.items() if f != camp and m == max(others))
         return None
 
-    def _check_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
         winner = self.check_victory(state)
         if winner is None:
             return False
@@ -626,19 +626,11 @@ class HexSurvival(Ruleset):
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         """The substitute takes the seat with its camp, HP, statuses and cell (DECISIONS §0.5)."""
         p.extra["missed_votes"] = 0
-        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self._role_pm(state, p))]
+        return super().seat_taken(state, p)
 
-    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        """DECISIONS §0.5 / D17: the seat leaves the game like a death, camp announced."""
-        if not p.alive:
-            return
-        die(state, p, "wasted")
-        out.notes.append(self.spec.text("note_wasted", name=p.name))
-        lines = [self.spec.text("seat_wasted", name=p.name, camp=self._camp(p))]
+    def after_death(self, state: GameState, lines: list[str], out: Messages) -> None:
+        """§8.4: a death may start the 默哀期."""
         self._silence_check(state, lines, out)
-        if not self._check_victory(state, at, out, lines):
-            out.post(MAIN, "\n".join(lines))
 
     def after_input(self, state: GameState, event: Any, out: Messages) -> None:
         """A substitution asked for at dusk (§9.8) is opened once the input is folded."""
@@ -657,16 +649,6 @@ class HexSurvival(Ruleset):
             d = state.data["day"]
             d["extra_changes"] = int(d.get("extra_changes", 0)) + 1
         return outcome
-
-    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """§10.1: 判出局 — out at once, camp announced, win check."""
-        die(state, p, "modkill")
-        out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, camp=self._camp(p), reason=gm.reason)]
-        self._silence_check(state, lines, out)
-        if not self._check_victory(state, gm.at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-        return out.outcome(state)
 
     def on_leave(self, state: GameState, p: Player) -> None:
         """§10.2 请假: the phase is extended (core); a missed vote today does not count (§9.8)."""

@@ -22,7 +22,6 @@ from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
-    GmIn,
     Outcome,
     Phase,
     Player,
@@ -93,7 +92,7 @@ class NLives(Ruleset):
                                  seed_hash=rng.seed_digest(state.seed, state.salt)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
         return out.outcome(state)
 
     def _fixed_hands(self, state: GameState, setup: dict[str, Any]) -> None:
@@ -157,7 +156,7 @@ class NLives(Ruleset):
     def _roster(self, state: GameState) -> str:
         return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
 
-    def _role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
         chooser = ""
         if p.role == "chooser":
@@ -291,7 +290,7 @@ class NLives(Ruleset):
         lines += [spec.text("dawn_dead", name=n) for n in dead]
         self._private_dawn(state, dawn, out)
         self._count_losses(state, finals)
-        if self._victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._reorder_check(state, at, lines)
         self._begin_day(state, at, dawn.saved)
@@ -406,7 +405,7 @@ class NLives(Ruleset):
         finals = len(dusk.bisha) + len(dusk.lost_now) + sum(len(v) for v in dusk.revenge.values())
         self._count_losses(state, finals)
         state.data["mods"] = []
-        if self._victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._reorder_check(state, at, lines)
         self._begin_night(state, k + 1, at, out)
@@ -468,7 +467,7 @@ class NLives(Ruleset):
     def check_victory(self, state: GameState) -> str | None:
         return victory.winner(state, self.spec.options)
 
-    def _victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
         winner = self.check_victory(state)
         if winner is None:
             return False
@@ -737,23 +736,11 @@ class NLives(Ruleset):
 
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self._role_pm(state, p) + "\n\n" + self._hand_text(state, p))]
+                               body=self.role_pm(state, p) + "\n\n" + self._hand_text(state, p))]
 
-    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        self._remove(state, p, "wasted")
-        out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
-        lines = [self.spec.text("seat_wasted", name=p.name)]
-        if not self._victory(state, at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-
-    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """§9.1: 判出局 — out at once with his cards; his identity stays secret (§5.8)."""
-        self._remove(state, p, "modkill")
-        out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, reason=gm.reason)]
-        if not self._victory(state, gm.at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-        return out.outcome(state)
+    def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
+        """§9.1: out at once with his cards; his identity stays secret (§5.8)."""
+        self._remove(state, p, cause)
 
     def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
         """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
