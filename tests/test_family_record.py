@@ -139,3 +139,13 @@ def test_a_wasted_seat_leaves_alike_in_every_family(variant: str, players: int) 
     assert out.notes == [ruleset.spec.text("note_wasted", name=p.name)]
     said = "\n".join(post.body for post in out.posts)
     assert p.name in said and ruleset.public_identity(state, p) in said
+
+
+@pytest.mark.parametrize("variant", available_variants())
+def test_a_wrong_number_of_seats_is_refused_alike(variant: str) -> None:
+    """The setup frame once: every family refuses a seat count its variant is not played by
+    in one wording."""
+    ruleset = load_ruleset(variant)
+    n = min(ruleset.spec.player_counts or [ruleset.spec.players]) - 1
+    with pytest.raises(ValueError, match=rf"^{variant} needs [0-9 or]+ players, got {n}$"):
+        ruleset.setup(GameSetup(seats=default_seats(n), seed=3, start=START))

@@ -129,9 +129,43 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def __init__(self, spec: RulesetSpec) -> None:
         self.spec = spec
 
-    @abstractmethod
     def setup(self, game: GameSetup) -> Outcome:
-        """Deal roles, PM every player, post the player list: the game is at night 1."""
+        """The setup frame, once for every family: the seat count, the players, the deal
+        (`deal`), the family's data and night 1 (`begin`), the player list (with the family's
+        `player_list_values`) and every role PM (`role_pm`)."""
+        spec = self.spec
+        if not spec.allows(len(game.seats)):
+            counts = " or ".join(map(str, spec.player_counts or [spec.players]))
+            raise ValueError(f"{spec.id} needs {counts} players, got {len(game.seats)}")
+        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
+        state = GameState(ruleset=spec.ruleset, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
+                          players=players)
+        self.deal(state, game)
+        self.begin(state, game)
+        out = Messages()
+        out.post("main", spec.text("player_list", title=spec.title, players=self.roster(state),
+                                   seed_hash=rng.seed_digest(state.seed, state.salt),
+                                   ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
+                 title=spec.text("player_list_title", title=spec.title))
+        for p in state.players:
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
+        return out.outcome(state)
+
+    def deal(self, state: GameState, game: GameSetup) -> None:
+        """A hook: the roles dealt at setup (n_lives: with its factions by player count)."""
+        self.deal_roles(state, game.fixed_roles)
+
+    @abstractmethod
+    def begin(self, state: GameState, game: GameSetup) -> None:
+        """The family's data after the deal, in its key order, and night 1 (with the check-in)."""
+
+    def roster(self, state: GameState) -> str:
+        """The player list's lines: seat and name."""
+        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
+
+    def player_list_values(self, state: GameState) -> dict[str, Any]:
+        """A hook: the family's fields of its player list text (the check-in request, the map…)."""
+        return {}
 
     @abstractmethod
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:

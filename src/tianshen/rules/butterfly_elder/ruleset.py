@@ -57,7 +57,6 @@ POWER_VERBS = frozenset(SLOT)
 
 
 class ButterflyElder(Ruleset):
-    FAMILY = "butterfly_elder"
 
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
@@ -66,14 +65,8 @@ class ButterflyElder(Ruleset):
 
     # ---- setup (补充 一 1: the GM tells every player his role; the player confirms) -------------
 
-    def setup(self, game: GameSetup) -> Outcome:
+    def begin(self, state: GameState, game: GameSetup) -> None:
         spec = self.spec
-        if len(game.seats) != spec.players:
-            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
-                          players=players)
-        self.deal_roles(state, game.fixed_roles)
         powers.init(state, spec.options)
         state.data.update(substitutes=list(game.substitutes), started_at=game.start.isoformat(), ballots={},
                           wills={}, zombie_flags=[], confirmed=[], leave={},
@@ -81,14 +74,6 @@ class ButterflyElder(Ruleset):
         first = spec.timing.hours("warmup_hours", 24) + spec.timing.hours("power_hours", 2)
         state.phase = Phase(kind="night", number=1, started_at=game.start,
                             ends_at=ends_after(game.start, first), step="power")
-        out = Messages()
-        roster = "\n".join(f"{p.seat}. {p.name}" for p in state.players)
-        out.post(MAIN, spec.text("player_list", title=spec.title, players=roster, ends=_fmt(state, state.phase.ends_at),
-                                 seed_hash=rng.seed_digest(state.seed, state.salt)),
-                 title=spec.text("player_list_title", title=spec.title))
-        for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
-        return out.outcome(state)
 
     def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec

@@ -25,7 +25,6 @@ from tianshen.rules.common.roles import is_killer, on_duty_killer
 
 
 class Classic(ForumGame):
-    FAMILY = "classic"
     NIGHT_VERBS = frozenset({"kill", "soulbind", "divine", "curse", "bless", "pray"})
     TIE_HOLDERS = ("curser", "blesser")  # 001 §7.2.2 without the summoner (C3)
 

@@ -56,7 +56,6 @@ MAIN = "main"  # the thread of the player list and every dawn and dusk post
 
 
 class ForumGame(Ruleset):
-    FAMILY = ""  # the family id stored in GameState.ruleset
     NIGHT_VERBS: frozenset[str] = frozenset()  # the PM verbs that are night powers
     # 001 §2.11: privilege PMs sent in the day wait for the next night's end, so they are
     # kept at dusk and cleared at dawn; 002 clears them at dusk (night-only window).
@@ -70,38 +69,23 @@ class ForumGame(Ruleset):
 
     # ---- setup ----------------------------------------------------------------------
 
-    def setup(self, game: GameSetup) -> Outcome:
-        spec = self.spec
-        if len(game.seats) != spec.players:
-            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
-                          players=players)
-        self.deal_roles(state, game.fixed_roles)
+    def begin(self, state: GameState, game: GameSetup) -> None:
         state.data.update(
-            options=dict(spec.options), subs={}, decl={}, questions={}, done=[], day={},
+            options=dict(self.spec.options), subs={}, decl={}, questions={}, done=[], day={},
             substitutes=list(game.substitutes),
             bind_streak={"target": None, "nights": 0},
         )
         self._init_data(state, game)
-        out = Messages()
         self._begin_night(state, 1, game.start)
-        checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
+        checkin.open_window(state, game.start, float(self.spec.options.get("checkin_hours", 0)))
         state.data["started_at"] = game.start.isoformat()
+
+    def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        request = spec.text("checkin_request", until=_fmt(state, until)) if until else ""
-        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state), checkin=request,
-                                 seed_hash=rng.seed_digest(state.seed, state.salt), ends=_fmt(state, state.phase.ends_at)),
-                 title=spec.text("player_list_title", title=spec.title))
-        for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
-        return out.outcome(state)
+        return {"checkin": self.spec.text("checkin_request", until=_fmt(state, until)) if until else ""}
 
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
-
-    def _roster(self, state: GameState) -> str:
-        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
 
     def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec

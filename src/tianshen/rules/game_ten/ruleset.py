@@ -25,7 +25,6 @@ from tianshen.rules.game_ten import night as nights
 
 
 class GameTen(ForumGame):
-    FAMILY = "game_ten"
     NIGHT_VERBS = frozenset({"kill", "soulbind", "curse", "bless", "pray", "dance", "summon"})
     QUEUE_DAY_PMS = True  # 001 §2.11: day PMs take effect at the next night's end
 

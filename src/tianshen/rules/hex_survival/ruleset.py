@@ -73,15 +73,8 @@ class HexSurvival(Ruleset):
 
     # ---- setup (003 §1, §2, §5.1, §7.2) ---------------------------------------------
 
-    def setup(self, game: GameSetup) -> Outcome:
+    def begin(self, state: GameState, game: GameSetup) -> None:
         spec = self.spec
-        if len(game.seats) != spec.players:
-            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1)
-                   for i, s in enumerate(game.seats)]
-        state = GameState(ruleset="hex_survival", variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
-                          players=players)
-        self.deal_roles(state, game.fixed_roles)
         self._place(state, dict(game.setup.get("cells") or {}))
         copies = int(spec.options.get("food_copies", 2))
         state.data.update(
@@ -91,18 +84,13 @@ class HexSurvival(Ruleset):
         )
         for p in state.players:
             p.extra.update(hp=self.food.hp["start"], statuses={}, last_action=None, missed_votes=0)
-        out = Messages()
         self._begin_night(state, 1, game.start)
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
+
+    def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),
-                                 checkin=spec.text("checkin_request", until=_fmt(state, until)) if until else "",
-                                 map=self._map_table(), seed_hash=rng.seed_digest(state.seed, state.salt),
-                                 ends=_fmt(state, state.phase.ends_at)),
-                 title=spec.text("player_list_title", title=spec.title))
-        for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
-        return out.outcome(state)
+        return {"checkin": self.spec.text("checkin_request", until=_fmt(state, until)) if until else "",
+                "map": self._map_table()}
 
     def _place(self, state: GameState, fixed: dict[str, str]) -> None:
         """003 §2: 随机分布; DECISIONS D3 `initial_distinct = true`: one player per cell."""
@@ -118,9 +106,6 @@ class HexSurvival(Ruleset):
                 p.extra["cell"] = self.map.cell(fixed[p.name])
             else:
                 p.extra["cell"] = order.pop(0) if distinct else rng.choice(state, free)
-
-    def _roster(self, state: GameState) -> str:
-        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
 
     def _map_table(self) -> str:
         """DECISIONS D1: the full adjacency is published at the start."""

@@ -60,15 +60,11 @@ class NLives(Ruleset):
 
     # ---- setup (§2, §4, §5.2, §5.3) ---------------------------------------------------
 
-    def setup(self, game: GameSetup) -> Outcome:
-        spec = self.spec
-        if not spec.allows(len(game.seats)):
-            raise ValueError(f"{spec.id} is played by {', '.join(map(str, spec.player_counts))} players, "
-                             f"not {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset="n_lives", variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
-                          players=players)
+    def deal(self, state: GameState, game: GameSetup) -> None:
         self.deal_roles(state, game.fixed_roles, cards.factions_for(self.spec, len(state.players)))  # §2
+
+    def begin(self, state: GameState, game: GameSetup) -> None:
+        spec = self.spec
         state.data.update(
             seq=0, actions=[], queued=[], mods=[], day_bisha=[], saint={}, saint_used=[], bisha_used=[],
             streaks={"bind": [], "heal": []}, discarded=0, windows=0, reorder_until=None, done=[], day={},
@@ -85,15 +81,10 @@ class NLives(Ruleset):
         state.data["total"] = len(state.data["cards"])
         self._begin_night(state, 1, game.start, Messages())
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
-        out = Messages()
-        out.post(MAIN, spec.text("player_list", players=self._roster(state), ends=_fmt(state, state.phase.ends_at),
-                                 checkin_until=_fmt(state, checkin.deadline(state)),
-                                 order_until=_fmt(state, _ts(state.data["order_until"])),
-                                 seed_hash=rng.seed_digest(state.seed, state.salt)),
-                 title=spec.text("player_list_title", title=spec.title))
-        for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
-        return out.outcome(state)
+
+    def player_list_values(self, state: GameState) -> dict[str, Any]:
+        return {"checkin_until": _fmt(state, checkin.deadline(state)),
+                "order_until": _fmt(state, _ts(state.data["order_until"]))}
 
     def _fixed_hands(self, state: GameState, setup: dict[str, Any]) -> None:
         """A replay's `[setup]`: hands by card name in discard order (the last is the 底牌),
@@ -152,9 +143,6 @@ class NLives(Ruleset):
             raise ValueError("the hands do not make the deck of §2: "
                              + ", ".join(f"{types[t].name} {dealt[t]}/{n}" for t, n in expected.items()
                                          if dealt[t] != n))
-
-    def _roster(self, state: GameState) -> str:
-        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
 
     def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
