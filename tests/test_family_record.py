@@ -149,3 +149,14 @@ def test_a_wrong_number_of_seats_is_refused_alike(variant: str) -> None:
     n = min(ruleset.spec.player_counts or [ruleset.spec.players]) - 1
     with pytest.raises(ValueError, match=rf"^{variant} needs [0-9 or]+ players, got {n}$"):
         ruleset.setup(GameSetup(seats=default_seats(n), seed=3, start=START))
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_the_game_over_names_every_seat_and_the_seed(variant: str, players: int) -> None:
+    """core's game_over (a guard for the one frame: it held before it too)."""
+    ruleset = load_ruleset(variant)
+    state = ruleset.setup(GameSetup(seats=default_seats(players), seed=3, start=START)).state
+    outcome = ruleset.apply(state, GmIn(command="end-game", args={}, reason="测试", at=START, id="gm1"))
+    post = outcome.posts[-1].body
+    assert outcome.state.phase.kind == "over" and outcome.state.winner is None
+    assert all(p.name in post for p in state.players) and str(state.seed) in post

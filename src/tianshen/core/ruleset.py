@@ -23,6 +23,7 @@ from tianshen.core.model import (
     GmIn,
     Input,
     Outcome,
+    Phase,
     Player,
     PmIn,
     PostIn,
@@ -366,8 +367,50 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return out.outcome(state)
 
     def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        """The family's game over when the GM ends the game (its post, every role, the seed)."""
-        raise GmRefused("this ruleset cannot be ended by the GM")
+        """The game over when the GM ends the game (its post, every seat, the seed)."""
+        self.game_over(state, at, out, winner, [])
+
+    # ---- the game over, once (issue 35 item 1) --------------------------------------------
+
+    # how the game-over post joins the lines before it (a death, the last count) and its result
+    game_over_joiner = "\n"
+    # what a dead seat's line in the game-over post adds (final_line)
+    dead_mark = "，已死亡"
+
+    def game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
+                  lines: list[str]) -> None:
+        """The end: the winner (none when the GM ends the game without one, or a draw), every
+        seat (`final_line`), the seed and its salt (§0.6), after `lines`."""
+        spec = self.spec
+        state.winner = winner
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+        roles = "\n".join(self.final_line(state, p) for p in state.players)
+        if winner == "draw":
+            body = spec.text("victory_draw", roles=roles, **self.winner_values(state, winner), **rng.reveal(state))
+        elif winner:
+            body = spec.text("victory", winner=self.winner_words(winner), roles=roles,
+                             **self.winner_values(state, winner), **rng.reveal(state))
+            if extra := self.victory_extra(state, winner):
+                body += "\n" + extra
+        else:
+            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
+        out.post("main", self.game_over_joiner.join([*lines, body]))
+
+    def final_line(self, state: GameState, p: Player) -> str:
+        """A hook: a seat's line in the game-over post (its role, and whether it is out)."""
+        return f"{p.label}：{self.spec.role_name(p.role)}{'' if p.alive else self.dead_mark}"
+
+    def winner_words(self, winner: str) -> str:
+        """A hook: the winner as the game-over post names it."""
+        return self.spec.factions[winner]
+
+    def winner_values(self, state: GameState, winner: str) -> dict[str, Any]:
+        """A hook: the family's fields of its victory text (n_lives: the winners' names)."""
+        return {}
+
+    def victory_extra(self, state: GameState, winner: str) -> str:
+        """A hook: lines after the victory (game_ten: who shares the prize, 001 §7.1)."""
+        return ""
 
     def gm_pause(self, state: GameState, gm: GmIn) -> Outcome:
         """Stop the clock (e.g. a forum outage); PMs are still taken."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core import rng
 from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
@@ -432,23 +431,13 @@ class ButterflyElder(Ruleset):
         winner = self.check_victory(state)
         if winner is None:
             return False
-        self._game_over(state, at, out, winner, lines)
+        self.game_over(state, at, out, winner, lines)
         return True
 
-    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
-                   lines: list[str]) -> None:
-        spec = self.spec
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(f"{p.label}：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
-                          for p in state.players)
-        if winner == DRAW:
-            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
-        elif winner:
-            body = spec.text("victory", winner=spec.text(f"winner_{winner}"), roles=roles, **rng.reveal(state))
-        else:
-            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
-        out.post(MAIN, "\n".join([*lines, body]))
+    dead_mark = "，已出局"
+
+    def winner_words(self, winner: str) -> str:
+        return self.spec.text(f"winner_{winner}")
 
     # ---- seats and the GM's overrides ----------------------------------------------------------
 
@@ -483,9 +472,6 @@ class ButterflyElder(Ruleset):
 
     def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
         self._die(state, p, cause, at)
-
-    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        self._game_over(state, at, out, winner, [])
 
     # ---- views -----------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ reminders, PM intake, the whole day vote chain of 001 §5 (main vote, 生死投�
 A family subclasses `ForumGame` and supplies what differs (DECISIONS §6's table): its night
 resolution (`_dawn`), its PM window (`_check_pm_window`: 002 nights only; 001 any time, lock
 at dawn − 10 min), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
-`_before_victory_check`, `_on_day_end`, `_victory_extra`).
+`_before_victory_check`, `_on_day_end`, `victory_extra`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from abc import abstractmethod
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core import checkin, rng
+from tianshen.core import checkin
 from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
@@ -369,35 +369,13 @@ class ForumGame(Ruleset):
     def _before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
         """Runs at every announcement, before the win check (game_ten: conversion, B12)."""
 
-    def _victory_extra(self, state: GameState, winner: str) -> str:
-        """Extra lines of the victory post (game_ten: who shares the prize, 001 §7.1)."""
-        return ""
-
     def announce_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
         self._before_victory_check(state, at, out)
         winner = self.check_victory(state)
         if winner is None:
             return False
-        self._game_over(state, at, out, winner, prefix)
+        self.game_over(state, at, out, winner, prefix or [])
         return True
-
-    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
-                   prefix: list[str] | None = None) -> None:
-        """The end: the winner (or none, when the GM ends the game), every role, the seed (§0.6)."""
-        spec = self.spec
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(f"{p.label}：{spec.role_name(p.role)}"
-                          f"{'' if p.alive else '，已死亡'}" for p in state.players)
-        if winner == "draw":
-            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
-        elif winner:
-            body = spec.text("victory", winner=spec.factions[winner], roles=roles, **rng.reveal(state))
-            if extra := self._victory_extra(state, winner):
-                body += "\n" + extra
-        else:
-            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
-        out.post(MAIN, "\n".join((prefix or []) + [body]) if prefix else body)
 
     # ---- PMs ------------------------------------------------------------------------
 
@@ -527,9 +505,6 @@ class ForumGame(Ruleset):
             return None
         d = state.data["day"]
         return f"vote:{state.phase.number}", days.ts(d["vote_ends_at"] if kind == "main" else d["step_ends_at"])
-
-    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        self._game_over(state, at, out, winner)
 
     # ---- victory and views ----------------------------------------------------------
 

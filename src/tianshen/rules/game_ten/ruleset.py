@@ -158,7 +158,7 @@ class GameTen(ForumGame):
             if done["role"] and (line := self._guild_line(state, p)):
                 out.pm(pro, spec.text("convert_subject"), line.strip())
 
-    def _victory_extra(self, state: GameState, winner: str) -> str:
+    def victory_extra(self, state: GameState, winner: str) -> str:
         """§7.1: every civilian who executed a killer shares the prize, alive or dead."""
         if winner != CIVILIANS:
             return ""

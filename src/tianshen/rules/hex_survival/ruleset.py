@@ -396,25 +396,18 @@ class HexSurvival(Ruleset):
         winner = self.check_victory(state)
         if winner is None:
             return False
-        self._game_over(state, at, out, winner, lines)
+        self.game_over(state, at, out, winner, lines)
         return True
 
-    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
-                   lines: list[str]) -> None:
-        spec = self.spec
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+    def game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
+                  lines: list[str]) -> None:
         state.data.pop("pending_substitution", None)
-        roles = "\n".join(spec.text("final_line", name=p.label, forum_name=p.forum_name, camp=self._camp(p),
-                                    fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
-                          for p in state.players)
-        if winner == DRAW:
-            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
-        elif winner:
-            body = spec.text("victory", winner=spec.factions[winner], roles=roles, **rng.reveal(state))
-        else:
-            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
-        out.post(MAIN, "\n".join(lines + [body]))
+        super().game_over(state, at, out, winner, lines)
+
+    def final_line(self, state: GameState, p: Player) -> str:
+        spec = self.spec
+        return spec.text("final_line", name=p.label, forum_name=p.forum_name, camp=self._camp(p),
+                         fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
 
     # ---- PMs ------------------------------------------------------------------------
 
@@ -639,9 +632,6 @@ class HexSurvival(Ruleset):
         """§10.2 请假: the phase is extended (core); a missed vote today does not count (§9.8)."""
         if state.phase.kind == "day":
             state.data["day"]["leave"].append(p.name)
-
-    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        self._game_over(state, at, out, winner, [])
 
     # ---- views ----------------------------------------------------------------------
 

@@ -459,20 +459,20 @@ class NLives(Ruleset):
         winner = self.check_victory(state)
         if winner is None:
             return False
-        spec = self.spec
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(self._reveal(state, p) for p in state.players)
-        if winner == "draw":
-            members = spec.text("draw_members", factions="、".join(
-                spec.factions[f] if f in spec.factions else f for f in victory.draw_factions(state)))
-            lines.append(spec.text("victory_draw", members=members, roles=roles, **rng.reveal(state)))
-        else:
-            names = "、".join(victory.members(state, winner))
-            lines.append(spec.text("victory", winner=spec.factions[winner], members=spec.text("win_members", names=names),
-                                   roles=roles, **rng.reveal(state)))
-        out.post(MAIN, "\n\n".join(lines))
+        self.game_over(state, at, out, winner, lines)
         return True
+
+    game_over_joiner = "\n\n"
+
+    def winner_values(self, state: GameState, winner: str) -> dict[str, Any]:
+        spec = self.spec
+        if winner == "draw":
+            return {"members": spec.text("draw_members", factions="、".join(
+                spec.factions[f] if f in spec.factions else f for f in victory.draw_factions(state)))}
+        return {"members": spec.text("win_members", names="、".join(victory.members(state, winner)))}
+
+    def final_line(self, state: GameState, p: Player) -> str:
+        return self._reveal(state, p)
 
     def _reveal(self, state: GameState, p: Player) -> str:
         """§10, 1.1.9 "Game end: everything": faction, hand, attributes."""
