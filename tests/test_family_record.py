@@ -160,3 +160,16 @@ def test_the_game_over_names_every_seat_and_the_seed(variant: str, players: int)
     post = outcome.posts[-1].body
     assert outcome.state.phase.kind == "over" and outcome.state.winner is None
     assert all(p.name in post for p in state.players) and str(state.seed) in post
+
+
+@pytest.mark.parametrize("variant", available_variants())
+def test_every_player_view_starts_with_the_one_head(variant: str) -> None:
+    """core's player_view head (a guard: the families add notes after it)."""
+    ruleset = load_ruleset(variant)
+    spec = ruleset.spec
+    state = ruleset.setup(GameSetup(seats=default_seats(min(spec.player_counts or [spec.players])), seed=3,
+                                    start=START)).state
+    for p in state.players:
+        view = ruleset.player_view(state, p.name)
+        assert list(view)[:6] == ["alive", "faction", "role", "role_name", "died_in", "death_cause"]
+        assert view["role"] == p.role and view["alive"] is True

@@ -465,9 +465,24 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def check_victory(self, state: GameState) -> str | None:
         """The winning side's id, or None."""
 
-    @abstractmethod
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        """The GM's per-player view for replay JSON and `admin status` (secrets included)."""
+        """The GM's per-player view for replay JSON and `admin status` (secrets included): the
+        head once (alive, side, role and its name, death), then the family's `player_notes`."""
+        p = state.player(name)
+        view: dict[str, Any] = {
+            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.role_words(p),
+            "died_in": p.died_in, "death_cause": p.death_cause,
+        }
+        view.update(self.player_notes(state, p))
+        return view
+
+    def role_words(self, p: Player) -> str:
+        """A hook: the role's name in the GM's view (n_lives: the side and its card role)."""
+        return self.spec.role_name(p.role)
+
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
+        """A hook: what the GM's view adds for the family (HP, cards, marks…)."""
+        return {}
 
     def vote_count(self, state: GameState) -> VoteCount | None:
         """The running vote's public count (None: no vote running); read, `state` is not changed."""

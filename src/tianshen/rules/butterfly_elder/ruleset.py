@@ -486,11 +486,9 @@ class ButterflyElder(Ruleset):
         cast_at = {v: str(b.get("at", "")) for v, b in state.data["ballots"].items()}
         return VoteCount(rows=count_rows(c.counts, c.voters, cast_at), note="每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else ""))
 
-    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        p = state.player(name)
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
+        name = p.name
         view: dict[str, Any] = {
-            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
-            "died_in": p.died_in, "death_cause": p.death_cause,
             "needle_marks": list(state.data["needles"].get(name, [])),
             "muted": self.is_muted(state, name),
             "lurk_warnings": state.data["lurk"]["warnings"].get(name, 0),

@@ -546,15 +546,10 @@ class ForumGame(Ruleset):
         pairs), as they are now (001 §2.10: a converted killer is told his)."""
         return {"partners": [q.name for q in partners(state, state.player(name))]}
 
-    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        p = state.player(name)
-        view: dict[str, Any] = {
-            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
-            "died_in": p.died_in, "death_cause": p.death_cause,
-        }
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
         if state.phase.kind == "day":
-            view["can_vote"] = p.alive and p.name not in state.data["day"].get("cannot_vote", [])
-        return view
+            return {"can_vote": p.alive and p.name not in state.data["day"].get("cannot_vote", [])}
+        return {}
 
 
 def _fmt(state: GameState, t: datetime | None) -> str:

@@ -661,13 +661,10 @@ class HexSurvival(Ruleset):
             depths = {name.lower(): depth for name, depth in (state.data.get("depth") or {}).items()}
         return BoardMap(self.map.cells, dict(self.map.neighbours), people, depths)
 
-    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        """Replay JSON and `admin status`: camp, HP, cell, statuses with what is left of
-        them, and the map's dig depths (003 §5.1: secret from the players)."""
-        p = state.player(name)
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
+        """Replay JSON and `admin status`: HP, cell, statuses with what is left of them, and
+        the map's dig depths (003 §5.1: secret from the players)."""
         return {
-            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
-            "died_in": p.died_in, "death_cause": p.death_cause,
             "hp": p.extra.get("hp"), "cell": p.extra.get("cell"),
             "statuses": {self.food.statuses[s].name: ("∞" if left is None else left)
                          for s, left in p.extra.get("statuses", {}).items()},

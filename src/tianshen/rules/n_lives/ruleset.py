@@ -744,14 +744,14 @@ class NLives(Ruleset):
         p = state.player(name)
         return {"cards": [cards.name_of(self.spec, state, c) for c in cards.hand(p)], "ap": p.extra.get("ap", 0)}
 
-    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        """The GM's view (replay `state`, `admin status`): faction, cards in order, escrow, AP."""
-        p = state.player(name)
+    def role_words(self, p: Player) -> str:
+        return self._side_text(p)
+
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
+        """The GM's view (replay `state`, `admin status`): cards in order, escrow, AP."""
         spec = self.spec
         escrow = p.extra.get("escrow")
         view: dict[str, Any] = {
-            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self._side_text(p),
-            "died_in": p.died_in, "death_cause": p.death_cause,
             "cards": [cards.name_of(spec, state, c) for c in cards.hand(p)],
             "escrow": cards.name_of(spec, state, escrow) if escrow else None,
             "ap": p.extra.get("ap", 0),
