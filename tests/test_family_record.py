@@ -173,3 +173,38 @@ def test_every_player_view_starts_with_the_one_head(variant: str) -> None:
         view = ruleset.player_view(state, p.name)
         assert list(view)[:6] == ["alive", "faction", "role", "role_name", "died_in", "death_cause"]
         assert view["role"] == p.role and view["alive"] is True
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_extend_moves_the_deadline_of_every_step_random_play_reaches(variant: str, players: int) -> None:
+    """`extend` moves the next deadline of whatever step the game is in (not only night 1),
+    by the hours asked (rounded up to the whole minute)."""
+    from datetime import timedelta
+
+    ruleset = load_ruleset(variant)
+    game = Game(ruleset, 2, players)
+    seen = set()
+    for _ in range(300):
+        state = game.state
+        if state.phase.kind == "over":
+            break
+        before = ruleset.next_deadline(state)
+        assert before is not None
+        outcome = ruleset.apply(state, GmIn(command="extend", args={"hours": 2}, reason="测试",
+                                            at=game.now, id="gm-extend"))
+        after = ruleset.next_deadline(outcome.state)
+        assert after is not None and after.kind == before.kind, (before, after)
+        moved = after.at - before.at
+        assert timedelta(hours=2) <= moved < timedelta(hours=2, minutes=1), (state.phase.label, state.phase.step,
+                                                                              before.kind, moved)
+        seen.add((state.phase.step, before.kind))
+        _step(game)
+    assert len(seen) > 1
+
+
+def test_admin_status_has_a_word_for_every_deadline_of_every_family() -> None:
+    """`tianshen admin status` names the next deadline in words, never its key."""
+    from tianshen.cli import DEADLINE_WORDS
+
+    for record in families().values():
+        assert not set(record.deadline_words()) - set(DEADLINE_WORDS), record.id

@@ -419,7 +419,7 @@ DEADLINE_WORDS = {"night_end": "the night's end", "vote_open": "the vote thread'
                   "vote_end": "the vote's close", "day_end": "the day's end", "powers_end": "the powers' close",
                   "ld_end": "the life-death vote's close", "summon_end": "the summoning's close",
                   "substitution_end": "the 交替期's end", "checkin_end": "the check-in's close", "dawn": "dawn",
-                  "dusk": "dusk", "reminder": "a reminder"}
+                  "dusk": "dusk", "reminder": "a reminder", "results": "the round's results"}
 
 
 def _deadline_words(kind: str) -> str:

@@ -19,8 +19,7 @@ from typing import Any
 
 # deadlines every family has: core's own (core.ruleset.next_deadline, core.checkin,
 # core.substitution) and the reminder before a phase's end
-CORE_DEADLINES: dict[str, str] = {"reminder": "提醒", "checkin_end": "签到截止", "substitution_end": "替补截止",
-                                  "over": "游戏结束"}
+CORE_DEADLINES: dict[str, str] = {"reminder": "提醒", "checkin_end": "签到截止", "substitution_end": "替补截止"}
 # steps every family has: none (a night or a phase without steps)
 CORE_STEPS: dict[str, str] = {"": "—"}
 # causes of death core gives (core.deaths: GM modkill, a wasted seat)
