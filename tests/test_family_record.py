@@ -208,3 +208,21 @@ def test_admin_status_has_a_word_for_every_deadline_of_every_family() -> None:
 
     for record in families().values():
         assert not set(record.deadline_words()) - set(DEADLINE_WORDS), record.id
+
+
+def test_a_family_without_an_end_for_a_deadline_is_refused_when_it_loads() -> None:
+    """What runs at each deadline is the class's ENDS table, checked against the record."""
+    record = families()["hex_survival"]
+
+    class NoDusk(record.ruleset_class()):  # type: ignore[misc]
+        ENDS = {"night_end": "_dawn", "vote_open": "_open_vote_at"}
+
+    class Misnamed(record.ruleset_class()):  # type: ignore[misc]
+        ENDS = {**record.ruleset_class().ENDS, "day_end": "_dusk_typo"}
+
+    with pytest.raises(ValueError, match="nothing runs at day_end"):
+        record.check(NoDusk)
+    with pytest.raises(ValueError, match="methods it lacks: _dusk_typo"):
+        record.check(Misnamed)
+    for each in families().values():
+        each.check(each.ruleset_class())

@@ -57,6 +57,17 @@ class Family:
             if name.count(":") != 1:
                 raise ValueError(f"family '{self.id}': '{name}' is not 'module:Class'")
 
+    def check(self, cls: Any) -> None:
+        """The ruleset class against the record: every deadline kind has what runs at its end
+        (`cls.ENDS`) and a word; a class naming a method it lacks is refused."""
+        ends = dict(getattr(cls, "ENDS", {}))
+        if missing := sorted(set(self.deadlines) - set(ends)):
+            raise ValueError(f"family '{self.id}': nothing runs at {', '.join(missing)} (ENDS)")
+        if unnamed := sorted(set(ends) - set(self.deadline_words())):
+            raise ValueError(f"family '{self.id}' has no word for its deadlines: {', '.join(unnamed)}")
+        if lacking := sorted(n for n in ends.values() if not callable(getattr(cls, n, None))):
+            raise ValueError(f"family '{self.id}': ENDS names methods it lacks: {', '.join(lacking)}")
+
     def step_words(self) -> dict[str, str]:
         return {**CORE_STEPS, **self.steps}
 

@@ -194,9 +194,21 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def shift_schedule(self, state: GameState, hours: float) -> None:
         """Move every remaining deadline of the current phase by `hours` (extensions)."""
 
-    @abstractmethod
+    # the deadline kinds the family's `schedule` gives → the name of the method (state, at,
+    # out) that runs at each; tianshen.rules.families() refuses a family whose table and
+    # record (core.family.Family.deadlines) differ, or that names a method it lacks
+    ENDS: dict[str, str] = {}
+
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        """Close or open what the deadline names: resolve the night, count the votes…"""
+        """Close or open what the deadline names (resolve the night, count the votes…), once
+        the schedule confirms it is the one due; any other is logged and ignored."""
+        out = Messages()
+        due = self.schedule(state)
+        if due is None or due.kind != deadline.kind:
+            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
+            return out.outcome(state)
+        getattr(self, self.ENDS[deadline.kind])(state, deadline.at, out)
+        return out.outcome(state)
 
     def on_gm(self, state: GameState, gm: GmIn) -> Outcome:
         """A GM override: `gm_<command>` of the ruleset (or of this base class).  Each one

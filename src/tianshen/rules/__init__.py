@@ -28,6 +28,7 @@ def families() -> dict[str, Family]:
             if isinstance(record, Family):
                 if record.id != info.name:
                     raise ValueError(f"rules/{info.name} declares family '{record.id}'")
+                record.check(record.ruleset_class())
                 found[record.id] = record
         _FAMILIES = found
     return _FAMILIES

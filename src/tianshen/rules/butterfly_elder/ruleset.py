@@ -20,7 +20,6 @@ from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
-    DeadlineIn,
     GameState,
     GmIn,
     Outcome,
@@ -107,19 +106,7 @@ class ButterflyElder(Ruleset):
             return None
         return f"vote:{state.phase.number}", state.phase.ends_at
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        out = Messages()
-        due = self.schedule(state)
-        if due is None or due.kind != deadline.kind:
-            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
-            return out.outcome(state)
-        if deadline.kind == "powers_end":
-            self._clock_post(state, deadline.at, out)
-        elif deadline.kind == "results":
-            self._results(state, deadline.at, out)
-        else:
-            self._vote_end(state, deadline.at, out)
-        return out.outcome(state)
+    ENDS = {"powers_end": "_clock_post", "results": "_results", "vote_end": "_vote_end"}  # core.ruleset.on_deadline
 
     def _clock_post(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 4: 权利行使轮截止，法官发“看表帖”，从看表帖开始，所有玩家禁言."""

@@ -23,7 +23,6 @@ from tianshen.core.events import note, record_tally
 from tianshen.core.grammar import VERB_NAMES, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
-    DeadlineIn,
     GameState,
     Outcome,
     Phase,
@@ -164,26 +163,12 @@ class ForumGame(Ruleset):
         assert at is not None
         return min(at, datetime.fromisoformat(early)) if early else at
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        out = Messages()
-        due = self.schedule(state)
-        if due is None or due.kind != deadline.kind:
-            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
-            return out.outcome(state)
-        at = deadline.at
-        if deadline.kind == "reminder":
-            self._remind(state, out)
-        elif deadline.kind == "night_end":
-            self._dawn(state, at, out)
-        elif deadline.kind == "vote_open":
-            self._open_vote(state, at, out)
-        elif deadline.kind == "vote_end":
-            self._close_main_vote(state, at, out)
-        elif deadline.kind == "ld_end":
-            self._close_ld(state, at, out)
-        elif deadline.kind == "summon_end":
-            self._close_summon_round(state, at, out)
-        return out.outcome(state)
+    # the deadline kinds `schedule` gives → what runs at each (core.ruleset.Ruleset.on_deadline)
+    ENDS = {"reminder": "_remind_at", "night_end": "_dawn", "vote_open": "_open_vote", "vote_end": "_close_main_vote",
+            "ld_end": "_close_ld", "summon_end": "_close_summon_round"}
+
+    def _remind_at(self, state: GameState, at: datetime, out: Messages) -> None:
+        self._remind(state, out)
 
     # ---- night ----------------------------------------------------------------------
 

@@ -25,7 +25,6 @@ from tianshen.core.events import record_tally
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
-    DeadlineIn,
     GameState,
     GmIn,
     Outcome,
@@ -168,19 +167,10 @@ class HexSurvival(Ruleset):
             return None
         return f"vote:{state.phase.number}", _ts(state.data["day"]["vote_ends_at"])
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        out = Messages()
-        due = self.schedule(state)
-        if due is None or due.kind != deadline.kind:
-            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
-            return out.outcome(state)
-        if deadline.kind == "night_end":
-            self._dawn(state, deadline.at, out)
-        elif deadline.kind == "vote_open":
-            self._open_vote(state, out)
-        elif deadline.kind == "day_end":
-            self._dusk(state, deadline.at, out)
-        return out.outcome(state)
+    ENDS = {"night_end": "_dawn", "vote_open": "_open_vote_at", "day_end": "_dusk"}  # core.ruleset.on_deadline
+
+    def _open_vote_at(self, state: GameState, at: datetime, out: Messages) -> None:
+        self._open_vote(state, out)
 
     # ---- night (003 §4.1) -------------------------------------------------------------
 

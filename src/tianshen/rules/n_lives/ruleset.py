@@ -20,7 +20,6 @@ from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
-    DeadlineIn,
     GameState,
     Outcome,
     Phase,
@@ -191,17 +190,7 @@ class NLives(Ruleset):
             return None
         return f"vote:{state.phase.number}", state.phase.ends_at
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        out = Messages()
-        due = self.schedule(state)
-        if due is None or due.kind != deadline.kind:
-            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
-            return out.outcome(state)
-        if deadline.kind == "dawn":
-            self._dawn(state, deadline.at, out)
-        else:
-            self._dusk(state, deadline.at, out)
-        return out.outcome(state)
+    ENDS = {"dawn": "_dawn", "dusk": "_dusk"}  # what runs at each deadline (core.ruleset.on_deadline)
 
     # ---- night ------------------------------------------------------------------------
 
