@@ -190,9 +190,25 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def schedule(self, state: GameState) -> Deadline | None:
         """The ruleset's next deadline, or None when the game is over."""
 
-    @abstractmethod
     def shift_schedule(self, state: GameState, hours: float) -> None:
-        """Move every remaining deadline of the current phase by `hours` (extensions)."""
+        """Every remaining deadline of the phase moves by `hours` (extend, resume, leave, a
+        substitution): the phase's end and each time `shifted_keys` names in `data`; an early
+        end (/done) is dropped."""
+        if state.phase.ends_at:
+            state.phase.ends_at += timedelta(hours=hours)
+        state.data.pop("early_at", None)
+        for path in self.shifted_keys(state):
+            *parents, key = path.split(".")
+            holder = state.data
+            for name in parents:
+                holder = holder[name]
+            if key in holder:
+                holder[key] = (datetime.fromisoformat(holder[key]) + timedelta(hours=hours)).isoformat()
+
+    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
+        """A hook: the times in `data` (dotted paths) that belong to the current step and move
+        with an extension, besides the phase's end; none by default."""
+        return ()
 
     # the deadline kinds the family's `schedule` gives → the name of the method (state, at,
     # out) that runs at each; tianshen.rules.families() refuses a family whose table and

@@ -97,10 +97,6 @@ class ButterflyElder(Ruleset):
             return Deadline(at=ph.ends_at, kind="powers_end" if ph.step == "power" else "results")
         return Deadline(at=ph.ends_at, kind="vote_end")
 
-    def shift_schedule(self, state: GameState, hours: float) -> None:
-        if state.phase.ends_at is not None:
-            state.phase.ends_at += timedelta(hours=hours)
-
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.ends_at is None:
             return None

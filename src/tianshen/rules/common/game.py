@@ -467,22 +467,13 @@ class ForumGame(Ruleset):
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
 
-    def shift_schedule(self, state: GameState, hours: float) -> None:
-        """Every remaining deadline of the phase moves by `hours` (extend, resume, leave)."""
-        def later(value: str) -> str:
-            return (datetime.fromisoformat(value) + timedelta(hours=hours)).isoformat()
-
-        ph = state.phase
-        if ph.ends_at:
-            ph.ends_at += timedelta(hours=hours)
-        state.data.pop("early_at", None)
-        if ph.kind == "day":
-            d = state.data["day"]
-            if ph.step == "discussion":
-                d["vote_opens_at"] = later(d["vote_opens_at"])
-            d["vote_ends_at"] = later(d["vote_ends_at"])
-            if "step_ends_at" in d:
-                d["step_ends_at"] = later(d["step_ends_at"])
+    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
+        """An extension moves the day's vote thread (its opening while still in discussion)
+        and the running step's end."""
+        if state.phase.kind != "day":
+            return ()
+        opens = ("day.vote_opens_at",) if state.phase.step == "discussion" else ()
+        return (*opens, "day.vote_ends_at", "day.step_ends_at")
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         kind = days.ballot_kind(state)

@@ -149,18 +149,13 @@ class HexSurvival(Ruleset):
             return Deadline(at=_ts(d["vote_opens_at"]), kind="vote_open")
         return Deadline(at=_ts(d["vote_ends_at"]), kind="day_end")
 
-    def shift_schedule(self, state: GameState, hours: float) -> None:
+    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
         """Extensions (§7.6: +12 h for a substitute; GM extend, pause) move every remaining
-        deadline of the phase, the vote's change window with it (§9.4)."""
-        ph = state.phase
-        if ph.ends_at:
-            ph.ends_at += timedelta(hours=hours)
-        if ph.kind == "day":
-            d = state.data["day"]
-            for key in ("vote_opens_at", "vote_ends_at", "change_until"):
-                if key == "vote_opens_at" and ph.step != "discussion":
-                    continue
-                d[key] = (_ts(d[key]) + timedelta(hours=hours)).isoformat()
+        deadline of the day, the vote's change window with it (§9.4)."""
+        if state.phase.kind != "day":
+            return ()
+        opens = ("day.vote_opens_at",) if state.phase.step == "discussion" else ()
+        return (*opens, "day.vote_ends_at", "day.change_until")
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.step != "vote":

@@ -178,12 +178,9 @@ class NLives(Ruleset):
             at = min(at, _ts(early))
         return Deadline(at=at, kind="dawn" if ph.kind == "night" else "dusk")
 
-    def shift_schedule(self, state: GameState, hours: float) -> None:
-        if state.phase.ends_at:
-            state.phase.ends_at += timedelta(hours=hours)
-        state.data.pop("early_at", None)
-        if state.phase.number == 1 and state.phase.kind == "night":
-            state.data["order_until"] = (_ts(state.data["order_until"]) + timedelta(hours=hours)).isoformat()
+    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
+        """Night 1's extension moves the reorder window with it."""
+        return ("order_until",) if state.phase.number == 1 and state.phase.kind == "night" else ()
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.ends_at is None:
