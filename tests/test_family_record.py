@@ -226,3 +226,17 @@ def test_a_family_without_an_end_for_a_deadline_is_refused_when_it_loads() -> No
         record.check(Misnamed)
     for each in families().values():
         each.check(each.ruleset_class())
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_the_gm_ending_the_game_with_a_winner_names_the_winner(variant: str, players: int) -> None:
+    """core's end_by_gm in every family: a winner the GM names is announced as won (n_lives
+    said 不分胜负 while storing the winner)."""
+    ruleset = load_ruleset(variant)
+    state = ruleset.setup(GameSetup(seats=default_seats(players), seed=3, start=START)).state
+    for faction in ruleset.spec.factions:
+        outcome = ruleset.apply(state, GmIn(command="end-game", args={"winner": faction}, reason="测试", at=START,
+                                            id="gm1"))
+        assert outcome.state.winner == faction
+        assert ruleset.winner_words(faction) in outcome.posts[-1].body
+        assert "不分胜负" not in outcome.posts[-1].body

@@ -716,13 +716,6 @@ class NLives(Ruleset):
         """§9.1: out at once with his cards; his identity stays secret (§5.8)."""
         self._remove(state, p, cause)
 
-    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(self._reveal(state, p) for p in state.players)
-        out.post(MAIN, self.spec.text("gm_end_game", roles=roles, **rng.reveal(state)))
-
     # ---- views --------------------------------------------------------------------------
 
     def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
