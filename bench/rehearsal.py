@@ -1,5 +1,6 @@
 """Benchmark: whole rehearsals per variant — wall time and CPU per game, engine steps per
-second, statements and transactions per game (issue 26) and peak memory.  Prints figures;
+second, statements and transactions per game (issue 26) and peak memory; first the
+`next_deadline` calls per stored event of a classic_8 rehearsal (issue 35).  Prints figures;
 asserts nothing.
 
     .venv/bin/python bench/rehearsal.py [games-per-variant]
@@ -14,12 +15,35 @@ import tracemalloc
 
 from _counting import counts
 
+from tianshen.core.ruleset import Ruleset
 from tianshen.sim.rehearsal import rehearse
 from tianshen.store import Store
 
 VARIANTS = (("classic_8", None), ("classic_10", None), ("classic_13", None), ("game_ten", None),
             ("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("hex_survival_12", None), ("hex_survival_14", None),
             ("butterfly_elder", None))
+
+
+def deadline_calls(variant: str = "classic_8") -> None:
+    """`next_deadline` calls per stored event in one rehearsal (issue 35: at most 1.2)."""
+    calls = [0]
+    asked = Ruleset.next_deadline
+
+    def counted(self, state):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return asked(self, state)
+
+    Ruleset.next_deadline = counted  # type: ignore[method-assign]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            url = f"sqlite:///{tmp}/calls.db"
+            result = rehearse(variant, 1, url)
+            store = Store(url)
+            events = len(store.events(result.game_id))
+            store.close()
+    finally:
+        Ruleset.next_deadline = asked  # type: ignore[method-assign]
+    print(f"{variant}: {calls[0]} next_deadline calls for {events} stored events ({calls[0] / events:.2f} per event)")
 
 
 def main(games: int) -> None:
@@ -48,4 +72,5 @@ def main(games: int) -> None:
 
 
 if __name__ == "__main__":
+    deadline_calls()
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

@@ -19,7 +19,7 @@ from tianshen.core.fold import fold, steps
 from tianshen.core.model import GameState, GmIn, PmIn
 from tianshen.core.observation import GM, observation
 from tianshen.core.ruleset import GameSetup, Ruleset
-from tianshen.rules import game_ruleset, load_ruleset
+from tianshen.rules import family, game_ruleset, load_ruleset
 from tianshen.sim.montecarlo import Game
 from tianshen.sim.rehearsal import default_seats, rehearse
 from tianshen.specs import available_variants, load_spec
@@ -330,9 +330,7 @@ def test_the_core_texts_have_one_copy() -> None:
 @pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
 def test_the_rules_events_come_with_their_log_lines(variant: str, players: int) -> None:
     """Typed events (core.events): each one's line is in the GM log of its outcome, and every
-    kind is one the balance report counts (sim.report.EVENT_COUNTERS)."""
-    from tianshen.sim.report import EVENT_COUNTERS
-
+    kind is one the balance report counts (the family's record, core.family.Family.events)."""
     ruleset = load_ruleset(variant)
     game = Game(ruleset, 2, players)
     game.play()
@@ -342,7 +340,7 @@ def test_the_rules_events_come_with_their_log_lines(variant: str, players: int) 
             assert event.kind == "tally" and (event.line in outcome.log or not event.line)
             continue
         assert event.line in outcome.log
-        assert event.kind in EVENT_COUNTERS[ruleset.spec.ruleset]
+        assert event.kind in family(ruleset.spec.ruleset).events
     assert events or ruleset.spec.ruleset in ("classic", "n_lives")  # a quiet game is possible there
 
 

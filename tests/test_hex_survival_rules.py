@@ -396,6 +396,20 @@ def test_two_missed_votes_with_a_substitute_opens_a_substitution() -> None:
     assert night_end == g.now + timedelta(hours=36)
 
 
+def test_the_substitution_opens_also_when_the_input_is_folded_in_place() -> None:
+    """The opening is core's `after_input` hook, not an override of `apply`: the Monte Carlo
+    games (apply_in_place) open it too."""
+    g = Hex(substitutes=["替补甲"])
+    g.ruleset.apply = g.ruleset.apply_in_place  # type: ignore[method-assign]
+    _quiet_day(g, skip=("甲",))
+    g.dawn()
+    for p in g.state.players:
+        if p.name != "甲":
+            g.post(p.name, "投票 丑")
+    out = g.dusk()
+    assert g.state.data.get("substitution", {}).get("seats") == ["甲"] and any(m.to == "替补甲" for m in out.pms)
+
+
 def test_substitution_in_the_day_gives_one_more_change() -> None:
     """003 §9.4 (D13): the day and the vote are extended (12 h) and everyone may change once more."""
     from tianshen.core.model import GmIn

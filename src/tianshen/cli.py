@@ -306,10 +306,10 @@ def simulate(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from tianshen.sim import POLICIES, montecarlo, report
+    from tianshen.sim import montecarlo, policies, report
 
-    if policy not in POLICIES:
-        _fail(f"unknown policy '{policy}'; policies: {', '.join(POLICIES)}")
+    if policy not in policies():
+        _fail(f"unknown policy '{policy}'; policies: {', '.join(policies())}")
     variants = [ruleset] + ([compare] if compare else [])
     for variant in variants:
         try:
@@ -422,7 +422,7 @@ DEADLINE_WORDS = {"night_end": "the night's end", "vote_open": "the vote thread'
                   "vote_end": "the vote's close", "day_end": "the day's end", "powers_end": "the powers' close",
                   "ld_end": "the life-death vote's close", "summon_end": "the summoning's close",
                   "substitution_end": "the 交替期's end", "checkin_end": "the check-in's close", "dawn": "dawn",
-                  "dusk": "dusk", "reminder": "a reminder"}
+                  "dusk": "dusk", "reminder": "a reminder", "results": "the round's results"}
 
 
 def _deadline_words(kind: str) -> str:
@@ -874,9 +874,9 @@ def _arg_type(a: Arg) -> Any:
 
 
 def _families() -> list[type]:
-    from tianshen.rules import FAMILIES, family_class
+    from tianshen.rules import families
 
-    return [family_class(f) for f in FAMILIES]
+    return [f.ruleset_class() for f in families().values()]
 
 
 for _o in overrides.table(_families()):

@@ -16,13 +16,14 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from tianshen.core import activity, checkin, clock, rng, substitution
 from tianshen.core.ballots import VotePosts
 from tianshen.core.clock import DEFAULT_ZONE
-from tianshen.core.deaths import deaths_since
+from tianshen.core.deaths import deaths_since, die
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
     GmIn,
     Input,
     Outcome,
+    Phase,
     Player,
     PmIn,
     PostIn,
@@ -129,9 +130,43 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def __init__(self, spec: RulesetSpec) -> None:
         self.spec = spec
 
-    @abstractmethod
     def setup(self, game: GameSetup) -> Outcome:
-        """Deal roles, PM every player, post the player list: the game is at night 1."""
+        """The setup frame, once for every family: the seat count, the players, the deal
+        (`deal`), the family's data and night 1 (`begin`), the player list (with the family's
+        `player_list_values`) and every role PM (`role_pm`)."""
+        spec = self.spec
+        if not spec.allows(len(game.seats)):
+            counts = " or ".join(map(str, spec.player_counts or [spec.players]))
+            raise ValueError(f"{spec.id} needs {counts} players, got {len(game.seats)}")
+        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
+        state = GameState(ruleset=spec.ruleset, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
+                          players=players)
+        self.deal(state, game)
+        self.begin(state, game)
+        out = Messages()
+        out.post("main", spec.text("player_list", title=spec.title, players=self.roster(state),
+                                   seed_hash=rng.seed_digest(state.seed, state.salt),
+                                   ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
+                 title=spec.text("player_list_title", title=spec.title))
+        for p in state.players:
+            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
+        return out.outcome(state)
+
+    def deal(self, state: GameState, game: GameSetup) -> None:
+        """A hook: the roles dealt at setup (n_lives: with its factions by player count)."""
+        self.deal_roles(state, game.fixed_roles)
+
+    @abstractmethod
+    def begin(self, state: GameState, game: GameSetup) -> None:
+        """The family's data after the deal, in its key order, and night 1 (with the check-in)."""
+
+    def roster(self, state: GameState) -> str:
+        """The player list's lines: seat and name."""
+        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
+
+    def player_list_values(self, state: GameState) -> dict[str, Any]:
+        """A hook: the family's fields of its player list text (the check-in request, the map…)."""
+        return {}
 
     @abstractmethod
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
@@ -155,13 +190,41 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def schedule(self, state: GameState) -> Deadline | None:
         """The ruleset's next deadline, or None when the game is over."""
 
-    @abstractmethod
     def shift_schedule(self, state: GameState, hours: float) -> None:
-        """Move every remaining deadline of the current phase by `hours` (extensions)."""
+        """Every remaining deadline of the phase moves by `hours` (extend, resume, leave, a
+        substitution): the phase's end and each time `shifted_keys` names in `data`; an early
+        end (/done) is dropped."""
+        if state.phase.ends_at:
+            state.phase.ends_at += timedelta(hours=hours)
+        state.data.pop("early_at", None)
+        for path in self.shifted_keys(state):
+            *parents, key = path.split(".")
+            holder = state.data
+            for name in parents:
+                holder = holder[name]
+            if key in holder:
+                holder[key] = (datetime.fromisoformat(holder[key]) + timedelta(hours=hours)).isoformat()
 
-    @abstractmethod
+    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
+        """A hook: the times in `data` (dotted paths) that belong to the current step and move
+        with an extension, besides the phase's end; none by default."""
+        return ()
+
+    # the deadline kinds the family's `schedule` gives → the name of the method (state, at,
+    # out) that runs at each; tianshen.rules.families() refuses a family whose table and
+    # record (core.family.Family.deadlines) differ, or that names a method it lacks
+    ENDS: dict[str, str] = {}
+
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        """Close or open what the deadline names: resolve the night, count the votes…"""
+        """Close or open what the deadline names (resolve the night, count the votes…), once
+        the schedule confirms it is the one due; any other is logged and ignored."""
+        out = Messages()
+        due = self.schedule(state)
+        if due is None or due.kind != deadline.kind:
+            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
+            return out.outcome(state)
+        getattr(self, self.ENDS[deadline.kind])(state, deadline.at, out)
+        return out.outcome(state)
 
     def on_gm(self, state: GameState, gm: GmIn) -> Outcome:
         """A GM override: `gm_<command>` of the ruleset (or of this base class).  Each one
@@ -293,8 +356,35 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return self.modkill(state, p, gm)
 
     def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """The family's removal of a living player by the GM."""
-        raise GmRefused("this ruleset has no modkill")
+        """判出局: out at once, announced as any death is (`gm_modkill`), then the win check."""
+        self.remove(state, p, "modkill", gm.at)
+        out = Messages()
+        self.announce_death(state, "gm_modkill", p, gm.at, out, reason=gm.reason)
+        return out.outcome(state)
+
+    # ---- the shell's hooks for a death (issue 35 item 1) ----------------------------------
+
+    def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
+        """A hook: the player leaves the game (core.deaths.die; n_lives takes his cards,
+        butterfly_elder opens his will)."""
+        die(state, p, cause)
+
+    def announce_death(self, state: GameState, key: str, p: Player, at: datetime, out: Messages,
+                       **values: Any) -> None:
+        """The main-thread post of a death outside the night and the vote (text `key`, the
+        side as `public_identity` says it), unless the win check posts it with the game over."""
+        side = self.public_identity(state, p)
+        lines = [self.spec.text(key, name=p.name, identity=side, camp=side, **values)]
+        self.after_death(state, lines, out)
+        if not self.announce_victory(state, at, out, lines):
+            out.post("main", "\n".join(lines))
+
+    def after_death(self, state: GameState, lines: list[str], out: Messages) -> None:
+        """A hook: what follows a death in its post (hex_survival: the 默哀期); nothing by default."""
+
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+        """A hook: when the game is won, post `lines` with the game over and say True."""
+        return False
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now (000 §11.3 不分胜负), with the winner the GM names or none; the
@@ -305,8 +395,50 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return out.outcome(state)
 
     def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        """The family's game over when the GM ends the game (its post, every role, the seed)."""
-        raise GmRefused("this ruleset cannot be ended by the GM")
+        """The game over when the GM ends the game (its post, every seat, the seed)."""
+        self.game_over(state, at, out, winner, [])
+
+    # ---- the game over, once (issue 35 item 1) --------------------------------------------
+
+    # how the game-over post joins the lines before it (a death, the last count) and its result
+    game_over_joiner = "\n"
+    # what a dead seat's line in the game-over post adds (final_line)
+    dead_mark = "，已死亡"
+
+    def game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
+                  lines: list[str]) -> None:
+        """The end: the winner (none when the GM ends the game without one, or a draw), every
+        seat (`final_line`), the seed and its salt (§0.6), after `lines`."""
+        spec = self.spec
+        state.winner = winner
+        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+        roles = "\n".join(self.final_line(state, p) for p in state.players)
+        if winner == "draw":
+            body = spec.text("victory_draw", roles=roles, **self.winner_values(state, winner), **rng.reveal(state))
+        elif winner:
+            body = spec.text("victory", winner=self.winner_words(winner), roles=roles,
+                             **self.winner_values(state, winner), **rng.reveal(state))
+            if extra := self.victory_extra(state, winner):
+                body += "\n" + extra
+        else:
+            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
+        out.post("main", self.game_over_joiner.join([*lines, body]))
+
+    def final_line(self, state: GameState, p: Player) -> str:
+        """A hook: a seat's line in the game-over post (its role, and whether it is out)."""
+        return f"{p.label}：{self.spec.role_name(p.role)}{'' if p.alive else self.dead_mark}"
+
+    def winner_words(self, winner: str) -> str:
+        """A hook: the winner as the game-over post names it."""
+        return self.spec.factions[winner]
+
+    def winner_values(self, state: GameState, winner: str) -> dict[str, Any]:
+        """A hook: the family's fields of its victory text (n_lives: the winners' names)."""
+        return {}
+
+    def victory_extra(self, state: GameState, winner: str) -> str:
+        """A hook: lines after the victory (game_ten: who shares the prize, 001 §7.1)."""
+        return ""
 
     def gm_pause(self, state: GameState, gm: GmIn) -> Outcome:
         """Stop the clock (e.g. a forum outage); PMs are still taken."""
@@ -361,9 +493,24 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def check_victory(self, state: GameState) -> str | None:
         """The winning side's id, or None."""
 
-    @abstractmethod
     def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        """The GM's per-player view for replay JSON and `admin status` (secrets included)."""
+        """The GM's per-player view for replay JSON and `admin status` (secrets included): the
+        head once (alive, side, role and its name, death), then the family's `player_notes`."""
+        p = state.player(name)
+        view: dict[str, Any] = {
+            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.role_words(p),
+            "died_in": p.died_in, "death_cause": p.death_cause,
+        }
+        view.update(self.player_notes(state, p))
+        return view
+
+    def role_words(self, p: Player) -> str:
+        """A hook: the role's name in the GM's view (n_lives: the side and its card role)."""
+        return self.spec.role_name(p.role)
+
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
+        """A hook: what the GM's view adds for the family (HP, cards, marks…)."""
+        return {}
 
     def vote_count(self, state: GameState) -> VoteCount | None:
         """The running vote's public count (None: no vote running); read, `state` is not changed."""
@@ -392,8 +539,17 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         first = Messages()  # what the shared mechanics say before the ruleset speaks
         alive_before = [p.alive for p in state.players]
         outcome = self._fold(state, event, first)
+        after = Messages()
+        self.after_input(outcome.state, event, after)
+        outcome.posts += after.posts
+        outcome.pms += after.pms
+        outcome.notes += after.notes
         outcome.deaths = deaths_since(alive_before, outcome.state)
         return outcome
+
+    def after_input(self, state: GameState, event: Input, out: Messages) -> None:
+        """A hook: after every input is folded, what the family does then (hex_survival
+        opens a substitution asked for at dusk); nothing by default."""
 
     def _fold(self, state: GameState, event: Input, first: Messages) -> Outcome:
         """The shared mechanics, then the family's handler of the input's kind."""
@@ -410,7 +566,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if isinstance(event, PostIn) and checkin.take(state, event):
             return first.outcome(state)
         if isinstance(event, PostIn):
-            self._watch_activity(state, event, first)
+            self.watch_activity(state, event, first)
         if isinstance(event, DeadlineIn) and event.kind == "checkin_end":
             self._close_checkin(state, event.at, first)
             return first.outcome(state)
@@ -427,7 +583,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         else:
             outcome = self.on_gm(state, event)
         if isinstance(event, DeadlineIn):
-            self._report_lurkers(outcome.state, event.at, first)
+            self.report_lurkers(outcome.state, event.at, first)
         if outcome.state.phase.kind == "over":
             outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
         outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
@@ -469,7 +625,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     # ---- activity (000 §9.1.6, 001 §4.3/§6.1.6, 003 §10.1.6, 004 补充 二) ------------------
 
-    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+    def watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+        """A hook: every post in a game thread, before the family's `on_post` (the shared
+        rule: 诈尸 noted, posts counted for the lurking quota)."""
         p = state.find(post.author)
         if p is None or state.phase.kind == "over":
             return
@@ -480,7 +638,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if rule:
             activity.record(state, post, rule[1])
 
-    def _report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
+    def report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
+        """A hook: after every deadline (the shared rule: the GM is told who posted less than
+        the quota)."""
         rule = activity.quota(self.spec.options)
         start = next((p for p in [state.data.get("started_at")] if p), None)
         if not rule or state.phase.kind == "over" or start is None:
@@ -505,12 +665,22 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             self.seat_wasted(state, state.player(name), at, out)
 
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
-        """What the substitute who took seat `p` is sent (his role, the seat's 马甲)."""
-        return []
+        """The substitute who took seat `p` gets the seat's role PM (002 更换替补: 接替被换下的游戏者)."""
+        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
+                               body=self.role_pm(state, p))]
 
-    @abstractmethod
+    def role_pm(self, state: GameState, p: Player) -> str:
+        """A hook: the role PM of seat `p` (sent at the deal and to a substitute)."""
+        raise NotImplementedError
+
     def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        """Nobody took the seat: it leaves the game (DECISIONS §0.5 wasted_seat_counts_as_death)."""
+        """DECISIONS §0.5: nobody took the seat: it leaves the game like a death, announced
+        as one (`seat_wasted`), and the GM is told."""
+        if not p.alive:
+            return
+        self.remove(state, p, "wasted", at)
+        out.notes.append(self.spec.text("note_wasted", name=p.name))
+        self.announce_death(state, "seat_wasted", p, at, out)
 
     def gm_substitute(self, state: GameState, gm: GmIn) -> Outcome:
         """交替期 for the named seats (comma-separated): the phase is extended and every

@@ -1,40 +1,51 @@
 """The rulesets.  `load_ruleset("classic_10")` binds a family to one variant's data;
 `load_ruleset("path/to/variant.toml")` does the same for a variant file anywhere.
 
-Each family lives in `rules/<family>/ruleset.py`; it is imported when first used.
+Each family lives in `rules/<family>/`: its package declares `FAMILY` (core.family), the one
+record the shell reads; its ruleset class is imported when first used.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from importlib import import_module
+from pkgutil import iter_modules
 from typing import Any
 
+from tianshen.core.family import Family
 from tianshen.core.ruleset import Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.specs import load_spec
 
-# family id -> "module:class"
-FAMILIES: dict[str, str] = {
-    "classic": "tianshen.rules.classic.ruleset:Classic",
-    "game_ten": "tianshen.rules.game_ten.ruleset:GameTen",
-    "n_lives": "tianshen.rules.n_lives.ruleset:NLives",
-    "hex_survival": "tianshen.rules.hex_survival.ruleset:HexSurvival",
-    "butterfly_elder": "tianshen.rules.butterfly_elder.ruleset:ButterflyElder",
-}
+
+def families() -> dict[str, Family]:
+    """Every family: each package under rules/ that declares `FAMILY` (core.family)."""
+    global _FAMILIES
+    if _FAMILIES is None:
+        found = {}
+        for info in sorted(iter_modules(__path__), key=lambda m: m.name):
+            record = getattr(import_module(f"{__name__}.{info.name}"), "FAMILY", None)
+            if isinstance(record, Family):
+                if record.id != info.name:
+                    raise ValueError(f"rules/{info.name} declares family '{record.id}'")
+                record.check(record.ruleset_class())
+                found[record.id] = record
+        _FAMILIES = found
+    return _FAMILIES
 
 
-def family_class(family: str) -> type[Ruleset]:
+_FAMILIES: dict[str, Family] | None = None
+
+
+def family(name: str) -> Family:
     try:
-        module, cls = FAMILIES[family].split(":")
+        return families()[name]
     except KeyError as exc:
-        raise ValueError(f"ruleset family '{family}' is unknown; families: {', '.join(FAMILIES)}") from exc
-    try:
-        found: type[Ruleset] = getattr(import_module(module), cls)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            raise ValueError(f"ruleset family '{family}' is not implemented yet") from exc
-        raise
+        raise ValueError(f"ruleset family '{name}' is unknown; families: {', '.join(families())}") from exc
+
+
+def family_class(name: str) -> type[Ruleset]:
+    found: type[Ruleset] = family(name).ruleset_class()
     return found
 
 

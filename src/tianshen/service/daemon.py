@@ -777,7 +777,7 @@ class Daemon:
         if not driver.is_started():
             record = self._heads.get(driver.game_id) or self.store.load_game(driver.game_id)
             return GameSetup.model_validate(record.config["setup"]).start
-        deadline = driver.ruleset.next_deadline(driver.state())
+        deadline = driver.next_deadline(driver.state())
         return deadline.at + driver.deadline_grace if deadline else None
 
     def driver(self, name: str) -> GameDriver:

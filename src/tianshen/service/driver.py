@@ -69,6 +69,7 @@ class GameDriver:
         self.owner = owner or default_owner()
         self.sender = sender or OutboxSender(store, forum, self.owner)
         self._cached: tuple[int, GameState] | None = None  # (step seq, state)
+        self._due: tuple[GameState, Deadline | None] | None = None  # next_deadline of one state object
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
         self._marks: dict[str, str] | None = None  # the stored marks (None: not read); this driver writes them
         # True while the daemon vouches that `_cached` is the newest (it read every game's head
@@ -151,7 +152,7 @@ class GameDriver:
         outcome = self.ruleset.setup(setup)
         self._others = None
         state = outcome.state
-        dl = self.ruleset.next_deadline(state)
+        dl = self.next_deadline(state)
         marks.update(self._window_mark(setup.start, record.step_seq + 1, outcome, dl))
         seq = self.store.commit_step(
             self.game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
@@ -209,6 +210,16 @@ class GameDriver:
         self._marks = None
         self._maybe_pending = True
         self.sender.forget(self.game_id)
+
+    def next_deadline(self, state: GameState) -> Deadline | None:
+        """The ruleset's next deadline of `state`, asked once per state: the driver's states
+        are never changed after their fold, so the answer for the same object is kept (the
+        store's deadline column, the advance loop and the caller all ask it)."""
+        if self._due is not None and self._due[0] is state:
+            return self._due[1]
+        due = self.ruleset.next_deadline(state)
+        self._due = (state, due)
+        return due
 
     def _current(self) -> GameState:
         """The state as this driver last read or made it (a step's commit checks it is newest)."""
@@ -273,11 +284,12 @@ class GameDriver:
     def preview(self) -> tuple[Deadline, Outcome] | None:
         """What the next deadline would do now, without committing anything."""
         state = self.state()
-        if self.ruleset.next_deadline(state) is None:
+        if self.next_deadline(state) is None:
             return None
-        due = self.ruleset.phase_end(state)  # past any reminder: preview what ends the phase
+        moved = state.copy()  # the cached state stays as it is
+        due = self.ruleset.phase_end(moved)  # past any reminder: preview what ends the phase
         assert due is not None
-        return due, self.ruleset.apply(state, DeadlineIn(id="preview", at=due.at, kind=due.kind))
+        return due, self.ruleset.apply(moved, DeadlineIn(id="preview", at=due.at, kind=due.kind))
 
     def _already(self, inbound: InboundRecord | None) -> bool:
         if inbound is None:
@@ -317,14 +329,14 @@ class GameDriver:
         return outcome
 
     def _still_due(self, event: DeadlineIn) -> bool:
-        due = self.ruleset.next_deadline(self.state())
+        due = self.next_deadline(self.state())
         return due is not None and due.kind == event.kind and due.at == event.at
 
     def _step_of(self, state: GameState, event: Input, inbound: InboundRecord | None, outcome: Outcome,
                  marks: dict[str, str] | None = None) -> Step:
         """What the store writes for one fold of `event` on `state`."""
         new = outcome.state
-        dl = self.ruleset.next_deadline(new)
+        dl = self.next_deadline(new)
         return Step(inbound=inbound, event_kind=event.type, event_payload=event.model_dump_json(),
                     phase_label=new.phase.label, state_json=new.model_dump_json(),
                     status="over" if new.phase.kind == "over" else "running", deadline_at=dl.at if dl else None,
@@ -438,7 +450,7 @@ class GameDriver:
             return steps  # deadlines wait: nobody could post while the board was down
         hold_marks = False
         while True:
-            dl = self.ruleset.next_deadline(self._current())
+            dl = self.next_deadline(self._current())
             due = dl is not None and dl.at + self.deadline_grace <= now
             self._deferred = []  # the run of inputs below: one transaction
             try:
@@ -449,11 +461,11 @@ class GameDriver:
                         hold_marks = True
                         break
                     self.handle(pending.pop(0), send=False)
-                    dl = self.ruleset.next_deadline(self._current())
+                    dl = self.next_deadline(self._current())
                     due = dl is not None and dl.at + self.deadline_grace <= now
             finally:
                 steps += self._commit_deferred()
-            dl = self.ruleset.next_deadline(self._current())  # as written (folded again if the state moved)
+            dl = self.next_deadline(self._current())  # as written (folded again if the state moved)
             due = dl is not None and dl.at + self.deadline_grace <= now
             if not due or dl is None:
                 break
@@ -597,7 +609,7 @@ class GameDriver:
         if down:
             self.set_mark("forum_down_since", "")
             outage = now - datetime.fromisoformat(down)
-            if outage >= self.outage_extension_after and self.ruleset.next_deadline(self._current()) is not None:
+            if outage >= self.outage_extension_after and self.next_deadline(self._current()) is not None:
                 hours = outage / timedelta(hours=1)
                 reason = f"论坛无法访问{duration(outage)}，时段顺延"  # 003 §12.4 (a public post: no citation)
                 log.warning("game=%s forum back after %s: phase extended by as much", self.name, outage)

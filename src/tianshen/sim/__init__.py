@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from importlib import import_module
 from typing import Protocol
 
 from tianshen.core.model import GameState
@@ -18,25 +17,13 @@ from tianshen.forum.base import PlayerSide
 
 ThreadLookup = Callable[[str], str | None]
 
-# family id -> "module:class"
-SIMS: dict[str, str] = {
-    "classic": "tianshen.sim.classic:ClassicSims",
-    "game_ten": "tianshen.sim.game_ten:GameTenSims",
-    "n_lives": "tianshen.sim.n_lives:NLivesSims",
-    "hex_survival": "tianshen.sim.hex_survival:HexSims",
-    "butterfly_elder": "tianshen.sim.butterfly_elder:ButterflySims",
-}
+# policy names: `default` is each family's own sims (rehearsals use them); other policies play
+# better where a family names them (core.family.Family.policies, docs/simulate.md) and fall
+# back to the default sims elsewhere.
+def policies() -> list[str]:
+    from tianshen.rules import families
 
-# policy name -> family id -> "module:class"; `default` is the sims above (rehearsals use
-# them), other policies play better where they are written (docs/simulate.md) and fall back
-# to the default sims for the families they do not cover.
-POLICIES: dict[str, dict[str, str]] = {
-    "default": SIMS,
-    "smart": {
-        "classic": "tianshen.sim.smart:SmartClassicSims",
-        "game_ten": "tianshen.sim.smart:SmartGameTenSims",
-    },
-}
+    return ["default", *sorted({p for f in families().values() for p in f.policies})]
 
 
 def check_in(board: PlayerSide, state: GameState, main_thread: str, already: set[str]) -> None:
@@ -67,11 +54,11 @@ class DaemonPlayers:
 
 def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default") -> Sims:
     """The simulated players of a ruleset family, playing by `policy`."""
-    if policy not in POLICIES:
-        raise ValueError(f"unknown policy '{policy}'; policies: {', '.join(POLICIES)}")
-    try:
-        module, cls = POLICIES[policy].get(family, SIMS[family]).split(":")
-    except KeyError as exc:
-        raise ValueError(f"no simulated players for ruleset family '{family}'") from exc
-    sims: Sims = getattr(import_module(module), cls)(board, gm_account, seed)
+    from tianshen.rules import families
+
+    if policy not in policies():
+        raise ValueError(f"unknown policy '{policy}'; policies: {', '.join(policies())}")
+    if family not in families():
+        raise ValueError(f"no simulated players for ruleset family '{family}'")
+    sims: Sims = families()[family].sims_class(policy)(board, gm_account, seed)
     return sims

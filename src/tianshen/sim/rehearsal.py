@@ -109,7 +109,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     for _ in range(MAX_STEPS):
         transcript.catch_up()
         state = driver.state()
-        deadline = driver.ruleset.next_deadline(state)
+        deadline = driver.next_deadline(state)
         if deadline is None:
             break
         act_at = min(clock.now() + timedelta(hours=1), deadline.at - timedelta(minutes=1))

@@ -3,7 +3,7 @@ index.html that shows them.
 
 What one game leaves (`extract`) is generic: the winner, the last day reached, every
 player's role, side and death, the refusals and GM notes, and rule firings counted from the
-typed events of the outcomes (core.events; `EVENT_COUNTERS` names them per family).  The
+typed events of the outcomes (core.events; each family's record names them, core.family.Family.events).  The
 announcements (`ANNOUNCEMENTS`) are still matched against the posts' texts by template.
 """
 
@@ -20,33 +20,8 @@ from typing import Any
 from tianshen.core.model import GameState, Outcome
 from tianshen.core.ruleset import Ruleset
 from tianshen.core.spec import RulesetSpec
+from tianshen.rules import family
 
-# family -> typed event kind (core.events, noted by the family's resolution) -> counter
-EVENT_COUNTERS: dict[str, dict[str, str]] = {
-    "classic": {
-        "kill_survived": "kill survived (束魂/祈祷)",
-        "bind_failure": "bind failure death",
-        "prayer_protected": "prayer protected someone",
-        "kill_forfeited": "kill forfeited (declaration)",
-        "killer_targeted_killer": "killer targeted killer",
-        "no_execution": "no execution",
-    },
-    "game_ten": {
-        "one_hit_night": "one-hit kill night",
-        "skipped_kill": "skipped kill night",
-        "kill_survived": "kill survived",
-        "prayer_save": "prayer save",
-        "killer_immune": "killer immune (one-hit night)",
-        "bind_failure": "bind failure death",
-        "butterfly_voided_kill": "butterfly voided a kill",
-        "conversion": "conversion",
-        "summon_used": "summon used",
-        "no_execution": "no execution",
-    },
-    "hex_survival": {"attack": "attack", "dig": "dig"},
-    "butterfly_elder": {"will_posted": "will posted"},
-    "n_lives": {"imprisonment": "imprisonment night"},
-}
 # announcements counted in every family whose variant has the text: text key -> counter;
 # a message counts when it matches the template (its fields as wildcards)
 ANNOUNCEMENTS: dict[str, str] = {
@@ -83,7 +58,7 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
     from tianshen.sim.montecarlo import GameResult
 
     counters: Counter[str] = Counter()
-    names = EVENT_COUNTERS.get(ruleset.spec.ruleset, {})
+    names = family(ruleset.spec.ruleset).events
     announcements = _announcements(ruleset.spec)
     for outcome in outcomes:
         counters["refusals"] += len(outcome.refusals)

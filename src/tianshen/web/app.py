@@ -640,8 +640,10 @@ def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, 
     ruleset = ctx["ruleset"]
     ctx["next_due"] = ruleset.next_deadline(state)
     ctx["players"] = [_gm_player(ruleset, state, p, record.name) for p in state.players]
-    ctx["step"] = views.words(views.STEP_WORDS, state.phase.step)
-    ctx["next_kind"] = views.words(views.DEADLINE_WORDS, ctx["next_due"].kind) if ctx["next_due"] else ""
+    family = ruleset.spec.ruleset
+    ctx["step"] = views.words(views.family_words(family, "step_words"), state.phase.step)
+    ctx["next_kind"] = views.words(views.family_words(family, "deadline_words"), ctx["next_due"].kind) \
+        if ctx["next_due"] else ""
     ctx["commands"] = views.admin_commands(record.name)
     ctx["shared_notes"] = _shared_notes(ctx["players"])
     ctx["inputs"] = _inputs(store, record.name, game_id, state.phase.label, outbox)
@@ -656,7 +658,8 @@ def _gm_player(ruleset: Any, state: GameState, p: Any, game: str) -> dict[str, A
     with the admin command lines for him (item 13)."""
     view = ruleset.player_view(state, p.name)
     family = ruleset.spec.ruleset
-    died = f"{views.label_name(p.died_in or '', family)} {views.words(views.CAUSE_WORDS, p.death_cause)}"
+    cause = views.words(views.family_words(family, "cause_words"), p.death_cause)
+    died = f"{views.label_name(p.died_in or '', family)} {cause}"
     return {"seat": p.seat, "name": p.name, "forum_name": p.forum_name,
             "role": view.get("role_name") or p.role, "faction": ruleset.spec.factions.get(p.faction, p.faction),
             "alive": p.alive, "died": died.strip() if not p.alive else "", "notes": _notes(view, p.alive),

@@ -22,6 +22,7 @@ from tianshen.core.model import GameState, Phase, PostIn
 from tianshen.core.overrides import Override
 from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, Ruleset
 from tianshen.core.tally import DELEGATED, EXECUTED, PUNISHED, SELF, DayTally
+from tianshen.rules import families
 from tianshen.web import hexlayout
 
 PHASE_WORDS = {"night": "夜", "day": "天"}
@@ -39,11 +40,17 @@ def phase_name(phase: Phase, family: str = "") -> str:
     return {"setup": "准备", "over": "结束"}.get(phase.kind, phase.kind)
 
 
+def _counts_rounds(family: str) -> bool:
+    """Whether the family's board counts rounds (core.family.Family.rounds)."""
+    found = families().get(family)
+    return found is not None and found.rounds
+
+
 def label_name(label: str, family: str = "") -> str:
     """A stored phase label ("day 2") in words (第2天; butterfly_elder: 第2轮 · 投票)."""
     kind, _, number = label.partition(" ")
     if kind in PHASE_WORDS and number.isdigit():
-        if family == "butterfly_elder":
+        if _counts_rounds(family):
             return f"第{number}轮 · {ROUND_WORDS[kind]}"
         return f"第{number}{PHASE_WORDS[kind]}"
     return {"setup": "准备", "over": "结束"}.get(label, label)
@@ -105,11 +112,8 @@ def public_players(ruleset: Ruleset, state: GameState) -> list[PublicPlayer]:
 
 
 def announced_identity(ruleset: Ruleset, state: GameState, p: Any) -> str:
-    """What the board said of a dead player: butterfly_elder names independents by their
-    role (004 五: 花蝴蝶, 森林老人), every other family by `public_identity`."""
-    identity = getattr(ruleset, "identity", None)
-    if ruleset.spec.ruleset == "butterfly_elder" and callable(identity):
-        return str(identity(p))
+    """What the board said of a dead player: the family's `public_identity` (butterfly_elder
+    names independents by their role, 004 五: 花蝴蝶, 森林老人)."""
     return ruleset.public_identity(state, p)
 
 
@@ -303,7 +307,7 @@ def thread_name(key: str, family: str = "") -> str:
     """A logical thread key in words: 主帖, 第2天投票帖 (butterfly_elder: 第2轮投票帖)."""
     if _is_vote(key):
         n = _day_number(key)
-        return f"第{n}轮投票帖" if family == "butterfly_elder" else f"第{n}天投票帖"
+        return f"第{n}轮投票帖" if _counts_rounds(family) else f"第{n}天投票帖"
     return {"main": "主帖", "clock": "看表帖"}.get(key.split(":")[0], "公告帖")
 
 
@@ -382,16 +386,9 @@ MARK_WORDS = {"counted": "计入", "changed": "改票", "unvoted": "撤票", "re
 
 def ballot_map(state: GameState) -> dict[str, str]:
     """Voter -> target of the running day, from each family's own record of the votes cast
-    ("" is an abstention): common `day.ballots.main`, hex_survival `day.ballots`,
-    n_lives `day.votes`, butterfly_elder `ballots`."""
-    d = state.data.get("day") or {}
-    if state.ruleset == "butterfly_elder":
-        raw = state.data.get("ballots") or {}
-    elif state.ruleset == "n_lives":
-        raw = d.get("votes") or {}
-    else:
-        raw = d.get("ballots") or {}
-        raw = raw.get("main", raw) if isinstance(raw.get("main"), dict) else raw
+    ("" is an abstention), where its record says (core.family.Family.ballots_at)."""
+    found = families().get(state.ruleset)
+    raw = found.ballots(state.data) if found else {}
     return {v: str(b.get("target") or "") for v, b in raw.items() if isinstance(b, dict)}
 
 
@@ -644,15 +641,24 @@ def finished_record(ruleset: Ruleset, state: GameState, log: list[LogEntry]) -> 
 
 # ---- the GM view in words (issue 25 items 11, 13) ------------------------------------------------
 
-STEP_WORDS = {"vote": "投票", "ld": "生死投票", "summon": "招魂", "silence": "看表禁言", "day": "白天讨论",
-              "power": "权力行使", "": "—"}
-DEADLINE_WORDS = {"reminder": "提醒", "dawn": "天亮", "dusk": "天黑", "night": "夜晚开始", "night_end": "夜晚结束",
-                  "day": "白天开始", "day_end": "白天结束", "vote_open": "开投票帖", "vote_end": "投票截止",
-                  "powers_end": "权力截止", "power": "权力行使", "results": "公布结果", "over": "游戏结束"}
-CAUSE_WORDS = {"killed": "被杀", "shot": "被狙", "sniped": "被狙", "needles": "双针孔", "poisoned": "中毒",
-               "binder": "束魂失败", "executed": "被投票处决", "no_vote": "未投票出局", "modkill": "被天神判出局",
-               "wasted": "名额作废", "lurking": "潜水出局", "cards": "失去全部牌", "vote": "被投票出局",
-               "bound": "被束魂", "implicated": "被牵连出局", "hp": "血量耗尽"}
+def _all_words(table: str) -> dict[str, str]:
+    """One word table of every family's record (core.family): for a page that shows a
+    stored name without its game (a deadline input in the GM's list)."""
+    out: dict[str, str] = {}
+    for f in families().values():
+        out |= getattr(f, table)()
+    return out
+
+
+def family_words(family: str, table: str) -> dict[str, str]:
+    """One word table of one family's record (core.family.Family.step_words, …)."""
+    found = families().get(family)
+    return getattr(found, table)() if found else _all_words(table)
+
+
+STEP_WORDS = _all_words("step_words")
+DEADLINE_WORDS = _all_words("deadline_words")
+CAUSE_WORDS = _all_words("cause_words")
 NOTE_WORDS = {"can_vote": "可投票", "on_duty": "今夜值班杀手", "bind_streak": "束魂连续", "potential": "潜在身份",
               "converted": "已转化", "revived": "今日复活", "bound_today": "今日被束缚", "summon_uses": "招魂剩余",
               "needle_marks": "针孔", "muted": "被禁言", "lurk_warnings": "潜水警告", "butterfly_uses_left": "抱人剩余",
@@ -663,9 +669,7 @@ NOTE_WORDS = {"can_vote": "可投票", "on_duty": "今夜值班杀手", "bind_st
 
 def _command_words() -> dict[str, str]:
     """Each override's Chinese word, from the table of overrides (core.overrides)."""
-    from tianshen.rules import FAMILIES, family_class
-
-    return {o.name: o.word for o in overrides.table([family_class(f) for f in FAMILIES])}
+    return {o.name: o.word for o in overrides.table([f.ruleset_class() for f in families().values()])}
 
 
 COMMAND_WORDS = _command_words()

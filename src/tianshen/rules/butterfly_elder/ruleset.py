@@ -13,7 +13,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core import rng
 from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
@@ -21,7 +20,6 @@ from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
-    DeadlineIn,
     GameState,
     GmIn,
     Outcome,
@@ -29,7 +27,6 @@ from tianshen.core.model import (
     Player,
     PmIn,
     PostIn,
-    PrivateMessage,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
@@ -58,7 +55,6 @@ POWER_VERBS = frozenset(SLOT)
 
 
 class ButterflyElder(Ruleset):
-    FAMILY = "butterfly_elder"
 
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
@@ -67,14 +63,8 @@ class ButterflyElder(Ruleset):
 
     # ---- setup (补充 一 1: the GM tells every player his role; the player confirms) -------------
 
-    def setup(self, game: GameSetup) -> Outcome:
+    def begin(self, state: GameState, game: GameSetup) -> None:
         spec = self.spec
-        if len(game.seats) != spec.players:
-            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
-                          players=players)
-        self.deal_roles(state, game.fixed_roles)
         powers.init(state, spec.options)
         state.data.update(substitutes=list(game.substitutes), started_at=game.start.isoformat(), ballots={},
                           wills={}, zombie_flags=[], confirmed=[], leave={},
@@ -82,16 +72,8 @@ class ButterflyElder(Ruleset):
         first = spec.timing.hours("warmup_hours", 24) + spec.timing.hours("power_hours", 2)
         state.phase = Phase(kind="night", number=1, started_at=game.start,
                             ends_at=ends_after(game.start, first), step="power")
-        out = Messages()
-        roster = "\n".join(f"{p.seat}. {p.name}" for p in state.players)
-        out.post(MAIN, spec.text("player_list", title=spec.title, players=roster, ends=_fmt(state, state.phase.ends_at),
-                                 seed_hash=rng.seed_digest(state.seed, state.salt)),
-                 title=spec.text("player_list_title", title=spec.title))
-        for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
-        return out.outcome(state)
 
-    def _role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
         extra = ""
         if is_killer(p):  # 一 注: 杀手方共群共同行权
@@ -115,28 +97,12 @@ class ButterflyElder(Ruleset):
             return Deadline(at=ph.ends_at, kind="powers_end" if ph.step == "power" else "results")
         return Deadline(at=ph.ends_at, kind="vote_end")
 
-    def shift_schedule(self, state: GameState, hours: float) -> None:
-        if state.phase.ends_at is not None:
-            state.phase.ends_at += timedelta(hours=hours)
-
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.ends_at is None:
             return None
         return f"vote:{state.phase.number}", state.phase.ends_at
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        out = Messages()
-        due = self.schedule(state)
-        if due is None or due.kind != deadline.kind:
-            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
-            return out.outcome(state)
-        if deadline.kind == "powers_end":
-            self._clock_post(state, deadline.at, out)
-        elif deadline.kind == "results":
-            self._results(state, deadline.at, out)
-        else:
-            self._vote_end(state, deadline.at, out)
-        return out.outcome(state)
+    ENDS = {"powers_end": "_clock_post", "results": "_results", "vote_end": "_vote_end"}  # core.ruleset.on_deadline
 
     def _clock_post(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 4: 权利行使轮截止，法官发“看表帖”，从看表帖开始，所有玩家禁言."""
@@ -159,7 +125,7 @@ class ButterflyElder(Ruleset):
                 lines.append(spec.text("results_revived", name=name))
                 continue
             self._die(state, p, cause, at)
-            lines.append(spec.text("results_dead", name=name, identity=self.identity(p)))
+            lines.append(spec.text("results_dead", name=name, identity=self.public_identity(state, p)))
         if not [n for n, _ in res.deaths if n != res.revived]:
             lines.append(spec.text("results_nobody"))
         if res.muted and spec.options.get("announce_mute", True):  # E22
@@ -171,7 +137,7 @@ class ButterflyElder(Ruleset):
         dead = [n for n, _ in res.deaths if n != res.revived]
         if dead:
             lines.append(self._will_line(state, dead, at))
-        if self._check_victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         state.phase = Phase(kind="day", number=k, started_at=at,
                             ends_at=ends_after(at, spec.timing.hours("day_hours", 21.5)))
@@ -216,10 +182,10 @@ class ButterflyElder(Ruleset):
                 lines.append(spec.text("vote_revived", name=p.name))
             else:
                 self._die(state, p, "executed", at)
-                lines.append(spec.text("vote_executed", name=p.name, identity=self.identity(p)))
+                lines.append(spec.text("vote_executed", name=p.name, identity=self.public_identity(state, p)))
                 lines.append(self._will_line(state, [p.name], at))
         self._lurkers(state, at, lines, out)
-        if self._check_victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._next_round(state, at, lines, out)
 
@@ -237,8 +203,9 @@ class ButterflyElder(Ruleset):
 
     # ---- deaths, identity, wills (五) ----------------------------------------------------------
 
-    def identity(self, p: Player) -> str:
-        """五: killers as 杀手, good as 好人, independents by their role."""
+    def public_identity(self, state: GameState, p: Player) -> str:
+        """五: killers as 杀手, good as 好人, independents by their role (the one identity
+        function: the posts, the observation and the pages read it)."""
         if p.faction == INDEPENDENTS:
             return self.spec.role_name(p.role)
         return self.spec.factions[p.faction]
@@ -312,10 +279,10 @@ class ButterflyElder(Ruleset):
 
     # ---- posts: votes, wills, 诈尸, silence, mute, activity -----------------------------------------
 
-    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+    def watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
         """004 has its own will and lurking rules (on_post); the shared 001-style check is off."""
 
-    def _report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
+    def report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
         """Lurkers are warned at each vote's end (`_lurkers`)."""
 
     # 四 / 补充 一 6: votes by posts in the vote thread, changed only by new posts (the latest
@@ -397,7 +364,7 @@ class ButterflyElder(Ruleset):
                                                          reason=self.spec.text("dead_player")), reply_to=p.name)
         flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": _short(post.text)}
         state.data["zombie_flags"].append(flag)
-        out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.identity(p), thread=post.thread,
+        out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.public_identity(state, p), thread=post.thread,
                                         text=_short(post.text)))
 
     # ---- lurking (补充 二 2) -------------------------------------------------------------------
@@ -418,7 +385,7 @@ class ButterflyElder(Ruleset):
             out.notes.append(self.spec.text("note_lurk", name=p.name, since=_fmt(state, since), until=_fmt(state, at), n=n))
             if n >= limit:
                 self._die(state, p, "lurking", at)
-                lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.identity(p)))
+                lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.public_identity(state, p)))
         lurk.update(since=at.isoformat(), posted=[])
 
     # ---- victory (三) ------------------------------------------------------------------------
@@ -443,49 +410,19 @@ class ButterflyElder(Ruleset):
             return str(opts.get("simultaneous", DRAW))
         return GOOD if good else KILLERS if killers else None
 
-    def _check_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
         winner = self.check_victory(state)
         if winner is None:
             return False
-        self._game_over(state, at, out, winner, lines)
+        self.game_over(state, at, out, winner, lines)
         return True
 
-    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
-                   lines: list[str]) -> None:
-        spec = self.spec
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(f"{p.label}：{spec.role_name(p.role)}{'' if p.alive else '，已出局'}"
-                          for p in state.players)
-        if winner == DRAW:
-            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
-        elif winner:
-            body = spec.text("victory", winner=spec.text(f"winner_{winner}"), roles=roles, **rng.reveal(state))
-        else:
-            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
-        out.post(MAIN, "\n".join([*lines, body]))
+    dead_mark = "，已出局"
+
+    def winner_words(self, winner: str) -> str:
+        return self.spec.text(f"winner_{winner}")
 
     # ---- seats and the GM's overrides ----------------------------------------------------------
-
-    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
-        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self._role_pm(state, p))]
-
-    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        """DECISIONS §0.5: the seat leaves the game like a death, identity shown."""
-        self._die(state, p, "wasted", at)
-        lines = [self.spec.text("seat_wasted", name=p.name, identity=self.identity(p))]
-        if not self._check_victory(state, at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-
-    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """Remove a player (补充 二 2 按出局处理, or any ruling): a death, identity shown."""
-        self._die(state, p, "modkill", gm.at)
-        out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, identity=self.identity(p), reason=gm.reason)]
-        if not self._check_victory(state, gm.at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-        return out.outcome(state)
 
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
         """补充 二 1: leave of at most 24 h; the player is not counted as lurking meanwhile."""
@@ -516,8 +453,8 @@ class ButterflyElder(Ruleset):
         out.post(MAIN, self.spec.text(f"penalty_{p.faction}", name=p.name, round=k))
         return out.outcome(state)
 
-    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        self._game_over(state, at, out, winner, [])
+    def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
+        self._die(state, p, cause, at)
 
     # ---- views -----------------------------------------------------------------------------
 
@@ -532,11 +469,9 @@ class ButterflyElder(Ruleset):
         cast_at = {v: str(b.get("at", "")) for v, b in state.data["ballots"].items()}
         return VoteCount(rows=count_rows(c.counts, c.voters, cast_at), note="每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else ""))
 
-    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        p = state.player(name)
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
+        name = p.name
         view: dict[str, Any] = {
-            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
-            "died_in": p.died_in, "death_cause": p.death_cause,
             "needle_marks": list(state.data["needles"].get(name, [])),
             "muted": self.is_muted(state, name),
             "lurk_warnings": state.data["lurk"]["warnings"].get(name, 0),

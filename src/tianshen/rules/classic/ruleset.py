@@ -25,7 +25,6 @@ from tianshen.rules.common.roles import is_killer, on_duty_killer
 
 
 class Classic(ForumGame):
-    FAMILY = "classic"
     NIGHT_VERBS = frozenset({"kill", "soulbind", "divine", "curse", "bless", "pray"})
     TIE_HOLDERS = ("curser", "blesser")  # 001 §7.2.2 without the summoner (C3)
 
@@ -95,7 +94,7 @@ class Classic(ForumGame):
             out.pm(diviner, spec.text("divine_subject"),
                    spec.text("divine_answer", night=k - 1, target=target, answer="是" if yes else "不是"))
         plagiarism.answers(spec, state, out)  # C13: yesterday's extra question
-        if not self._check_victory(state, at, out):
+        if not self.announce_victory(state, at, out):
             plagiarism.draw(spec, state, out)  # C13: today's extra question, drawn after the deaths
 
     def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:

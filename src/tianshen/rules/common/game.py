@@ -5,7 +5,7 @@ reminders, PM intake, the whole day vote chain of 001 §5 (main vote, 生死投�
 A family subclasses `ForumGame` and supplies what differs (DECISIONS §6's table): its night
 resolution (`_dawn`), its PM window (`_check_pm_window`: 002 nights only; 001 any time, lock
 at dawn − 10 min), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
-`_before_victory_check`, `_on_day_end`, `_victory_extra`).
+`_before_victory_check`, `_on_day_end`, `victory_extra`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from abc import abstractmethod
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core import checkin, rng
+from tianshen.core import checkin
 from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
@@ -23,15 +23,12 @@ from tianshen.core.events import note, record_tally
 from tianshen.core.grammar import VERB_NAMES, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
-    DeadlineIn,
     GameState,
-    GmIn,
     Outcome,
     Phase,
     Player,
     PmIn,
     PostIn,
-    PrivateMessage,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
@@ -58,7 +55,6 @@ MAIN = "main"  # the thread of the player list and every dawn and dusk post
 
 
 class ForumGame(Ruleset):
-    FAMILY = ""  # the family id stored in GameState.ruleset
     NIGHT_VERBS: frozenset[str] = frozenset()  # the PM verbs that are night powers
     # 001 §2.11: privilege PMs sent in the day wait for the next night's end, so they are
     # kept at dusk and cleared at dawn; 002 clears them at dusk (night-only window).
@@ -72,40 +68,25 @@ class ForumGame(Ruleset):
 
     # ---- setup ----------------------------------------------------------------------
 
-    def setup(self, game: GameSetup) -> Outcome:
-        spec = self.spec
-        if len(game.seats) != spec.players:
-            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset=self.FAMILY, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
-                          players=players)
-        self.deal_roles(state, game.fixed_roles)
+    def begin(self, state: GameState, game: GameSetup) -> None:
         state.data.update(
-            options=dict(spec.options), subs={}, decl={}, questions={}, done=[], day={},
+            options=dict(self.spec.options), subs={}, decl={}, questions={}, done=[], day={},
             substitutes=list(game.substitutes),
             bind_streak={"target": None, "nights": 0},
         )
         self._init_data(state, game)
-        out = Messages()
         self._begin_night(state, 1, game.start)
-        checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
+        checkin.open_window(state, game.start, float(self.spec.options.get("checkin_hours", 0)))
         state.data["started_at"] = game.start.isoformat()
+
+    def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        request = spec.text("checkin_request", until=_fmt(state, until)) if until else ""
-        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state), checkin=request,
-                                 seed_hash=rng.seed_digest(state.seed, state.salt), ends=_fmt(state, state.phase.ends_at)),
-                 title=spec.text("player_list_title", title=spec.title))
-        for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
-        return out.outcome(state)
+        return {"checkin": self.spec.text("checkin_request", until=_fmt(state, until)) if until else ""}
 
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
 
-    def _roster(self, state: GameState) -> str:
-        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
-
-    def _role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
         extra = ""
         if mates := partners(state, p):
@@ -182,26 +163,12 @@ class ForumGame(Ruleset):
         assert at is not None
         return min(at, datetime.fromisoformat(early)) if early else at
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        out = Messages()
-        due = self.schedule(state)
-        if due is None or due.kind != deadline.kind:
-            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
-            return out.outcome(state)
-        at = deadline.at
-        if deadline.kind == "reminder":
-            self._remind(state, out)
-        elif deadline.kind == "night_end":
-            self._dawn(state, at, out)
-        elif deadline.kind == "vote_open":
-            self._open_vote(state, at, out)
-        elif deadline.kind == "vote_end":
-            self._close_main_vote(state, at, out)
-        elif deadline.kind == "ld_end":
-            self._close_ld(state, at, out)
-        elif deadline.kind == "summon_end":
-            self._close_summon_round(state, at, out)
-        return out.outcome(state)
+    # the deadline kinds `schedule` gives → what runs at each (core.ruleset.Ruleset.on_deadline)
+    ENDS = {"reminder": "_remind_at", "night_end": "_dawn", "vote_open": "_open_vote", "vote_end": "_close_main_vote",
+            "ld_end": "_close_ld", "summon_end": "_close_summon_round"}
+
+    def _remind_at(self, state: GameState, at: datetime, out: Messages) -> None:
+        self._remind(state, out)
 
     # ---- night ----------------------------------------------------------------------
 
@@ -373,7 +340,7 @@ class ForumGame(Ruleset):
             lines.append(spec.text("nobody_executed"))
         self._on_day_end(state, executed, lines, out)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
-        if self._check_victory(state, at, out, prefix=lines):
+        if self.announce_victory(state, at, out, prefix=lines):
             return
         self._begin_night(state, k + 1, at)
         lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
@@ -387,35 +354,13 @@ class ForumGame(Ruleset):
     def _before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
         """Runs at every announcement, before the win check (game_ten: conversion, B12)."""
 
-    def _victory_extra(self, state: GameState, winner: str) -> str:
-        """Extra lines of the victory post (game_ten: who shares the prize, 001 §7.1)."""
-        return ""
-
-    def _check_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
         self._before_victory_check(state, at, out)
         winner = self.check_victory(state)
         if winner is None:
             return False
-        self._game_over(state, at, out, winner, prefix)
+        self.game_over(state, at, out, winner, prefix or [])
         return True
-
-    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
-                   prefix: list[str] | None = None) -> None:
-        """The end: the winner (or none, when the GM ends the game), every role, the seed (§0.6)."""
-        spec = self.spec
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(f"{p.label}：{spec.role_name(p.role)}"
-                          f"{'' if p.alive else '，已死亡'}" for p in state.players)
-        if winner == "draw":
-            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
-        elif winner:
-            body = spec.text("victory", winner=spec.factions[winner], roles=roles, **rng.reveal(state))
-            if extra := self._victory_extra(state, winner):
-                body += "\n" + extra
-        else:
-            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
-        out.post(MAIN, "\n".join((prefix or []) + [body]) if prefix else body)
 
     # ---- PMs ------------------------------------------------------------------------
 
@@ -522,22 +467,13 @@ class ForumGame(Ruleset):
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
 
-    def shift_schedule(self, state: GameState, hours: float) -> None:
-        """Every remaining deadline of the phase moves by `hours` (extend, resume, leave)."""
-        def later(value: str) -> str:
-            return (datetime.fromisoformat(value) + timedelta(hours=hours)).isoformat()
-
-        ph = state.phase
-        if ph.ends_at:
-            ph.ends_at += timedelta(hours=hours)
-        state.data.pop("early_at", None)
-        if ph.kind == "day":
-            d = state.data["day"]
-            if ph.step == "discussion":
-                d["vote_opens_at"] = later(d["vote_opens_at"])
-            d["vote_ends_at"] = later(d["vote_ends_at"])
-            if "step_ends_at" in d:
-                d["step_ends_at"] = later(d["step_ends_at"])
+    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
+        """An extension moves the day's vote thread (its opening while still in discussion)
+        and the running step's end."""
+        if state.phase.kind != "day":
+            return ()
+        opens = ("day.vote_opens_at",) if state.phase.step == "discussion" else ()
+        return (*opens, "day.vote_ends_at", "day.step_ends_at")
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         kind = days.ballot_kind(state)
@@ -545,31 +481,6 @@ class ForumGame(Ruleset):
             return None
         d = state.data["day"]
         return f"vote:{state.phase.number}", days.ts(d["vote_ends_at"] if kind == "main" else d["step_ends_at"])
-
-    def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
-        """The substitute gets the seat's role PM (002 更换替补: 接替被换下的游戏者)."""
-        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self._role_pm(state, p))]
-
-    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        """DECISIONS §0.5: a wasted seat leaves the game like a death, identity shown (B34)."""
-        die(state, p, "wasted")
-        out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
-        lines = [self.spec.text("seat_wasted", name=p.name, identity=days.identity(self.spec, p))]
-        if not self._check_victory(state, at, out, prefix=lines):
-            out.post(MAIN, "\n".join(lines))
-
-    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """Remove a player (001 §6.1: 判出局); he dies at once with his identity shown."""
-        die(state, p, "modkill")
-        out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, identity=days.identity(self.spec, p), reason=gm.reason)]
-        if not self._check_victory(state, gm.at, out, prefix=lines):
-            out.post(MAIN, "\n".join(lines))
-        return out.outcome(state)
-
-    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        self._game_over(state, at, out, winner)
 
     # ---- victory and views ----------------------------------------------------------
 
@@ -611,15 +522,10 @@ class ForumGame(Ruleset):
         pairs), as they are now (001 §2.10: a converted killer is told his)."""
         return {"partners": [q.name for q in partners(state, state.player(name))]}
 
-    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        p = state.player(name)
-        view: dict[str, Any] = {
-            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
-            "died_in": p.died_in, "death_cause": p.death_cause,
-        }
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
         if state.phase.kind == "day":
-            view["can_vote"] = p.alive and p.name not in state.data["day"].get("cannot_vote", [])
-        return view
+            return {"can_vote": p.alive and p.name not in state.data["day"].get("cannot_vote", [])}
+        return {}
 
 
 def _fmt(state: GameState, t: datetime | None) -> str:

@@ -25,7 +25,6 @@ from tianshen.rules.game_ten import night as nights
 
 
 class GameTen(ForumGame):
-    FAMILY = "game_ten"
     NIGHT_VERBS = frozenset({"kill", "soulbind", "curse", "bless", "pray", "dance", "summon"})
     QUEUE_DAY_PMS = True  # 001 §2.11: day PMs take effect at the next night's end
 
@@ -115,7 +114,7 @@ class GameTen(ForumGame):
                 state.data["privilege_kills"][name] = by
         lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(state, days.ts(state.data["day"]["vote_opens_at"]))))
         out.post(MAIN, "\n\n".join(lines))
-        self._check_victory(state, at, out)
+        self.announce_victory(state, at, out)
 
     # ---- day end, conversion, victory -------------------------------------------------
 
@@ -159,7 +158,7 @@ class GameTen(ForumGame):
             if done["role"] and (line := self._guild_line(state, p)):
                 out.pm(pro, spec.text("convert_subject"), line.strip())
 
-    def _victory_extra(self, state: GameState, winner: str) -> str:
+    def victory_extra(self, state: GameState, winner: str) -> str:
         """§7.1: every civilian who executed a killer shares the prize, alive or dead."""
         if winner != CIVILIANS:
             return ""

@@ -25,7 +25,6 @@ from tianshen.core.events import record_tally
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
-    DeadlineIn,
     GameState,
     GmIn,
     Outcome,
@@ -73,15 +72,8 @@ class HexSurvival(Ruleset):
 
     # ---- setup (003 §1, §2, §5.1, §7.2) ---------------------------------------------
 
-    def setup(self, game: GameSetup) -> Outcome:
+    def begin(self, state: GameState, game: GameSetup) -> None:
         spec = self.spec
-        if len(game.seats) != spec.players:
-            raise ValueError(f"{spec.id} needs {spec.players} players, got {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1)
-                   for i, s in enumerate(game.seats)]
-        state = GameState(ruleset="hex_survival", variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
-                          players=players)
-        self.deal_roles(state, game.fixed_roles)
         self._place(state, dict(game.setup.get("cells") or {}))
         copies = int(spec.options.get("food_copies", 2))
         state.data.update(
@@ -91,18 +83,13 @@ class HexSurvival(Ruleset):
         )
         for p in state.players:
             p.extra.update(hp=self.food.hp["start"], statuses={}, last_action=None, missed_votes=0)
-        out = Messages()
         self._begin_night(state, 1, game.start)
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
+
+    def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        out.post(MAIN, spec.text("player_list", title=spec.title, players=self._roster(state),
-                                 checkin=spec.text("checkin_request", until=_fmt(state, until)) if until else "",
-                                 map=self._map_table(), seed_hash=rng.seed_digest(state.seed, state.salt),
-                                 ends=_fmt(state, state.phase.ends_at)),
-                 title=spec.text("player_list_title", title=spec.title))
-        for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
-        return out.outcome(state)
+        return {"checkin": self.spec.text("checkin_request", until=_fmt(state, until)) if until else "",
+                "map": self._map_table()}
 
     def _place(self, state: GameState, fixed: dict[str, str]) -> None:
         """003 §2: 随机分布; DECISIONS D3 `initial_distinct = true`: one player per cell."""
@@ -119,15 +106,12 @@ class HexSurvival(Ruleset):
             else:
                 p.extra["cell"] = order.pop(0) if distinct else rng.choice(state, free)
 
-    def _roster(self, state: GameState) -> str:
-        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
-
     def _map_table(self) -> str:
         """DECISIONS D1: the full adjacency is published at the start."""
         return "\n".join(self.spec.text("map_line", cell=c, neighbours=" ".join(self.map.neighbours[c]))
                          for c in self.map.cells)
 
-    def _role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str:
         """§7.2: camp, HP, cell and tonight's list; team-mates only with D30
         `reveal_teammates = true` (the text never says they are told)."""
         spec = self.spec
@@ -165,37 +149,23 @@ class HexSurvival(Ruleset):
             return Deadline(at=_ts(d["vote_opens_at"]), kind="vote_open")
         return Deadline(at=_ts(d["vote_ends_at"]), kind="day_end")
 
-    def shift_schedule(self, state: GameState, hours: float) -> None:
+    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
         """Extensions (§7.6: +12 h for a substitute; GM extend, pause) move every remaining
-        deadline of the phase, the vote's change window with it (§9.4)."""
-        ph = state.phase
-        if ph.ends_at:
-            ph.ends_at += timedelta(hours=hours)
-        if ph.kind == "day":
-            d = state.data["day"]
-            for key in ("vote_opens_at", "vote_ends_at", "change_until"):
-                if key == "vote_opens_at" and ph.step != "discussion":
-                    continue
-                d[key] = (_ts(d[key]) + timedelta(hours=hours)).isoformat()
+        deadline of the day, the vote's change window with it (§9.4)."""
+        if state.phase.kind != "day":
+            return ()
+        opens = ("day.vote_opens_at",) if state.phase.step == "discussion" else ()
+        return (*opens, "day.vote_ends_at", "day.change_until")
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.step != "vote":
             return None
         return f"vote:{state.phase.number}", _ts(state.data["day"]["vote_ends_at"])
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        out = Messages()
-        due = self.schedule(state)
-        if due is None or due.kind != deadline.kind:
-            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
-            return out.outcome(state)
-        if deadline.kind == "night_end":
-            self._dawn(state, deadline.at, out)
-        elif deadline.kind == "vote_open":
-            self._open_vote(state, out)
-        elif deadline.kind == "day_end":
-            self._dusk(state, deadline.at, out)
-        return out.outcome(state)
+    ENDS = {"night_end": "_dawn", "vote_open": "_open_vote_at", "day_end": "_dusk"}  # core.ruleset.on_deadline
+
+    def _open_vote_at(self, state: GameState, at: datetime, out: Messages) -> None:
+        self._open_vote(state, out)
 
     # ---- night (003 §4.1) -------------------------------------------------------------
 
@@ -227,7 +197,7 @@ class HexSurvival(Ruleset):
             if p.alive:
                 out.pm(p.name, spec.text("dawn_pm_subject", n=k),
                        spec.text("dawn_pm", loss=dawn.loss[p.name], status=self._status_block(state, p, False)))
-        if self._check_victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._begin_day(state, k, at)
         d = state.data["day"]
@@ -317,7 +287,7 @@ class HexSurvival(Ruleset):
                 foods.end_of_day(self.food, p.extra["statuses"], dusk.fresh.get(p.name, set()))
         self._deaths(state, dead, "hp", lines, out)
         self._missed_votes(state, missing, at, lines, out)
-        over = self._check_victory(state, at, out, lines)
+        over = self.announce_victory(state, at, out, lines)
         if not over:
             self._begin_night(state, k + 1, at)
             lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
@@ -407,29 +377,22 @@ class HexSurvival(Ruleset):
                 return next(f for f, m in living.items() if f != camp and m == max(others))
         return None
 
-    def _check_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
         winner = self.check_victory(state)
         if winner is None:
             return False
-        self._game_over(state, at, out, winner, lines)
+        self.game_over(state, at, out, winner, lines)
         return True
 
-    def _game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
-                   lines: list[str]) -> None:
-        spec = self.spec
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
+    def game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
+                  lines: list[str]) -> None:
         state.data.pop("pending_substitution", None)
-        roles = "\n".join(spec.text("final_line", name=p.label, forum_name=p.forum_name, camp=self._camp(p),
-                                    fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
-                          for p in state.players)
-        if winner == DRAW:
-            body = spec.text("victory_draw", roles=roles, **rng.reveal(state))
-        elif winner:
-            body = spec.text("victory", winner=spec.factions[winner], roles=roles, **rng.reveal(state))
-        else:
-            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
-        out.post(MAIN, "\n".join(lines + [body]))
+        super().game_over(state, at, out, winner, lines)
+
+    def final_line(self, state: GameState, p: Player) -> str:
+        spec = self.spec
+        return spec.text("final_line", name=p.label, forum_name=p.forum_name, camp=self._camp(p),
+                         fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
 
     # ---- PMs ------------------------------------------------------------------------
 
@@ -595,7 +558,7 @@ class HexSurvival(Ruleset):
 
     # ---- activity: wills, 诈尸, 默哀期 (003 §8.2–8.4, D28, D29) -----------------------------
 
-    def _watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
+    def watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
         p = state.find(post.author)
         if state.phase.kind == "over":
             return
@@ -626,36 +589,21 @@ class HexSurvival(Ruleset):
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         """The substitute takes the seat with its camp, HP, statuses and cell (DECISIONS §0.5)."""
         p.extra["missed_votes"] = 0
-        return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self._role_pm(state, p))]
+        return super().seat_taken(state, p)
 
-    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        """DECISIONS §0.5 / D17: the seat leaves the game like a death, camp announced."""
-        if not p.alive:
-            return
-        die(state, p, "wasted")
-        out.notes.append(self.spec.text("note_wasted", name=p.name))
-        lines = [self.spec.text("seat_wasted", name=p.name, camp=self._camp(p))]
+    def after_death(self, state: GameState, lines: list[str], out: Messages) -> None:
+        """§8.4: a death may start the 默哀期."""
         self._silence_check(state, lines, out)
-        if not self._check_victory(state, at, out, lines):
-            out.post(MAIN, "\n".join(lines))
 
-    def apply(self, state: GameState, event: Any) -> Outcome:
-        """The shared fold, then a substitution asked for at dusk (§9.8) is opened."""
-        outcome = super().apply(state, event)
-        new = outcome.state
-        pending = new.data.pop("pending_substitution", None)
-        if pending and new.phase.kind != "over":
-            out = Messages()
+    def after_input(self, state: GameState, event: Any, out: Messages) -> None:
+        """A substitution asked for at dusk (§9.8) is opened once the input is folded."""
+        pending = state.data.pop("pending_substitution", None)
+        if pending and state.phase.kind != "over":
             try:
-                substitution.open_period(self.spec, new, pending, event.at, out, {})
-                self.shift_schedule(new, self.spec.timing.substitution_hours)
+                substitution.open_period(self.spec, state, pending, event.at, out, {})
+                self.shift_schedule(state, self.spec.timing.substitution_hours)
             except ValueError as exc:
                 out.notes.append(str(exc))
-            outcome.posts += out.posts
-            outcome.pms += out.pms
-            outcome.notes += out.notes
-        return outcome
 
     def gm_substitute(self, state: GameState, gm: GmIn) -> Outcome:
         """§9.4: a day extended for a substitute gives every voter one more change."""
@@ -665,23 +613,10 @@ class HexSurvival(Ruleset):
             d["extra_changes"] = int(d.get("extra_changes", 0)) + 1
         return outcome
 
-    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """§10.1: 判出局 — out at once, camp announced, win check."""
-        die(state, p, "modkill")
-        out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, camp=self._camp(p), reason=gm.reason)]
-        self._silence_check(state, lines, out)
-        if not self._check_victory(state, gm.at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-        return out.outcome(state)
-
     def on_leave(self, state: GameState, p: Player) -> None:
         """§10.2 请假: the phase is extended (core); a missed vote today does not count (§9.8)."""
         if state.phase.kind == "day":
             state.data["day"]["leave"].append(p.name)
-
-    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        self._game_over(state, at, out, winner, [])
 
     # ---- views ----------------------------------------------------------------------
 
@@ -711,13 +646,10 @@ class HexSurvival(Ruleset):
             depths = {name.lower(): depth for name, depth in (state.data.get("depth") or {}).items()}
         return BoardMap(self.map.cells, dict(self.map.neighbours), people, depths)
 
-    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        """Replay JSON and `admin status`: camp, HP, cell, statuses with what is left of
-        them, and the map's dig depths (003 §5.1: secret from the players)."""
-        p = state.player(name)
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
+        """Replay JSON and `admin status`: HP, cell, statuses with what is left of them, and
+        the map's dig depths (003 §5.1: secret from the players)."""
         return {
-            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self.spec.role_name(p.role),
-            "died_in": p.died_in, "death_cause": p.death_cause,
             "hp": p.extra.get("hp"), "cell": p.extra.get("cell"),
             "statuses": {self.food.statuses[s].name: ("∞" if left is None else left)
                          for s, left in p.extra.get("statuses", {}).items()},

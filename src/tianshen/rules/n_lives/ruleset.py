@@ -20,9 +20,7 @@ from tianshen.core.deaths import die
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
-    DeadlineIn,
     GameState,
-    GmIn,
     Outcome,
     Phase,
     Player,
@@ -61,15 +59,11 @@ class NLives(Ruleset):
 
     # ---- setup (§2, §4, §5.2, §5.3) ---------------------------------------------------
 
-    def setup(self, game: GameSetup) -> Outcome:
-        spec = self.spec
-        if not spec.allows(len(game.seats)):
-            raise ValueError(f"{spec.id} is played by {', '.join(map(str, spec.player_counts))} players, "
-                             f"not {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
-        state = GameState(ruleset="n_lives", variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
-                          players=players)
+    def deal(self, state: GameState, game: GameSetup) -> None:
         self.deal_roles(state, game.fixed_roles, cards.factions_for(self.spec, len(state.players)))  # §2
+
+    def begin(self, state: GameState, game: GameSetup) -> None:
+        spec = self.spec
         state.data.update(
             seq=0, actions=[], queued=[], mods=[], day_bisha=[], saint={}, saint_used=[], bisha_used=[],
             streaks={"bind": [], "heal": []}, discarded=0, windows=0, reorder_until=None, done=[], day={},
@@ -86,15 +80,10 @@ class NLives(Ruleset):
         state.data["total"] = len(state.data["cards"])
         self._begin_night(state, 1, game.start, Messages())
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
-        out = Messages()
-        out.post(MAIN, spec.text("player_list", players=self._roster(state), ends=_fmt(state, state.phase.ends_at),
-                                 checkin_until=_fmt(state, checkin.deadline(state)),
-                                 order_until=_fmt(state, _ts(state.data["order_until"])),
-                                 seed_hash=rng.seed_digest(state.seed, state.salt)),
-                 title=spec.text("player_list_title", title=spec.title))
-        for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self._role_pm(state, p))
-        return out.outcome(state)
+
+    def player_list_values(self, state: GameState) -> dict[str, Any]:
+        return {"checkin_until": _fmt(state, checkin.deadline(state)),
+                "order_until": _fmt(state, _ts(state.data["order_until"]))}
 
     def _fixed_hands(self, state: GameState, setup: dict[str, Any]) -> None:
         """A replay's `[setup]`: hands by card name in discard order (the last is the 底牌),
@@ -154,10 +143,7 @@ class NLives(Ruleset):
                              + ", ".join(f"{types[t].name} {dealt[t]}/{n}" for t, n in expected.items()
                                          if dealt[t] != n))
 
-    def _roster(self, state: GameState) -> str:
-        return "\n".join(f"{p.seat}. {p.name}" for p in state.players)
-
-    def _role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
         chooser = ""
         if p.role == "chooser":
@@ -192,29 +178,16 @@ class NLives(Ruleset):
             at = min(at, _ts(early))
         return Deadline(at=at, kind="dawn" if ph.kind == "night" else "dusk")
 
-    def shift_schedule(self, state: GameState, hours: float) -> None:
-        if state.phase.ends_at:
-            state.phase.ends_at += timedelta(hours=hours)
-        state.data.pop("early_at", None)
-        if state.phase.number == 1 and state.phase.kind == "night":
-            state.data["order_until"] = (_ts(state.data["order_until"]) + timedelta(hours=hours)).isoformat()
+    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
+        """Night 1's extension moves the reorder window with it."""
+        return ("order_until",) if state.phase.number == 1 and state.phase.kind == "night" else ()
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.ends_at is None:
             return None
         return f"vote:{state.phase.number}", state.phase.ends_at
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
-        out = Messages()
-        due = self.schedule(state)
-        if due is None or due.kind != deadline.kind:
-            out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
-            return out.outcome(state)
-        if deadline.kind == "dawn":
-            self._dawn(state, deadline.at, out)
-        else:
-            self._dusk(state, deadline.at, out)
-        return out.outcome(state)
+    ENDS = {"dawn": "_dawn", "dusk": "_dusk"}  # what runs at each deadline (core.ruleset.on_deadline)
 
     # ---- night ------------------------------------------------------------------------
 
@@ -291,7 +264,7 @@ class NLives(Ruleset):
         lines += [spec.text("dawn_dead", name=n) for n in dead]
         self._private_dawn(state, dawn, out)
         self._count_losses(state, finals)
-        if self._victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._reorder_check(state, at, lines)
         self._begin_day(state, at, dawn.saved)
@@ -406,7 +379,7 @@ class NLives(Ruleset):
         finals = len(dusk.bisha) + len(dusk.lost_now) + sum(len(v) for v in dusk.revenge.values())
         self._count_losses(state, finals)
         state.data["mods"] = []
-        if self._victory(state, at, out, lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._reorder_check(state, at, lines)
         self._begin_night(state, k + 1, at, out)
@@ -468,24 +441,24 @@ class NLives(Ruleset):
     def check_victory(self, state: GameState) -> str | None:
         return victory.winner(state, self.spec.options)
 
-    def _victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
         winner = self.check_victory(state)
         if winner is None:
             return False
-        spec = self.spec
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(self._reveal(state, p) for p in state.players)
-        if winner == "draw":
-            members = spec.text("draw_members", factions="、".join(
-                spec.factions[f] if f in spec.factions else f for f in victory.draw_factions(state)))
-            lines.append(spec.text("victory_draw", members=members, roles=roles, **rng.reveal(state)))
-        else:
-            names = "、".join(victory.members(state, winner))
-            lines.append(spec.text("victory", winner=spec.factions[winner], members=spec.text("win_members", names=names),
-                                   roles=roles, **rng.reveal(state)))
-        out.post(MAIN, "\n\n".join(lines))
+        self.game_over(state, at, out, winner, lines)
         return True
+
+    game_over_joiner = "\n\n"
+
+    def winner_values(self, state: GameState, winner: str) -> dict[str, Any]:
+        spec = self.spec
+        if winner == "draw":
+            return {"members": spec.text("draw_members", factions="、".join(
+                spec.factions[f] if f in spec.factions else f for f in victory.draw_factions(state)))}
+        return {"members": spec.text("win_members", names="、".join(victory.members(state, winner)))}
+
+    def final_line(self, state: GameState, p: Player) -> str:
+        return self._reveal(state, p)
 
     def _reveal(self, state: GameState, p: Player) -> str:
         """§10, 1.1.9 "Game end: everything": faction, hand, attributes."""
@@ -737,30 +710,11 @@ class NLives(Ruleset):
 
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self._role_pm(state, p) + "\n\n" + self._hand_text(state, p))]
+                               body=self.role_pm(state, p) + "\n\n" + self._hand_text(state, p))]
 
-    def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
-        self._remove(state, p, "wasted")
-        out.notes.append(f"{p.name} 的名额无人接替，已作为退出游戏处理")
-        lines = [self.spec.text("seat_wasted", name=p.name)]
-        if not self._victory(state, at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-
-    def modkill(self, state: GameState, p: Player, gm: GmIn) -> Outcome:
-        """§9.1: 判出局 — out at once with his cards; his identity stays secret (§5.8)."""
-        self._remove(state, p, "modkill")
-        out = Messages()
-        lines = [self.spec.text("gm_modkill", name=p.name, reason=gm.reason)]
-        if not self._victory(state, gm.at, out, lines):
-            out.post(MAIN, "\n".join(lines))
-        return out.outcome(state)
-
-    def end_by_gm(self, state: GameState, at: datetime, winner: str | None, out: Messages) -> None:
-        """§11.3: the GM may stop the game, 不分胜负 (or name a winner)."""
-        state.winner = winner
-        state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
-        roles = "\n".join(self._reveal(state, p) for p in state.players)
-        out.post(MAIN, self.spec.text("gm_end_game", roles=roles, **rng.reveal(state)))
+    def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
+        """§9.1: out at once with his cards; his identity stays secret (§5.8)."""
+        self._remove(state, p, cause)
 
     # ---- views --------------------------------------------------------------------------
 
@@ -769,14 +723,14 @@ class NLives(Ruleset):
         p = state.player(name)
         return {"cards": [cards.name_of(self.spec, state, c) for c in cards.hand(p)], "ap": p.extra.get("ap", 0)}
 
-    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
-        """The GM's view (replay `state`, `admin status`): faction, cards in order, escrow, AP."""
-        p = state.player(name)
+    def role_words(self, p: Player) -> str:
+        return self._side_text(p)
+
+    def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
+        """The GM's view (replay `state`, `admin status`): cards in order, escrow, AP."""
         spec = self.spec
         escrow = p.extra.get("escrow")
         view: dict[str, Any] = {
-            "alive": p.alive, "faction": p.faction, "role": p.role, "role_name": self._side_text(p),
-            "died_in": p.died_in, "death_cause": p.death_cause,
             "cards": [cards.name_of(spec, state, c) for c in cards.hand(p)],
             "escrow": cards.name_of(spec, state, escrow) if escrow else None,
             "ap": p.extra.get("ap", 0),
