@@ -41,6 +41,8 @@ from .harness import (
     write_fast_ruleset,
 )
 
+pytestmark = pytest.mark.live
+
 SEED = 11
 GAME = "crash-classic10"
 PLAYERS = list(DEFAULT_PLAYERS[:10])

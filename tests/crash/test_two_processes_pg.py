@@ -52,6 +52,7 @@ GAMES = [("pg-a", 21, list(DEFAULT_PLAYERS[:8])), ("pg-b", 22, list(DEFAULT_PLAY
 MULTI_GAME = "lease_seconds" in RunConfig.model_fields
 
 pytestmark = [
+    pytest.mark.live,
     pytest.mark.skipif(not PG_ADMIN_URL, reason="needs PostgreSQL: set TIANSHEN_TEST_DATABASE_URL (.ci/run does)"),
     pytest.mark.xfail(not MULTI_GAME, strict=False,
                       reason="issue 14: multi-game `tianshen run` with leases ([[game]], [run] lease_seconds, "

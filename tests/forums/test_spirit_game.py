@@ -42,6 +42,8 @@ from .test_first_game_doc import (
     _wait_for,
 )
 
+pytestmark = pytest.mark.live
+
 RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 FAST = """
 include = ["{base}"]
