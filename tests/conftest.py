@@ -27,6 +27,10 @@ from tianshen.store import Store
 PG_ADMIN_URL = os.environ.get("TIANSHEN_TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgresql"] if PG_ADMIN_URL else [])
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if WORKER and os.environ.get("COLUMNS") == "80":
+    # an xdist worker is started with COLUMNS=80, which fixes the width of the CLI's rich
+    # console at 80 for good (its lines wrap); a test sets the width it needs, as in a serial run
+    del os.environ["COLUMNS"]
 _WORKER_DB: tuple[str, str] | None = None  # (the server's admin URL, this worker's database)
 
 

@@ -19,11 +19,13 @@ from xdist.workermanage import WorkerController
 # seconds a test of these files takes on an idle machine (the first run's guess)
 KNOWN_LONG = {
     "tests/crash/test_crash_spirit.py": 300.0,
-    "tests/forums/test_spirit_game.py": 200.0,
-    "tests/forums/test_spirit_two_games.py": 200.0,
-    "tests/crash/test_two_processes_pg.py": 120.0,
-    "tests/test_exactly_once.py": 30.0,
-    "tests/forums/test_first_game_doc.py": 20.0,
+    "tests/forums/test_spirit_game.py": 110.0,
+    "tests/forums/test_spirit_two_games.py": 90.0,
+    "tests/crash/test_two_processes_pg.py": 90.0,
+    "tests/test_many_games.py": 40.0,
+    "tests/test_game_identity.py": 15.0,
+    "tests/test_exactly_once.py": 10.0,
+    "tests/forums/test_spirit_adapter.py": 5.0,
 }
 ALONE_S = 5.0  # a test at least this long is sent to a worker on its own
 CHUNK = 25  # short tests sent to a worker at a time (neighbours share module fixtures)
