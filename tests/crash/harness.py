@@ -18,10 +18,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
 
+from sqlalchemy.exc import OperationalError
+
 from forums.spirit_server import SpiritServer
 from tianshen.config import load_config
 from tianshen.forum.base import ForumError, ForumPm, ForumPost
 from tianshen.forum.spirit import SpiritForum, SpiritPlayers
+from tianshen.sim.external import ExternalSims
 from tianshen.store import Store
 
 T = TypeVar("T")
@@ -39,9 +42,13 @@ ld_extension_hours = {ext}
 ld_hours = {ld}
 summon_round_hours = {summon}
 """
-# Long enough that a daemon down for a few restarts (1-2 s each) never misses what the
-# players do in a phase; the phases end early once everyone has acted.
-TIMINGS_S = dict(night=25, day=40, vote=8, ext=20, ld=15, summon=10)
+# The game moves by what the players do: they PM /done once they acted (ExternalSims(done=
+# True)), so nights and votes end early, and the steps that have no early end (the discussion
+# before the vote thread opens `vote` into the day, a tie's LD step, the summon rounds) are
+# ended by the GM's `admin advance` once everyone acted (StepAdvancer).  The lengths are only
+# the margin a daemon down for restarts on a loaded machine has.
+TIMINGS_S = dict(night=600, day=900, vote=300, ext=600, ld=300, summon=150)
+MAX_PHASES = 24  # classic_10 is over within six nights and days, LD and summon rounds included
 
 
 def write_fast_ruleset(directory: Path, base: str = "classic_10", name: str = "crash_fast") -> str:
@@ -179,6 +186,7 @@ class RetryingPlayers:
     def __init__(self, side: SpiritPlayers, tries: int = 6, pause: float = 0.5) -> None:
         self.side, self.tries, self.pause = side, tries, pause
         self.retries = 0
+        self.sent: set[tuple[str, str]] = set()  # ("pm" | "post", forum id) of everything written
 
     @property
     def names(self) -> Iterable[str]:
@@ -196,10 +204,14 @@ class RetryingPlayers:
         raise AssertionError("unreachable")
 
     def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
-        return self._again(lambda: self.side.pm(sender, to, text, subject))
+        pk = self._again(lambda: self.side.pm(sender, to, text, subject))
+        self.sent.add(("pm", str(pk)))
+        return pk
 
     def post(self, author: str, thread_id: str, text: str) -> int:
-        return self._again(lambda: self.side.post(author, thread_id, text))
+        pk = self._again(lambda: self.side.post(author, thread_id, text))
+        self.sent.add(("post", str(pk)))
+        return pk
 
     def edit(self, post_id: int, author: str, new_text: str) -> None:
         self._again(lambda: self.side.edit(post_id, author, new_text))
@@ -323,3 +335,44 @@ def read_transcript(server: SpiritServer, players: list[str]) -> Transcript:
         side.close()
 
 
+
+
+FIXED_STEPS = ("discussion", "ld", "summon")  # day steps with no early end
+
+
+class StepAdvancer:
+    """The GM's `admin advance`, as a GM would use it: a day step that has no early end (the
+    discussion before the vote thread opens, a tie's LD step, a summon round) is ended once
+    the players acted at it and the daemon has read everything they wrote.  So the game
+    moves by events, and a daemon down for a restart makes no player miss a step."""
+
+    def __init__(self, store: Store, sims: ExternalSims, players: RetryingPlayers, db_url: str,
+                 rulesets: Path) -> None:
+        self.store, self.sims, self.players, self.db_url = store, sims, players, db_url
+        self.env = {"TIANSHEN_RULESETS": str(rulesets)}  # the fast variant, as the daemon has it
+        self.refused = ""  # the last refusal, for a failure message
+        self.advanced: list[str] = []  # the points ended this way
+
+    def __call__(self) -> None:
+        state = self.sims.settled_state()
+        if state is None or state.phase.kind != "day" or state.phase.step not in FIXED_STEPS:
+            return
+        point = f"{state.phase.label}:{state.phase.step}"
+        if self.sims.acted != point or point in self.advanced:
+            return
+        assert self.sims.game_id is not None
+        try:
+            if not self.players.sent <= self.store.inbound_keys(self.sims.game_id):
+                return  # the daemon has not read all of it yet
+        except OperationalError:
+            return
+        from typer.testing import CliRunner
+
+        from tianshen.cli import app
+
+        done = CliRunner().invoke(app, ["admin", "advance", "--reason", "全员已行动", "--game", self.sims.game,
+                                        "--db", self.db_url], env=self.env)
+        if done.exit_code == 0:
+            self.advanced.append(point)
+        else:  # the daemon stepped the game meanwhile (its optimistic lock): again on the next poll
+            self.refused = f"{point}: {done.output[-500:]}{done.exception!r}"

@@ -32,10 +32,13 @@ from tianshen.sim.external import ExternalSims, play_all
 from tianshen.store import Store
 
 from .harness import (
+    MAX_PHASES,
+    TIMINGS_S,
     Daemon,
     DaemonDied,
     GameConfig,
     RetryingPlayers,
+    StepAdvancer,
     Transcript,
     game_start,
     pending_rows,
@@ -50,8 +53,10 @@ POLL_SECONDS = 1.0
 OBSERVE_SECONDS = 0.3  # how often this test looks at the leases (its measuring error)
 GAMES = [("pg-a", 21, list(DEFAULT_PLAYERS[:8])), ("pg-b", 22, list(DEFAULT_PLAYERS[8:16]))]
 MULTI_GAME = "lease_seconds" in RunConfig.model_fields
+MAX_GAME_SECONDS = min(MAX_PHASES * max(TIMINGS_S.values()), 900)  # a bound: the phases end early
 
 pytestmark = [
+    pytest.mark.live,
     pytest.mark.skipif(not PG_ADMIN_URL, reason="needs PostgreSQL: set TIANSHEN_TEST_DATABASE_URL (.ci/run does)"),
     pytest.mark.xfail(not MULTI_GAME, strict=False,
                       reason="issue 14: multi-game `tianshen run` with leases ([[game]], [run] lease_seconds, "
@@ -113,7 +118,7 @@ class Takeover:
                 self.taken[g] = time.monotonic() - self.killed_at
 
 
-def wait_for_leases(store: Store, daemon: Daemon, timeout: float = 30) -> None:
+def wait_for_leases(store: Store, daemon: Daemon, timeout: float = 180) -> None:
     give_up = time.monotonic() + timeout
     while time.monotonic() < give_up:
         if daemon.exited() is not None:
@@ -145,7 +150,7 @@ def games_config(server: SpiritServer, ruleset: str) -> list[GameConfig]:
 def sims_of(store: Store, server: SpiritServer) -> tuple[list[ExternalSims], list[RetryingPlayers]]:
     sides = [RetryingPlayers(SpiritPlayers(server.base_url, {p: server.players[p] for p in players},
                                            server.gm_username)) for _, _, players in GAMES]
-    return [ExternalSims(store, name, side, server.gm_username) for (name, _, _), side in zip(GAMES, sides,
+    return [ExternalSims(store, name, side, server.gm_username, done=True) for (name, _, _), side in zip(GAMES, sides,
                                                                                               strict=True)], sides
 
 
@@ -165,13 +170,17 @@ def uncrashed(server: SpiritServer, workdir: Path, db_url: str, ruleset: str, ru
     store = Store(db_url)
     sims, sides = sims_of(store, server)
 
+    advance = [StepAdvancer(store, s, side, db_url, rulesets) for s, side in zip(sims, sides, strict=True)]
+
     def alive() -> None:
+        for step in advance:
+            step()
         if daemon.exited() not in (None, 0):  # 0: all games over (stop_when_over)
             raise DaemonDied(f"tianshen run exited with {daemon.exited()}:\n{daemon.tail()}")
 
     daemon.start()
     try:
-        final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=400, between=alive)
+        final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=MAX_GAME_SECONDS, between=alive)
         pending = pending_rows(store, config, [s.game_id for s in sims if s.game_id is not None])
     finally:
         daemon.stop()
@@ -203,7 +212,11 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
     victim, survivor = daemons["a"], daemons["b"]
     takeover = Takeover(store, sims, victim)
 
+    advance = [StepAdvancer(store, s, side, db_url, rulesets) for s, side in zip(sims, sides, strict=True)]
+
     def watch() -> None:
+        for step in advance:
+            step()
         for owner, d in daemons.items():
             rc = d.exited()
             if rc not in (None, 0) and not (d is victim and takeover.killed_at is not None):
@@ -216,7 +229,7 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
     given_up = ""
     try:
         try:
-            final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=300,
+            final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=MAX_GAME_SECONDS,
                              between=watch)
         except TimeoutError as exc:  # compare what reached the forum all the same
             given_up = f"{exc}\nb's log ends:\n{survivor.tail(2500)}"

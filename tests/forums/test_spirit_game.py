@@ -9,6 +9,12 @@ by the forum's clock.  Then `admin status`, `admin export`, the backup and the w
 
 The only changes to the page: the forum's port (a free one), the start (now), `poll_seconds`,
 and a variant that includes the page's trial variant with its phases in seconds, not minutes.
+
+This is the one live game that runs by real deadlines (the other live games end their phases
+early, by events).  So that a loaded machine gives the same verdict, its times are measured,
+not guessed: the phases are stretched by how slow the page's `forum check` was against an idle
+machine's (`slowness`), the start is "now + the deal's lead time" taken just before the
+sign-up, and the run's time-out is computed from the phase lengths.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.request
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -41,6 +48,8 @@ from .test_first_game_doc import (
     _wait_for,
 )
 
+pytestmark = pytest.mark.live
+
 RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 FAST = """
 include = ["{base}"]
@@ -54,6 +63,15 @@ ld_extension_hours = {ext}
 ld_hours = {ld}
 summon_round_hours = {summon}
 """
+PHASES_S = dict(night=30, day=35, vote=8, ext=24, ld=12, summon=6)  # at idle speed, in the proportions of 002
+IDLE_CHECK_S = 4.0  # `forum check` of the page on an idle machine (2 cores): what `slowness` divides by
+MAX_SLOWNESS = 8.0
+MAX_DAYS = 5  # classic_8 is over within four nights and days; one more for the deal and the end
+
+
+def slowness(check_seconds: float) -> float:
+    """How much longer than on an idle machine a command took: the phases get that much longer."""
+    return min(MAX_SLOWNESS, max(1.0, check_seconds / IDLE_CHECK_S))
 
 
 def test_the_first_game_page_played_on_a_local_spirit_forum(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,28 +100,45 @@ def test_the_first_game_page_played_on_a_local_spirit_forum(tmp_path: Path, monk
         added = _tianshen(_command("forum", "spirit-account"), root, env)
         assert added.returncode == 0 and "account 小雨: password " in added.stdout, added.stdout + added.stderr
 
-        # 3. the config: the page's, on this port, starting now, its variant in seconds
-        s = 1 / 3600
-        (trial / "classic_8_test.toml").write_text(
-            FAST.format(base=TRIAL.as_posix(), night=30 * s, day=35 * s, vote=8 * s, ext=24 * s, ld=12 * s,
-                        summon=6 * s).replace("10人，测试用快速时间", "8人，试玩，测试用快速时间"), encoding="utf-8")
-        start = (datetime.now(UTC) + timedelta(seconds=10)).isoformat(timespec="seconds")
+        # 3. the config: the page's, on this port, its variant in seconds (the start: below)
         config = (_config_block().replace("127.0.0.1:8000", f"127.0.0.1:{port}")
                   .replace('ruleset = "classic_8_trial.toml"', 'ruleset = "classic_8_test.toml"')
                   .replace("poll_seconds = 5", "poll_seconds = 2"))
-        config = re.sub(r'^start = "[^"]*"', f'start = "{start}"', config, flags=re.M)
-        (trial / "config.toml").write_text(config, encoding="utf-8")
+        config_path = trial / "config.toml"
+
+        def write_variant(slow: float) -> None:
+            hours = {k: v * slow / 3600 for k, v in PHASES_S.items()}
+            (trial / "classic_8_test.toml").write_text(
+                FAST.format(base=TRIAL.as_posix(), **hours).replace("10人，测试用快速时间", "8人，试玩，测试用快速时间"),
+                encoding="utf-8")
+
+        def write_config(start: datetime) -> None:
+            at = start.isoformat(timespec="seconds")
+            config_path.write_text(re.sub(r'^start = "[^"]*"', f'start = "{at}"', config, flags=re.M),
+                                   encoding="utf-8")
+
+        write_variant(1.0)
+        write_config(datetime.now(UTC) + timedelta(days=1))  # for the check; the sign-up sets the start
 
         # 4. forum check; 5. sign up, run to the end
+        t0 = time.monotonic()
         check = _tianshen(_command("forum", "check"), root, env)
+        check_seconds = time.monotonic() - t0
         print(check.stdout)
         assert check.returncode == 0, check.stdout + check.stderr
         assert "✔ send a test PM to 老王" in check.stdout
         assert "✔ accounts of 1 game(s): 18 exist" in check.stdout, check.stdout
+        slow = slowness(check_seconds)
+        write_variant(slow)
+        # the start: now + the deal's lead time (new-game does what `forum check` did, and the
+        # deal's writes have no flood interval on this forum), taken just before the sign-up
+        write_config(datetime.now(UTC) + timedelta(seconds=2 * check_seconds + 1))
         signed = _tianshen(_command("admin", "new-game"), root, env)
         assert signed.returncode == 0 and "game 试玩局 (#1, classic_8_test, 8 players, 1 substitutes) signed up" \
             in signed.stdout, signed.stdout + signed.stderr
-        ran = _tianshen(_command("run"), root, env, timeout=900)
+        game_seconds = MAX_DAYS * (PHASES_S["night"] + PHASES_S["day"] + PHASES_S["ext"]) * slow
+        print(f"forum check took {check_seconds:.1f} s: phases ×{slow:.1f}, the run's time-out {game_seconds + 120:.0f} s")
+        ran = _tianshen(_command("run"), root, env, timeout=game_seconds + 120)
         print(ran.stdout[-3000:])
         assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
         last = ran.stdout.strip().splitlines()[-1]

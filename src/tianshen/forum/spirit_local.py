@@ -4,6 +4,8 @@ django-spirit is not a dependency of tianshen: it is installed (with waitress) f
 its own cached virtual environment, never into tianshen's.  The cache is
 `~/.cache/tianshen/spirit-0.14.3/` (`TIANSHEN_SPIRIT_CACHE` overrides); it is built once,
 marked complete, and reused; a lock file makes two processes that race wait for one another.
+Beside it, `template-KEY/` holds a project made and migrated once (`migrated_template`); each
+new forum is a copy of it (a second, not Django's migrate each time).
 
 A forum lives in a directory of its own (`tianshen forum spirit-local --dir DIR`):
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import secrets
@@ -337,6 +340,47 @@ class LocalForum:
         return proc
 
 
+def _template_key() -> str:
+    """Changes with the installed versions and with this module (the settings, the steps)."""
+    made = hashlib.sha256(f"{SPIRIT_VERSION} {WAITRESS_VERSION} {sys.version_info[:2]}".encode())
+    made.update(Path(__file__).read_bytes())
+    return made.hexdigest()[:12]
+
+
+def migrated_template(timings: dict[str, float] | None = None) -> Path:
+    """A project made and migrated once (`spirit startproject`, our settings, `spiritinstall`:
+    Django's migrate and collectstatic), kept in the cache beside the virtualenv under a key of
+    the installed versions; every new forum is a copy of it, with its own database file.
+    Returns the project directory."""
+    bin_dir = ensure_venv(timings)
+    root = cache_dir() / f"template-{_template_key()}"
+    marker = root / "complete"
+    if marker.exists():
+        return root / PROJECT
+    t0 = time.monotonic()
+    with _locked(cache_dir() / ".template.lock"):
+        if marker.exists():  # another process built it meanwhile
+            return root / PROJECT
+        if root.exists():
+            shutil.rmtree(root)  # a half-built one
+        root.mkdir(parents=True)
+        forum = LocalForum(root=root, port=8000, bin_dir=bin_dir)
+        startenv = {k: v for k, v in forum.env().items() if k != "DJANGO_SETTINGS_MODULE"}
+        _run([str(bin_dir / "spirit"), "startproject", PROJECT], step="spirit startproject", cwd=root,
+             env=startenv)
+        pkg = forum.project_dir / PROJECT
+        _project_files(pkg)
+        (pkg / "formats" / "en").mkdir(parents=True, exist_ok=True)
+        (pkg / "formats" / "__init__.py").write_text("")
+        (pkg / "formats" / "en" / "__init__.py").write_text("")
+        (pkg / "formats" / "en" / "formats.py").write_text(FORMATS)
+        forum.manage("spiritinstall", timeout=600)
+        marker.write_text(f"django-spirit=={SPIRIT_VERSION} waitress=={WAITRESS_VERSION}\n")
+    if timings is not None:
+        timings["template"] = time.monotonic() - t0
+    return root / PROJECT
+
+
 def create_forum(root: Path | str, accounts: Iterable[str] = (), *, port: int | None = None, gm: str = GM_USERNAME,
                  gm_password: str | None = None, passwords: Mapping[str, str] | None = None,
                  category: str = GAME_CATEGORY, comments_per_page: int | None = None, ratelimit: bool = False,
@@ -351,23 +395,12 @@ def create_forum(root: Path | str, accounts: Iterable[str] = (), *, port: int | 
     root.mkdir(parents=True, exist_ok=True)
     forum = LocalForum(root=root, port=port or free_port(), gm=gm, category=category, ratelimit=ratelimit,
                        iso_dates=iso_dates, double_post_minutes=double_post_minutes, bin_dir=bin_dir)
-    env = forum.env()
     t0 = time.monotonic()
+    template = migrated_template(timings)
     if forum.project_dir.exists():
         shutil.rmtree(forum.project_dir)
-    startenv = {k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"}
-    _run([str(bin_dir / "spirit"), "startproject", PROJECT], step="spirit startproject", cwd=root, env=startenv)
-    pkg = forum.project_dir / PROJECT
-    _project_files(pkg)
-    (pkg / "formats" / "en").mkdir(parents=True, exist_ok=True)
-    (pkg / "formats" / "__init__.py").write_text("")
-    (pkg / "formats" / "en" / "__init__.py").write_text("")
-    (pkg / "formats" / "en" / "formats.py").write_text(FORMATS)
-    timings["startproject"] = time.monotonic() - t0
-
-    t0 = time.monotonic()
-    forum.manage("spiritinstall", timeout=600)
-    timings["spiritinstall"] = time.monotonic() - t0
+    shutil.copytree(template, forum.project_dir, ignore=shutil.ignore_patterns("django.log", "__pycache__"))
+    timings["copy"] = time.monotonic() - t0
 
     t0 = time.monotonic()
     given = dict(passwords or {})

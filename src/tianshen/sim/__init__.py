@@ -52,8 +52,28 @@ class DaemonPlayers:
         return sims_for(family, board, gm_account, seed)
 
 
-def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default") -> Sims:
-    """The simulated players of a ruleset family, playing by `policy`."""
+class Finishing:
+    """Sims that say they are finished once they acted: every living player PMs "/done" at
+    night, and in the vote once the vote thread is open (after voting), so the phase ends
+    early (DECISIONS §0.5) instead of at its deadline.  The live-forum tests play this way:
+    their games move by what the players do, not by how fast the machine is."""
+
+    def __init__(self, sims: Sims, board: PlayerSide, gm_account: str) -> None:
+        self.sims, self.board, self.gm = sims, board, gm_account
+
+    def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
+        self.sims.act(state, at, thread)
+        ph = state.phase
+        if ph.kind == "night" or (ph.kind == "day" and ph.step == "vote" and thread(f"vote:{ph.number}")):
+            for p in state.players:
+                if p.alive:
+                    self.board.pm(p.name, self.gm, "/done", subject="完成")
+
+
+def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default",
+             done: bool = False) -> Sims:
+    """The simulated players of a ruleset family, playing by `policy`; with `done`, they
+    also say when they are finished (`Finishing`)."""
     from tianshen.rules import families
 
     if policy not in policies():
@@ -61,4 +81,4 @@ def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy:
     if family not in families():
         raise ValueError(f"no simulated players for ruleset family '{family}'")
     sims: Sims = families()[family].sims_class(policy)(board, gm_account, seed)
-    return sims
+    return Finishing(sims, board, gm_account) if done else sims

@@ -28,8 +28,9 @@ from tianshen.store import Store
 class ExternalSims:
     """The players of one game, watching the database of a daemon they do not share a process with."""
 
-    def __init__(self, store: Store, game: str, players: PlayerSide, gm_account: str) -> None:
+    def __init__(self, store: Store, game: str, players: PlayerSide, gm_account: str, *, done: bool = False) -> None:
         self.store, self.game, self.players, self.gm_account = store, game, players, gm_account
+        self.done = done  # the players also PM /done once they acted (sim.Finishing)
         self.game_id: int | None = None
         self.sims: Sims | None = None
         self.acted = ""  # the last phase point the sims acted at
@@ -58,7 +59,7 @@ class ExternalSims:
         if point == self.acted:
             return state
         if self.sims is None:
-            self.sims = sims_for(state.ruleset, self.players, self.gm_account, state.seed)
+            self.sims = sims_for(state.ruleset, self.players, self.gm_account, state.seed, done=self.done)
         self.acted = point
         self.points.append(point)
         self.sims.act(state, now, self._thread)

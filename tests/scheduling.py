@@ -1,0 +1,83 @@
+"""The order in which pytest-xdist hands tests to its workers (`make test`: `-n 2`).
+
+Long tests first, each on its own: the live Spirit games and the crash tests wait on a forum
+and a daemon for minutes, so they start at once, one per worker, and the short tests fill
+the workers around them; the run ends when the last short test does, not when a live game
+that started late does.  A test's weight is what it took in the last run on this machine
+(pytest's cache, `tianshen/durations`), else the estimate of its file below, else 0: a new
+test file needs no entry here, it runs among the short ones in collection order until it
+has been timed once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from xdist.scheduler import LoadScheduling
+from xdist.workermanage import WorkerController
+
+# seconds a test of these files takes on an idle machine (the first run's guess)
+KNOWN_LONG = {
+    "tests/crash/test_crash_spirit.py": 300.0,
+    "tests/forums/test_spirit_game.py": 110.0,
+    "tests/forums/test_spirit_two_games.py": 90.0,
+    "tests/crash/test_two_processes_pg.py": 90.0,
+    "tests/test_many_games.py": 40.0,
+    "tests/test_game_identity.py": 15.0,
+    "tests/test_exactly_once.py": 10.0,
+    "tests/forums/test_spirit_adapter.py": 5.0,
+}
+ALONE_S = 5.0  # a test at least this long is sent to a worker on its own
+CHUNK = 25  # short tests sent to a worker at a time (neighbours share module fixtures)
+DURATIONS_KEY = "tianshen/durations"
+
+
+def weight(nodeid: str, durations: Mapping[str, float]) -> float:
+    if nodeid in durations:
+        return durations[nodeid]
+    return KNOWN_LONG.get(nodeid.split("::", 1)[0], 0.0)
+
+
+class LongFirst(LoadScheduling):
+    """`--dist load`, ordered: the long tests (by weight, longest first) one at a time, then
+    the rest in collection order, in chunks; a worker gets more when it has fewer than two
+    waiting (it runs a test only once it knows the next one)."""
+
+    def __init__(self, config, log=None, durations: Mapping[str, float] | None = None) -> None:
+        super().__init__(config, log)
+        self.durations = dict(durations or {})
+
+    def schedule(self) -> None:
+        assert self.collection_is_completed
+        if self.collection is None:
+            if not self._check_nodes_have_same_collection():
+                self.log("**Different tests collected, aborting run**")
+                return
+            self.collection = next(iter(self.node2collection.values()))
+            self.pending[:] = self.order(self.collection)
+        for node in self.nodes:
+            self.check_schedule(node)
+
+    def order(self, collection: Sequence[str]) -> list[int]:
+        weights = [weight(nodeid, self.durations) for nodeid in collection]
+        long = sorted((i for i, w in enumerate(weights) if w >= ALONE_S), key=lambda i: -weights[i])
+        return long + [i for i, w in enumerate(weights) if w < ALONE_S]
+
+    def check_schedule(self, node: WorkerController, duration: float = 0) -> None:
+        if node.shutting_down:
+            return
+        node_pending = self.node2pending[node]
+        while self.pending and len(node_pending) < 2:
+            self._send_tests(node, self._next_batch())
+        if not self.pending:
+            node.shutdown()
+
+    def _next_batch(self) -> int:
+        """How many of the next pending tests go together: one long test, or a run of short ones."""
+        assert self.collection is not None
+        n = 0
+        for i in self.pending[:CHUNK]:
+            if weight(self.collection[i], self.durations) >= ALONE_S:
+                return max(n, 1)
+            n += 1
+        return max(n, 1)
