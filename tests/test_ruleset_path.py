@@ -121,7 +121,7 @@ def test_admin_new_game_and_start_with_a_path_beside_the_config(tmp_path: Path, 
     record = store.load_game(store.game_id("g"))
     assert record.ruleset == "my_classic"
     assert record.config["ruleset_file"] == str((tmp_path / "variants" / "my_classic.toml").resolve())
-    assert any(TITLE in o.body for o in store.outbox(record.id))  # the file's texts, not classic_10's
+    assert any(TITLE in f"{o.subject or ''}{o.body}" for o in store.outbox(record.id))  # the file's texts, not classic_10's
     store.close()
 
 

@@ -128,9 +128,21 @@ def _setup(version: str, api: bool) -> tuple[RecordedBoard, UCenter, object, lis
     ucenter = UCenter(board, api, view, inbox, uid, name)
     now = [T0]
     board.date = T0
-    forum = make_forum(board, Sleeps(), clock=lambda: now[0])
+    forum = make_forum(board, _Elapsing(now), clock=lambda: now[0])
     forum.login()
     return board, ucenter, forum, now
+
+
+class _Elapsing(Sleeps):
+    """The monotonic clock moves with the test's time, as a real one moves between polls (the
+    adapter runs the board's last `Date` on it)."""
+
+    def __init__(self, now: list[datetime]) -> None:
+        super().__init__()
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.t + (self.now[0] - T0).total_seconds()
 
 
 def _at(board: RecordedBoard, now: list[datetime], when: datetime) -> None:
