@@ -60,6 +60,7 @@ from tianshen.forum.base import ForumError, ForumPm, ForumPost, PmGap, Undeliver
 from tianshen.forum.discuz import pages, parse
 from tianshen.forum.discuz.client import API, CAPTCHA_POST, DiscuzClient, Reply
 from tianshen.forum.pacing import Pacer
+from tianshen.forum.paging import new_rows
 from tianshen.forum.render import escape_bbcode
 from tianshen.forum.text import storable
 from tianshen.forum.writes import SpacedWriter
@@ -525,37 +526,28 @@ class DiscuzForum(SpacedWriter):
 
     def _board_rows(self) -> Iterator[parse.ThreadRow]:
         """The board's threads, page after page as the caller goes on, by last post."""
-        seen: set[int] = set()
-        page = 1
-        while page <= 200:
-            if self.client.mobile:
-                reply = self.client.api_get("forumdisplay", fid=self.fid, page=page, orderby="lastpost")
-                a = reply.answer
-                if a.kind != "json" or a.error:
-                    raise ForumError(f"the mobile API did not answer for the board list: "
-                                     f"{a.error or a.message or reply.text[:120]!r}")
-                if a.variables.get("forum_threadlist") is None and a.key and not a.key.endswith("succeed"):
-                    raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message or a.key}")
-                rows = parse.api_forum_threads(a.variables)
-                _, pages = parse.api_forum_pages(a.variables)
-            else:
-                reply = self.client.get("forum.php", {"mod": "forumdisplay", "fid": self.fid, "orderby": "lastpost",
-                                                      "page": page})
-                a = reply.answer
-                if a.kind == "error" or (a.kind == "page" and a.message and not a.ok
-                                         and not re.search(r'id="(?:normal|stick)thread_\d+"', reply.text)):
-                    raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message}")
-                rows = parse.forum_threads(reply.text, self.client.tz)
-                _, pages = parse.forum_pages(reply.text)
-            new = [r for r in rows if r.tid not in seen]
-            if not new:  # past the last page, some boards show the last one again
-                return
-            for row in new:
-                seen.add(row.tid)
-                yield row
-            if page >= pages:
-                return
-            page += 1
+        return new_rows(self._board_page)
+
+    def _board_page(self, page: int) -> tuple[list[parse.ThreadRow], int]:
+        if self.client.mobile:
+            reply = self.client.api_get("forumdisplay", fid=self.fid, page=page, orderby="lastpost")
+            a = reply.answer
+            if a.kind != "json" or a.error:
+                raise ForumError(f"the mobile API did not answer for the board list: "
+                                 f"{a.error or a.message or reply.text[:120]!r}")
+            if a.variables.get("forum_threadlist") is None and a.key and not a.key.endswith("succeed"):
+                raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message or a.key}")
+            _, pages = parse.api_forum_pages(a.variables)
+            return parse.api_forum_threads(a.variables), pages
+        reply = self.client.get("forum.php", {"mod": "forumdisplay", "fid": self.fid, "orderby": "lastpost",
+                                              "page": page})
+        a = reply.answer
+        if a.kind == "error" or (a.kind == "page" and a.message and not a.ok
+                                 and not re.search(r'id="(?:normal|stick)thread_\d+"', reply.text)):
+            raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message}")
+        rows = parse.forum_threads(reply.text, self.client.tz)
+        _, pages = parse.forum_pages(reply.text)
+        return rows, pages
 
     # ---- the game board and the accounts (`tianshen forum check`) ----------------------------
 

@@ -55,6 +55,7 @@ import httpx
 from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, Write, look_back_from
 from tianshen.forum.discuz.parse import bbcode_text, estimate, same_text
 from tianshen.forum.pacing import Pacer
+from tianshen.forum.paging import new_rows
 from tianshen.forum.phpwind import parse
 from tianshen.forum.phpwind.client import PhpwindClient, Reply
 from tianshen.forum.text import storable
@@ -335,22 +336,14 @@ class PhpwindForum(SpacedWriter):
         return sorted(out, key=lambda p: p.id)
 
     def _board_rows(self, max_pages: int = 200) -> Iterator[parse.ThreadRow]:
-        seen: set[int] = set()
-        page = 1
-        while page <= max_pages:
-            reply = self.client.get("index.php", {"c": "thread", "fid": self.fid, "page": page})
-            rows, _, pages = parse.board_threads(reply.text)
-            if not rows and reply.answer.message:
-                raise ForumError(f"the board refused its thread list (fid={self.fid}): {reply.answer.message}")
-            new = [r for r in rows if r.tid not in seen]
-            if not new:
-                return
-            for row in new:
-                seen.add(row.tid)
-                yield row
-            if page >= pages:
-                return
-            page += 1
+        return new_rows(self._board_page, max_pages)
+
+    def _board_page(self, page: int) -> tuple[list[parse.ThreadRow], int]:
+        reply = self.client.get("index.php", {"c": "thread", "fid": self.fid, "page": page})
+        rows, _, pages = parse.board_threads(reply.text)
+        if not rows and reply.answer.message:
+            raise ForumError(f"the board refused its thread list (fid={self.fid}): {reply.answer.message}")
+        return rows, pages
 
     # ---- the game board and the accounts (`tianshen forum check`) ----------------------------
 
