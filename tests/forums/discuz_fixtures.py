@@ -27,6 +27,8 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
+from forums.recorded import Route, Routed, Serve, Sleeps
+
 ROOT = Path(os.environ.get("TIANSHEN_FORUM_RECORDINGS", Path(__file__).resolve().parents[3] / "shared" / "forums"))
 X35 = ROOT / "discuz-x3.5" / "pages"
 X34 = ROOT / "discuz-x3.4-gbk" / "pages"
@@ -38,8 +40,6 @@ needs_recordings = pytest.mark.skipif(not X35.is_dir() or not X34.is_dir(),
                                       reason=f"recorded Discuz pages not found under {ROOT}: set "
                                              "TIANSHEN_FORUM_RECORDINGS to the directory of discuz-x3.5/ "
                                              "and discuz-x3.4-gbk/ (docs/testing.md)")
-
-Serve = str | bytes | Callable[[httpx.Request], httpx.Response]
 
 
 def _split_cookies(value: str) -> list[str]:
@@ -93,30 +93,7 @@ def load(version: str, name: str) -> tuple[int, list[tuple[str, str]], bytes]:
 
 
 @dataclass
-class Route:
-    method: str
-    path: str
-    query: dict[str, str]
-    form: dict[str, str]
-    serve: list[Serve]
-    order: int
-    hits: int = 0
-
-    def matches(self, request: httpx.Request, form: dict[str, str]) -> bool:
-        if request.method != self.method or request.url.path.lstrip("/") != self.path:
-            return False
-        q = {k: v for k, v in request.url.params.multi_items()}
-        return all(q.get(k) == v for k, v in self.query.items()) and \
-            all(form.get(k) == v for k, v in self.form.items())
-
-    def next(self) -> Serve:
-        item = self.serve[min(self.hits, len(self.serve) - 1)]
-        self.hits += 1
-        return item
-
-
-@dataclass
-class RecordedBoard:
+class RecordedBoard(Routed):
     version: str = "x3.5"
     date: datetime | None = None
     routes: list[Route] = field(default_factory=list)
@@ -126,13 +103,6 @@ class RecordedBoard:
     @property
     def base_url(self) -> str:
         return BASE[self.version]
-
-    def on(self, method: str, path: str, serve: Serve | list[Serve], form: dict[str, str] | None = None,
-           **query: str | int) -> Route:
-        route = Route(method, path, {k: str(v) for k, v in query.items()}, form or {},
-                      serve if isinstance(serve, list) else [serve], len(self.routes))
-        self.routes.append(route)
-        return route
 
     def api(self, method: str, module: str, serve: Serve | list[Serve], form: dict[str, str] | None = None,
             **query: str | int) -> Route:
@@ -154,15 +124,12 @@ class RecordedBoard:
         form = _form(request, "gb18030" if self.version == "x3.4" and "api/mobile" not in request.url.path
                      else "utf-8")
         self.forms.append(form)
-        candidates = [r for r in self.routes if r.matches(request, form)]
-        if not candidates:
+        route = self.route(request, form)
+        if route is None:
             return httpx.Response(404, text=f"no recorded page for {request.method} {request.url}",
                                   headers={"Date": format_datetime(self.date or datetime.now(UTC), usegmt=True)})
-        route = max(candidates, key=lambda r: (len(r.query) + len(r.form), r.order))
         return self.response(request, route.next())
 
-    def transport(self) -> httpx.MockTransport:
-        return httpx.MockTransport(self.handle)
 
     def sent(self, method: str = "POST", path: str | None = None, **query: str) -> list[tuple[httpx.Request, dict]]:
         out = []
@@ -352,21 +319,6 @@ def x34_board(api: bool = True) -> RecordedBoard:
     b.on("GET", "home.php", "html-pm-list.html", mod="space", do="pm")
     b.on("GET", "home.php", "html-pm-view-touid3-player1.html", mod="space", do="pm", subop="view", touid="3")
     return b
-
-
-class Sleeps:
-    """An injectable `sleep` that records and advances a fake monotonic clock."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-        self.calls: list[float] = []
-
-    def sleep(self, s: float) -> None:
-        self.calls.append(s)
-        self.t += s
-
-    def monotonic(self) -> float:
-        return self.t
 
 
 def make_forum(board: RecordedBoard, sleeps: Sleeps | None = None, **kw: object):

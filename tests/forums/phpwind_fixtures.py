@@ -19,6 +19,8 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
+from forums.recorded import Route, Routed, Sleeps
+
 ROOT = Path(os.environ.get("TIANSHEN_FORUM_RECORDINGS", Path(__file__).resolve().parents[3] / "shared" / "forums"))
 PAGES = ROOT / "phpwind9" / "pages"
 BASE = "http://127.0.0.1:18070/"
@@ -27,9 +29,6 @@ RECORDED_AT = datetime(2026, 12, 6, 1, 42, tzinfo=UTC)  # a minute after the las
 
 needs_recordings = pytest.mark.skipif(not PAGES.is_dir(), reason=f"recorded PHPWind pages not found under {ROOT}: "
                                       "set TIANSHEN_FORUM_RECORDINGS (docs/testing.md)")
-
-Serve = str | bytes | Callable[[httpx.Request], httpx.Response]
-
 
 def load(name: str) -> tuple[int, list[tuple[str, str]], bytes]:
     body = (PAGES / name).read_bytes()
@@ -59,41 +58,12 @@ def page(body: str, status: int = 200) -> Callable[[httpx.Request], httpx.Respon
 
 
 @dataclass
-class Route:
-    method: str
-    path: str
-    query: dict[str, str]
-    form: dict[str, str]
-    serve: list[Serve]
-    order: int
-    hits: int = 0
-
-    def matches(self, request: httpx.Request, form: dict[str, str]) -> bool:
-        if request.method != self.method or request.url.path.lstrip("/") != self.path:
-            return False
-        q = dict(request.url.params.multi_items())
-        return all(q.get(k) == v for k, v in self.query.items()) and all(form.get(k) == v for k, v in self.form.items())
-
-    def next(self) -> Serve:
-        item = self.serve[min(self.hits, len(self.serve) - 1)]
-        self.hits += 1
-        return item
-
-
-@dataclass
-class RecordedPhpwind:
+class RecordedPhpwind(Routed):
     date: datetime | None = None
     routes: list[Route] = field(default_factory=list)
     requests: list[httpx.Request] = field(default_factory=list)
     forms: list[dict[str, str]] = field(default_factory=list)
     base_url: str = BASE
-
-    def on(self, method: str, path: str, serve: Serve | list[Serve], form: dict[str, str] | None = None,
-           **query: str | int) -> Route:
-        route = Route(method, path, {k: str(v) for k, v in query.items()}, form or {},
-                      serve if isinstance(serve, list) else [serve], len(self.routes))
-        self.routes.append(route)
-        return route
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
@@ -101,11 +71,11 @@ class RecordedPhpwind:
         form = {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
         self.forms.append(form)
         date = format_datetime(self.date or datetime.now(UTC), usegmt=True)
-        candidates = [r for r in self.routes if r.matches(request, form)]
-        if not candidates:
+        route = self.route(request, form)
+        if route is None:
             return httpx.Response(404, text=f"no recorded page for {request.method} {request.url}",
                                   headers={"Date": date})
-        serve = max(candidates, key=lambda r: (len(r.query) + len(r.form), r.order)).next()
+        serve = route.next()
         if callable(serve):
             resp = serve(request)
         elif isinstance(serve, bytes):
@@ -116,8 +86,6 @@ class RecordedPhpwind:
         resp.headers["Date"] = date
         return resp
 
-    def transport(self) -> httpx.MockTransport:
-        return httpx.MockTransport(self.handle)
 
     def sent(self, method: str = "POST", **query: str) -> list[tuple[httpx.Request, dict[str, str]]]:
         return [(r, f) for r, f in zip(self.requests, self.forms, strict=True)
@@ -167,19 +135,6 @@ def derived_dialog(dialog: int) -> Callable[[httpx.Request], httpx.Response]:
     src = src.replace('data-uid="6"  target="_blank">player4</a>：我选择 保护 player1\n第二行：请确认收到',
                       f'data-uid="{uid}"  target="_blank">{name}</a>：{body}')
     return page(src)
-
-
-class Sleeps:
-    def __init__(self) -> None:
-        self.t = 1000.0
-        self.calls: list[float] = []
-
-    def sleep(self, s: float) -> None:
-        self.calls.append(s)
-        self.t += s
-
-    def monotonic(self) -> float:
-        return self.t
 
 
 def make_forum(board: RecordedPhpwind, sleeps: Sleeps | None = None, password: str = "gm123456", **kw: object):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -27,9 +26,9 @@ import httpx
 
 from tianshen.forum.base import ForumError, LoginRefused
 from tianshen.forum.discuz import parse
-from tianshen.forum.discuz.parse import Answer
 from tianshen.forum.session import LoginGuard
 from tianshen.forum.text import storable
+from tianshen.forum.writes import GuardedLogin, LostAnswer, Reply
 
 log = logging.getLogger(__name__)
 
@@ -59,19 +58,7 @@ LOGGED_OUT_KEYS = ("login_before_enter_home", "to_login", "_login_nopermission",
 LOGGED_OUT_TEXT = ("请先登录", "尚未登录", "需要先登录", "您还未登录")
 
 
-class LostAnswer(ForumError):
-    """A write whose answer never came: the board may or may not have done it."""
-
-
-@dataclass
-class Reply:
-    status: int
-    text: str
-    answer: Answer
-    headers: httpx.Headers
-
-
-class DiscuzClient:
+class DiscuzClient(GuardedLogin):
     def __init__(self, base_url: str, username: str, password: str, *, fid: int | None = None,
                  api: str = "auto", charset: str = "auto", tz: timezone | None = None,
                  transport: httpx.BaseTransport | None = None, timeout: float = 30.0,
@@ -187,17 +174,7 @@ class DiscuzClient:
         return self._with_login(send, True)
 
     def _with_login(self, action: Callable[[], Reply], check_login: bool) -> Reply:
-        reply = action()
-        if check_login and self.logged_in and not self._relogging and self._logged_out(reply):
-            log.warning("the board treats the GM as logged out; logging in again")
-            self.logged_in = False
-            self.guard.allow_relogin()
-            self.login()
-            reply = action()
-            if self._logged_out(reply):
-                raise ForumError("the board still treats the GM as logged out right after a fresh login "
-                                 "(are cookies blocked, or is the account banned?)")
-        return reply
+        return self._relogin_once(action, self._logged_out) if check_login else action()
 
     def _logged_out(self, reply: Reply) -> bool:
         a = reply.answer
@@ -213,16 +190,6 @@ class DiscuzClient:
         return parse.page_uid(reply.text) == 0
 
     # ---- login --------------------------------------------------------------------------------
-
-    def login(self) -> None:
-        """Log in; a refusal is remembered: every later call raises it again, with no request."""
-        self.guard.check()
-        try:
-            self._login()
-        except LoginRefused as exc:
-            self.guard.note_refused(exc)
-            raise
-        self.guard.note_ok()
 
     def _login(self) -> None:
         probe = self.request("GET", "member.php", {"mod": "logging", "action": "login"})

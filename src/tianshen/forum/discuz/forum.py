@@ -58,10 +58,12 @@ import httpx
 
 from tianshen.forum.base import ForumError, ForumPm, ForumPost, PmGap, Undeliverable, Write, look_back_from
 from tianshen.forum.discuz import pages, parse
-from tianshen.forum.discuz.client import API, CAPTCHA_POST, DiscuzClient, LostAnswer, Reply
+from tianshen.forum.discuz.client import API, CAPTCHA_POST, DiscuzClient, Reply
 from tianshen.forum.pacing import Pacer
+from tianshen.forum.paging import new_rows
 from tianshen.forum.render import escape_bbcode
 from tianshen.forum.text import storable
+from tianshen.forum.writes import SpacedWriter
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +132,11 @@ def _tz(value: str | None) -> timezone | None:
     return timezone(delta)
 
 
-class DiscuzForum:
+class DiscuzForum(SpacedWriter):
     markup: Literal["bbcode", "markdown", "plain"] = "bbcode"
     remembers_keys = False  # keys are kept for this process only; `find_written` looks on the board
+    flood_advice = ("raise the GM group's limits or lower 发帖间隔 (floodctrl) / UCenter 短消息发送间隔 "
+                    "(pmfloodctrl)")
 
     def __init__(self, base_url: str, username: str, password: str, fid: int | None = None, *,
                  api: str = "auto", charset: str = "auto", timezone: str | None = None,
@@ -184,15 +188,6 @@ class DiscuzForum:
 
     def login(self) -> None:
         self.client.login()
-
-    def _ensure(self) -> None:
-        """Logged in, or a `LoginRefused` at once (no request) when the password was refused."""
-        guard = self.client.guard
-        guard.check()
-        if not self.client.logged_in:
-            if guard.good_logins:  # the session ended after a good login: renew it, with backoff
-                guard.allow_relogin()
-            self.client.login()
 
     @property
     def flood_interval_s(self) -> float:
@@ -531,37 +526,28 @@ class DiscuzForum:
 
     def _board_rows(self) -> Iterator[parse.ThreadRow]:
         """The board's threads, page after page as the caller goes on, by last post."""
-        seen: set[int] = set()
-        page = 1
-        while page <= 200:
-            if self.client.mobile:
-                reply = self.client.api_get("forumdisplay", fid=self.fid, page=page, orderby="lastpost")
-                a = reply.answer
-                if a.kind != "json" or a.error:
-                    raise ForumError(f"the mobile API did not answer for the board list: "
-                                     f"{a.error or a.message or reply.text[:120]!r}")
-                if a.variables.get("forum_threadlist") is None and a.key and not a.key.endswith("succeed"):
-                    raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message or a.key}")
-                rows = parse.api_forum_threads(a.variables)
-                _, pages = parse.api_forum_pages(a.variables)
-            else:
-                reply = self.client.get("forum.php", {"mod": "forumdisplay", "fid": self.fid, "orderby": "lastpost",
-                                                      "page": page})
-                a = reply.answer
-                if a.kind == "error" or (a.kind == "page" and a.message and not a.ok
-                                         and not re.search(r'id="(?:normal|stick)thread_\d+"', reply.text)):
-                    raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message}")
-                rows = parse.forum_threads(reply.text, self.client.tz)
-                _, pages = parse.forum_pages(reply.text)
-            new = [r for r in rows if r.tid not in seen]
-            if not new:  # past the last page, some boards show the last one again
-                return
-            for row in new:
-                seen.add(row.tid)
-                yield row
-            if page >= pages:
-                return
-            page += 1
+        return new_rows(self._board_page)
+
+    def _board_page(self, page: int) -> tuple[list[parse.ThreadRow], int]:
+        if self.client.mobile:
+            reply = self.client.api_get("forumdisplay", fid=self.fid, page=page, orderby="lastpost")
+            a = reply.answer
+            if a.kind != "json" or a.error:
+                raise ForumError(f"the mobile API did not answer for the board list: "
+                                 f"{a.error or a.message or reply.text[:120]!r}")
+            if a.variables.get("forum_threadlist") is None and a.key and not a.key.endswith("succeed"):
+                raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message or a.key}")
+            _, pages = parse.api_forum_pages(a.variables)
+            return parse.api_forum_threads(a.variables), pages
+        reply = self.client.get("forum.php", {"mod": "forumdisplay", "fid": self.fid, "orderby": "lastpost",
+                                              "page": page})
+        a = reply.answer
+        if a.kind == "error" or (a.kind == "page" and a.message and not a.ok
+                                 and not re.search(r'id="(?:normal|stick)thread_\d+"', reply.text)):
+            raise ForumError(f"the board refused its thread list (fid={self.fid}): {a.message}")
+        rows = parse.forum_threads(reply.text, self.client.tz)
+        _, pages = parse.forum_pages(reply.text)
+        return rows, pages
 
     # ---- the game board and the accounts (`tianshen forum check`) ----------------------------
 
@@ -633,59 +619,8 @@ class DiscuzForum:
         message = _pm_message(subject, body)
         self._write(key, lambda: self._send_pm(to, message), lambda since: self._find_pm(to, message, since))
 
-    def _write(self, key: str, send: Callable[[], _Outcome | Any], find: Callable[[datetime], Any]) -> Any:
-        if key in self._done:
-            return self._done[key]
-        since = self._uncertain.get(key)  # only a try of this process whose answer was lost
-        if since is not None:
-            found = find(since - timedelta(seconds=60))
-            if found is not None:
-                log.info("%s is already on the board; not sending it again", key)
-                self._done[key] = found
-                self._uncertain.pop(key, None)
-                return found
-        attempt = self.now()
-        try:
-            result = self._send_spaced(send)
-        except LostAnswer:
-            self._uncertain[key] = attempt
-            found = find(attempt - timedelta(seconds=60))
-            if found is not None:
-                self._done[key] = found
-                self._uncertain.pop(key, None)
-                return found
-            raise
-        self._done[key] = result
-        self._uncertain.pop(key, None)
-        return result
-
-    def _send_spaced(self, send: Callable[[], _Outcome]) -> Any:
-        """Send when due (`forum.pacing`); a flood refusal means send again when due, not sleep
-        on top of the interval."""
-        padded = False
-        for attempt in range(self.flood_retries + 1):
-            self.pacer.wait_turn()
-            outcome = send()
-            if outcome.kind == "ok":
-                self.pacer.accepted()
-                return outcome.value
-            if outcome.kind == "short" and not padded:
-                padded = True
-                self.min_post_chars = outcome.need
-                continue
-            if outcome.kind == "flood":
-                self.pacer.refused(named_s=outcome.wait_s or None)
-                log.info("flood control on the board (try %d); interval %.0f s", attempt + 1, self.pacer.interval_s)
-                continue
-            raise ForumError("the board refused the post as too short even after padding")
-        raise ForumError(f"the board's flood control refused {self.flood_retries + 1} tries; raise the GM group's "
-                         "limits or lower 发帖间隔 (floodctrl) / UCenter 短消息发送间隔 (pmfloodctrl)")
-
-    def _pad(self, text: str) -> str:
-        need = self.min_post_chars or 0
-        if len(text.strip()) >= need:
-            return text
-        return text + "\u3000" * (need - len(text.strip()) + 1)
+    def _look_back(self, since: datetime) -> datetime:
+        return since - timedelta(seconds=60)
 
     def _judge(self, reply: Reply, what: str) -> _Outcome:
         a = reply.answer

@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -25,9 +24,9 @@ import httpx
 
 from tianshen.forum.base import ForumError, LoginRefused
 from tianshen.forum.phpwind import parse
-from tianshen.forum.phpwind.parse import Answer
 from tianshen.forum.session import LoginGuard
 from tianshen.forum.text import storable
+from tianshen.forum.writes import GuardedLogin, LostAnswer, Reply
 
 log = logging.getLogger(__name__)
 
@@ -43,19 +42,7 @@ CAPTCHA_LOGIN = (
 LOGGED_OUT_TEXT = ("请先登录", "您还没有登录", "没有登录")
 
 
-class LostAnswer(ForumError):
-    """A write whose answer never came: the board may or may not have done it."""
-
-
-@dataclass
-class Reply:
-    status: int
-    text: str
-    answer: Answer
-    headers: httpx.Headers
-
-
-class PhpwindClient:
+class PhpwindClient(GuardedLogin):
     def __init__(self, base_url: str, username: str, password: str, *,
                  transport: httpx.BaseTransport | None = None, timeout: float = 30.0,
                  clock: Callable[[], datetime] | None = None,
@@ -150,17 +137,7 @@ class PhpwindClient:
         return self._with_login(send)
 
     def _with_login(self, action: Callable[[], Reply]) -> Reply:
-        reply = action()
-        if self.logged_in and not self._relogging and self.logged_out(reply):
-            log.warning("the board treats the GM as logged out; logging in again")
-            self.logged_in = False
-            self.guard.allow_relogin()
-            self.login()
-            reply = action()
-            if self.logged_out(reply):
-                raise ForumError("the board still treats the GM as logged out right after a fresh login "
-                                 "(are cookies blocked, or is the account banned?)")
-        return reply
+        return self._relogin_once(action, self.logged_out)
 
     def logged_out(self, reply: Reply) -> bool:
         """A redirect to the login page, a guest page frame, or a refusal naming the guest group."""
@@ -173,16 +150,6 @@ class PhpwindClient:
         return reply.answer.kind == "page" and parse.page_uid(reply.text) == 0
 
     # ---- login --------------------------------------------------------------------------------
-
-    def login(self) -> None:
-        """Log in; a refusal is remembered: every later call raises it again, with no request."""
-        self.guard.check()
-        try:
-            self._login()
-        except LoginRefused as exc:
-            self.guard.note_refused(exc)
-            raise
-        self.guard.note_ok()
 
     def _login(self) -> None:
         form_page = self.request("GET", "index.php", {"m": "u", "c": "login"})

@@ -55,9 +55,11 @@ import httpx
 from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, Write, look_back_from
 from tianshen.forum.discuz.parse import bbcode_text, estimate, same_text
 from tianshen.forum.pacing import Pacer
+from tianshen.forum.paging import new_rows
 from tianshen.forum.phpwind import parse
-from tianshen.forum.phpwind.client import LostAnswer, PhpwindClient, Reply
+from tianshen.forum.phpwind.client import PhpwindClient, Reply
 from tianshen.forum.text import storable
+from tianshen.forum.writes import SpacedWriter
 
 log = logging.getLogger(__name__)
 
@@ -120,8 +122,9 @@ def zone(value: str | None) -> timezone:
                          "(\"+08:00\") or a zone name (\"Asia/Shanghai\")") from exc
 
 
-class PhpwindForum:
+class PhpwindForum(SpacedWriter):
     markup: Literal["bbcode", "markdown", "plain"] = "bbcode"
+    flood_advice = "lower 灌水预防 (后台 → 全局 → 站点设置/用户组权限) for the GM's group"
     remembers_keys = False
     max_post_chars: int | None = None  # posts: no cap met; a PM over 500 characters is sent in parts
 
@@ -164,15 +167,6 @@ class PhpwindForum:
 
     def login(self) -> None:
         self.client.login()
-
-    def _ensure(self) -> None:
-        """Logged in, or a `LoginRefused` at once (no request) when the login was refused."""
-        guard = self.client.guard
-        guard.check()
-        if not self.client.logged_in:
-            if guard.good_logins:
-                guard.allow_relogin()
-            self.client.login()
 
     def now(self) -> datetime:
         return self.client.server_now()
@@ -342,22 +336,14 @@ class PhpwindForum:
         return sorted(out, key=lambda p: p.id)
 
     def _board_rows(self, max_pages: int = 200) -> Iterator[parse.ThreadRow]:
-        seen: set[int] = set()
-        page = 1
-        while page <= max_pages:
-            reply = self.client.get("index.php", {"c": "thread", "fid": self.fid, "page": page})
-            rows, _, pages = parse.board_threads(reply.text)
-            if not rows and reply.answer.message:
-                raise ForumError(f"the board refused its thread list (fid={self.fid}): {reply.answer.message}")
-            new = [r for r in rows if r.tid not in seen]
-            if not new:
-                return
-            for row in new:
-                seen.add(row.tid)
-                yield row
-            if page >= pages:
-                return
-            page += 1
+        return new_rows(self._board_page, max_pages)
+
+    def _board_page(self, page: int) -> tuple[list[parse.ThreadRow], int]:
+        reply = self.client.get("index.php", {"c": "thread", "fid": self.fid, "page": page})
+        rows, _, pages = parse.board_threads(reply.text)
+        if not rows and reply.answer.message:
+            raise ForumError(f"the board refused its thread list (fid={self.fid}): {reply.answer.message}")
+        return rows, pages
 
     # ---- the game board and the accounts (`tianshen forum check`) ----------------------------
 
@@ -410,57 +396,6 @@ class PhpwindForum:
                                     f"{DAILY_LIMIT_FIX}")
             self._write(key if i == 0 else f"{key}#pm{i + 1}", lambda part=part: self._send_pm(to, part),
                         lambda since, part=part: self._find_pm(to, part, since))
-
-    def _write(self, key: str, send: Callable[[], _Outcome], find: Callable[[datetime], Any]) -> Any:
-        if key in self._done:
-            return self._done[key]
-        since = self._uncertain.get(key)
-        if since is not None:
-            found = find(look_back_from(since))
-            if found is not None:
-                self._done[key] = found
-                self._uncertain.pop(key, None)
-                return found
-        attempt = self.now()
-        try:
-            result = self._send_spaced(send)
-        except LostAnswer:
-            self._uncertain[key] = attempt
-            found = find(look_back_from(attempt))
-            if found is not None:
-                self._done[key] = found
-                self._uncertain.pop(key, None)
-                return found
-            raise
-        self._done[key] = result
-        self._uncertain.pop(key, None)
-        return result
-
-    def _send_spaced(self, send: Callable[[], _Outcome]) -> Any:
-        padded = False
-        for attempt in range(self.flood_retries + 1):
-            self.pacer.wait_turn()
-            outcome = send()
-            if outcome.kind == "ok":
-                self.pacer.accepted()
-                return outcome.value
-            if outcome.kind == "short" and not padded:
-                padded = True
-                self.min_post_chars = outcome.need
-                continue
-            if outcome.kind == "flood":
-                self.pacer.refused(named_s=outcome.wait_s or None)
-                log.info("flood control on the board (try %d); interval %.0f s", attempt + 1, self.pacer.interval_s)
-                continue
-            raise ForumError("the board refused the post as too short even after padding")
-        raise ForumError(f"the board's flood control refused {self.flood_retries + 1} tries; lower 灌水预防 "
-                         "(后台 → 全局 → 站点设置/用户组权限) for the GM's group")
-
-    def _pad(self, text: str) -> str:
-        need = self.min_post_chars or 0
-        if len(text.strip()) >= need:
-            return text
-        return text + "\u3000" * (need - len(text.strip()) + 1)
 
     def _judge(self, reply: Reply, what: str) -> _Outcome:
         a = reply.answer
