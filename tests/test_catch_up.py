@@ -10,13 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from daemon_config import START, memory_config
 from tianshen.config import load_config
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.service.daemon import Daemon
 from tianshen.sim import DaemonPlayers
-
-START = datetime(2026, 1, 1, 20, tzinfo=UTC)
-NAMES = ["白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕"]
 
 
 class Clock:
@@ -31,26 +29,7 @@ class Clock:
 
 
 def _config(tmp_path: Path) -> Path:
-    path = tmp_path / "config.toml"
-    path.write_text(f"""
-[database]
-url = "sqlite:///{tmp_path / 'd.db'}"
-
-[forum]
-kind = "memory"
-
-[run]
-simulate = false
-poll_seconds = 5
-
-[game]
-name = "cu"
-ruleset = "classic_8"
-seed = 5
-start = {START.isoformat().replace("+00:00", "Z")}
-players = [{", ".join(f'{{ name = "{n}", forum_name = "{n}" }}' for n in NAMES)}]
-""", encoding="utf-8")
-    return path
+    return memory_config(tmp_path, "cu", 5)
 
 
 @pytest.mark.parametrize("down,cost", [(timedelta(seconds=64), "shorter by that"),

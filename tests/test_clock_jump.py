@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from daemon_config import START, memory_config
 from tianshen.config import load_config
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.service.daemon import Daemon, ForumClock, StepFollowingScheduler
 from tianshen.sim import DaemonPlayers
 
-START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 GM = "神的使者"
-NAMES = ["白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕"]
 
 
 class Host:
@@ -42,26 +41,7 @@ class Host:
 
 
 def _config(tmp_path: Path) -> Path:
-    path = tmp_path / "config.toml"
-    path.write_text(f"""
-[database]
-url = "sqlite:///{tmp_path / 'd.db'}"
-
-[forum]
-kind = "memory"
-
-[run]
-simulate = false
-poll_seconds = 0.05
-
-[game]
-name = "cj"
-ruleset = "classic_8"
-seed = 5
-start = {START.isoformat().replace("+00:00", "Z")}
-players = [{", ".join(f'{{ name = "{n}", forum_name = "{n}" }}' for n in NAMES)}]
-""", encoding="utf-8")
-    return path
+    return memory_config(tmp_path, "cj", 0.05)
 
 
 def _daemon(tmp_path: Path) -> tuple[Daemon, MemoryBoard, Host]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import typer
 
+from daemon_config import START, memory_config
 from tianshen import cli
 from tianshen.config import load_config
 from tianshen.forum.base import ForumPm, ForumPost, LoginRefused
@@ -20,9 +21,7 @@ from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.service.daemon import Daemon
 from tianshen.sim import DaemonPlayers
 
-START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 GM = "神的使者"
-NAMES = ["白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕"]
 
 
 class Clock:
@@ -70,26 +69,7 @@ class RefusingForum(MemoryForum):
 
 
 def _config(tmp_path: Path) -> Path:
-    path = tmp_path / "config.toml"
-    path.write_text(f"""
-[database]
-url = "sqlite:///{tmp_path / 'd.db'}"
-
-[forum]
-kind = "memory"
-
-[run]
-simulate = false
-poll_seconds = 0.05
-
-[game]
-name = "lr"
-ruleset = "classic_8"
-seed = 5
-start = {START.isoformat().replace("+00:00", "Z")}
-players = [{", ".join(f'{{ name = "{n}", forum_name = "{n}" }}' for n in NAMES)}]
-""", encoding="utf-8")
-    return path
+    return memory_config(tmp_path, "lr", 0.05)
 
 
 def _daemon(path: Path, board: MemoryBoard, clock: Clock) -> Daemon:

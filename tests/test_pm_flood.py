@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from daemon_config import NAMES, START, memory_config
 from forgetful import ForgetfulForum
 from tianshen.config import load_config
 from tianshen.forum.memory import MemoryBoard, MemoryForum, StoredPm
@@ -19,9 +20,7 @@ from tianshen.service import crash
 from tianshen.service.daemon import Daemon, burst_body
 from tianshen.sim import DaemonPlayers
 
-START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 GM = "神的使者"
-NAMES = ["白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕"]
 
 
 class Clock:
@@ -58,26 +57,7 @@ class RecordingForum(MemoryForum):
 
 
 def _config(tmp_path: Path) -> Path:
-    path = tmp_path / "config.toml"
-    path.write_text(f"""
-[database]
-url = "sqlite:///{tmp_path / 'd.db'}"
-
-[forum]
-kind = "memory"
-
-[run]
-simulate = false
-poll_seconds = 60
-
-[game]
-name = "fl"
-ruleset = "classic_8"
-seed = 5
-start = {START.isoformat().replace("+00:00", "Z")}
-players = [{", ".join(f'{{ name = "{n}", forum_name = "{n}" }}' for n in NAMES)}]
-""", encoding="utf-8")
-    return path
+    return memory_config(tmp_path, "fl", 60)
 
 
 def _daemon(path: Path, board: MemoryBoard, clock: Clock, forum: type[MemoryForum] = MemoryForum) -> Daemon:

@@ -15,16 +15,15 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
+from daemon_config import START, memory_config
 from tianshen.config import load_config
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.service.daemon import Daemon
 from tianshen.sim import DaemonPlayers
 from tianshen.store import Store
 
-START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 GM = "神的使者"
 BOSS = "主持人"
-NAMES = ["白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕"]
 
 
 class Clock:
@@ -39,27 +38,7 @@ class Clock:
 
 
 def _config(tmp_path: Path) -> Path:
-    path = tmp_path / "config.toml"
-    path.write_text(f"""
-[database]
-url = "sqlite:///{tmp_path / 'd.db'}"
-
-[forum]
-kind = "memory"
-
-[run]
-simulate = false
-poll_seconds = 0.05
-
-[game]
-name = "sd"
-ruleset = "classic_8"
-seed = 5
-gm_contact = "{BOSS}"
-start = {START.isoformat().replace("+00:00", "Z")}
-players = [{", ".join(f'{{ name = "{n}", forum_name = "{n}" }}' for n in NAMES)}]
-""", encoding="utf-8")
-    return path
+    return memory_config(tmp_path, "sd", 0.05, f'gm_contact = "{BOSS}"\n')
 
 
 def _daemon(tmp_path: Path) -> tuple[Daemon, MemoryBoard, Clock]:
