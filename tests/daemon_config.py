@@ -33,3 +33,17 @@ start = {START.isoformat().replace("+00:00", "Z")}
 players = [{players}]
 {game_extra}""", encoding="utf-8")
     return path
+
+
+class HandClock:
+    """The daemon's clock in a test that ticks by hand: `at` is moved by the test, and no
+    scheduler job ever comes due by itself."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def now(self) -> datetime:
+        return self.at
+
+    def real_at(self, game_time: datetime) -> datetime:
+        return datetime(2100, 1, 1, tzinfo=UTC)

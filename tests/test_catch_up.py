@@ -5,27 +5,18 @@ phase the deadline opens (given back only past `[run] late_window_minutes`)."""
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from daemon_config import START, memory_config
+from daemon_config import START, HandClock, memory_config
 from tianshen.config import load_config
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.service.daemon import Daemon
 from tianshen.sim import DaemonPlayers
 
-
-class Clock:
-    def __init__(self, at: datetime) -> None:
-        self.at = at
-
-    def now(self) -> datetime:
-        return self.at
-
-    def real_at(self, game_time: datetime) -> datetime:
-        return datetime(2100, 1, 1, tzinfo=UTC)  # the tests tick by hand
+Clock = HandClock
 
 
 def _config(tmp_path: Path) -> Path:

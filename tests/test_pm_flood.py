@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon_config import NAMES, START, memory_config
+from daemon_config import NAMES, START, HandClock, memory_config
 from forgetful import ForgetfulForum
 from tianshen.config import load_config
 from tianshen.forum.memory import MemoryBoard, MemoryForum, StoredPm
@@ -23,15 +23,7 @@ from tianshen.sim import DaemonPlayers
 GM = "神的使者"
 
 
-class Clock:
-    def __init__(self, at: datetime) -> None:
-        self.at = at
-
-    def now(self) -> datetime:
-        return self.at
-
-    def real_at(self, game_time: datetime) -> datetime:
-        return datetime(2100, 1, 1, tzinfo=UTC)  # the tests tick by hand
+Clock = HandClock
 
 
 class Killed(BaseException):
