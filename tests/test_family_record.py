@@ -43,7 +43,7 @@ def test_every_family_loads_with_its_ruleset_sims_and_counters(name: str) -> Non
 
 def test_a_record_without_a_word_is_refused_when_built() -> None:
     with pytest.raises(ValueError, match="no word for its deadlines: ld_end"):
-        Family(id="x", ruleset="m:C", sims="m:S", steps={}, deadlines={"ld_end": ""}, causes={}, ballots_at=())
+        Family(id="x", ruleset="m:C", sims="m:S", steps={}, deadlines={"ld_end": ""}, causes={})
 
 
 def test_an_unknown_family_or_policy_is_one_clear_line() -> None:

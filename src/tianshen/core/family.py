@@ -34,8 +34,8 @@ class Family:
     `Deadline.kind` its `schedule` gives, with its word; `causes`: each `death_cause` it
     writes; `events`: typed event kind → the balance report's counter; `sims`: the default
     simulated players; `policies`: policy name → better players where written; `rounds`:
-    the board counts rounds (第2轮 · 投票) instead of days and nights; `ballots_at`: the
-    path in `state.data` of the running vote's ballots (voter → {"target": …})."""
+    the board counts rounds (第2轮 · 投票) instead of days and nights.  The running vote's
+    ballots are the ruleset's `ballots` ledger's (core.ledgers)."""
 
     id: str
     ruleset: str
@@ -43,7 +43,6 @@ class Family:
     steps: Mapping[str, str]
     deadlines: Mapping[str, str]
     causes: Mapping[str, str]
-    ballots_at: tuple[str, ...]
     events: Mapping[str, str] = field(default_factory=dict)
     policies: Mapping[str, str] = field(default_factory=dict)
     rounds: bool = False
@@ -82,13 +81,6 @@ class Family:
 
     def sims_class(self, policy: str = "default") -> Any:
         return load(self.policies.get(policy, self.sims))
-
-    def ballots(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        """The running vote's ballots in a state's `data` ({} when none)."""
-        found: Any = data
-        for key in self.ballots_at:
-            found = found.get(key) if isinstance(found, Mapping) else None
-        return dict(found) if isinstance(found, Mapping) else {}
 
 
 def load(name: str) -> Any:

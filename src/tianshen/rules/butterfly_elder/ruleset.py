@@ -459,15 +459,17 @@ class ButterflyElder(Ruleset):
     # ---- views -----------------------------------------------------------------------------
 
     def vote_count(self, state: GameState) -> VoteCount | None:
-        """四: the latest post of each living voter (vote.count on a copy, without 归零, which
-        stays secret until the count)."""
-        if state.phase.kind != "day":
+        """四: the latest post of each living voter, the ballots ledger's `shown` count
+        (without 归零, which stays secret until the count)."""
+        shown = self.ballots.shown(state)
+        if shown is None:
             return None
         if not state.data.get("ballots"):
             return VoteCount(note="还没有人投票")
-        c = vote.count(state.copy(), None)
         cast_at = {v: str(b.get("at", "")) for v, b in state.data["ballots"].items()}
-        return VoteCount(rows=count_rows(c.counts, c.voters, cast_at), note="每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else ""))
+        voters = {r.name: [b.voter for b in shown.ballots if b.target == r.name] for r in shown.rows}
+        return VoteCount(rows=count_rows({r.name: r.total for r in shown.rows}, voters, cast_at),
+                         note="每人以最后一帖为准" + (f"；弃票：{'、'.join(shown.abstained)}" if shown.abstained else ""))
 
     def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
         name = p.name

@@ -33,7 +33,6 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.tally import DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import VotePost, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
@@ -64,7 +63,7 @@ class ForumGame(Ruleset):
         super().__init__(spec)
         self.clock = PhaseClock(spec.timing)
         self.actions = NightActions()
-        self.ballots = DayBallots()
+        self.ballots = DayBallots(spec)
 
     # ---- setup ----------------------------------------------------------------------
 
@@ -315,10 +314,7 @@ class ForumGame(Ruleset):
         spec = self.spec
         d = state.data["day"]
         result, _ = days.ld_tally(state)
-        summoned = {v: b["target"] for v, b in d["ballots"]["summon"].items()}
-        count = DayTally(day=state.phase.number, ballot="summon", ballots=ballots_of(summoned.items()),
-                         rows=tuple(TallyRow(c, result.raw.get(c, 0), result.counts[c]) for c in d["candidates"]),
-                         executed=tuple(result.top) if len(result.top) == 1 else ())
+        count = days.summon_tally(state, executed=True)
         record_tally(out.log, None, count)  # the summon round's post has its own lines, the log none
         lines = [spec.text("summon_header", round=d["summon_round"])]
         lines += [spec.text("summon_line", name=r.name, count=r.total) for r in count.rows]
@@ -395,7 +391,7 @@ class ForumGame(Ruleset):
         if verb == "vote":
             raise Refused(self.spec.text("vote_in_thread"))
         if verb == "count":
-            return days.current_count(self.spec, state)
+            return days.current_count(self.spec, state, self.ballots.shown(state))
         if verb == "done":
             state.data.setdefault("done", [])
             if p.name not in state.data["done"]:
@@ -490,7 +486,8 @@ class ForumGame(Ruleset):
     def vote_count(self, state: GameState) -> VoteCount | None:
         """What a 「票数」 PM is answered (common.day.current_count), without the PM."""
         try:
-            return VoteCount(text=days.current_count(self.spec, state), note="天神对「票数」短消息的回复")
+            return VoteCount(text=days.current_count(self.spec, state, self.ballots.shown(state)),
+                             note="天神对「票数」短消息的回复")
         except Refused:
             return None
 

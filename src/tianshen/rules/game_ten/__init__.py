@@ -12,7 +12,6 @@ FAMILY = Family(
                "summon_end": "招魂截止"},
     causes={"killed": "被杀", "binder": "束魂失败", "bound": "被束魂", "implicated": "被牵连出局",
             "executed": "被投票处决", "no_vote": "未投票出局"},
-    ballots_at=("day", "ballots", "main"),
     events={
         "one_hit_night": "one-hit kill night",
         "skipped_kill": "skipped kill night",

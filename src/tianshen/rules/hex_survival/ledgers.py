@@ -10,6 +10,8 @@ from typing import Any
 from tianshen.core.ledgers import Actions, Ballots, Entry
 from tianshen.core.model import GameState, Player
 from tianshen.core.outbox import Messages
+from tianshen.core.tally import DELEGATED, GM, POST, DayTally
+from tianshen.rules.hex_survival import ballot
 
 
 def _store(state: GameState) -> dict[str, Any]:
@@ -28,6 +30,15 @@ class PhaseActions(Actions):
 
 
 class DayBallots(Ballots):
+    SHOWN = frozenset({POST, GM, DELEGATED})  # §9.9: a delegated vote is posted at once
+
+    def count(self, state: GameState, closing: bool) -> DayTally | None:
+        """§9.5: the living's votes, a missing one counted for the voter himself."""
+        if not self.open(state):
+            return None
+        votes, missing = ballot.close(state)
+        return ballot.day_tally(state, votes, missing)
+
     def __init__(self, delegate: Callable[[GameState, Player, str, datetime, Messages], str]) -> None:
         self.delegate = delegate  # §9.9: a vote the GM casts is a delegated one, posted at once
 

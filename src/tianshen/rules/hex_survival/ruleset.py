@@ -621,17 +621,16 @@ class HexSurvival(Ruleset):
     # ---- views ----------------------------------------------------------------------
 
     def vote_count(self, state: GameState) -> VoteCount | None:
-        """§9: the votes posted so far, counted by `ballot.punished`; a missing vote counts for
-        the voter himself only at the close, so it is not shown here."""
-        d = state.data.get("day") or {}
-        if state.phase.kind != "day" or state.phase.step != "vote":
+        """§9: the votes posted so far, the ballots ledger's `shown` count; a missing vote
+        counts for the voter himself only at the close, so it is not shown here."""
+        shown = self.ballots.shown(state)
+        if shown is None:
             return None
-        votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
-                 if state.player(v).alive and state.player(b["target"]).alive}
-        counts, _ = ballot.punished(votes)
-        cast_at = {v: str(b.get("at", "")) for v, b in d.get("ballots", {}).items()}
-        voters = {name: [v for v, t in votes.items() if t == name] for name in counts}
-        return VoteCount(rows=count_rows(counts, voters, cast_at), note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
+        cast = state.data["day"]["ballots"]
+        cast_at = {b.voter: str(cast[b.voter].get("at", "")) for b in shown.ballots}
+        voters = {r.name: [b.voter for b in shown.ballots if b.target == r.name] for r in shown.rows}
+        return VoteCount(rows=count_rows({r.name: r.total for r in shown.rows}, voters, cast_at),
+                         note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
 
     def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
         """003 §5: the 4×4 torus of the variant's table; with `secret`, who stands where with

@@ -699,10 +699,10 @@ class NLives(Ruleset):
             return None
 
     def _count(self, state: GameState) -> str:
-        if state.phase.kind != "day":
+        shown = self.ballots.shown(state)  # the votes posted, not the delegations (§8.4)
+        if shown is None:
             raise Refused("现在没有进行中的投票。")
-        ballots = {v: (b["target"], False) for v, b in state.data["day"]["votes"].items()}
-        rows = days.tally(state, ballots, [])
+        rows = days.tally(state, {b.voter: (b.target, False) for b in shown.ballots}, [])
         lines = "\n".join(f"{r.name}：{r.raw}票" for r in rows) or "还没有人投票。"
         return self.spec.text("count_reply", lines=lines)
 
