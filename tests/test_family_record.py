@@ -211,19 +211,28 @@ def test_admin_status_has_a_word_for_every_deadline_of_every_family() -> None:
 
 
 def test_a_family_without_an_end_for_a_deadline_is_refused_when_it_loads() -> None:
-    """What runs at each deadline is the class's ENDS table, checked against the record."""
+    """What runs at each deadline is the class's step table (core.flow), checked against
+    the record."""
+    from tianshen.core.flow import ANY, Step
+
     record = families()["hex_survival"]
+    steps = record.ruleset_class().STEPS
 
     class NoDusk(record.ruleset_class()):  # type: ignore[misc]
-        ENDS = {"night_end": "_dawn", "vote_open": "_open_vote_at"}
+        STEPS = steps[:2]
 
     class Misnamed(record.ruleset_class()):  # type: ignore[misc]
-        ENDS = {**record.ruleset_class().ENDS, "day_end": "_dusk_typo"}
+        STEPS = (*steps[:2], Step("day", ANY, "day_end", "_dusk_typo"))
+
+    class Unworded(record.ruleset_class()):  # type: ignore[misc]
+        STEPS = (*steps, Step("day", "ld", "day_end", "_dusk"))
 
     with pytest.raises(ValueError, match="nothing runs at day_end"):
         record.check(NoDusk)
     with pytest.raises(ValueError, match="methods it lacks: _dusk_typo"):
         record.check(Misnamed)
+    with pytest.raises(ValueError, match="no word for its steps: ld"):
+        record.check(Unworded)
     for each in families().values():
         each.check(each.ruleset_class())
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from tianshen.core import flow
+
 # deadlines every family has: core's own (core.ruleset.next_deadline, core.checkin,
 # core.substitution) and the reminder before a phase's end
 CORE_DEADLINES: dict[str, str] = {"reminder": "提醒", "checkin_end": "签到截止", "substitution_end": "替补截止"}
@@ -57,15 +59,19 @@ class Family:
                 raise ValueError(f"family '{self.id}': '{name}' is not 'module:Class'")
 
     def check(self, cls: Any) -> None:
-        """The ruleset class against the record: every deadline kind has what runs at its end
-        (`cls.ENDS`) and a word; a class naming a method it lacks is refused."""
-        ends = dict(getattr(cls, "ENDS", {}))
+        """The ruleset class against the record: every deadline kind of its step table
+        (`cls.STEPS`, core.flow) has what runs at its end and a word, every step a word; a
+        table naming a method the class lacks is refused."""
+        ends = flow.ends(tuple(getattr(cls, "STEPS", ())))
         if missing := sorted(set(self.deadlines) - set(ends)):
-            raise ValueError(f"family '{self.id}': nothing runs at {', '.join(missing)} (ENDS)")
+            raise ValueError(f"family '{self.id}': nothing runs at {', '.join(missing)} (STEPS)")
         if unnamed := sorted(set(ends) - set(self.deadline_words())):
             raise ValueError(f"family '{self.id}' has no word for its deadlines: {', '.join(unnamed)}")
         if lacking := sorted(n for n in ends.values() if not callable(getattr(cls, n, None))):
-            raise ValueError(f"family '{self.id}': ENDS names methods it lacks: {', '.join(lacking)}")
+            raise ValueError(f"family '{self.id}': STEPS names methods it lacks: {', '.join(lacking)}")
+        steps = {s.step for s in getattr(cls, "STEPS", ()) if s.step != flow.ANY}
+        if unworded := sorted(steps - set(self.step_words())):
+            raise ValueError(f"family '{self.id}' has no word for its steps: {', '.join(unworded)}")
 
     def step_words(self) -> dict[str, str]:
         return {**CORE_STEPS, **self.steps}

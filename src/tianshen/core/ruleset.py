@@ -13,10 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from tianshen.core import activity, checkin, clock, rng, substitution
+from tianshen.core import activity, checkin, clock, flow, rng, substitution
 from tianshen.core.ballots import VotePosts
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.deaths import deaths_since, die
+from tianshen.core.flow import REMINDER, Step
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -35,8 +36,6 @@ from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import GmRefused, LedgerOverrides, sent_at
 from tianshen.core.spec import DEFAULT_GM, RulesetSpec
-
-REMINDER = "reminder"  # a deadline kind that only sends reminders
 
 
 class Seat(BaseModel):
@@ -186,34 +185,26 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 due = Deadline(at=ends, kind=kind)
         return due
 
-    @abstractmethod
+    # the family's phases as steps (core.flow): when each ends, what runs there, what an
+    # extension moves, early end and reminders; tianshen.rules.families() refuses a family
+    # whose table and record (core.family.Family.deadlines) differ, or that names a method
+    # it lacks
+    STEPS: tuple[Step, ...] = ()
+
     def schedule(self, state: GameState) -> Deadline | None:
-        """The ruleset's next deadline, or None when the game is over."""
+        """The ruleset's next deadline from its step table, or None when the game is over."""
+        step = flow.current(self.STEPS, state)
+        at = flow.end_of(step, state) if step else None
+        if step is None or at is None:
+            return None
+        reminder = flow.reminder_at(step, state, at)
+        return Deadline(at=reminder, kind=REMINDER) if reminder else Deadline(at=at, kind=step.kind)
 
     def shift_schedule(self, state: GameState, hours: float) -> None:
-        """Every remaining deadline of the phase moves by `hours` (extend, resume, leave, a
-        substitution): the phase's end and each time `shifted_keys` names in `data`; an early
-        end (/done) is dropped."""
-        if state.phase.ends_at:
-            state.phase.ends_at += timedelta(hours=hours)
-        state.data.pop("early_at", None)
-        for path in self.shifted_keys(state):
-            *parents, key = path.split(".")
-            holder = state.data
-            for name in parents:
-                holder = holder[name]
-            if key in holder:
-                holder[key] = (datetime.fromisoformat(holder[key]) + timedelta(hours=hours)).isoformat()
-
-    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
-        """A hook: the times in `data` (dotted paths) that belong to the current step and move
-        with an extension, besides the phase's end; none by default."""
-        return ()
-
-    # the deadline kinds the family's `schedule` gives → the name of the method (state, at,
-    # out) that runs at each; tianshen.rules.families() refuses a family whose table and
-    # record (core.family.Family.deadlines) differ, or that names a method it lacks
-    ENDS: dict[str, str] = {}
+        """Every remaining deadline of the step moves by `hours` (extend, resume, leave, a
+        substitution, downtime): the phase's end and each time the step's `shift` names in
+        `data`; an early end (/done) is dropped."""
+        flow.shift(flow.current(self.STEPS, state), state, hours)
 
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         """Close or open what the deadline names (resolve the night, count the votes…), once
@@ -223,8 +214,18 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if due is None or due.kind != deadline.kind:
             out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
             return out.outcome(state)
-        getattr(self, self.ENDS[deadline.kind])(state, deadline.at, out)
+        getattr(self, flow.ends(self.STEPS)[deadline.kind])(state, deadline.at, out)
         return out.outcome(state)
+
+    def remind(self, state: GameState, at: datetime, out: Messages) -> None:
+        """A step's reminder (flow.Step.reminder_from): once per phase and step, then the
+        family's `remind_players` with the step's end."""
+        state.data["reminded"] = flow.reminded_mark(state)
+        step = flow.current(self.STEPS, state)
+        self.remind_players(state, flow.end_of(step, state) if step else None, out)
+
+    def remind_players(self, state: GameState, ends: datetime | None, out: Messages) -> None:
+        """A hook: the reminder PMs of a step that declares a reminder."""
 
     def on_gm(self, state: GameState, gm: GmIn) -> Outcome:
         """A GM override: `gm_<command>` of the ruleset (or of this base class).  Each one

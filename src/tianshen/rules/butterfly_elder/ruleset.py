@@ -18,6 +18,7 @@ from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
+from tianshen.core.flow import ANY, Step
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     GameState,
@@ -30,7 +31,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours
+from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset, VoteCount, gm_hours
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, quote_note, refusal
 from tianshen.core.votes import count_rows
@@ -89,20 +90,16 @@ class ButterflyElder(Ruleset):
 
     # ---- the clock (DECISIONS 5.1.2, E1 `004.schedule`) ------------------------------------------
 
-    def schedule(self, state: GameState) -> Deadline | None:
-        ph = state.phase
-        if ph.kind == "over" or ph.ends_at is None:
-            return None
-        if ph.kind == "night":
-            return Deadline(at=ph.ends_at, kind="powers_end" if ph.step == "power" else "results")
-        return Deadline(at=ph.ends_at, kind="vote_end")
+    STEPS = (
+        Step("night", "power", "powers_end", "_clock_post", next="silence"),
+        Step("night", ANY, "results", "_results", next="day"),
+        Step("day", ANY, "vote_end", "_vote_end", next="night power"),
+    )
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.ends_at is None:
             return None
         return f"vote:{state.phase.number}", state.phase.ends_at
-
-    ENDS = {"powers_end": "_clock_post", "results": "_results", "vote_end": "_vote_end"}  # core.ruleset.on_deadline
 
     def _clock_post(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 4: 权利行使轮截止，法官发“看表帖”，从看表帖开始，所有玩家禁言."""

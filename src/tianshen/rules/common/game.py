@@ -11,7 +11,7 @@ at dawn − 10 min), its win conditions, and a few hooks (`_init_data`, `_role_e
 from __future__ import annotations
 
 from abc import abstractmethod
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from tianshen.core import checkin
@@ -20,6 +20,7 @@ from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
+from tianshen.core.flow import ANY, PHASE_START, Step
 from tianshen.core.grammar import VERB_NAMES, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -31,7 +32,7 @@ from tianshen.core.model import (
     PostIn,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
@@ -100,41 +101,23 @@ class ForumGame(Ruleset):
 
     # ---- the clock ------------------------------------------------------------------
 
-    def schedule(self, state: GameState) -> Deadline | None:
-        due = self._phase_deadline(state)
-        if due is None or due.kind == "vote_open":
-            return due
-        reminder = self._reminder_at(state, due.at)
-        return Deadline(at=reminder, kind="reminder") if reminder else due
+    # 001/002's phases (DECISIONS §0.5: /done ends the night and the vote early; issue 5:
+    # reminders before the night's end and the vote's), what an extension moves
+    DAY_SHIFT = ("day.vote_ends_at", "day.step_ends_at")
+    STEPS = (
+        Step("night", ANY, "night_end", "_dawn", early_done=True, reminder_from=PHASE_START, next="day discussion"),
+        Step("day", "discussion", "vote_open", "_open_vote", deadline="day.vote_opens_at",
+             shift=("day.vote_opens_at", *DAY_SHIFT), next="vote"),
+        Step("day", "vote", "vote_end", "_close_main_vote", deadline="day.vote_ends_at", shift=DAY_SHIFT,
+             early_done=True, reminder_from="day.vote_opens_at", next="ld, or night"),
+        Step("day", "ld", "ld_end", "_close_ld", deadline="day.step_ends_at", shift=DAY_SHIFT,
+             reminder_from="day.vote_opens_at", next="summon, or night"),
+        Step("day", "summon", "summon_end", "_close_summon_round", deadline="day.step_ends_at", shift=DAY_SHIFT,
+             reminder_from="day.vote_opens_at", next="summon, or night"),
+    )
 
-    def _phase_deadline(self, state: GameState) -> Deadline | None:
-        ph = state.phase
-        if ph.kind == "night":
-            return Deadline(at=self._early_or(state, ph.ends_at), kind="night_end")
-        if ph.kind != "day":
-            return None
-        d = state.data["day"]
-        if ph.step == "discussion":
-            return Deadline(at=days.ts(d["vote_opens_at"]), kind="vote_open")
-        if ph.step == "vote":
-            return Deadline(at=self._early_or(state, days.ts(d["vote_ends_at"])), kind="vote_end")
-        return Deadline(at=days.ts(d["step_ends_at"]), kind=f"{ph.step}_end")
-
-    def _reminder_at(self, state: GameState, deadline: datetime) -> datetime | None:
-        """Issue 5: players who have not acted or voted are reminded `reminder_hours` before
-        the deadline, once per phase or step (only when that moment is still ahead)."""
-        hours = float(state.data["options"].get("reminder_hours", 0))
-        point = f"{state.phase.label}:{state.phase.step}"
-        if hours <= 0 or state.data.get("reminded") == point:
-            return None
-        at = deadline - timedelta(hours=hours)
-        start = state.phase.started_at if state.phase.kind == "night" else days.ts(state.data["day"]["vote_opens_at"])
-        return at if start is not None and at > start else None
-
-    def _remind(self, state: GameState, out: Messages) -> None:
-        state.data["reminded"] = f"{state.phase.label}:{state.phase.step}"
-        due = self._phase_deadline(state)
-        ends = _fmt(state, due.at if due else None)
+    def remind_players(self, state: GameState, at: datetime | None, out: Messages) -> None:
+        ends = _fmt(state, at)
         if state.phase.kind == "night":
             for p in state.players:
                 verb = POWER.get(p.role)
@@ -154,20 +137,6 @@ class ForumGame(Ruleset):
         for p in days.voters(state, kind):
             if p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
                 out.pm(p.name, self.spec.text("reminder_subject"), self.spec.text("reminder_vote", ends=ends))
-
-    def _early_or(self, state: GameState, at: datetime | None) -> datetime:
-        """DECISIONS §0.5: a phase ends early once every living player has sent /done
-        (and, in the vote, every voter has voted)."""
-        early = state.data.get("early_at")
-        assert at is not None
-        return min(at, datetime.fromisoformat(early)) if early else at
-
-    # the deadline kinds `schedule` gives → what runs at each (core.ruleset.Ruleset.on_deadline)
-    ENDS = {"reminder": "_remind_at", "night_end": "_dawn", "vote_open": "_open_vote", "vote_end": "_close_main_vote",
-            "ld_end": "_close_ld", "summon_end": "_close_summon_round"}
-
-    def _remind_at(self, state: GameState, at: datetime, out: Messages) -> None:
-        self._remind(state, out)
 
     # ---- night ----------------------------------------------------------------------
 
@@ -462,14 +431,6 @@ class ForumGame(Ruleset):
         self._note_done(state, post.at)
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
-
-    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
-        """An extension moves the day's vote thread (its opening while still in discussion)
-        and the running step's end."""
-        if state.phase.kind != "day":
-            return ()
-        opens = ("day.vote_opens_at",) if state.phase.step == "discussion" else ()
-        return (*opens, "day.vote_ends_at", "day.step_ends_at")
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         kind = days.ballot_kind(state)

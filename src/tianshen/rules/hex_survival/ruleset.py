@@ -22,6 +22,7 @@ from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.events import record_tally
+from tianshen.core.flow import ANY, Step
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -36,7 +37,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import BoardMap, GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import SELF
 from tianshen.core.vote_post import VotePost, quote_note, unreadable, with_form
@@ -138,31 +139,21 @@ class HexSurvival(Ruleset):
 
     # ---- the clock (003 §7.3–7.6) -------------------------------------------------------
 
-    def schedule(self, state: GameState) -> Deadline | None:
-        ph = state.phase
-        if ph.kind == "night" and ph.ends_at:
-            return Deadline(at=ph.ends_at, kind="night_end")
-        if ph.kind != "day":
-            return None
-        d = state.data["day"]
-        if ph.step == "discussion":
-            return Deadline(at=_ts(d["vote_opens_at"]), kind="vote_open")
-        return Deadline(at=_ts(d["vote_ends_at"]), kind="day_end")
-
-    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
-        """Extensions (§7.6: +12 h for a substitute; GM extend, pause) move every remaining
-        deadline of the day, the vote's change window with it (§9.4)."""
-        if state.phase.kind != "day":
-            return ()
-        opens = ("day.vote_opens_at",) if state.phase.step == "discussion" else ()
-        return (*opens, "day.vote_ends_at", "day.change_until")
+    # 003 §7.3–7.6: the night, the discussion until the vote thread, the vote until dusk;
+    # extensions (§7.6: +12 h for a substitute; GM extend, pause) move every remaining
+    # deadline of the day, the vote's change window with it (§9.4); no early end (§0.5)
+    STEPS = (
+        Step("night", ANY, "night_end", "_dawn", next="day"),
+        Step("day", "discussion", "vote_open", "_open_vote_at", deadline="day.vote_opens_at",
+             shift=("day.vote_opens_at", "day.vote_ends_at", "day.change_until"), next="vote"),
+        Step("day", ANY, "day_end", "_dusk", deadline="day.vote_ends_at", shift=("day.vote_ends_at", "day.change_until"),
+             next="night"),
+    )
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.step != "vote":
             return None
         return f"vote:{state.phase.number}", _ts(state.data["day"]["vote_ends_at"])
-
-    ENDS = {"night_end": "_dawn", "vote_open": "_open_vote_at", "day_end": "_dusk"}  # core.ruleset.on_deadline
 
     def _open_vote_at(self, state: GameState, at: datetime, out: Messages) -> None:
         self._open_vote(state, out)

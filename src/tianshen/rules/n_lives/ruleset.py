@@ -17,6 +17,7 @@ from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
+from tianshen.core.flow import ANY, Step
 from tianshen.core.grammar import VERBS, Command
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
@@ -29,7 +30,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import GameSetup, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, DayTally
 from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name, unreadable
@@ -169,25 +170,18 @@ class NLives(Ruleset):
 
     # ---- the clock ----------------------------------------------------------------------
 
-    def schedule(self, state: GameState) -> Deadline | None:
-        ph = state.phase
-        if ph.kind not in ("night", "day") or ph.ends_at is None:
-            return None
-        at = ph.ends_at
-        if early := state.data.get("early_at"):
-            at = min(at, _ts(early))
-        return Deadline(at=at, kind="dawn" if ph.kind == "night" else "dusk")
-
-    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
-        """Night 1's extension moves the reorder window with it."""
-        return ("order_until",) if state.phase.number == 1 and state.phase.kind == "night" else ()
+    # the night and the day, each ended early by everyone's /done (DECISIONS §0.5); night
+    # 1's extension moves the reorder window with it
+    STEPS = (
+        Step("night", ANY, "dawn", "_dawn", early_done=True, shift=("order_until",), number=1, next="day"),
+        Step("night", ANY, "dawn", "_dawn", early_done=True, next="day"),
+        Step("day", ANY, "dusk", "_dusk", early_done=True, next="night"),
+    )
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         if state.phase.kind != "day" or state.phase.ends_at is None:
             return None
         return f"vote:{state.phase.number}", state.phase.ends_at
-
-    ENDS = {"dawn": "_dawn", "dusk": "_dusk"}  # what runs at each deadline (core.ruleset.on_deadline)
 
     # ---- night ------------------------------------------------------------------------
 
