@@ -306,13 +306,17 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return self._announce(state, "gm_extended", hours=_num(hours), duration=_duration(hours), reason=gm.reason)
 
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """请假 (002, 000 §9.2, 003 §10.2): the phase is extended for a player on leave."""
+        """请假 (002, 000 §9.2, 003 §10.2, 004 补充 二 1): the phase is extended for a player
+        on leave, in every family; `on_leave` records what the family keeps of it."""
         p = self._player_arg(state, gm)
-        hours = self.whole_minute_shift(state, gm_hours(gm))
-        self.on_leave(state, p)
+        most = getattr(self.spec.timing, "leave_max_hours", None)  # 004 补充 二 1: 最多24小时
+        asked = gm_hours(gm, most=None if most is None else float(most))
+        hours = self.whole_minute_shift(state, asked)
+        until = gm.at + timedelta(hours=asked)
+        self.on_leave(state, p, until)
         self.shift_schedule(state, hours)
         return self._announce(state, "gm_leave", name=p.name, hours=_num(hours), duration=_duration(hours),
-                              reason=gm.reason)
+                              reason=gm.reason, until=clock.show(until, state.zone))
 
     def whole_minute_shift(self, state: GameState, hours: float) -> float:
         """`hours`, made a little longer when needed so that the phase end it moves lands on a
@@ -344,8 +348,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         extension is told there too, where the vote's first post gave the old deadline."""
         return None
 
-    def on_leave(self, state: GameState, p: Player) -> None:
-        """What a family records of a player's leave besides the extension (hex: the day's vote)."""
+    def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
+        """What a family records of a player's leave (until when) besides the extension (hex:
+        the day's vote; butterfly_elder: excused from lurking)."""
         return None
 
     def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:

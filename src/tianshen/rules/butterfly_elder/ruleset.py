@@ -31,7 +31,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
-from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset, VoteCount, gm_hours
+from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset, VoteCount
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, quote_note, refusal
 from tianshen.core.votes import count_rows
@@ -421,15 +421,11 @@ class ButterflyElder(Ruleset):
 
     # ---- seats and the GM's overrides ----------------------------------------------------------
 
-    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """补充 二 1: leave of at most 24 h; the player is not counted as lurking meanwhile."""
-        p = self._player_arg(state, gm)
-        hours = gm_hours(gm, most=self.spec.timing.hours("leave_max_hours", 24))
-        until = gm.at + timedelta(hours=hours)
+    def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
+        """补充 二 1: the player is not counted as lurking until then (at most 24 h: the
+        variant's `leave_max_hours`); the phase is extended (core), the seed saying nothing
+        against it."""
         state.data["leave"][p.name] = until.isoformat()
-        out = Messages()
-        out.post(MAIN, self.spec.text("gm_leave", name=p.name, until=_fmt(state, until)))
-        return out.outcome(state)
 
     @extra(Override("confirm-zombie", "确认诈尸", "butterfly_elder: confirm a flagged post by a dead player (诈尸); "
                     "his side's penalty applies.", (PLAYER,)))

@@ -604,7 +604,7 @@ class HexSurvival(Ruleset):
             d["extra_changes"] = int(d.get("extra_changes", 0)) + 1
         return outcome
 
-    def on_leave(self, state: GameState, p: Player) -> None:
+    def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
         """§10.2 请假: the phase is extended (core); a missed vote today does not count (§9.8)."""
         if state.phase.kind == "day":
             state.data["day"]["leave"].append(p.name)
