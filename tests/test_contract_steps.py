@@ -15,7 +15,7 @@ import pytest
 
 from test_contract_families import CASES, IDS, _step
 from tianshen.core import flow
-from tianshen.core.model import GameState, GmIn
+from tianshen.core.model import GameState, GmIn, PmIn
 from tianshen.core.observation import observation
 from tianshen.rules import families, load_ruleset
 from tianshen.sim.montecarlo import Game
@@ -72,3 +72,35 @@ def test_the_public_observation_names_each_dead_player_as_the_board_did(variant:
         if word:  # 000 §5.8 reveals nothing: the row says nothing either
             assert any(row["name"] in line and word in line for line in said), (row["name"], word)
 
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+def test_everyone_s_done_ends_early_exactly_the_steps_that_say_so(variant: str, players: int) -> None:
+    """DECISIONS §0.5: /done from every living player ends a step early when its table says
+    `early_done` (and, while a vote is counted, nobody's ballot is missing); any other step
+    keeps its end."""
+    ruleset = load_ruleset(variant)
+    game = Game(ruleset, 4, players)
+    ended, kept = 0, 0
+    for _ in range(300):
+        state = game.state
+        if state.phase.kind == "over":
+            break
+        step = flow.current(ruleset.STEPS, state)
+        due = ruleset.next_deadline(state)
+        assert step is not None and due is not None
+        now = game.now + timedelta(seconds=1)
+        trial = state
+        for i, p in enumerate(q for q in state.players if q.alive):
+            trial = ruleset.apply(trial, PmIn(id=f"done-{i}", sender=p.name, at=now, text="/done")).state
+        count = ruleset.ballots.count(trial, closing=False) if ruleset.ballots else None
+        later = ruleset.next_deadline(trial)
+        assert later is not None
+        if step.early_done and (count is None or not count.missing):
+            assert later.at == now, (state.phase.label, state.phase.step)
+            ended += 1
+        else:
+            assert later.at == due.at, (state.phase.label, state.phase.step)
+            kept += 1
+        _step(game)
+    assert kept and (ended or not any(s.early_done for s in ruleset.STEPS))

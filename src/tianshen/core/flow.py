@@ -35,6 +35,7 @@ class Step:
     shift: tuple[str, ...] = ()  # the `data` times an extension moves besides the phase's end
     early_done: bool = False  # everyone's /done ends it early (`data["early_at"]`)
     reminder_from: str = ""  # a reminder may come after this time ("" none): PHASE_START or a `data` path
+    votes: bool = False  # the phase's vote thread is open in it, until its end
     number: int | None = None  # only in this phase number (n_lives: night 1's reorder window)
     next: str = ""  # what follows, in words for the reader (the end method sets it)
 

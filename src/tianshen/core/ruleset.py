@@ -345,8 +345,23 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         """The thread of the vote running now and its end (None: no vote thread open): an
-        extension is told there too, where the vote's first post gave the old deadline."""
-        return None
+        extension is told there too, where the vote's first post gave the old deadline.  A
+        step that declares `votes` (core.flow) has the phase's vote thread open until its end."""
+        step = flow.current(self.STEPS, state)
+        at = flow.time_at(state, step.deadline) if step and step.votes else None
+        return (f"vote:{state.phase.number}", at) if at else None
+
+    def note_done(self, state: GameState, at: datetime) -> None:
+        """DECISIONS §0.5 (000, 001, 002): a step whose table says everyone's /done ends it
+        early (`early_done`) ends now, once every living player has sent /done and, while a
+        vote is counted, the ballots ledger misses nobody's ballot."""
+        step = flow.current(self.STEPS, state)
+        alive = {p.name for p in state.players if p.alive}
+        if step is None or not step.early_done or not alive or not alive <= set(state.data.get("done", [])):
+            return
+        count = self.ballots.count(state, closing=False) if self.ballots is not None else None
+        if count is None or not count.missing:
+            state.data["early_at"] = at.isoformat()
 
     def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
         """What a family records of a player's leave (until when) besides the extension (hex:

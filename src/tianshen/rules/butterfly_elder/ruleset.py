@@ -93,13 +93,8 @@ class ButterflyElder(Ruleset):
     STEPS = (
         Step("night", "power", "powers_end", "_clock_post", next="silence"),
         Step("night", ANY, "results", "_results", next="day"),
-        Step("day", ANY, "vote_end", "_vote_end", next="night power"),
+        Step("day", ANY, "vote_end", "_vote_end", votes=True, next="night power"),
     )
-
-    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
-        if state.phase.kind != "day" or state.phase.ends_at is None:
-            return None
-        return f"vote:{state.phase.number}", state.phase.ends_at
 
     def _clock_post(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 4: 权利行使轮截止，法官发“看表帖”，从看表帖开始，所有玩家禁言."""

@@ -109,11 +109,11 @@ class ForumGame(Ruleset):
         Step("day", "discussion", "vote_open", "_open_vote", deadline="day.vote_opens_at",
              shift=("day.vote_opens_at", *DAY_SHIFT), next="vote"),
         Step("day", "vote", "vote_end", "_close_main_vote", deadline="day.vote_ends_at", shift=DAY_SHIFT,
-             early_done=True, reminder_from="day.vote_opens_at", next="ld, or night"),
+             early_done=True, reminder_from="day.vote_opens_at", votes=True, next="ld, or night"),
         Step("day", "ld", "ld_end", "_close_ld", deadline="day.step_ends_at", shift=DAY_SHIFT,
-             reminder_from="day.vote_opens_at", next="summon, or night"),
+             reminder_from="day.vote_opens_at", votes=True, next="summon, or night"),
         Step("day", "summon", "summon_end", "_close_summon_round", deadline="day.step_ends_at", shift=DAY_SHIFT,
-             reminder_from="day.vote_opens_at", next="summon, or night"),
+             reminder_from="day.vote_opens_at", votes=True, next="summon, or night"),
     )
 
     def remind_players(self, state: GameState, at: datetime | None, out: Messages) -> None:
@@ -333,7 +333,7 @@ class ForumGame(Ruleset):
         out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
                            lambda p: self._help(state, p))
         if p is not None:
-            self._note_done(state, pm.at)
+            self.note_done(state, pm.at)
         return out.outcome(state)
 
     def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
@@ -378,19 +378,6 @@ class ForumGame(Ruleset):
             return f"已取消今夜的“{VERB_NAMES[verb]}”"
         raise Refused("你今夜还没有提交可以取消的行动。")
 
-    def _note_done(self, state: GameState, at: datetime) -> None:
-        alive = {p.name for p in state.players if p.alive}
-        if not alive or not alive <= set(state.data.get("done", [])):
-            return
-        if state.phase.kind == "day":
-            if state.phase.step != "vote":
-                return
-            votes, missing = days.close_ballot(state, "main")
-            if missing:
-                return
-        if state.phase.kind in ("night", "day"):
-            state.data["early_at"] = at.isoformat()
-
     def _help(self, state: GameState, p: Player) -> str:
         verb = POWER.get(p.role)
         return self.spec.text("help", verb=VERB_NAMES.get(verb or "", "祈祷"),
@@ -428,16 +415,9 @@ class ForumGame(Ruleset):
                 out.pm(p.name, self.spec.text("receipt_subject"), note)
 
     def vote_post_done(self, state: GameState, post: PostIn) -> None:
-        self._note_done(state, post.at)
+        self.note_done(state, post.at)
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
-
-    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
-        kind = days.ballot_kind(state)
-        if state.phase.kind != "day" or kind is None:
-            return None
-        d = state.data["day"]
-        return f"vote:{state.phase.number}", days.ts(d["vote_ends_at"] if kind == "main" else d["step_ends_at"])
 
     # ---- victory and views ----------------------------------------------------------
 

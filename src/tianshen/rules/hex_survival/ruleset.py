@@ -147,13 +147,8 @@ class HexSurvival(Ruleset):
         Step("day", "discussion", "vote_open", "_open_vote_at", deadline="day.vote_opens_at",
              shift=("day.vote_opens_at", "day.vote_ends_at", "day.change_until"), next="vote"),
         Step("day", ANY, "day_end", "_dusk", deadline="day.vote_ends_at", shift=("day.vote_ends_at", "day.change_until"),
-             next="night"),
+             votes=True, next="night"),
     )
-
-    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
-        if state.phase.kind != "day" or state.phase.step != "vote":
-            return None
-        return f"vote:{state.phase.number}", _ts(state.data["day"]["vote_ends_at"])
 
     def _open_vote_at(self, state: GameState, at: datetime, out: Messages) -> None:
         self._open_vote(state, out)

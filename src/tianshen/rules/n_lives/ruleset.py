@@ -175,13 +175,8 @@ class NLives(Ruleset):
     STEPS = (
         Step("night", ANY, "dawn", "_dawn", early_done=True, shift=("order_until",), number=1, next="day"),
         Step("night", ANY, "dawn", "_dawn", early_done=True, next="day"),
-        Step("day", ANY, "dusk", "_dusk", early_done=True, next="night"),
+        Step("day", ANY, "dusk", "_dusk", early_done=True, votes=True, next="night"),
     )
-
-    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
-        if state.phase.kind != "day" or state.phase.ends_at is None:
-            return None
-        return f"vote:{state.phase.number}", state.phase.ends_at
 
     # ---- night ------------------------------------------------------------------------
 
@@ -469,7 +464,7 @@ class NLives(Ruleset):
         out, p = answer_pm(self.spec, state, pm, lambda p, cmd, _out: self._command(state, p, cmd, pm.at),
                            lambda p: self._help(state, p), self.verbs, DECLARING)
         if p is not None:
-            self._note_done(state, pm.at)
+            self.note_done(state, pm.at)
         return out.outcome(state)
 
     def _command(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
@@ -620,18 +615,6 @@ class NLives(Ruleset):
         return self.spec.text("help", example=other, min_chars=int(self.spec.options.get("decl_min_chars", 100)),
                               hand=cards.describe_hand(self.spec, state, cards.hand(p)), ap=p.extra.get("ap", 0))
 
-    def _note_done(self, state: GameState, at: datetime) -> None:
-        """DECISIONS §0.5: the phase ends early when every living player sent /done (and, by
-        day, every voter has voted or delegated)."""
-        alive = {p.name for p in state.players if p.alive}
-        if not alive or not alive <= set(state.data["done"]):
-            return
-        if state.phase.kind == "day":
-            d = state.data["day"]
-            if any(n not in d["votes"] and n not in d["delegations"] and n not in d["cannot_vote"] for n in alive):
-                return
-        state.data["early_at"] = at.isoformat()
-
     # ---- the vote (§8) --------------------------------------------------------------------
 
     # §8.1, §8.3, A43: one vote a day, by a post in the vote thread; the first valid one counts and
@@ -648,7 +631,7 @@ class NLives(Ruleset):
         return self._cast(state, p, vote.name, post.at, "post")
 
     def vote_post_done(self, state: GameState, post: PostIn) -> None:
-        self._note_done(state, post.at)
+        self.note_done(state, post.at)
 
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
         d = state.data["day"]
