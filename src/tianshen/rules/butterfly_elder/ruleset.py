@@ -13,9 +13,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import ends_after
-from tianshen.core.clock import show as show_time
+from tianshen.core.ballots import BallotPolicy, short
+from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.flow import ANY, Step
@@ -101,7 +100,7 @@ class ButterflyElder(Ruleset):
         k = state.phase.number
         state.phase.step = "silence"
         state.phase.ends_at = ends_after(at, self.spec.timing.hours("silence_hours", 0.5))
-        out.post(MAIN, self.spec.text("clock_post", n=k, results=_fmt(state, state.phase.ends_at)))
+        out.post(MAIN, self.spec.text("clock_post", n=k, results=show_for(state, state.phase.ends_at)))
 
     def _results(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 5: the power results end the silence; the vote thread opens (DECISIONS 5.1.4)."""
@@ -134,9 +133,9 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="day", number=k, started_at=at,
                             ends_at=ends_after(at, spec.timing.hours("day_hours", 21.5)))
         state.data["ballots"] = {}
-        lines.append(spec.text("results_footer", ends=_fmt(state, state.phase.ends_at)))
+        lines.append(spec.text("results_footer", ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
-        out.post(f"vote:{k}", spec.text("vote_thread", n=k, ends=_fmt(state, state.phase.ends_at),
+        out.post(f"vote:{k}", spec.text("vote_thread", n=k, ends=show_for(state, state.phase.ends_at),
                                          candidates="、".join(p.name for p in living(state))),
                  title=spec.text("vote_thread_title", n=k))
 
@@ -186,7 +185,7 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="night", number=k, started_at=at, step="power",
                             ends_at=ends_after(at, self.spec.timing.hours("power_hours", 2)))
         state.data["actions"] = {}
-        lines.append(self.spec.text("power_round", n=k, ends=_fmt(state, state.phase.ends_at)))
+        lines.append(self.spec.text("power_round", n=k, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
         if powers.penalized(state, "extra_kill", k):
             for q in state.players:
@@ -215,7 +214,7 @@ class ButterflyElder(Ruleset):
         wills = state.data["wills"]
         lines = [self.spec.text("will_note_muted", name=n) for n in names if not wills[n]["allowed"]]
         if any(wills[n]["allowed"] for n in names):
-            lines.insert(0, self.spec.text("will_note", until=_fmt(state, at + timedelta(
+            lines.insert(0, self.spec.text("will_note", until=show_for(state, at + timedelta(
                 hours=self.spec.timing.hours("will_hours", 24)))))
         return "\n".join(lines)
 
@@ -288,7 +287,7 @@ class ButterflyElder(Ruleset):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a player's, ignored")
             if p is None and post.thread.startswith("vote:") and state.phase.kind != "over":
                 # 补充 二 5: only players with a vote (and the judges) post in the vote thread
-                out.notes.append(self.spec.text("note_outsider_vote", name=post.author, text=_short(post.text)))
+                out.notes.append(self.spec.text("note_outsider_vote", name=post.author, text=short(post.text, 30)))
             return True
         if not p.alive:
             self._dead_post(state, p, post, out)
@@ -297,15 +296,15 @@ class ButterflyElder(Ruleset):
         if p.name not in posted:
             posted.append(p.name)
         if state.phase.kind == "night" and state.phase.step == "silence":
-            out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=_short(post.text)))
+            out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=short(post.text, 30)))
         if not post.thread.startswith("vote:"):
             if self.is_muted(state, p.name):
                 out.notes.append(self.spec.text("note_muted_post", name=p.name, thread=post.thread,
-                                                text=_short(post.text)))
+                                                text=short(post.text, 30)))
             return True
         if post.edited and post.original_text is None:  # 补充 一 6 (2): 不得在原帖中进行修改
             out.refuse(p.name, post.text, self.spec.text("vote_edited_unknown"), reply_to=p.name)
-            out.notes.append(self.spec.text("note_vote_edited_unknown", name=p.name, text=_short(post.text)))
+            out.notes.append(self.spec.text("note_vote_edited_unknown", name=p.name, text=short(post.text, 30)))
             return True
         return False
 
@@ -316,7 +315,7 @@ class ButterflyElder(Ruleset):
     def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """补充 二 5: only votes in the vote thread; the GM judges the rest."""
         out.log.append(f"post {post.id} by {p.name} in {post.thread}: not a vote")
-        out.notes.append(self.spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
+        out.notes.append(self.spec.text("note_not_a_vote", name=p.name, text=short(post.text, 30)))
         self.hint_no_vote(state, p, post, out)  # issue 23 item 10: told once a vote, while he has none
 
     def vote_closed(self, state: GameState, post: PostIn) -> bool:
@@ -335,10 +334,10 @@ class ButterflyElder(Ruleset):
         quote_note(parsed, out, p.name, post.text)
         if post.edited:
             out.pm(p.name, spec.text("receipt_subject"), spec.text("vote_edited", counted=line))
-            out.notes.append(spec.text("note_vote_edited", name=p.name, text=_short(post.text)))
+            out.notes.append(spec.text("note_vote_edited", name=p.name, text=short(post.text, 30)))
         if self.is_muted(state, p.name) and not vote.name_only(parsed):
             # 一 技能一: only the name — the vote counts, the GM judges the rest (DECISIONS 5.1.5)
-            out.notes.append(spec.text("note_muted_vote", name=p.name, text=_short(post.text)))
+            out.notes.append(spec.text("note_muted_vote", name=p.name, text=short(post.text, 30)))
 
     def _dead_post(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """五: one will within 24 h of the death (not in the vote thread, not edited); any
@@ -349,15 +348,15 @@ class ButterflyElder(Ruleset):
             w["used"] = True
             note(out.log, f"will of {p.name} in {post.thread}", "will_posted")
             if post.edited:
-                out.notes.append(self.spec.text("note_will_edited", name=p.name, text=_short(post.text)))
+                out.notes.append(self.spec.text("note_will_edited", name=p.name, text=short(post.text, 30)))
             return
         if post.thread.startswith("vote:"):
-            out.refuse(p.name, post.text, self.spec.text("vote_refused", text=_short(post.text),
+            out.refuse(p.name, post.text, self.spec.text("vote_refused", text=short(post.text, 30),
                                                          reason=self.spec.text("dead_player")), reply_to=p.name)
-        flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": _short(post.text)}
+        flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": short(post.text, 30)}
         state.data["zombie_flags"].append(flag)
         out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.public_identity(state, p), thread=post.thread,
-                                        text=_short(post.text)))
+                                        text=short(post.text, 30)))
 
     # ---- lurking (补充 二 2) -------------------------------------------------------------------
 
@@ -373,8 +372,8 @@ class ButterflyElder(Ruleset):
                 continue
             n = lurk["warnings"][p.name] = lurk["warnings"].get(p.name, 0) + 1
             out.pm(p.name, self.spec.text("lurk_warning_subject"),
-                   self.spec.text("lurk_warning", since=_fmt(state, since), until=_fmt(state, at), n=n, limit=limit))
-            out.notes.append(self.spec.text("note_lurk", name=p.name, since=_fmt(state, since), until=_fmt(state, at), n=n))
+                   self.spec.text("lurk_warning", since=show_for(state, since), until=show_for(state, at), n=n, limit=limit))
+            out.notes.append(self.spec.text("note_lurk", name=p.name, since=show_for(state, since), until=show_for(state, at), n=n))
             if n >= limit:
                 self._die(state, p, "lurking", at)
                 lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.public_identity(state, p)))
@@ -471,13 +470,3 @@ class ButterflyElder(Ruleset):
         if p.role == "elder":
             view["revive_used"] = state.data["elder"]["revive_used"]
         return view
-
-
-def _fmt(state: GameState, t: datetime | None) -> str:
-    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
-    return show_time(t, state.zone)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 30 else text[:30] + "…"

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.clock import show_for
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, GmIn, Outcome, Player
 from tianshen.core.outbox import Messages
@@ -20,7 +21,7 @@ from tianshen.rules.classic import night as nights
 from tianshen.rules.classic import plagiarism
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused, group_target
-from tianshen.rules.common.game import MAIN, ForumGame, _fmt
+from tianshen.rules.common.game import MAIN, ForumGame
 from tianshen.rules.common.roles import is_killer, on_duty_killer
 
 
@@ -88,7 +89,7 @@ class Classic(ForumGame):
         state.phase.number = k
         state.data.pop("early_at", None)
         state.data["done"] = []  # /done counts per phase (DECISIONS §0.5)
-        lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(state, days.ts(state.data["day"]["vote_opens_at"]))))
+        lines.append(spec.text("dawn_footer", n=k, vote_at=show_for(state, days.ts(state.data["day"]["vote_opens_at"]))))
         out.post(MAIN, "\n\n".join(lines))
         for diviner, target, yes in dawn.answers:
             out.pm(diviner, spec.text("divine_subject"),

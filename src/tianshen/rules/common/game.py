@@ -16,8 +16,7 @@ from typing import Any
 
 from tianshen.core import checkin
 from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import PhaseClock
-from tianshen.core.clock import show as show_time
+from tianshen.core.clock import PhaseClock, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.flow import ANY, PHASE_START, Step
@@ -81,7 +80,7 @@ class ForumGame(Ruleset):
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        return {"checkin": self.spec.text("checkin_request", until=_fmt(state, until)) if until else ""}
+        return {"checkin": self.spec.text("checkin_request", until=show_for(state, until)) if until else ""}
 
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
@@ -117,7 +116,7 @@ class ForumGame(Ruleset):
     )
 
     def remind_players(self, state: GameState, at: datetime | None, out: Messages) -> None:
-        ends = _fmt(state, at)
+        ends = show_for(state, at)
         if state.phase.kind == "night":
             for p in state.players:
                 verb = POWER.get(p.role)
@@ -160,7 +159,7 @@ class ForumGame(Ruleset):
         state.phase.step = "vote"
         d = state.data["day"]
         barred = "、".join(d["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, days.ts(d["vote_ends_at"])),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, days.ts(d["vote_ends_at"])),
                                               barred=barred, candidates=self._roster_alive(state)),
                  title=self.spec.text("vote_thread_title", n=k))
 
@@ -200,10 +199,10 @@ class ForumGame(Ruleset):
         d["step_ends_at"] = self.clock.ld_ends(at).isoformat()
         state.phase.step = "ld"
         state.phase.ends_at = self.clock.extended_day_ends(days.ts(d["vote_ends_at"]))
-        lines.append(spec.text("ld_start", candidates="、".join(top), ends=_fmt(state, days.ts(d["step_ends_at"]))))
+        lines.append(spec.text("ld_start", candidates="、".join(top), ends=show_for(state, days.ts(d["step_ends_at"]))))
         out.post(MAIN, "\n".join(lines))
         out.post(f"vote:{k}", spec.text("ld_thread", candidates="、".join(top),
-                                         ends=_fmt(state, days.ts(d["step_ends_at"]))))
+                                         ends=show_for(state, days.ts(d["step_ends_at"]))))
         if not days.voters(state, "ld"):
             out.log.append("nobody can vote in the life-death vote")
 
@@ -271,13 +270,13 @@ class ForumGame(Ruleset):
         state.phase.step = "summon"
         summoned = "、".join(rounds[r])
         lines.append(spec.text("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
-                               ends=_fmt(state, days.ts(d["step_ends_at"]))))
+                               ends=show_for(state, days.ts(d["step_ends_at"]))))
         out.post(MAIN, "\n".join(lines))
         out.post(f"vote:{k}", spec.text("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
-                                         ends=_fmt(state, days.ts(d["step_ends_at"]))))
+                                         ends=show_for(state, days.ts(d["step_ends_at"]))))
         for name in rounds[r]:
             out.pm(name, spec.text("summon_subject"),
-                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=_fmt(state, days.ts(d["step_ends_at"]))))
+                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=show_for(state, days.ts(d["step_ends_at"]))))
 
     def _close_summon_round(self, state: GameState, at: datetime, out: Messages) -> None:
         spec = self.spec
@@ -308,7 +307,7 @@ class ForumGame(Ruleset):
         if self.announce_victory(state, at, out, prefix=lines):
             return
         self._begin_night(state, k + 1, at)
-        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
+        lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
 
     # ---- victory --------------------------------------------------------------------
@@ -464,13 +463,3 @@ class ForumGame(Ruleset):
         if state.phase.kind == "day":
             return {"can_vote": p.alive and p.name not in state.data["day"].get("cannot_vote", [])}
         return {}
-
-
-def _fmt(state: GameState, t: datetime | None) -> str:
-    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
-    return show_time(t, state.zone)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 20 else text[:20] + "…"

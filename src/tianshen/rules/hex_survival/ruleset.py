@@ -17,9 +17,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
-from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import ends_after
-from tianshen.core.clock import show as show_time
+from tianshen.core.ballots import BallotPolicy, short
+from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import record_tally
 from tianshen.core.flow import ANY, Step
@@ -89,7 +88,7 @@ class HexSurvival(Ruleset):
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        return {"checkin": self.spec.text("checkin_request", until=_fmt(state, until)) if until else "",
+        return {"checkin": self.spec.text("checkin_request", until=show_for(state, until)) if until else "",
                 "map": self._map_table()}
 
     def _place(self, state: GameState, fixed: dict[str, str]) -> None:
@@ -188,7 +187,7 @@ class HexSurvival(Ruleset):
         self._begin_day(state, k, at)
         d = state.data["day"]
         vote_at = _ts(d["vote_opens_at"])
-        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state, state.phase.ends_at), vote_at=_fmt(state, vote_at)))
+        lines.append(spec.text("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at), vote_at=show_for(state, vote_at)))
         out.post(MAIN, "\n".join(lines))
         if state.phase.step == "vote":
             self._open_vote(state, out)
@@ -235,8 +234,8 @@ class HexSurvival(Ruleset):
         """003 §7.5: the vote thread within an hour of dawn (default: at dawn)."""
         k, d = state.phase.number, state.data["day"]
         state.phase.step = "vote"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, _ts(d["vote_ends_at"])),
-                                              change_until=_fmt(state, _ts(d["change_until"])),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, _ts(d["vote_ends_at"])),
+                                              change_until=show_for(state, _ts(d["change_until"])),
                                               candidates="、".join(p.name for p in state.alive()),
                                               punish=self.food.hp["punish"]),
                  title=self.spec.text("vote_thread_title", n=k))
@@ -276,7 +275,7 @@ class HexSurvival(Ruleset):
         over = self.announce_victory(state, at, out, lines)
         if not over:
             self._begin_night(state, k + 1, at)
-            lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
+            lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
             out.post(MAIN, "\n".join(lines))
         for p in state.players:
             if p.alive:
@@ -488,7 +487,7 @@ class HexSurvival(Ruleset):
         except VoteRefused as exc:
             raise Refused(str(exc)) from None
         out.post(f"vote:{state.phase.number}", spec.text("delegated_post", voter=p.name, target=chosen.target,
-                                                         sent=_fmt(state, at)))
+                                                         sent=show_for(state, at)))
         return line
 
     def _name(self, state: GameState, written: str) -> str:
@@ -531,7 +530,7 @@ class HexSurvival(Ruleset):
             first = ballot.choose(spec, state, p, ballot.read_post(original, state))
             if first.target is None and p.name not in state.data["day"]["ballots"]:
                 # §9.3: 不能判断…原来一票投给了谁，这一票将被计为投给了改票者自己 — and the GM is told
-                out.notes.append(spec.text("note_edited_self", name=p.name, text=_short(post.text)))
+                out.notes.append(spec.text("note_edited_self", name=p.name, text=short(post.text, 30)))
             return ballot.edited_post(spec, state, p, original, post.at)
         chosen = ballot.choose(spec, state, p, ballot.read_post(post.text, state))
         if chosen.ambiguous:
@@ -645,15 +644,3 @@ class HexSurvival(Ruleset):
 
 def _ts(value: str) -> datetime:
     return datetime.fromisoformat(value)
-
-
-def _fmt(state: GameState, t: datetime | None) -> str:
-    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
-    return show_time(t, state.zone)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 20 else text[:20] + "…"
-
-

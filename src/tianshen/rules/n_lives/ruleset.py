@@ -14,8 +14,7 @@ from typing import Any
 
 from tianshen.core import checkin, rng
 from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import ends_after
-from tianshen.core.clock import show as show_time
+from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.flow import ANY, Step
 from tianshen.core.grammar import VERBS, Command
@@ -83,8 +82,8 @@ class NLives(Ruleset):
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
-        return {"checkin_until": _fmt(state, checkin.deadline(state)),
-                "order_until": _fmt(state, _ts(state.data["order_until"]))}
+        return {"checkin_until": show_for(state, checkin.deadline(state)),
+                "order_until": show_for(state, _ts(state.data["order_until"]))}
 
     def _fixed_hands(self, state: GameState, setup: dict[str, Any]) -> None:
         """A replay's `[setup]`: hands by card name in discard order (the last is the 底牌),
@@ -157,7 +156,7 @@ class NLives(Ruleset):
         other = next(q.name for q in state.players if q.name != p.name)
         return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                          faction=spec.factions[p.faction], chooser=chooser, count=len(cards.hand(p)),
-                         hand="\n".join(lines), ap=p.extra["ap"], order_until=_fmt(state, _ts(state.data["order_until"])),
+                         hand="\n".join(lines), ap=p.extra["ap"], order_until=show_for(state, _ts(state.data["order_until"])),
                          example=example, example_action=f"占卜 {other}",
                          min_chars=int(spec.options.get("decl_min_chars", 100)))
 
@@ -257,7 +256,7 @@ class NLives(Ruleset):
             return
         self._reorder_check(state, at, lines)
         self._begin_day(state, at, dawn.saved)
-        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state, state.phase.ends_at)))
+        lines.append(spec.text("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
         self._open_vote(state, out)
 
@@ -338,7 +337,7 @@ class NLives(Ruleset):
         """§5.6: the vote thread within an hour of dawn (DECISIONS: at dawn), open to day end."""
         k = state.phase.number
         barred = "、".join(state.data["day"]["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, state.phase.ends_at), barred=barred),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, state.phase.ends_at), barred=barred),
                  title=self.spec.text("vote_thread_title", n=k))
 
     def _dusk(self, state: GameState, at: datetime, out: Messages) -> None:
@@ -372,7 +371,7 @@ class NLives(Ruleset):
             return
         self._reorder_check(state, at, lines)
         self._begin_night(state, k + 1, at, out)
-        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
+        lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
 
     def _tally_lines(self, count: DayTally | None) -> list[str]:
@@ -421,7 +420,7 @@ class NLives(Ruleset):
         until = at + timedelta(hours=self.spec.timing.hours("reorder_hours", 24))
         state.data["reorder_until"] = until.isoformat()
         lines.append(self.spec.text("reorder_window", count=done, total=total,
-                                    fraction="1/3" if reached == 1 else "2/3", until=_fmt(state, until)))
+                                    fraction="1/3" if reached == 1 else "2/3", until=show_for(state, until)))
 
     def can_draw(self) -> bool:
         """000 §10.5: all dead, or two who cannot put each other out (victory.winner)."""
@@ -748,9 +747,3 @@ def _all_cards_of(state: GameState, p: Player) -> list[tuple[str, str]]:
 
 def _ts(value: str) -> datetime:
     return datetime.fromisoformat(value)
-
-
-def _fmt(state: GameState, t: datetime | None) -> str:
-    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
-    return show_time(t, state.zone)
-
