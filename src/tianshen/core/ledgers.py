@@ -112,6 +112,10 @@ class Ballots(ABC):
         """Cast his vote for `written` as the family's rules take it (a `Refused` says why
         not); the log line."""
 
+    def cast_at(self, state: GameState) -> dict[str, str]:
+        """Voter → the ISO time of his ballot (the count's tie order: who reached it first)."""
+        return {}
+
     def counted(self, state: GameState) -> dict[str, str]:
         """Voter → target of every ballot in the running count."""
         return {e.actor: e.what for p in state.players if (e := self.ballot(state, p))}

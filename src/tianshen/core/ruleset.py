@@ -36,6 +36,8 @@ from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import GmRefused, LedgerOverrides, sent_at
 from tianshen.core.spec import DEFAULT_GM, RulesetSpec
+from tianshen.core.tally import DayTally
+from tianshen.core.votes import count_rows
 
 
 class Seat(BaseModel):
@@ -533,9 +535,27 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """A hook: what the GM's view adds for the family (HP, cards, marks…)."""
         return {}
 
+    COUNT_NOTE = ""  # what the public count's rows are, for a family without a 「票数」 answer
+
     def vote_count(self, state: GameState) -> VoteCount | None:
-        """The running vote's public count (None: no vote running); read, `state` is not changed."""
-        return None
+        """The running vote's public count (None: no vote running), read from the ballots
+        ledger's `shown` count: the family's 「票数」 answer where it has one (`count_reply`),
+        else rows, most votes first, then who reached them first; `state` is not changed."""
+        shown = self.ballots.shown(state) if self.ballots is not None else None
+        if shown is None or self.ballots is None:
+            return None
+        if text := self.count_reply(state, shown):
+            return VoteCount(text=text, note="天神对「票数」短消息的回复")
+        if not shown.ballots:
+            return VoteCount(note="还没有人投票")
+        voters = {r.name: [b.voter for b in shown.ballots if b.target == r.name] for r in shown.rows}
+        rows = count_rows({r.name: r.total for r in shown.rows}, voters, self.ballots.cast_at(state))
+        return VoteCount(rows=rows, note=self.COUNT_NOTE + (f"；弃票：{'、'.join(shown.abstained)}" if shown.abstained else ""))
+
+    def count_reply(self, state: GameState, shown: DayTally | None) -> str:
+        """A hook: the answer to a 「票数」 PM from the shown count ("" when the family has
+        none; a `Refused` when no vote runs)."""
+        return ""
 
     def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
         """The family's map for the web pages (None: it has none); `secret` adds the GM's part."""

@@ -30,10 +30,9 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
-from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset, VoteCount
+from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, quote_note, refusal
-from tianshen.core.votes import count_rows
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.ledgers import LatestPosts, RoundActions
 from tianshen.rules.butterfly_elder.powers import Refused
@@ -445,18 +444,7 @@ class ButterflyElder(Ruleset):
 
     # ---- views -----------------------------------------------------------------------------
 
-    def vote_count(self, state: GameState) -> VoteCount | None:
-        """四: the latest post of each living voter, the ballots ledger's `shown` count
-        (without 归零, which stays secret until the count)."""
-        shown = self.ballots.shown(state)
-        if shown is None:
-            return None
-        if not state.data.get("ballots"):
-            return VoteCount(note="还没有人投票")
-        cast_at = {v: str(b.get("at", "")) for v, b in state.data["ballots"].items()}
-        voters = {r.name: [b.voter for b in shown.ballots if b.target == r.name] for r in shown.rows}
-        return VoteCount(rows=count_rows({r.name: r.total for r in shown.rows}, voters, cast_at),
-                         note="每人以最后一帖为准" + (f"；弃票：{'、'.join(shown.abstained)}" if shown.abstained else ""))
+    COUNT_NOTE = "每人以最后一帖为准"  # 四; 归零 stays secret until the count (the ledger's shown count)
 
     def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
         name = p.name

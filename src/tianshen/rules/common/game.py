@@ -31,8 +31,9 @@ from tianshen.core.model import (
     PostIn,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DayTally
 from tianshen.core.vote_post import VotePost, read_vote_post, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
@@ -359,7 +360,7 @@ class ForumGame(Ruleset):
         if verb == "vote":
             raise Refused(self.spec.text("vote_in_thread"))
         if verb == "count":
-            return days.current_count(self.spec, state, self.ballots.shown(state))
+            return self.count_reply(state, self.ballots.shown(state))
         if verb == "done":
             state.data.setdefault("done", [])
             if p.name not in state.data["done"]:
@@ -423,13 +424,8 @@ class ForumGame(Ruleset):
     # 001 §7.2.2: the holders who must all be dead for a tie in numbers to go to the killers
     TIE_HOLDERS: tuple[str, ...] = ("curser", "blesser", "summoner")
 
-    def vote_count(self, state: GameState) -> VoteCount | None:
-        """What a 「票数」 PM is answered (common.day.current_count), without the PM."""
-        try:
-            return VoteCount(text=days.current_count(self.spec, state, self.ballots.shown(state)),
-                             note="天神对「票数」短消息的回复")
-        except Refused:
-            return None
+    def count_reply(self, state: GameState, shown: DayTally | None) -> str:
+        return days.current_count(self.spec, state, shown)
 
     def can_draw(self) -> bool:
         """001 B36: both sides' conditions at once end in a draw only with `simultaneous_win = "draw"`."""

@@ -49,6 +49,9 @@ class DayBallots(Ballots):
         cast = state.data["day"]["ballots"].get(p.name) if state.phase.kind == "day" else None
         return Entry(p.name, cast["target"]) if cast else None
 
+    def cast_at(self, state: GameState) -> dict[str, str]:
+        return {v: str(b.get("at", "")) for v, b in state.data["day"]["ballots"].items()}
+
     def void(self, state: GameState, p: Player) -> None:
         del state.data["day"]["ballots"][p.name]
 

@@ -36,11 +36,10 @@ from tianshen.core.model import (
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import BoardMap, GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import BoardMap, GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import SELF
 from tianshen.core.vote_post import VotePost, quote_note, unreadable, with_form
-from tianshen.core.votes import count_rows
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
@@ -605,17 +604,7 @@ class HexSurvival(Ruleset):
 
     # ---- views ----------------------------------------------------------------------
 
-    def vote_count(self, state: GameState) -> VoteCount | None:
-        """§9: the votes posted so far, the ballots ledger's `shown` count; a missing vote
-        counts for the voter himself only at the close, so it is not shown here."""
-        shown = self.ballots.shown(state)
-        if shown is None:
-            return None
-        cast = state.data["day"]["ballots"]
-        cast_at = {b.voter: str(cast[b.voter].get("at", "")) for b in shown.ballots}
-        voters = {r.name: [b.voter for b in shown.ballots if b.target == r.name] for r in shown.rows}
-        return VoteCount(rows=count_rows({r.name: r.total for r in shown.rows}, voters, cast_at),
-                         note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
+    COUNT_NOTE = "投票帖中已投出的票（未投票者在截止时计为投给自己）"  # §9.5: only at the close
 
     def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
         """003 §5: the 4×4 torus of the variant's table; with `secret`, who stands where with

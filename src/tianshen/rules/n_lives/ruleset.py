@@ -29,7 +29,7 @@ from tianshen.core.model import (
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, DayTally
 from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name, unreadable
@@ -485,7 +485,7 @@ class NLives(Ruleset):
         if verb == "vote":
             raise Refused(self.spec.text("vote_in_thread"))
         if verb == "count":
-            return self._count(state)
+            return self.count_reply(state, self.ballots.shown(state))
         if verb == "done":
             if p.name not in state.data["done"]:
                 state.data["done"].append(p.name)
@@ -667,15 +667,8 @@ class NLives(Ruleset):
             raise Refused(f"{name}已经出局。")
         return name
 
-    def vote_count(self, state: GameState) -> VoteCount | None:
-        """What a 「票数」 PM is answered (_count), without the PM."""
-        try:
-            return VoteCount(text=self._count(state), note="天神对「票数」短消息的回复")
-        except Refused:
-            return None
-
-    def _count(self, state: GameState) -> str:
-        shown = self.ballots.shown(state)  # the votes posted, not the delegations (§8.4)
+    def count_reply(self, state: GameState, shown: DayTally | None) -> str:
+        """The votes posted weighed by cards (§8.2), not the delegations (§8.4)."""
         if shown is None:
             raise Refused("现在没有进行中的投票。")
         rows = days.tally(state, {b.voter: (b.target, False) for b in shown.ballots}, [])
