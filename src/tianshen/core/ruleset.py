@@ -405,9 +405,18 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def after_death(self, state: GameState, lines: list[str], out: Messages) -> None:
         """A hook: what follows a death in its post (hex_survival: the 默哀期); nothing by default."""
 
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
-        """A hook: when the game is won, post `lines` with the game over and say True."""
-        return False
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str] | None = None) -> bool:
+        """When the game is won (`check_victory`), post `lines` with the game over and say True."""
+        self.before_victory_check(state, at, out)
+        winner = self.check_victory(state)
+        if winner is None:
+            return False
+        self.game_over(state, at, out, winner, lines or [])
+        return True
+
+    def before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
+        """A hook: what settles at every announcement before the win check (game_ten:
+        conversion, B12)."""
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now (000 §11.3 不分胜负), with the winner the GM names or none; the

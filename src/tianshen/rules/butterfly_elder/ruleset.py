@@ -400,13 +400,6 @@ class ButterflyElder(Ruleset):
             return str(opts.get("simultaneous", DRAW))
         return GOOD if good else KILLERS if killers else None
 
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
-        winner = self.check_victory(state)
-        if winner is None:
-            return False
-        self.game_over(state, at, out, winner, lines)
-        return True
-
     dead_mark = "，已出局"
 
     def winner_words(self, winner: str) -> str:

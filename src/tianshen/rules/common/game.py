@@ -5,7 +5,7 @@ reminders, PM intake, the whole day vote chain of 001 §5 (main vote, 生死投�
 A family subclasses `ForumGame` and supplies what differs (DECISIONS §6's table): its night
 resolution (`_dawn`), its PM window (`_check_pm_window`: 002 nights only; 001 any time, lock
 at dawn − 10 min), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
-`_before_victory_check`, `_on_day_end`, `victory_extra`).
+core's `before_victory_check`, `_on_day_end`, `victory_extra`).
 """
 
 from __future__ import annotations
@@ -305,7 +305,7 @@ class ForumGame(Ruleset):
             lines.append(spec.text("nobody_executed"))
         self._on_day_end(state, executed, lines, out)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
-        if self.announce_victory(state, at, out, prefix=lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._begin_night(state, k + 1, at)
         lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
@@ -315,17 +315,6 @@ class ForumGame(Ruleset):
 
     def _on_day_end(self, state: GameState, executed: str | None, lines: list[str], out: Messages) -> None:
         """The family's bookkeeping at the moment the execution is decided (before removals)."""
-
-    def _before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
-        """Runs at every announcement, before the win check (game_ten: conversion, B12)."""
-
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
-        self._before_victory_check(state, at, out)
-        winner = self.check_victory(state)
-        if winner is None:
-            return False
-        self.game_over(state, at, out, winner, prefix or [])
-        return True
 
     # ---- PMs ------------------------------------------------------------------------
 

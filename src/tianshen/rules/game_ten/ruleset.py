@@ -136,7 +136,7 @@ class GameTen(ForumGame):
                 out.log.append(f"summon of {name} failed (no post, no vote): not counted (001 §2.7)")
         d["revived"] = []
 
-    def _before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
+    def before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
         """§2.10 conversion, before the win check (B12: a new killer keeps the game going)."""
         conversion.record_deaths(state)
         if not conversion.triggered(state):

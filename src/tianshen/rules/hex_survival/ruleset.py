@@ -361,13 +361,6 @@ class HexSurvival(Ruleset):
                 return next(f for f, m in living.items() if f != camp and m == max(others))
         return None
 
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
-        winner = self.check_victory(state)
-        if winner is None:
-            return False
-        self.game_over(state, at, out, winner, lines)
-        return True
-
     def game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
                   lines: list[str]) -> None:
         state.data.pop("pending_substitution", None)

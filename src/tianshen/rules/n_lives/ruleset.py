@@ -429,13 +429,6 @@ class NLives(Ruleset):
     def check_victory(self, state: GameState) -> str | None:
         return victory.winner(state, self.spec.options)
 
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
-        winner = self.check_victory(state)
-        if winner is None:
-            return False
-        self.game_over(state, at, out, winner, lines)
-        return True
-
     game_over_joiner = "\n\n"
 
     def winner_values(self, state: GameState, winner: str) -> dict[str, Any]:
