@@ -353,6 +353,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         at = flow.time_at(state, step.deadline) if step and step.votes else None
         return (f"vote:{state.phase.number}", at) if at else None
 
+    def vote_post_done(self, state: GameState, post: PostIn) -> None:
+        """After a vote post was taken or refused: the step may end early (note_done)."""
+        self.note_done(state, post.at)
+
     def note_done(self, state: GameState, at: datetime) -> None:
         """DECISIONS §0.5 (000, 001, 002): a step whose table says everyone's /done ends it
         early (`early_done`) ends now, once every living player has sent /done and, while a

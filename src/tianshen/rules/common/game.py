@@ -34,7 +34,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally
-from tianshen.core.vote_post import VotePost, read_vote_post, unreadable
+from tianshen.core.vote_post import VotePost, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -377,12 +377,6 @@ class ForumGame(Ruleset):
     # 001 §5.1 投票一旦投出，就禁止修改: the first vote stands, an edited one counts as first written
     ballot_policy = BallotPolicy(change="never", dead_may_vote=True, tie="runoff")
 
-    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
-        """Read by core.vote_post (a reason may follow the name, issue 17); 改票/改投 is read
-        as a vote, and meets "no change" when a vote stands."""
-        text = post.original_text if post.edited and post.original_text is not None else post.text
-        return read_vote_post(text, [q.name for q in state.players])
-
     def hint_key(self, state: GameState, post: PostIn) -> str:
         return f"{post.thread}:{days.ballot_kind(state)}"  # the main vote, 生死投票, each 招魂 round
 
@@ -402,9 +396,6 @@ class ForumGame(Ruleset):
             out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
             if note:
                 out.pm(p.name, self.spec.text("receipt_subject"), note)
-
-    def vote_post_done(self, state: GameState, post: PostIn) -> None:
-        self.note_done(state, post.at)
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
 

@@ -32,7 +32,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, DayTally
-from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name, unreadable
+from tianshen.core.vote_post import VotePost, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, ledgers, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -613,17 +613,10 @@ class NLives(Ruleset):
     # cannot be changed (an edited post counts as first written); a refused post gets the form
     ballot_policy = BallotPolicy(change="never", tie="top_two")
 
-    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
-        text = post.original_text if post.edited and post.original_text is not None else post.text
-        return read_vote_post(text, [q.name for q in state.players])
-
     def take_vote(self, state: GameState, p: Player, post: PostIn, vote: VotePost, out: Messages) -> str:
         if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
             raise unreadable(self.spec, out, p.name, post.text, vote.error)
         return self._cast(state, p, vote.name, post.at, "post")
-
-    def vote_post_done(self, state: GameState, post: PostIn) -> None:
-        self.note_done(state, post.at)
 
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
         d = state.data["day"]
