@@ -18,6 +18,8 @@ from tianshen.core.ballots import VotePosts
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.deaths import deaths_since, die
 from tianshen.core.flow import REMINDER, Step
+from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs
+from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -169,9 +171,27 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """A hook: the family's fields of its player list text (the check-in request, the map…)."""
         return {}
 
-    @abstractmethod
+    # the PM verbs the family reads (None: core.grammar's shared table), and those whose text
+    # runs to the PM's end (a killer's declaration)
+    pm_verbs: Verbs | None = None
+    pm_declaring: frozenset[str] = DECLARING_VERBS
+
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        """Parse and validate a PM; record it or refuse it; always answer the sender."""
+        """Parse a PM, run each command by the family's `pm_command`, always answer the
+        sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
+        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self.pm_command(state, p, cmd, pm.at, out),
+                           lambda p: self.pm_help(state, p), self.pm_verbs, self.pm_declaring)
+        if p is not None:
+            self.note_done(state, pm.at)
+        return out.outcome(state)
+
+    @abstractmethod
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+        """One command of a player's PM: its receipt line (a `Refused` says why not)."""
+
+    @abstractmethod
+    def pm_help(self, state: GameState, p: Player) -> str:
+        """What a player who wrote something unreadable is told he may write."""
 
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
         """A post in a game thread: votes, by the family's ballot policy (core.ballots)."""

@@ -18,14 +18,12 @@ from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.flow import ANY, Step
-from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     GameState,
     GmIn,
     Outcome,
     Phase,
     Player,
-    PmIn,
     PostIn,
 )
 from tianshen.core.outbox import Messages
@@ -226,12 +224,9 @@ class ButterflyElder(Ruleset):
 
     # ---- PMs ---------------------------------------------------------------------------------
 
-    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out, _ = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
-                           self._help, VERBS)
-        return out.outcome(state)
+    pm_verbs = VERBS
 
-    def _command(self, state: GameState, p: Player, cmd: Any, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Any, at: datetime, out: Messages) -> str:
         if cmd.verb == "confirm":
             return self.spec.text("confirmed")
         if cmd.verb == "vote":
@@ -261,7 +256,7 @@ class ButterflyElder(Ruleset):
         if p.role == "butterfly" and at >= ph.ends_at - timedelta(minutes=self._early_minutes()):
             raise Refused(self.spec.text("butterfly_late", minutes=self._early_minutes()))
 
-    def _help(self, p: Player) -> str:
+    def pm_help(self, state: GameState, p: Player) -> str:
         verbs = ROLE_VERBS.get(p.role, ())
         if not verbs:
             return self.spec.text("help_none")

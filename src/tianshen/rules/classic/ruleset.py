@@ -98,11 +98,11 @@ class Classic(ForumGame):
         if not self.announce_victory(state, at, out):
             plagiarism.draw(spec, state, out)  # C13: today's extra question, drawn after the deaths
 
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         """C13: the civilian drawn for an extra divination asks it by PM during the day."""
         if cmd.verb == "divine" and (line := plagiarism.ask(state, p, cmd.arg)):
             return line
-        return super()._command(state, p, cmd, at, out)
+        return super().pm_command(state, p, cmd, at, out)
 
     @extra(Override("flag-plagiarism", "标记宣言抄袭", "classic rulesets: flag tonight's kill declaration (杀人宣言) "
                     "of a killer as plagiarised or too short, before dawn; at dawn one living civilian is drawn for "

@@ -21,13 +21,10 @@ from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.flow import ANY, PHASE_START, Step
 from tianshen.core.grammar import VERB_NAMES, Command
-from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     GameState,
-    Outcome,
     Phase,
     Player,
-    PmIn,
     PostIn,
 )
 from tianshen.core.outbox import Messages
@@ -318,14 +315,7 @@ class ForumGame(Ruleset):
 
     # ---- PMs ------------------------------------------------------------------------
 
-    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
-                           lambda p: self._help(state, p))
-        if p is not None:
-            self.note_done(state, pm.at)
-        return out.outcome(state)
-
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         verb, names = cmd.verb, [q.name for q in state.players]
         if verb == "accuse":
             return days.accuse(state, p, cmd.arg)
@@ -367,7 +357,7 @@ class ForumGame(Ruleset):
             return f"已取消今夜的“{VERB_NAMES[verb]}”"
         raise Refused("你今夜还没有提交可以取消的行动。")
 
-    def _help(self, state: GameState, p: Player) -> str:
+    def pm_help(self, state: GameState, p: Player) -> str:
         verb = POWER.get(p.role)
         return self.spec.text("help", verb=VERB_NAMES.get(verb or "", "祈祷"),
                               example=next(q.name for q in state.players if q.name != p.name))

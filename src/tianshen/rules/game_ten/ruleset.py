@@ -47,10 +47,10 @@ class GameTen(ForumGame):
             if at >= lock:
                 raise Refused(self.spec.text("night_locked"))
 
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         if cmd.verb == "choose":
             return self._choose(state, p, cmd.arg)
-        line = super()._command(state, p, cmd, at, out)
+        line = super().pm_command(state, p, cmd, at, out)
         if state.phase.kind == "day" and p.name in state.data["day"].get("revived", []) and cmd.verb == "delegate":
             state.data["day"]["revived_active"] = True  # 001 §2.7: he voted
         if state.phase.kind == "day" and cmd.verb in self.NIGHT_VERBS:

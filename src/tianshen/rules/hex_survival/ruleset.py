@@ -23,14 +23,12 @@ from tianshen.core.deaths import die
 from tianshen.core.events import record_tally
 from tianshen.core.flow import ANY, Step
 from tianshen.core.grammar import VERBS, Command
-from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     GameState,
     GmIn,
     Outcome,
     Phase,
     Player,
-    PmIn,
     PostIn,
     PrivateMessage,
 )
@@ -373,16 +371,13 @@ class HexSurvival(Ruleset):
 
     # ---- PMs ------------------------------------------------------------------------
 
-    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out, _ = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
-                           lambda _p: self._help(state), HEX_VERBS)
-        return out.outcome(state)
+    pm_verbs = HEX_VERBS
 
-    def _help(self, state: GameState) -> str:
+    def pm_help(self, state: GameState, p: Player) -> str:
         key = "help_night" if state.phase.kind == "night" else "help_day"
         return self.spec.text(key)
 
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         spec = self.spec
         if cmd.verb == "status":
             return spec.text("status_line", status=self._status_block(state, p, with_range=state.phase.kind == "night"))

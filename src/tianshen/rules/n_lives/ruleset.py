@@ -18,13 +18,10 @@ from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.flow import ANY, Step
 from tianshen.core.grammar import VERBS, Command
-from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     GameState,
-    Outcome,
     Phase,
     Player,
-    PmIn,
     PostIn,
     PrivateMessage,
 )
@@ -49,7 +46,7 @@ MODES = {"共赢": "cowin", "并肩": "cowin", "并肩作战": "cowin", "一山�
 class NLives(Ruleset):
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
-        self.verbs = {v: VERBS[v] for v in SHARED_VERBS} | verbs(spec) | {
+        self.pm_verbs = {v: VERBS[v] for v in SHARED_VERBS} | verbs(spec) | {
             "order": ("丢牌顺序", "弃牌顺序", "我按下列先后顺序丢牌", "我按下列顺序丢牌", "顺序"),
             "side": ("立场", "选择立场", "我选择"),
             "help": ("帮助", "help", "格式"),
@@ -452,17 +449,12 @@ class NLives(Ruleset):
 
     # ---- PMs ----------------------------------------------------------------------------
 
-    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, _out: self._command(state, p, cmd, pm.at),
-                           lambda p: self._help(state, p), self.verbs, DECLARING)
-        if p is not None:
-            self.note_done(state, pm.at)
-        return out.outcome(state)
+    pm_declaring = DECLARING
 
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         verb = cmd.verb
         if verb == "help":
-            return self._help(state, p)
+            return self.pm_help(state, p)
         if not p.alive:
             raise Refused(self.spec.text("dead_player"))
         if verb == "order":
@@ -602,7 +594,7 @@ class NLives(Ruleset):
             return f"{spec.role_name('chooser')}，{side}{mode}"
         return side
 
-    def _help(self, state: GameState, p: Player) -> str:
+    def pm_help(self, state: GameState, p: Player) -> str:
         other = next(q.name for q in state.players if q.name != p.name)
         return self.spec.text("help", example=other, min_chars=int(self.spec.options.get("decl_min_chars", 100)),
                               hand=cards.describe_hand(self.spec, state, cards.hand(p)), ap=p.extra.get("ap", 0))
