@@ -744,8 +744,16 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                                body=self.role_pm(state, p))]
 
     def role_pm(self, state: GameState, p: Player) -> str:
-        """A hook: the role PM of seat `p` (sent at the deal and to a substitute)."""
-        raise NotImplementedError
+        """The role PM of seat `p` (sent at the deal and to a substitute): the variant's
+        `role_pm` text with the role's name and description and the family's `role_extra`."""
+        spec = self.spec
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
+                         role=spec.role_name(p.role), description=spec.role_description(p.role),
+                         extra=self.role_extra(state, p))
+
+    def role_extra(self, state: GameState, p: Player) -> str:
+        """A hook: what the role PM adds for the seat (partners, a deadline of its own)."""
+        return ""
 
     def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
         """DECISIONS §0.5: nobody took the seat: it leaves the game like a death, announced

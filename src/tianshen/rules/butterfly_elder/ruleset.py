@@ -70,16 +70,13 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="night", number=1, started_at=game.start,
                             ends_at=ends_after(game.start, first), step="power")
 
-    def role_pm(self, state: GameState, p: Player) -> str:
-        spec = self.spec
-        extra = ""
-        if is_killer(p):  # 一 注: 杀手方共群共同行权
-            extra = spec.text("role_partners", partners="、".join(q.name for q in state.players
-                                                                 if is_killer(q) and q.name != p.name))
+    def role_extra(self, state: GameState, p: Player) -> str:
         if p.role == "butterfly":  # 六 / E19: her earlier deadline is told to her only
-            extra = spec.text("role_butterfly_deadline", minutes=self._early_minutes())
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         role=spec.role_name(p.role), description=spec.role_description(p.role), extra=extra)
+            return self.spec.text("role_butterfly_deadline", minutes=self._early_minutes())
+        if is_killer(p):  # 一 注: 杀手方共群共同行权
+            return self.spec.text("role_partners", partners="、".join(q.name for q in state.players
+                                                                      if is_killer(q) and q.name != p.name))
+        return ""
 
     def _early_minutes(self) -> int:
         return int(self.spec.options.get("butterfly_early_minutes", 15))

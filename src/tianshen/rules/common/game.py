@@ -83,14 +83,11 @@ class ForumGame(Ruleset):
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
 
-    def role_pm(self, state: GameState, p: Player) -> str:
-        spec = self.spec
-        extra = ""
-        if mates := partners(state, p):
-            extra = spec.text("role_partners", partners="、".join(q.name for q in mates))
-        extra = self._role_extra(state, p, extra)
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         role=spec.role_name(p.role), description=spec.role_description(p.role), extra=extra)
+    def role_extra(self, state: GameState, p: Player) -> str:
+        """The seat's partners (002 杀手, the 13-player pairs), then the family's own line."""
+        mates = partners(state, p)
+        return self._role_extra(state, p, self.spec.text("role_partners", partners="、".join(q.name for q in mates))
+                                if mates else "")
 
     def _role_extra(self, state: GameState, p: Player, extra: str) -> str:
         """The family's extra line of the role PM."""
