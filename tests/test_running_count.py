@@ -7,6 +7,7 @@ Over random play with the simulated players of every variant, at every point of 
 - the public view (`Ballots.shown`) holds only ballots the board has shown: a vote posted in
   the thread, one the GM entered, or one the board itself posted for a PM (003 §9.9) — never a
   delegation the board keeps secret until the count;
+- reading either changes nothing in the state (a tie's lot is drawn only at the close);
 - the readers of a live count read it: the ruleset's `vote_count` (GM page, public page,
   `admin status`, observation) and the page's running rows (`views.vote_counts`).
 """
@@ -73,6 +74,8 @@ class WatchedGame(RecordedGame):
     def check(self, state: GameState) -> None:
         ballots = self.ruleset.ballots
         assert ballots is not None
+        full = self.checked % 10 == 0  # reading a count changes nothing (the RNG, the state every 10th time)
+        stored = state.model_dump_json() if full else state.rng_draws
         running = ballots.running(state)
         if running is None:
             assert not ballots.open(state)
@@ -90,6 +93,7 @@ class WatchedGame(RecordedGame):
         assert count is not None
         if count.rows:
             assert sorted((name, n) for name, n, _ in count.rows) == sorted((r.name, r.total) for r in shown.rows)
+        assert (state.model_dump_json() if full else state.rng_draws) == stored
         self.last_shown[state.phase.number] = (len(self.inputs), sorted((r.name, r.total) for r in shown.rows))
         self.checked += 1
 

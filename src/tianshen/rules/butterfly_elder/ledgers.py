@@ -43,7 +43,7 @@ class LatestPosts(Ballots):
             return None
         info = state.data.get("round_info", {})
         zero = info.get("zero") if closing and info.get("round") == state.phase.number else None
-        return vote.day_tally(state, vote.count(state.copy(), zero), None)
+        return vote.day_tally(state, vote.count(state.copy(), zero) if closing else vote.count(state, None, False), None)
 
     def ballot(self, state: GameState, p: Player) -> Entry | None:
         cast = state.data["ballots"].get(p.name) if state.phase.kind == "day" else None
