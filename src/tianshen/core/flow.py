@@ -4,7 +4,8 @@ A `Step` says when it applies (the phase's kind, its `step`, optionally one phas
 the deadline kind at its end, where that end is kept (`phase.ends_at` or a dotted path in
 `data`), the method `(state, at, out)` that runs there, which `data` times an extension
 moves with the phase's end, whether everyone's /done ends it early (DECISIONS §0.5: the
-family notes `data["early_at"]`), and from when its reminder may be sent.  The one
+family notes `data["early_at"]`), from when its reminder may be sent, whether the vote
+thread is open in it, and its words (the step's and its deadline's, which the pages show).  The one
 `schedule`, `on_deadline`, `shift_schedule`, reminder and early end of core.ruleset read it;
 pause/resume, leave and downtime extensions all go through `shift_schedule`.
 """
@@ -35,6 +36,8 @@ class Step:
     shift: tuple[str, ...] = ()  # the `data` times an extension moves besides the phase's end
     early_done: bool = False  # everyone's /done ends it early (`data["early_at"]`)
     reminder_from: str = ""  # a reminder may come after this time ("" none): PHASE_START or a `data` path
+    words: str = ""  # the step's name on the pages ("" for ANY: the phase has no step then)
+    deadline_words: str = ""  # its deadline's name on the pages (GM page, admin status)
     votes: bool = False  # the phase's vote thread is open in it, until its end
     number: int | None = None  # only in this phase number (n_lives: night 1's reorder window)
     next: str = ""  # what follows, in words for the reader (the end method sets it)

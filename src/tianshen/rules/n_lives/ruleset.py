@@ -169,9 +169,11 @@ class NLives(Ruleset):
     # the night and the day, each ended early by everyone's /done (DECISIONS §0.5); night
     # 1's extension moves the reorder window with it
     STEPS = (
-        Step("night", ANY, "dawn", "_dawn", early_done=True, shift=("order_until",), number=1, next="day"),
-        Step("night", ANY, "dawn", "_dawn", early_done=True, next="day"),
-        Step("day", ANY, "dusk", "_dusk", early_done=True, votes=True, next="night"),
+        Step("night", ANY, "dawn", "_dawn", deadline_words="天亮", early_done=True, shift=("order_until",), number=1,
+             next="day"),
+        Step("night", ANY, "dawn", "_dawn", deadline_words="天亮", early_done=True, next="day"),
+        Step("day", "vote", "dusk", "_dusk", words="投票", deadline_words="天黑", early_done=True, votes=True,
+             next="night"),
     )
 
     # ---- night ------------------------------------------------------------------------
