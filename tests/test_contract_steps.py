@@ -15,7 +15,7 @@ import pytest
 
 from test_contract_families import CASES, IDS, _step
 from tianshen.core import flow
-from tianshen.core.model import GameState, GmIn, PmIn
+from tianshen.core.model import DeadlineIn, GameState, GmIn, PmIn
 from tianshen.core.observation import observation
 from tianshen.rules import families, load_ruleset
 from tianshen.sim.montecarlo import Game
@@ -104,3 +104,27 @@ def test_everyone_s_done_ends_early_exactly_the_steps_that_say_so(variant: str, 
             kept += 1
         _step(game)
     assert kept and (ended or not any(s.early_done for s in ruleset.STEPS))
+
+
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)
+@pytest.mark.parametrize("seed", [1, 5])
+def test_a_step_s_end_leads_only_where_its_table_says(variant: str, players: int, seed: int) -> None:
+    """Over random play, the end of a step (its deadline, not a reminder) leaves the game in
+    the same step, a step its table's `next` names, or over."""
+    ruleset = load_ruleset(variant)
+    game = Game(ruleset, seed, players)
+    moves = set()
+    fold = game.fold
+
+    def watched(event) -> None:  # type: ignore[no-untyped-def]
+        before = game.state
+        step, was = flow.current(ruleset.STEPS, before), flow.where(before)
+        fold(event)
+        now = flow.where(game.state)
+        if isinstance(event, DeadlineIn) and step is not None and event.kind == step.kind and now != was:
+            assert now in (*step.next, "over"), (before.phase.label, was, now, step.next)
+            moves.add((was, now))
+
+    game.fold = watched  # type: ignore[method-assign]
+    game.play()
+    assert len(moves) > 2

@@ -40,7 +40,7 @@ class Step:
     deadline_words: str = ""  # its deadline's name on the pages (GM page, admin status)
     votes: bool = False  # the phase's vote thread is open in it, until its end
     number: int | None = None  # only in this phase number (n_lives: night 1's reorder window)
-    next: str = ""  # what follows, in words for the reader (the end method sets it)
+    next: tuple[str, ...] = ()  # where its end may lead (`where`: "day:vote", "night"…; "over" always)
 
 
 def current(steps: Iterable[Step], state: GameState) -> Step | None:
@@ -50,6 +50,11 @@ def current(steps: Iterable[Step], state: GameState) -> Step | None:
         if s.phase == ph.kind and s.step in (ph.step, ANY) and s.number in (None, ph.number):
             return s
     return None
+
+
+def where(state: GameState) -> str:
+    """The phase and step as a step table's `next` names them: "day:vote", "night"."""
+    return f"{state.phase.kind}:{state.phase.step}" if state.phase.step else state.phase.kind
 
 
 def time_at(state: GameState, path: str) -> datetime | None:

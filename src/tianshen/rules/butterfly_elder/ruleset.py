@@ -84,9 +84,9 @@ class ButterflyElder(Ruleset):
     # ---- the clock (DECISIONS 5.1.2, E1 `004.schedule`) ------------------------------------------
 
     STEPS = (
-        Step("night", "power", "powers_end", "_clock_post", words="权力行使", deadline_words="权力截止", next="silence"),
-        Step("night", "silence", "results", "_results", words="看表禁言", deadline_words="公布结果", next="day"),
-        Step("day", ANY, "vote_end", "_vote_end", deadline_words="投票截止", votes=True, next="night power"),
+        Step("night", "power", "powers_end", "_clock_post", words="权力行使", deadline_words="权力截止", next=("night:silence",)),
+        Step("night", "silence", "results", "_results", words="看表禁言", deadline_words="公布结果", next=("day",)),
+        Step("day", ANY, "vote_end", "_vote_end", deadline_words="投票截止", votes=True, next=("night:power",)),
     )
 
     def _clock_post(self, state: GameState, at: datetime, out: Messages) -> None:

@@ -100,18 +100,18 @@ class ForumGame(Ruleset):
     DAY_SHIFT = ("day.vote_ends_at", "day.step_ends_at")
     STEPS = (
         Step("night", ANY, "night_end", "_dawn", deadline_words="夜晚结束", early_done=True, reminder_from=PHASE_START,
-             next="day discussion"),
+             next=("day:discussion",)),
         Step("day", "discussion", "vote_open", "_open_vote", words="白天讨论", deadline_words="开投票帖",
-             deadline="day.vote_opens_at", shift=("day.vote_opens_at", *DAY_SHIFT), next="vote"),
+             deadline="day.vote_opens_at", shift=("day.vote_opens_at", *DAY_SHIFT), next=("day:vote",)),
         Step("day", "vote", "vote_end", "_close_main_vote", words="投票", deadline_words="投票截止",
              deadline="day.vote_ends_at", shift=DAY_SHIFT, early_done=True, reminder_from="day.vote_opens_at",
-             votes=True, next="ld, or night"),
+             votes=True, next=("day:ld", "night")),
         Step("day", "ld", "ld_end", "_close_ld", words="生死投票", deadline_words="生死投票截止",
              deadline="day.step_ends_at", shift=DAY_SHIFT, reminder_from="day.vote_opens_at", votes=True,
-             next="summon, or night"),
+             next=("day:summon", "night")),
         Step("day", "summon", "summon_end", "_close_summon_round", words="招魂", deadline_words="招魂截止",
              deadline="day.step_ends_at", shift=DAY_SHIFT, reminder_from="day.vote_opens_at", votes=True,
-             next="summon, or night"),
+             next=("day:summon", "night")),
     )
 
     def remind_players(self, state: GameState, at: datetime | None, out: Messages) -> None:

@@ -139,12 +139,12 @@ class HexSurvival(Ruleset):
     # extensions (§7.6: +12 h for a substitute; GM extend, pause) move every remaining
     # deadline of the day, the vote's change window with it (§9.4); no early end (§0.5)
     STEPS = (
-        Step("night", ANY, "night_end", "_dawn", deadline_words="夜晚结束", next="day"),
+        Step("night", ANY, "night_end", "_dawn", deadline_words="夜晚结束", next=("day:discussion", "day:vote")),
         Step("day", "discussion", "vote_open", "_open_vote_at", words="白天讨论", deadline_words="开投票帖",
              deadline="day.vote_opens_at", shift=("day.vote_opens_at", "day.vote_ends_at", "day.change_until"),
-             next="vote"),
+             next=("day:vote",)),
         Step("day", "vote", "day_end", "_dusk", words="投票", deadline_words="白天结束", deadline="day.vote_ends_at",
-             shift=("day.vote_ends_at", "day.change_until"), votes=True, next="night"),
+             shift=("day.vote_ends_at", "day.change_until"), votes=True, next=("night",)),
     )
 
     def _open_vote_at(self, state: GameState, at: datetime, out: Messages) -> None:

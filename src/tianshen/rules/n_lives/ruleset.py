@@ -170,10 +170,10 @@ class NLives(Ruleset):
     # 1's extension moves the reorder window with it
     STEPS = (
         Step("night", ANY, "dawn", "_dawn", deadline_words="天亮", early_done=True, shift=("order_until",), number=1,
-             next="day"),
-        Step("night", ANY, "dawn", "_dawn", deadline_words="天亮", early_done=True, next="day"),
+             next=("day:vote",)),
+        Step("night", ANY, "dawn", "_dawn", deadline_words="天亮", early_done=True, next=("day:vote",)),
         Step("day", "vote", "dusk", "_dusk", words="投票", deadline_words="天黑", early_done=True, votes=True,
-             next="night"),
+             next=("night",)),
     )
 
     # ---- night ------------------------------------------------------------------------
