@@ -150,3 +150,29 @@ def test_the_running_count_is_the_close_s_and_the_public_one_hides_what_the_boar
     game.play_watched(meddle)
     assert game.checked > 0
     game.check_the_page()
+
+
+def test_the_tie_break_rounds_running_counts_are_their_closes() -> None:
+    """001 §5.2–§5.5 (random play rarely reaches them): in the 生死投票 and in a 招魂 round,
+    the ledger's running count is what the round's close counts; the summoned's vote by post
+    is shown, the 生死投票's delegation is not."""
+    from classic_helpers import Game as ClassicGame
+    from test_classic_rules import THREE_WAY_KILLERS, _tie_day
+
+    g = ClassicGame(10)
+    _tie_day(g)
+    ballots = g.ruleset.ballots
+    first = next(v for v in THREE_WAY_KILLERS)
+    assert not g.pm(first, f"委托投票 {THREE_WAY_KILLERS[first]}").refusals
+    for v, t in THREE_WAY_KILLERS.items():
+        if v != first:
+            g.post(v, f"投票 {t}")
+    running, shown = ballots.running(g.state), ballots.shown(g.state)
+    assert running.ballot == "ld" and running == replace(closed_now(g.ruleset, g.state), executed=())
+    assert first in {b.voter for b in running.ballots} - {b.voter for b in shown.ballots}
+    g.advance("ld_end")
+    assert g.state.phase.step == "summon"
+    g.post("庚", "投票 乙")
+    running = ballots.running(g.state)
+    assert running.ballot == "summon" and running == replace(closed_now(g.ruleset, g.state), executed=())
+    assert [b.voter for b in ballots.shown(g.state).ballots] == ["庚"]
