@@ -42,8 +42,8 @@ def test_every_family_loads_with_its_ruleset_sims_and_counters(name: str) -> Non
 
 
 def test_a_record_without_a_word_is_refused_when_built() -> None:
-    with pytest.raises(ValueError, match="no word for its deadlines: ld_end"):
-        Family(id="x", ruleset="m:C", sims="m:S", steps={}, deadlines={"ld_end": ""}, causes={}, ballots_at=())
+    with pytest.raises(ValueError, match="no word for its causes: shot"):
+        Family(id="x", ruleset="m:C", sims="m:S", causes={"shot": " "})
 
 
 def test_an_unknown_family_or_policy_is_one_clear_line() -> None:
@@ -210,22 +210,33 @@ def test_admin_status_has_a_word_for_every_deadline_of_every_family() -> None:
         assert not set(record.deadline_words()) - set(DEADLINE_WORDS), record.id
 
 
-def test_a_family_without_an_end_for_a_deadline_is_refused_when_it_loads() -> None:
-    """What runs at each deadline is the class's ENDS table, checked against the record."""
-    record = families()["hex_survival"]
+def test_a_step_table_without_a_word_or_an_end_is_refused_when_it_loads() -> None:
+    """The words of steps and deadlines are the class's step table's (core.flow): a step or
+    a deadline without a word, or an end naming a method the class lacks, is refused."""
+    from tianshen.core.flow import ANY, Step
 
-    class NoDusk(record.ruleset_class()):  # type: ignore[misc]
-        ENDS = {"night_end": "_dawn", "vote_open": "_open_vote_at"}
+    record = families()["hex_survival"]
+    steps = record.ruleset_class().STEPS
 
     class Misnamed(record.ruleset_class()):  # type: ignore[misc]
-        ENDS = {**record.ruleset_class().ENDS, "day_end": "_dusk_typo"}
+        STEPS = (*steps[:2], Step("day", ANY, "day_end", "_dusk_typo", deadline_words="白天结束"))
 
-    with pytest.raises(ValueError, match="nothing runs at day_end"):
-        record.check(NoDusk)
+    class Unworded(record.ruleset_class()):  # type: ignore[misc]
+        STEPS = (*steps, Step("day", "ld", "day_end", "_dusk", deadline_words="白天结束"))
+
+    class Unnamed(record.ruleset_class()):  # type: ignore[misc]
+        STEPS = (*steps, Step("day", ANY, "ld_end", "_dusk"))
+
     with pytest.raises(ValueError, match="methods it lacks: _dusk_typo"):
         record.check(Misnamed)
+    with pytest.raises(ValueError, match="no word for its steps: ld"):
+        record.check(Unworded)
+    with pytest.raises(ValueError, match="no word for its deadlines: ld_end"):
+        record.check(Unnamed)
     for each in families().values():
         each.check(each.ruleset_class())
+    assert families()["classic"].step_words()["ld"] == "生死投票"
+    assert families()["n_lives"].deadline_words()["dusk"] == "天黑"
 
 
 @pytest.mark.parametrize(("variant", "players"), CASES, ids=IDS)

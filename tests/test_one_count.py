@@ -74,13 +74,13 @@ class RecordedGame(Game):
         raise AssertionError("the game did not end")
 
     def _override(self) -> bool:
-        ballots = views.ballot_map(self.state)
+        ballots = views.ballot_map(self.ruleset, self.state)
         voters = [v for v, t in ballots.items() if t]
         if not voters:
             return False
         self._gm("void-vote", player=voters[0])
         alive = [p.name for p in self.state.players if p.alive]
-        others = [n for n in alive if n not in views.ballot_map(self.state)]
+        others = [n for n in alive if n not in views.ballot_map(self.ruleset, self.state)]
         if others:
             self._gm("enter-vote", player=others[0], target=alive[-1])
         return True

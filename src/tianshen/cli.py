@@ -355,7 +355,7 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
            public: Annotated[bool, typer.Option("--public", help="only what the players know")] = False) -> None:
     """Phase, deadline, players with their secret roles, inputs of this phase (GM only);
     with --public, what the players know."""
-    from tianshen.rules import game_ruleset
+    from tianshen.rules import family, game_ruleset
 
     game, url = game or game_option, _database(db, config)
     if game is None and _list_games(url):
@@ -374,7 +374,9 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
     ruleset = game_ruleset(record.ruleset, record.config)
     deadline = ruleset.next_deadline(state)
     console.print(f"[bold]{record.name}[/bold] ({record.ruleset}, seed {record.seed}) — {record.status}")
-    console.print(f"phase: {state.phase.label} {state.phase.step}".rstrip()
+    words = family(state.ruleset)  # steps and causes in the family's words, never their keys
+    step = words.step_words().get(state.phase.step, "") if state.phase.step else ""
+    console.print(f"phase: {state.phase.label} {step}".rstrip()
                   + (f" — next: {_deadline_words(deadline.kind)} at {_show(deadline.at, state.zone)}"
                      if deadline else ""))
     if state.winner:
@@ -384,7 +386,8 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
         view = ruleset.player_view(state, p.name)
         notes = "，".join(f"{k}：{v}" for k, v in gm_notes(view).items())  # words, as the GM web page has them
         table.add_row(str(p.seat), escape(p.name), escape(p.forum_name), view.get("role_name", p.role), p.faction,
-                      "yes" if p.alive else f"no ({p.died_in}, {p.death_cause})", escape(notes))
+                      "yes" if p.alive else f"no ({p.died_in}, {words.cause_words().get(p.death_cause or '', '—')})",
+                      escape(notes))
     console.print(table)
     _inputs_table(store, record, state)
     pending = store.pending_outbox(record.id)

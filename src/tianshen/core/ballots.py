@@ -17,7 +17,7 @@ from tianshen.core.intake import Refused
 from tianshen.core.model import GameState, Outcome, Player, PostIn
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.vote_post import VotePost, not_a_vote, quote_note
+from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, read_vote_post
 
 if TYPE_CHECKING:
     from tianshen.core.ledgers import Ballots
@@ -84,8 +84,10 @@ class VotePosts:
         return False
 
     def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
-        """The vote the post holds; an edited post as first written when the forum shows it."""
-        raise NotImplementedError
+        """The vote the post holds (a reason may follow the name, issue 17); an edited post as
+        first written when the forum shows it."""
+        text = post.original_text if post.edited and post.original_text is not None else post.text
+        return read_vote_post(text, [q.name for q in state.players])
 
     def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """A post in the vote thread with no vote: the log, and the voter told once."""

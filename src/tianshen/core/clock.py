@@ -11,9 +11,13 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tianshen.core.spec import Timing
+
+if TYPE_CHECKING:
+    from tianshen.core.model import GameState
 
 # ---- the display time zone (issue 23 item 1) --------------------------------------------
 #
@@ -91,6 +95,11 @@ def show(t: datetime | None, zone: str = DEFAULT_ZONE, *, seconds: bool = False,
     clock = f"{local:%H:%M:%S}" if seconds else f"{local:%H:%M}"
     day = f"{local.year}年{local.month}月{local.day}日" if year else f"{local.month}月{local.day}日"
     return f"{day} {clock}（{zone_label(local, check_zone(name))}）"
+
+
+def show_for(state: GameState, t: datetime | None) -> str:
+    """A time in a game's text: in the game's display zone (`show`, issue 23 item 1)."""
+    return show(t, state.zone)
 
 
 def duration(d: timedelta) -> str:

@@ -2,9 +2,10 @@
 
 Each family's package (`rules/<family>/__init__.py`) declares `FAMILY = Family(...)`; the
 registry (`tianshen.rules.families`), the simulated players (`tianshen.sim.sims_for`), the
-balance report's counters and the web pages' words are reads of it.  A record that lacks a
-word for one of its own steps or deadline kinds is refused when it is built, so the pages
-never fall back to 其他 at run time.
+balance report's counters and the web pages' words are reads of it (the words of steps and
+deadlines through its ruleset's step table, core.flow).  A family that lacks a word for one
+of its own steps, deadline kinds or causes is refused when it loads, so the pages never fall
+back to 其他 at run time.
 
 Classes are named as "module:Class" strings, imported when first used: this module stays
 free of the shell (no sim, web or store imports).
@@ -16,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
+
+from tianshen.core import flow
 
 # deadlines every family has: core's own (core.ruleset.next_deadline, core.checkin,
 # core.substitution) and the reminder before a phase's end
@@ -30,49 +33,51 @@ CORE_CAUSES: dict[str, str] = {"modkill": "被天神判出局", "wasted": "名�
 class Family:
     """One ruleset family.
 
-    `steps`: each `phase.step` the family sets, with its word; `deadlines`: each
-    `Deadline.kind` its `schedule` gives, with its word; `causes`: each `death_cause` it
-    writes; `events`: typed event kind → the balance report's counter; `sims`: the default
+    Its steps and deadline kinds, with their words, are its ruleset class's step table
+    (core.flow.Step, `STEPS`); `causes`: each `death_cause` it writes, with its word;
+    `events`: typed event kind → the balance report's counter; `sims`: the default
     simulated players; `policies`: policy name → better players where written; `rounds`:
-    the board counts rounds (第2轮 · 投票) instead of days and nights; `ballots_at`: the
-    path in `state.data` of the running vote's ballots (voter → {"target": …})."""
+    the board counts rounds (第2轮 · 投票) instead of days and nights.  The running vote's
+    ballots are the ruleset's `ballots` ledger's (core.ledgers)."""
 
     id: str
     ruleset: str
     sims: str
-    steps: Mapping[str, str]
-    deadlines: Mapping[str, str]
     causes: Mapping[str, str]
-    ballots_at: tuple[str, ...]
     events: Mapping[str, str] = field(default_factory=dict)
     policies: Mapping[str, str] = field(default_factory=dict)
     rounds: bool = False
 
     def __post_init__(self) -> None:
-        for table in ("steps", "deadlines", "causes"):
-            missing = [k for k, w in getattr(self, table).items() if not w.strip()]
-            if missing:
-                raise ValueError(f"family '{self.id}' has no word for its {table}: {', '.join(missing)}")
+        missing = [k for k, w in self.causes.items() if not w.strip()]
+        if missing:
+            raise ValueError(f"family '{self.id}' has no word for its causes: {', '.join(missing)}")
         for name in (self.ruleset, self.sims, *self.policies.values()):
             if name.count(":") != 1:
                 raise ValueError(f"family '{self.id}': '{name}' is not 'module:Class'")
 
     def check(self, cls: Any) -> None:
-        """The ruleset class against the record: every deadline kind has what runs at its end
-        (`cls.ENDS`) and a word; a class naming a method it lacks is refused."""
-        ends = dict(getattr(cls, "ENDS", {}))
-        if missing := sorted(set(self.deadlines) - set(ends)):
-            raise ValueError(f"family '{self.id}': nothing runs at {', '.join(missing)} (ENDS)")
-        if unnamed := sorted(set(ends) - set(self.deadline_words())):
+        """The ruleset class's step table (`cls.STEPS`, core.flow): every step and every
+        deadline kind has a word (the pages never show 其他), and what runs at each end is
+        a method of the class."""
+        steps = tuple(getattr(cls, "STEPS", ()))
+        if unworded := sorted({s.step for s in steps if s.step != flow.ANY and not s.words.strip()}):
+            raise ValueError(f"family '{self.id}' has no word for its steps: {', '.join(unworded)}")
+        if unnamed := sorted({s.kind for s in steps if not s.deadline_words.strip()}):
             raise ValueError(f"family '{self.id}' has no word for its deadlines: {', '.join(unnamed)}")
-        if lacking := sorted(n for n in ends.values() if not callable(getattr(cls, n, None))):
-            raise ValueError(f"family '{self.id}': ENDS names methods it lacks: {', '.join(lacking)}")
+        if lacking := sorted(n for n in flow.ends(steps).values() if not callable(getattr(cls, n, None))):
+            raise ValueError(f"family '{self.id}': STEPS names methods it lacks: {', '.join(lacking)}")
 
     def step_words(self) -> dict[str, str]:
-        return {**CORE_STEPS, **self.steps}
+        """Each `phase.step` the family sets → its word (its step table's, and core's)."""
+        return {**CORE_STEPS, **{s.step: s.words for s in self._steps() if s.step != flow.ANY}}
 
     def deadline_words(self) -> dict[str, str]:
-        return {**CORE_DEADLINES, **self.deadlines}
+        """Each deadline kind → its word (its step table's, and core's own deadlines)."""
+        return {**CORE_DEADLINES, **{s.kind: s.deadline_words for s in self._steps()}}
+
+    def _steps(self) -> tuple[Any, ...]:
+        return tuple(self.ruleset_class().STEPS)
 
     def cause_words(self) -> dict[str, str]:
         return {**CORE_CAUSES, **self.causes}
@@ -82,13 +87,6 @@ class Family:
 
     def sims_class(self, policy: str = "default") -> Any:
         return load(self.policies.get(policy, self.sims))
-
-    def ballots(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        """The running vote's ballots in a state's `data` ({} when none)."""
-        found: Any = data
-        for key in self.ballots_at:
-            found = found.get(key) if isinstance(found, Mapping) else None
-        return dict(found) if isinstance(found, Mapping) else {}
 
 
 def load(name: str) -> Any:

@@ -13,10 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from tianshen.core import activity, checkin, clock, rng, substitution
+from tianshen.core import activity, checkin, clock, flow, rng, substitution
 from tianshen.core.ballots import VotePosts
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.deaths import deaths_since, die
+from tianshen.core.flow import REMINDER, Step
+from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs
+from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
     GameState,
@@ -35,8 +38,8 @@ from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import GmRefused, LedgerOverrides, sent_at
 from tianshen.core.spec import DEFAULT_GM, RulesetSpec
-
-REMINDER = "reminder"  # a deadline kind that only sends reminders
+from tianshen.core.tally import DayTally
+from tianshen.core.votes import count_rows
 
 
 class Seat(BaseModel):
@@ -168,9 +171,27 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """A hook: the family's fields of its player list text (the check-in request, the map…)."""
         return {}
 
-    @abstractmethod
+    # the PM verbs the family reads (None: core.grammar's shared table), and those whose text
+    # runs to the PM's end (a killer's declaration)
+    pm_verbs: Verbs | None = None
+    pm_declaring: frozenset[str] = DECLARING_VERBS
+
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        """Parse and validate a PM; record it or refuse it; always answer the sender."""
+        """Parse a PM, run each command by the family's `pm_command`, always answer the
+        sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
+        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self.pm_command(state, p, cmd, pm.at, out),
+                           lambda p: self.pm_help(state, p), self.pm_verbs, self.pm_declaring)
+        if p is not None:
+            self.note_done(state, pm.at)
+        return out.outcome(state)
+
+    @abstractmethod
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+        """One command of a player's PM: its receipt line (a `Refused` says why not)."""
+
+    @abstractmethod
+    def pm_help(self, state: GameState, p: Player) -> str:
+        """What a player who wrote something unreadable is told he may write."""
 
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
         """A post in a game thread: votes, by the family's ballot policy (core.ballots)."""
@@ -186,34 +207,26 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 due = Deadline(at=ends, kind=kind)
         return due
 
-    @abstractmethod
+    # the family's phases as steps (core.flow): when each ends, what runs there, what an
+    # extension moves, early end and reminders; tianshen.rules.families() refuses a family
+    # whose table and record (core.family.Family.deadlines) differ, or that names a method
+    # it lacks
+    STEPS: tuple[Step, ...] = ()
+
     def schedule(self, state: GameState) -> Deadline | None:
-        """The ruleset's next deadline, or None when the game is over."""
+        """The ruleset's next deadline from its step table, or None when the game is over."""
+        step = flow.current(self.STEPS, state)
+        at = flow.end_of(step, state) if step else None
+        if step is None or at is None:
+            return None
+        reminder = flow.reminder_at(step, state, at)
+        return Deadline(at=reminder, kind=REMINDER) if reminder else Deadline(at=at, kind=step.kind)
 
     def shift_schedule(self, state: GameState, hours: float) -> None:
-        """Every remaining deadline of the phase moves by `hours` (extend, resume, leave, a
-        substitution): the phase's end and each time `shifted_keys` names in `data`; an early
-        end (/done) is dropped."""
-        if state.phase.ends_at:
-            state.phase.ends_at += timedelta(hours=hours)
-        state.data.pop("early_at", None)
-        for path in self.shifted_keys(state):
-            *parents, key = path.split(".")
-            holder = state.data
-            for name in parents:
-                holder = holder[name]
-            if key in holder:
-                holder[key] = (datetime.fromisoformat(holder[key]) + timedelta(hours=hours)).isoformat()
-
-    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
-        """A hook: the times in `data` (dotted paths) that belong to the current step and move
-        with an extension, besides the phase's end; none by default."""
-        return ()
-
-    # the deadline kinds the family's `schedule` gives → the name of the method (state, at,
-    # out) that runs at each; tianshen.rules.families() refuses a family whose table and
-    # record (core.family.Family.deadlines) differ, or that names a method it lacks
-    ENDS: dict[str, str] = {}
+        """Every remaining deadline of the step moves by `hours` (extend, resume, leave, a
+        substitution, downtime): the phase's end and each time the step's `shift` names in
+        `data`; an early end (/done) is dropped."""
+        flow.shift(flow.current(self.STEPS, state), state, hours)
 
     def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
         """Close or open what the deadline names (resolve the night, count the votes…), once
@@ -223,8 +236,18 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if due is None or due.kind != deadline.kind:
             out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
             return out.outcome(state)
-        getattr(self, self.ENDS[deadline.kind])(state, deadline.at, out)
+        getattr(self, flow.ends(self.STEPS)[deadline.kind])(state, deadline.at, out)
         return out.outcome(state)
+
+    def remind(self, state: GameState, at: datetime, out: Messages) -> None:
+        """A step's reminder (flow.Step.reminder_from): once per phase and step, then the
+        family's `remind_players` with the step's end."""
+        state.data["reminded"] = flow.reminded_mark(state)
+        step = flow.current(self.STEPS, state)
+        self.remind_players(state, flow.end_of(step, state) if step else None, out)
+
+    def remind_players(self, state: GameState, ends: datetime | None, out: Messages) -> None:
+        """A hook: the reminder PMs of a step that declares a reminder."""
 
     def on_gm(self, state: GameState, gm: GmIn) -> Outcome:
         """A GM override: `gm_<command>` of the ruleset (or of this base class).  Each one
@@ -305,13 +328,17 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return self._announce(state, "gm_extended", hours=_num(hours), duration=_duration(hours), reason=gm.reason)
 
     def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """请假 (002, 000 §9.2, 003 §10.2): the phase is extended for a player on leave."""
+        """请假 (002, 000 §9.2, 003 §10.2, 004 补充 二 1): the phase is extended for a player
+        on leave, in every family; `on_leave` records what the family keeps of it."""
         p = self._player_arg(state, gm)
-        hours = self.whole_minute_shift(state, gm_hours(gm))
-        self.on_leave(state, p)
+        most = getattr(self.spec.timing, "leave_max_hours", None)  # 004 补充 二 1: 最多24小时
+        asked = gm_hours(gm, most=None if most is None else float(most))
+        hours = self.whole_minute_shift(state, asked)
+        until = gm.at + timedelta(hours=asked)
+        self.on_leave(state, p, until)
         self.shift_schedule(state, hours)
         return self._announce(state, "gm_leave", name=p.name, hours=_num(hours), duration=_duration(hours),
-                              reason=gm.reason)
+                              reason=gm.reason, until=clock.show(until, state.zone))
 
     def whole_minute_shift(self, state: GameState, hours: float) -> float:
         """`hours`, made a little longer when needed so that the phase end it moves lands on a
@@ -340,11 +367,31 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         """The thread of the vote running now and its end (None: no vote thread open): an
-        extension is told there too, where the vote's first post gave the old deadline."""
-        return None
+        extension is told there too, where the vote's first post gave the old deadline.  A
+        step that declares `votes` (core.flow) has the phase's vote thread open until its end."""
+        step = flow.current(self.STEPS, state)
+        at = flow.time_at(state, step.deadline) if step and step.votes else None
+        return (f"vote:{state.phase.number}", at) if at else None
 
-    def on_leave(self, state: GameState, p: Player) -> None:
-        """What a family records of a player's leave besides the extension (hex: the day's vote)."""
+    def vote_post_done(self, state: GameState, post: PostIn) -> None:
+        """After a vote post was taken or refused: the step may end early (note_done)."""
+        self.note_done(state, post.at)
+
+    def note_done(self, state: GameState, at: datetime) -> None:
+        """DECISIONS §0.5 (000, 001, 002): a step whose table says everyone's /done ends it
+        early (`early_done`) ends now, once every living player has sent /done and, while a
+        vote is counted, the ballots ledger misses nobody's ballot."""
+        step = flow.current(self.STEPS, state)
+        alive = {p.name for p in state.players if p.alive}
+        if step is None or not step.early_done or not alive or not alive <= set(state.data.get("done", [])):
+            return
+        count = self.ballots.count(state, closing=False) if self.ballots is not None else None
+        if count is None or not count.missing:
+            state.data["early_at"] = at.isoformat()
+
+    def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
+        """What a family records of a player's leave (until when) besides the extension (hex:
+        the day's vote; butterfly_elder: excused from lurking)."""
         return None
 
     def gm_modkill(self, state: GameState, gm: GmIn) -> Outcome:
@@ -382,9 +429,18 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def after_death(self, state: GameState, lines: list[str], out: Messages) -> None:
         """A hook: what follows a death in its post (hex_survival: the 默哀期); nothing by default."""
 
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
-        """A hook: when the game is won, post `lines` with the game over and say True."""
-        return False
+    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str] | None = None) -> bool:
+        """When the game is won (`check_victory`), post `lines` with the game over and say True."""
+        self.before_victory_check(state, at, out)
+        winner = self.check_victory(state)
+        if winner is None:
+            return False
+        self.game_over(state, at, out, winner, lines or [])
+        return True
+
+    def before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
+        """A hook: what settles at every announcement before the win check (game_ten:
+        conversion, B12)."""
 
     def gm_end_game(self, state: GameState, gm: GmIn) -> Outcome:
         """End the game now (000 §11.3 不分胜负), with the winner the GM names or none; the
@@ -512,9 +568,27 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """A hook: what the GM's view adds for the family (HP, cards, marks…)."""
         return {}
 
+    COUNT_NOTE = ""  # what the public count's rows are, for a family without a 「票数」 answer
+
     def vote_count(self, state: GameState) -> VoteCount | None:
-        """The running vote's public count (None: no vote running); read, `state` is not changed."""
-        return None
+        """The running vote's public count (None: no vote running), read from the ballots
+        ledger's `shown` count: the family's 「票数」 answer where it has one (`count_reply`),
+        else rows, most votes first, then who reached them first; `state` is not changed."""
+        shown = self.ballots.shown(state) if self.ballots is not None else None
+        if shown is None or self.ballots is None:
+            return None
+        if text := self.count_reply(state, shown):
+            return VoteCount(text=text, note="天神对「票数」短消息的回复")
+        if not shown.ballots:
+            return VoteCount(note="还没有人投票")
+        voters = {r.name: [b.voter for b in shown.ballots if b.target == r.name] for r in shown.rows}
+        rows = count_rows({r.name: r.total for r in shown.rows}, voters, self.ballots.cast_at(state))
+        return VoteCount(rows=rows, note=self.COUNT_NOTE + (f"；弃票：{'、'.join(shown.abstained)}" if shown.abstained else ""))
+
+    def count_reply(self, state: GameState, shown: DayTally | None) -> str:
+        """A hook: the answer to a 「票数」 PM from the shown count ("" when the family has
+        none; a `Refused` when no vote runs)."""
+        return ""
 
     def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
         """The family's map for the web pages (None: it has none); `secret` adds the GM's part."""
@@ -670,8 +744,16 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                                body=self.role_pm(state, p))]
 
     def role_pm(self, state: GameState, p: Player) -> str:
-        """A hook: the role PM of seat `p` (sent at the deal and to a substitute)."""
-        raise NotImplementedError
+        """The role PM of seat `p` (sent at the deal and to a substitute): the variant's
+        `role_pm` text with the role's name and description and the family's `role_extra`."""
+        spec = self.spec
+        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
+                         role=spec.role_name(p.role), description=spec.role_description(p.role),
+                         extra=self.role_extra(state, p))
+
+    def role_extra(self, state: GameState, p: Player) -> str:
+        """A hook: what the role PM adds for the seat (partners, a deadline of its own)."""
+        return ""
 
     def seat_wasted(self, state: GameState, p: Player, at: datetime, out: Messages) -> None:
         """DECISIONS §0.5: nobody took the seat: it leaves the game like a death, announced

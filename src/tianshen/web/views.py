@@ -384,35 +384,49 @@ MARK_WORDS = {"counted": "计入", "changed": "改票", "unvoted": "撤票", "re
               "none": "不是投票"}
 
 
-def ballot_map(state: GameState) -> dict[str, str]:
-    """Voter -> target of the running day, from each family's own record of the votes cast
-    ("" is an abstention), where its record says (core.family.Family.ballots_at)."""
-    found = families().get(state.ruleset)
-    raw = found.ballots(state.data) if found else {}
-    return {v: str(b.get("target") or "") for v, b in raw.items() if isinstance(b, dict)}
+def ballot_map(ruleset: Ruleset, state: GameState) -> dict[str, str]:
+    """Voter -> target of the running count as the board shows it ("" is an abstention)."""
+    return _voters(_shown(ruleset, state))
+
+
+def _shown(ruleset: Ruleset, state: GameState) -> DayTally | None:
+    """The running count as the board shows it: the ballots ledger's `shown` count
+    (core.ledgers, issue 34), so a delegation stays secret until the count exactly as the
+    board keeps it; None when no vote runs."""
+    if ruleset.ballots is None or state.phase.kind != "day":
+        return None
+    return ruleset.ballots.shown(state)
+
+
+def _voters(shown: DayTally | None) -> dict[str, str]:
+    return {b.voter: b.target for b in shown.ballots} if shown is not None else {}
 
 
 def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_event: int | None = None
                 ) -> dict[int, DayCount]:
     """Every day's vote thread replayed post by post: what each post did to the count, the
-    count after each change, and the final tally.  Only posts in the vote threads move it
-    (a vote the rules take by PM stays secret until the count); a post the rules refuse is
-    marked with a reason from public facts only (the reply PM stays private)."""
+    count after each change (the ledger's running count, as the board shows it), and the
+    final tally.  Only posts in the vote threads move it (a vote the rules take by PM stays
+    secret until the count); a post the rules refuse is marked with a reason from public
+    facts only (the reply PM stays private)."""
     days: dict[int, DayCount] = {}
     state: GameState | None = None
+    shown: tuple[Any, DayTally | None] = (None, None)  # the last state's shown count, read once
     for step in steps(ruleset, events):  # the one fold of the log (core.fold)
         if last_event is not None and step.seq > last_event:
             break
         event, before, outcome = step.input, step.before, step.outcome
         state = outcome.state
+        moved = (shown[1] if shown[0] is before else _shown(ruleset, before), _shown(ruleset, state))
+        shown = (state, moved[1])
         if isinstance(event, PostIn) and _is_vote(event.thread):
             day = days.setdefault(_day_number(event.thread), _new_day(event.thread, links))
-            _mark_post(day, before, state, event, outcome, links, _ends(ruleset, before))
+            _mark_post(ruleset, day, before, event, outcome, links, moved)
         closes = tallies(outcome.events)
         if not isinstance(event, PostIn) and not closes and before.phase.kind == "day" \
-                and state.phase.label == before.phase.label and ballot_map(before) != ballot_map(state):
+                and state.phase.label == before.phase.label and _voters(moved[0]) != _voters(moved[1]):
             n = before.phase.number  # a delegation, void-vote, enter-vote: a ballot no post cast
-            _ledger_moved(days.setdefault(n, _new_day(f"vote:{n}", links)), before, state, event.at)
+            _ledger_moved(days.setdefault(n, _new_day(f"vote:{n}", links)), moved, event.at)
         for count in closes:
             day = days.setdefault(count.day, _new_day(f"vote:{count.day}", links))
             _take_tally(day, count, event.at)
@@ -434,8 +448,8 @@ def _ends(ruleset: Ruleset, state: GameState) -> datetime | None:
     return due.at if due is not None else None
 
 
-def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn, outcome: Any,
-               links: PostLinks, ends: datetime | None) -> None:
+def _mark_post(ruleset: Ruleset, day: DayCount, before: GameState, post: PostIn, outcome: Any, links: PostLinks,
+               moved: tuple[DayTally | None, DayTally | None]) -> None:
     url = links.post(post.thread, post.id)
     marked = MarkedPost(forum_id=post.id, author=post.author, at=post.at, text=post.text, edited=post.edited, url=url,
                         mark="none", note="")
@@ -444,7 +458,9 @@ def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn,
     if day.closed or not (before.phase.kind == "day" and before.phase.number == day.number):
         marked.mark = "late"
         return
-    old, new = ballot_map(before).get(post.author), ballot_map(after).get(post.author)
+    shown = _voters(moved[1])
+    old, new = _voters(moved[0]).get(post.author), shown.get(post.author)
+    ends = _ends(ruleset, before)
     if any(r.sender == post.author for r in outcome.refusals) and ends is not None and post.at > ends:
         marked.mark = "late"  # written after the close, read before the count (a lagging board)
         return
@@ -458,7 +474,7 @@ def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn,
         mine.struck = True
     if post.author in day.abstained:
         day.abstained.remove(post.author)
-    if new == "" and post.author in ballot_map(after):
+    if new == "" and post.author in shown:
         day.abstained.append(post.author)
     if new:
         _row(day, new, post.at).ballots.append(Ballot(post.author, new, post.id, post.at, url))
@@ -468,7 +484,7 @@ def _mark_post(day: DayCount, before: GameState, after: GameState, post: PostIn,
         abstains = post.author in day.abstained  # 四: 弃权 is a vote of its own
         marked.mark = ("changed" if mine is not None else "counted") if abstains else "unvoted"
         marked.note = "弃权" if abstains else "撤回投票"
-    _recount(day, post.at, post.id)
+    _recount(day, post.at, post.id, moved[1])
 
 
 def _refusal_words(state: GameState, author: str, live: dict[str, Ballot]) -> str:
@@ -491,28 +507,30 @@ def _row(day: DayCount, target: str, at: datetime) -> TallyRow:
     return row
 
 
-def _recount(day: DayCount, at: datetime, post: str) -> None:
-    """The votes of each row, the time each reached its count, one order: votes, then who
-    reached them first.  `post`: the post that moved it ("" for a vote no post cast)."""
+def _recount(day: DayCount, at: datetime, post: str, shown: DayTally | None) -> None:
+    """The votes of each row as the ledger's shown count has them (n_lives: the cards of its
+    voters), the time each reached its count, one order: votes, then who reached them first.
+    `post`: the post that moved it ("" for a vote no post cast)."""
+    totals = {r.name: r.total for r in shown.rows} if shown is not None else {}
     for row in day.rows:
         live = [b for b in row.ballots if not b.struck]
-        row.votes = len(live)
+        row.votes = totals.get(row.target, 0)
         row.reached = live[-1].at if live else at
     day.rows.sort(key=lambda r: (-r.votes, r.reached))
     line = "，".join(f"{r.target} {r.votes}" for r in day.rows if r.votes) or "无人得票"
     day.history.append(Snapshot(at=at, post=post, line=line))
 
 
-def _ledger_moved(day: DayCount, before: GameState, after: GameState, at: datetime) -> None:
+def _ledger_moved(day: DayCount, moved: tuple[DayTally | None, DayTally | None], at: datetime) -> None:
     """A ballot the rules took or dropped without a post in the thread (hex_survival's
     delegation by PM, `admin void-vote`, `admin enter-vote`): the running count follows the
-    ruleset's own record, so a voided voter's next vote is his first again (issue 34 item 5)."""
+    ledger's, so a voided voter's next vote is his first again (issue 34 item 5)."""
     if day.closed or day.counted:
         return
-    old, new = ballot_map(before), ballot_map(after)
-    moved = [v for v in {**old, **new} if old.get(v) != new.get(v) or (v in old) != (v in new)]
+    old, new = _voters(moved[0]), _voters(moved[1])
+    changed = [v for v in {**old, **new} if old.get(v) != new.get(v) or (v in old) != (v in new)]
     live = {b.voter: b for row in day.rows for b in row.ballots if not b.struck}
-    for voter in moved:
+    for voter in changed:
         if voter in live:
             live[voter].struck = True
         if voter in day.abstained:
@@ -521,7 +539,7 @@ def _ledger_moved(day: DayCount, before: GameState, after: GameState, at: dateti
             _row(day, new[voter], at).ballots.append(Ballot(voter, new[voter], "", at, None))
         elif voter in new:
             day.abstained.append(voter)
-    _recount(day, at, "")
+    _recount(day, at, "", moved[1])
 
 
 def _take_tally(day: DayCount, count: DayTally, at: datetime) -> None:

@@ -6,11 +6,8 @@ FAMILY = Family(
     id="butterfly_elder",
     ruleset="tianshen.rules.butterfly_elder.ruleset:ButterflyElder",
     sims="tianshen.sim.butterfly_elder:ButterflySims",
-    steps={"power": "权力行使", "silence": "看表禁言"},
-    deadlines={"powers_end": "权力截止", "results": "公布结果", "vote_end": "投票截止"},
     causes={"killed": "被杀", "shot": "被狙", "sniped": "被狙", "needles": "双针孔", "executed": "被投票处决",
             "lurking": "潜水出局"},
-    ballots_at=("ballots",),
     events={"will_posted": "will posted"},
     rounds=True,  # 004 counts rounds: 第2轮权力行使, 第2轮投票帖
 )

@@ -10,6 +10,7 @@ from tianshen.core.ledgers import Actions, Ballots, Entry
 from tianshen.core.model import GameState, Player
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DayTally
 from tianshen.rules.butterfly_elder import vote
 from tianshen.rules.butterfly_elder.roles import VERB_WORD
 
@@ -35,9 +36,21 @@ class LatestPosts(Ballots):
     def open(self, state: GameState) -> bool:
         return state.phase.kind == "day"
 
+    def count(self, state: GameState, closing: bool) -> DayTally | None:
+        """四: the latest post of each living voter; 归零 (一 技能二) only at the close, where
+        it is said (secret until then)."""
+        if not self.open(state):
+            return None
+        info = state.data.get("round_info", {})
+        zero = info.get("zero") if closing and info.get("round") == state.phase.number else None
+        return vote.day_tally(state, vote.count(state.copy(), zero) if closing else vote.count(state, None, False), None)
+
     def ballot(self, state: GameState, p: Player) -> Entry | None:
         cast = state.data["ballots"].get(p.name) if state.phase.kind == "day" else None
         return Entry(p.name, cast["target"]) if cast is not None else None
+
+    def cast_at(self, state: GameState) -> dict[str, str]:
+        return {v: str(b.get("at", "")) for v, b in state.data["ballots"].items()}
 
     def void(self, state: GameState, p: Player) -> None:
         del state.data["ballots"][p.name]

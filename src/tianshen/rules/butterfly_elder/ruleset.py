@@ -13,27 +13,24 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import ends_after
-from tianshen.core.clock import show as show_time
+from tianshen.core.ballots import BallotPolicy, short
+from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
-from tianshen.core.intake import answer_pm
+from tianshen.core.flow import ANY, Step
 from tianshen.core.model import (
     GameState,
     GmIn,
     Outcome,
     Phase,
     Player,
-    PmIn,
     PostIn,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
-from tianshen.core.ruleset import Deadline, GameSetup, GmRefused, Ruleset, VoteCount, gm_hours
+from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, quote_note, refusal
-from tianshen.core.votes import count_rows
 from tianshen.rules.butterfly_elder import powers, vote
 from tianshen.rules.butterfly_elder.ledgers import LatestPosts, RoundActions
 from tianshen.rules.butterfly_elder.powers import Refused
@@ -73,43 +70,31 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="night", number=1, started_at=game.start,
                             ends_at=ends_after(game.start, first), step="power")
 
-    def role_pm(self, state: GameState, p: Player) -> str:
-        spec = self.spec
-        extra = ""
-        if is_killer(p):  # 一 注: 杀手方共群共同行权
-            extra = spec.text("role_partners", partners="、".join(q.name for q in state.players
-                                                                 if is_killer(q) and q.name != p.name))
+    def role_extra(self, state: GameState, p: Player) -> str:
         if p.role == "butterfly":  # 六 / E19: her earlier deadline is told to her only
-            extra = spec.text("role_butterfly_deadline", minutes=self._early_minutes())
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         role=spec.role_name(p.role), description=spec.role_description(p.role), extra=extra)
+            return self.spec.text("role_butterfly_deadline", minutes=self._early_minutes())
+        if is_killer(p):  # 一 注: 杀手方共群共同行权
+            return self.spec.text("role_partners", partners="、".join(q.name for q in state.players
+                                                                      if is_killer(q) and q.name != p.name))
+        return ""
 
     def _early_minutes(self) -> int:
         return int(self.spec.options.get("butterfly_early_minutes", 15))
 
     # ---- the clock (DECISIONS 5.1.2, E1 `004.schedule`) ------------------------------------------
 
-    def schedule(self, state: GameState) -> Deadline | None:
-        ph = state.phase
-        if ph.kind == "over" or ph.ends_at is None:
-            return None
-        if ph.kind == "night":
-            return Deadline(at=ph.ends_at, kind="powers_end" if ph.step == "power" else "results")
-        return Deadline(at=ph.ends_at, kind="vote_end")
-
-    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
-        if state.phase.kind != "day" or state.phase.ends_at is None:
-            return None
-        return f"vote:{state.phase.number}", state.phase.ends_at
-
-    ENDS = {"powers_end": "_clock_post", "results": "_results", "vote_end": "_vote_end"}  # core.ruleset.on_deadline
+    STEPS = (
+        Step("night", "power", "powers_end", "_clock_post", words="权力行使", deadline_words="权力截止", next=("night:silence",)),
+        Step("night", "silence", "results", "_results", words="看表禁言", deadline_words="公布结果", next=("day",)),
+        Step("day", ANY, "vote_end", "_vote_end", deadline_words="投票截止", votes=True, next=("night:power",)),
+    )
 
     def _clock_post(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 4: 权利行使轮截止，法官发“看表帖”，从看表帖开始，所有玩家禁言."""
         k = state.phase.number
         state.phase.step = "silence"
         state.phase.ends_at = ends_after(at, self.spec.timing.hours("silence_hours", 0.5))
-        out.post(MAIN, self.spec.text("clock_post", n=k, results=_fmt(state, state.phase.ends_at)))
+        out.post(MAIN, self.spec.text("clock_post", n=k, results=show_for(state, state.phase.ends_at)))
 
     def _results(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 5: the power results end the silence; the vote thread opens (DECISIONS 5.1.4)."""
@@ -142,9 +127,9 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="day", number=k, started_at=at,
                             ends_at=ends_after(at, spec.timing.hours("day_hours", 21.5)))
         state.data["ballots"] = {}
-        lines.append(spec.text("results_footer", ends=_fmt(state, state.phase.ends_at)))
+        lines.append(spec.text("results_footer", ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
-        out.post(f"vote:{k}", spec.text("vote_thread", n=k, ends=_fmt(state, state.phase.ends_at),
+        out.post(f"vote:{k}", spec.text("vote_thread", n=k, ends=show_for(state, state.phase.ends_at),
                                          candidates="、".join(p.name for p in living(state))),
                  title=spec.text("vote_thread_title", n=k))
 
@@ -194,7 +179,7 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="night", number=k, started_at=at, step="power",
                             ends_at=ends_after(at, self.spec.timing.hours("power_hours", 2)))
         state.data["actions"] = {}
-        lines.append(self.spec.text("power_round", n=k, ends=_fmt(state, state.phase.ends_at)))
+        lines.append(self.spec.text("power_round", n=k, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
         if powers.penalized(state, "extra_kill", k):
             for q in state.players:
@@ -223,7 +208,7 @@ class ButterflyElder(Ruleset):
         wills = state.data["wills"]
         lines = [self.spec.text("will_note_muted", name=n) for n in names if not wills[n]["allowed"]]
         if any(wills[n]["allowed"] for n in names):
-            lines.insert(0, self.spec.text("will_note", until=_fmt(state, at + timedelta(
+            lines.insert(0, self.spec.text("will_note", until=show_for(state, at + timedelta(
                 hours=self.spec.timing.hours("will_hours", 24)))))
         return "\n".join(lines)
 
@@ -236,12 +221,9 @@ class ButterflyElder(Ruleset):
 
     # ---- PMs ---------------------------------------------------------------------------------
 
-    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out, _ = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
-                           self._help, VERBS)
-        return out.outcome(state)
+    pm_verbs = VERBS
 
-    def _command(self, state: GameState, p: Player, cmd: Any, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Any, at: datetime, out: Messages) -> str:
         if cmd.verb == "confirm":
             return self.spec.text("confirmed")
         if cmd.verb == "vote":
@@ -271,7 +253,7 @@ class ButterflyElder(Ruleset):
         if p.role == "butterfly" and at >= ph.ends_at - timedelta(minutes=self._early_minutes()):
             raise Refused(self.spec.text("butterfly_late", minutes=self._early_minutes()))
 
-    def _help(self, p: Player) -> str:
+    def pm_help(self, state: GameState, p: Player) -> str:
         verbs = ROLE_VERBS.get(p.role, ())
         if not verbs:
             return self.spec.text("help_none")
@@ -296,7 +278,7 @@ class ButterflyElder(Ruleset):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a player's, ignored")
             if p is None and post.thread.startswith("vote:") and state.phase.kind != "over":
                 # 补充 二 5: only players with a vote (and the judges) post in the vote thread
-                out.notes.append(self.spec.text("note_outsider_vote", name=post.author, text=_short(post.text)))
+                out.notes.append(self.spec.text("note_outsider_vote", name=post.author, text=short(post.text, 30)))
             return True
         if not p.alive:
             self._dead_post(state, p, post, out)
@@ -305,15 +287,15 @@ class ButterflyElder(Ruleset):
         if p.name not in posted:
             posted.append(p.name)
         if state.phase.kind == "night" and state.phase.step == "silence":
-            out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=_short(post.text)))
+            out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=short(post.text, 30)))
         if not post.thread.startswith("vote:"):
             if self.is_muted(state, p.name):
                 out.notes.append(self.spec.text("note_muted_post", name=p.name, thread=post.thread,
-                                                text=_short(post.text)))
+                                                text=short(post.text, 30)))
             return True
         if post.edited and post.original_text is None:  # 补充 一 6 (2): 不得在原帖中进行修改
             out.refuse(p.name, post.text, self.spec.text("vote_edited_unknown"), reply_to=p.name)
-            out.notes.append(self.spec.text("note_vote_edited_unknown", name=p.name, text=_short(post.text)))
+            out.notes.append(self.spec.text("note_vote_edited_unknown", name=p.name, text=short(post.text, 30)))
             return True
         return False
 
@@ -324,7 +306,7 @@ class ButterflyElder(Ruleset):
     def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """补充 二 5: only votes in the vote thread; the GM judges the rest."""
         out.log.append(f"post {post.id} by {p.name} in {post.thread}: not a vote")
-        out.notes.append(self.spec.text("note_not_a_vote", name=p.name, text=_short(post.text)))
+        out.notes.append(self.spec.text("note_not_a_vote", name=p.name, text=short(post.text, 30)))
         self.hint_no_vote(state, p, post, out)  # issue 23 item 10: told once a vote, while he has none
 
     def vote_closed(self, state: GameState, post: PostIn) -> bool:
@@ -343,10 +325,10 @@ class ButterflyElder(Ruleset):
         quote_note(parsed, out, p.name, post.text)
         if post.edited:
             out.pm(p.name, spec.text("receipt_subject"), spec.text("vote_edited", counted=line))
-            out.notes.append(spec.text("note_vote_edited", name=p.name, text=_short(post.text)))
+            out.notes.append(spec.text("note_vote_edited", name=p.name, text=short(post.text, 30)))
         if self.is_muted(state, p.name) and not vote.name_only(parsed):
             # 一 技能一: only the name — the vote counts, the GM judges the rest (DECISIONS 5.1.5)
-            out.notes.append(spec.text("note_muted_vote", name=p.name, text=_short(post.text)))
+            out.notes.append(spec.text("note_muted_vote", name=p.name, text=short(post.text, 30)))
 
     def _dead_post(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """五: one will within 24 h of the death (not in the vote thread, not edited); any
@@ -357,15 +339,15 @@ class ButterflyElder(Ruleset):
             w["used"] = True
             note(out.log, f"will of {p.name} in {post.thread}", "will_posted")
             if post.edited:
-                out.notes.append(self.spec.text("note_will_edited", name=p.name, text=_short(post.text)))
+                out.notes.append(self.spec.text("note_will_edited", name=p.name, text=short(post.text, 30)))
             return
         if post.thread.startswith("vote:"):
-            out.refuse(p.name, post.text, self.spec.text("vote_refused", text=_short(post.text),
+            out.refuse(p.name, post.text, self.spec.text("vote_refused", text=short(post.text, 30),
                                                          reason=self.spec.text("dead_player")), reply_to=p.name)
-        flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": _short(post.text)}
+        flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": short(post.text, 30)}
         state.data["zombie_flags"].append(flag)
         out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.public_identity(state, p), thread=post.thread,
-                                        text=_short(post.text)))
+                                        text=short(post.text, 30)))
 
     # ---- lurking (补充 二 2) -------------------------------------------------------------------
 
@@ -381,8 +363,8 @@ class ButterflyElder(Ruleset):
                 continue
             n = lurk["warnings"][p.name] = lurk["warnings"].get(p.name, 0) + 1
             out.pm(p.name, self.spec.text("lurk_warning_subject"),
-                   self.spec.text("lurk_warning", since=_fmt(state, since), until=_fmt(state, at), n=n, limit=limit))
-            out.notes.append(self.spec.text("note_lurk", name=p.name, since=_fmt(state, since), until=_fmt(state, at), n=n))
+                   self.spec.text("lurk_warning", since=show_for(state, since), until=show_for(state, at), n=n, limit=limit))
+            out.notes.append(self.spec.text("note_lurk", name=p.name, since=show_for(state, since), until=show_for(state, at), n=n))
             if n >= limit:
                 self._die(state, p, "lurking", at)
                 lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.public_identity(state, p)))
@@ -410,13 +392,6 @@ class ButterflyElder(Ruleset):
             return str(opts.get("simultaneous", DRAW))
         return GOOD if good else KILLERS if killers else None
 
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
-        winner = self.check_victory(state)
-        if winner is None:
-            return False
-        self.game_over(state, at, out, winner, lines)
-        return True
-
     dead_mark = "，已出局"
 
     def winner_words(self, winner: str) -> str:
@@ -424,15 +399,11 @@ class ButterflyElder(Ruleset):
 
     # ---- seats and the GM's overrides ----------------------------------------------------------
 
-    def gm_leave(self, state: GameState, gm: GmIn) -> Outcome:
-        """补充 二 1: leave of at most 24 h; the player is not counted as lurking meanwhile."""
-        p = self._player_arg(state, gm)
-        hours = gm_hours(gm, most=self.spec.timing.hours("leave_max_hours", 24))
-        until = gm.at + timedelta(hours=hours)
+    def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
+        """补充 二 1: the player is not counted as lurking until then (at most 24 h: the
+        variant's `leave_max_hours`); the phase is extended (core), the seed saying nothing
+        against it."""
         state.data["leave"][p.name] = until.isoformat()
-        out = Messages()
-        out.post(MAIN, self.spec.text("gm_leave", name=p.name, until=_fmt(state, until)))
-        return out.outcome(state)
 
     @extra(Override("confirm-zombie", "确认诈尸", "butterfly_elder: confirm a flagged post by a dead player (诈尸); "
                     "his side's penalty applies.", (PLAYER,)))
@@ -458,16 +429,7 @@ class ButterflyElder(Ruleset):
 
     # ---- views -----------------------------------------------------------------------------
 
-    def vote_count(self, state: GameState) -> VoteCount | None:
-        """四: the latest post of each living voter (vote.count on a copy, without 归零, which
-        stays secret until the count)."""
-        if state.phase.kind != "day":
-            return None
-        if not state.data.get("ballots"):
-            return VoteCount(note="还没有人投票")
-        c = vote.count(state.copy(), None)
-        cast_at = {v: str(b.get("at", "")) for v, b in state.data["ballots"].items()}
-        return VoteCount(rows=count_rows(c.counts, c.voters, cast_at), note="每人以最后一帖为准" + (f"；弃票：{'、'.join(c.abstained)}" if c.abstained else ""))
+    COUNT_NOTE = "每人以最后一帖为准"  # 四; 归零 stays secret until the count (the ledger's shown count)
 
     def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
         name = p.name
@@ -481,13 +443,3 @@ class ButterflyElder(Ruleset):
         if p.role == "elder":
             view["revive_used"] = state.data["elder"]["revive_used"]
         return view
-
-
-def _fmt(state: GameState, t: datetime | None) -> str:
-    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
-    return show_time(t, state.zone)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 30 else text[:30] + "…"

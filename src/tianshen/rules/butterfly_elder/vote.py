@@ -57,10 +57,10 @@ class Count:
     out: str | None = None
 
 
-def count(state: GameState, zero: str | None) -> Count:
+def count(state: GameState, zero: str | None, draw: bool = True) -> Count:
     """四 and E6/E10/E11: the latest post of each living voter; the zeroed player (only if he
-    is among the top) goes to 0 and the highest of the others goes out; ties by lot; a top of
-    0 votes means nobody."""
+    is among the top) goes to 0 and the highest of the others goes out; ties by lot (without
+    `draw`, none is drawn: the state's RNG is left alone); a top of 0 votes means nobody."""
     c = Count()
     ballots = state.data.get("ballots", {})
     order = [p.name for p in state.players]
@@ -86,6 +86,8 @@ def count(state: GameState, zero: str | None) -> Count:
     top = [n for n in order if scores.get(n) == best]
     if len(top) == 1:
         c.out = top[0]
+        return c
+    if not draw:
         return c
     index = rng.below(state, len(top))  # 四 平票…通过抽签确定 (E10: seeded, published)
     c.lottery = {"candidates": top, "count": best, "draw": state.rng_draws, "index": index + 1, "name": top[index]}

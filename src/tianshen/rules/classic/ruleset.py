@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.clock import show_for
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, GmIn, Outcome, Player
 from tianshen.core.outbox import Messages
@@ -20,7 +21,7 @@ from tianshen.rules.classic import night as nights
 from tianshen.rules.classic import plagiarism
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused, group_target
-from tianshen.rules.common.game import MAIN, ForumGame, _fmt
+from tianshen.rules.common.game import MAIN, ForumGame
 from tianshen.rules.common.roles import is_killer, on_duty_killer
 
 
@@ -88,7 +89,7 @@ class Classic(ForumGame):
         state.phase.number = k
         state.data.pop("early_at", None)
         state.data["done"] = []  # /done counts per phase (DECISIONS §0.5)
-        lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(state, days.ts(state.data["day"]["vote_opens_at"]))))
+        lines.append(spec.text("dawn_footer", n=k, vote_at=show_for(state, days.ts(state.data["day"]["vote_opens_at"]))))
         out.post(MAIN, "\n\n".join(lines))
         for diviner, target, yes in dawn.answers:
             out.pm(diviner, spec.text("divine_subject"),
@@ -97,11 +98,11 @@ class Classic(ForumGame):
         if not self.announce_victory(state, at, out):
             plagiarism.draw(spec, state, out)  # C13: today's extra question, drawn after the deaths
 
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         """C13: the civilian drawn for an extra divination asks it by PM during the day."""
         if cmd.verb == "divine" and (line := plagiarism.ask(state, p, cmd.arg)):
             return line
-        return super()._command(state, p, cmd, at, out)
+        return super().pm_command(state, p, cmd, at, out)
 
     @extra(Override("flag-plagiarism", "标记宣言抄袭", "classic rulesets: flag tonight's kill declaration (杀人宣言) "
                     "of a killer as plagiarised or too short, before dawn; at dawn one living civilian is drawn for "

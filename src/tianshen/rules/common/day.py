@@ -210,11 +210,13 @@ def main_tally(state: GameState, votes: dict[str, str]) -> Tally:
     return tally(votes.values(), net)
 
 
-def ld_tally(state: GameState) -> tuple[Tally, dict[str, int]]:
-    """Cumulative count of the tie-break: LD votes + wills + summoned dead (001 §5.2–§5.5)."""
+def ld_tally(state: GameState, ld_votes: dict[str, str] | None = None) -> tuple[Tally, dict[str, int]]:
+    """Cumulative count of the tie-break: LD votes + wills + summoned dead (001 §5.2–§5.5);
+    `ld_votes` the 生死投票's votes before its close has kept them."""
     d = day(state)
     cands = d["candidates"]
-    targets = list(d["ld_votes"].values()) + [b["target"] for b in d["ballots"]["summon"].values()]
+    ld = d["ld_votes"] if ld_votes is None else ld_votes
+    targets = list(ld.values()) + [b["target"] for b in d["ballots"]["summon"].values()]
     extra = {c: 0 for c in cands}
     if d.get("wills_counted"):
         for accused in d["wills"].values():
@@ -224,6 +226,17 @@ def ld_tally(state: GameState) -> tuple[Tally, dict[str, int]]:
     result = tally(targets, extra)
     counts = {c: result.counts.get(c, 0) for c in cands}
     return Tally(counts=counts, raw={c: result.raw.get(c, 0) for c in cands}), extra
+
+
+def summon_tally(state: GameState, executed: bool) -> DayTally:
+    """A 招魂 round's count (001 §5.5): the summoned dead's ballots, every candidate with the
+    cumulative count of the tie-break; with `executed`, the one on top when he is alone."""
+    d = day(state)
+    result, _ = ld_tally(state)
+    summoned = {v: b["target"] for v, b in d["ballots"]["summon"].items()}
+    return DayTally(day=state.phase.number, ballot="summon", ballots=ballots_of(summoned.items()),
+                    rows=tuple(TallyRow(c, result.raw.get(c, 0), result.counts[c]) for c in d["candidates"]),
+                    executed=tuple(result.top) if executed and len(result.top) == 1 else ())
 
 
 def summon_nights(state: GameState) -> list[list[str]]:
@@ -256,14 +269,11 @@ def identity(spec: RulesetSpec, p: Player) -> str:
     return spec.factions[p.faction]
 
 
-def current_count(spec: RulesetSpec, state: GameState) -> str:
-    """A PM 「票数」 gets the count so far: the votes posted in the thread (public anyway);
-    delegations stay secret until the count, and nobody learns who asked."""
-    kind = ballot_kind(state)
-    if kind is None:
+def current_count(spec: RulesetSpec, state: GameState, shown: DayTally | None) -> str:
+    """A PM 「票数」 gets the count so far: the ballots ledger's `shown` count, the votes
+    posted in the thread (public anyway); delegations stay secret until the count, and
+    nobody learns who asked."""
+    if ballot_kind(state) is None or shown is None:
         raise Refused("现在没有进行中的投票。")
-    counts: dict[str, int] = {}
-    for ballot in day(state)["ballots"][kind].values():
-        counts[ballot["target"]] = counts.get(ballot["target"], 0) + 1
-    lines = [f"{name}：{n}票" for name, n in sorted(counts.items(), key=lambda x: -x[1])] or ["还没有人投票。"]
+    lines = [f"{r.name}：{r.votes}票" for r in shown.rows] or ["还没有人投票。"]
     return spec.text("current_count", lines="\n".join(lines), ends=show_time(window_end(state), state.zone))

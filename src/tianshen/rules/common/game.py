@@ -5,36 +5,33 @@ reminders, PM intake, the whole day vote chain of 001 §5 (main vote, 生死投�
 A family subclasses `ForumGame` and supplies what differs (DECISIONS §6's table): its night
 resolution (`_dawn`), its PM window (`_check_pm_window`: 002 nights only; 001 any time, lock
 at dawn − 10 min), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
-`_before_victory_check`, `_on_day_end`, `victory_extra`).
+core's `before_victory_check`, `_on_day_end`, `victory_extra`).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from tianshen.core import checkin
 from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import PhaseClock
-from tianshen.core.clock import show as show_time
+from tianshen.core.clock import PhaseClock, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
+from tianshen.core.flow import ANY, PHASE_START, Step
 from tianshen.core.grammar import VERB_NAMES, Command
-from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     GameState,
-    Outcome,
     Phase,
     Player,
-    PmIn,
     PostIn,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.tally import DayTally, TallyRow, ballots_of
-from tianshen.core.vote_post import VotePost, read_vote_post, unreadable
+from tianshen.core.tally import DayTally
+from tianshen.core.vote_post import VotePost, unreadable
 from tianshen.rules.common import actions as nights
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
@@ -64,7 +61,7 @@ class ForumGame(Ruleset):
         super().__init__(spec)
         self.clock = PhaseClock(spec.timing)
         self.actions = NightActions()
-        self.ballots = DayBallots()
+        self.ballots = DayBallots(spec)
 
     # ---- setup ----------------------------------------------------------------------
 
@@ -81,19 +78,16 @@ class ForumGame(Ruleset):
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        return {"checkin": self.spec.text("checkin_request", until=_fmt(state, until)) if until else ""}
+        return {"checkin": self.spec.text("checkin_request", until=show_for(state, until)) if until else ""}
 
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
 
-    def role_pm(self, state: GameState, p: Player) -> str:
-        spec = self.spec
-        extra = ""
-        if mates := partners(state, p):
-            extra = spec.text("role_partners", partners="、".join(q.name for q in mates))
-        extra = self._role_extra(state, p, extra)
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         role=spec.role_name(p.role), description=spec.role_description(p.role), extra=extra)
+    def role_extra(self, state: GameState, p: Player) -> str:
+        """The seat's partners (002 杀手, the 13-player pairs), then the family's own line."""
+        mates = partners(state, p)
+        return self._role_extra(state, p, self.spec.text("role_partners", partners="、".join(q.name for q in mates))
+                                if mates else "")
 
     def _role_extra(self, state: GameState, p: Player, extra: str) -> str:
         """The family's extra line of the role PM."""
@@ -101,41 +95,27 @@ class ForumGame(Ruleset):
 
     # ---- the clock ------------------------------------------------------------------
 
-    def schedule(self, state: GameState) -> Deadline | None:
-        due = self._phase_deadline(state)
-        if due is None or due.kind == "vote_open":
-            return due
-        reminder = self._reminder_at(state, due.at)
-        return Deadline(at=reminder, kind="reminder") if reminder else due
+    # 001/002's phases (DECISIONS §0.5: /done ends the night and the vote early; issue 5:
+    # reminders before the night's end and the vote's), what an extension moves
+    DAY_SHIFT = ("day.vote_ends_at", "day.step_ends_at")
+    STEPS = (
+        Step("night", ANY, "night_end", "_dawn", deadline_words="夜晚结束", early_done=True, reminder_from=PHASE_START,
+             next=("day:discussion",)),
+        Step("day", "discussion", "vote_open", "_open_vote", words="白天讨论", deadline_words="开投票帖",
+             deadline="day.vote_opens_at", shift=("day.vote_opens_at", *DAY_SHIFT), next=("day:vote",)),
+        Step("day", "vote", "vote_end", "_close_main_vote", words="投票", deadline_words="投票截止",
+             deadline="day.vote_ends_at", shift=DAY_SHIFT, early_done=True, reminder_from="day.vote_opens_at",
+             votes=True, next=("day:ld", "night")),
+        Step("day", "ld", "ld_end", "_close_ld", words="生死投票", deadline_words="生死投票截止",
+             deadline="day.step_ends_at", shift=DAY_SHIFT, reminder_from="day.vote_opens_at", votes=True,
+             next=("day:summon", "night")),
+        Step("day", "summon", "summon_end", "_close_summon_round", words="招魂", deadline_words="招魂截止",
+             deadline="day.step_ends_at", shift=DAY_SHIFT, reminder_from="day.vote_opens_at", votes=True,
+             next=("day:summon", "night")),
+    )
 
-    def _phase_deadline(self, state: GameState) -> Deadline | None:
-        ph = state.phase
-        if ph.kind == "night":
-            return Deadline(at=self._early_or(state, ph.ends_at), kind="night_end")
-        if ph.kind != "day":
-            return None
-        d = state.data["day"]
-        if ph.step == "discussion":
-            return Deadline(at=days.ts(d["vote_opens_at"]), kind="vote_open")
-        if ph.step == "vote":
-            return Deadline(at=self._early_or(state, days.ts(d["vote_ends_at"])), kind="vote_end")
-        return Deadline(at=days.ts(d["step_ends_at"]), kind=f"{ph.step}_end")
-
-    def _reminder_at(self, state: GameState, deadline: datetime) -> datetime | None:
-        """Issue 5: players who have not acted or voted are reminded `reminder_hours` before
-        the deadline, once per phase or step (only when that moment is still ahead)."""
-        hours = float(state.data["options"].get("reminder_hours", 0))
-        point = f"{state.phase.label}:{state.phase.step}"
-        if hours <= 0 or state.data.get("reminded") == point:
-            return None
-        at = deadline - timedelta(hours=hours)
-        start = state.phase.started_at if state.phase.kind == "night" else days.ts(state.data["day"]["vote_opens_at"])
-        return at if start is not None and at > start else None
-
-    def _remind(self, state: GameState, out: Messages) -> None:
-        state.data["reminded"] = f"{state.phase.label}:{state.phase.step}"
-        due = self._phase_deadline(state)
-        ends = _fmt(state, due.at if due else None)
+    def remind_players(self, state: GameState, at: datetime | None, out: Messages) -> None:
+        ends = show_for(state, at)
         if state.phase.kind == "night":
             for p in state.players:
                 verb = POWER.get(p.role)
@@ -155,20 +135,6 @@ class ForumGame(Ruleset):
         for p in days.voters(state, kind):
             if p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
                 out.pm(p.name, self.spec.text("reminder_subject"), self.spec.text("reminder_vote", ends=ends))
-
-    def _early_or(self, state: GameState, at: datetime | None) -> datetime:
-        """DECISIONS §0.5: a phase ends early once every living player has sent /done
-        (and, in the vote, every voter has voted)."""
-        early = state.data.get("early_at")
-        assert at is not None
-        return min(at, datetime.fromisoformat(early)) if early else at
-
-    # the deadline kinds `schedule` gives → what runs at each (core.ruleset.Ruleset.on_deadline)
-    ENDS = {"reminder": "_remind_at", "night_end": "_dawn", "vote_open": "_open_vote", "vote_end": "_close_main_vote",
-            "ld_end": "_close_ld", "summon_end": "_close_summon_round"}
-
-    def _remind_at(self, state: GameState, at: datetime, out: Messages) -> None:
-        self._remind(state, out)
 
     # ---- night ----------------------------------------------------------------------
 
@@ -192,7 +158,7 @@ class ForumGame(Ruleset):
         state.phase.step = "vote"
         d = state.data["day"]
         barred = "、".join(d["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, days.ts(d["vote_ends_at"])),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, days.ts(d["vote_ends_at"])),
                                               barred=barred, candidates=self._roster_alive(state)),
                  title=self.spec.text("vote_thread_title", n=k))
 
@@ -232,10 +198,10 @@ class ForumGame(Ruleset):
         d["step_ends_at"] = self.clock.ld_ends(at).isoformat()
         state.phase.step = "ld"
         state.phase.ends_at = self.clock.extended_day_ends(days.ts(d["vote_ends_at"]))
-        lines.append(spec.text("ld_start", candidates="、".join(top), ends=_fmt(state, days.ts(d["step_ends_at"]))))
+        lines.append(spec.text("ld_start", candidates="、".join(top), ends=show_for(state, days.ts(d["step_ends_at"]))))
         out.post(MAIN, "\n".join(lines))
         out.post(f"vote:{k}", spec.text("ld_thread", candidates="、".join(top),
-                                         ends=_fmt(state, days.ts(d["step_ends_at"]))))
+                                         ends=show_for(state, days.ts(d["step_ends_at"]))))
         if not days.voters(state, "ld"):
             out.log.append("nobody can vote in the life-death vote")
 
@@ -303,22 +269,19 @@ class ForumGame(Ruleset):
         state.phase.step = "summon"
         summoned = "、".join(rounds[r])
         lines.append(spec.text("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
-                               ends=_fmt(state, days.ts(d["step_ends_at"]))))
+                               ends=show_for(state, days.ts(d["step_ends_at"]))))
         out.post(MAIN, "\n".join(lines))
         out.post(f"vote:{k}", spec.text("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
-                                         ends=_fmt(state, days.ts(d["step_ends_at"]))))
+                                         ends=show_for(state, days.ts(d["step_ends_at"]))))
         for name in rounds[r]:
             out.pm(name, spec.text("summon_subject"),
-                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=_fmt(state, days.ts(d["step_ends_at"]))))
+                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=show_for(state, days.ts(d["step_ends_at"]))))
 
     def _close_summon_round(self, state: GameState, at: datetime, out: Messages) -> None:
         spec = self.spec
         d = state.data["day"]
         result, _ = days.ld_tally(state)
-        summoned = {v: b["target"] for v, b in d["ballots"]["summon"].items()}
-        count = DayTally(day=state.phase.number, ballot="summon", ballots=ballots_of(summoned.items()),
-                         rows=tuple(TallyRow(c, result.raw.get(c, 0), result.counts[c]) for c in d["candidates"]),
-                         executed=tuple(result.top) if len(result.top) == 1 else ())
+        count = days.summon_tally(state, executed=True)
         record_tally(out.log, None, count)  # the summon round's post has its own lines, the log none
         lines = [spec.text("summon_header", round=d["summon_round"])]
         lines += [spec.text("summon_line", name=r.name, count=r.total) for r in count.rows]
@@ -340,10 +303,10 @@ class ForumGame(Ruleset):
             lines.append(spec.text("nobody_executed"))
         self._on_day_end(state, executed, lines, out)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
-        if self.announce_victory(state, at, out, prefix=lines):
+        if self.announce_victory(state, at, out, lines):
             return
         self._begin_night(state, k + 1, at)
-        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
+        lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n".join(lines))
 
     # ---- victory --------------------------------------------------------------------
@@ -351,27 +314,9 @@ class ForumGame(Ruleset):
     def _on_day_end(self, state: GameState, executed: str | None, lines: list[str], out: Messages) -> None:
         """The family's bookkeeping at the moment the execution is decided (before removals)."""
 
-    def _before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
-        """Runs at every announcement, before the win check (game_ten: conversion, B12)."""
-
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, prefix: list[str] | None = None) -> bool:
-        self._before_victory_check(state, at, out)
-        winner = self.check_victory(state)
-        if winner is None:
-            return False
-        self.game_over(state, at, out, winner, prefix or [])
-        return True
-
     # ---- PMs ------------------------------------------------------------------------
 
-    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
-                           lambda p: self._help(state, p))
-        if p is not None:
-            self._note_done(state, pm.at)
-        return out.outcome(state)
-
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         verb, names = cmd.verb, [q.name for q in state.players]
         if verb == "accuse":
             return days.accuse(state, p, cmd.arg)
@@ -395,7 +340,7 @@ class ForumGame(Ruleset):
         if verb == "vote":
             raise Refused(self.spec.text("vote_in_thread"))
         if verb == "count":
-            return days.current_count(self.spec, state)
+            return self.count_reply(state, self.ballots.shown(state))
         if verb == "done":
             state.data.setdefault("done", [])
             if p.name not in state.data["done"]:
@@ -413,20 +358,7 @@ class ForumGame(Ruleset):
             return f"已取消今夜的“{VERB_NAMES[verb]}”"
         raise Refused("你今夜还没有提交可以取消的行动。")
 
-    def _note_done(self, state: GameState, at: datetime) -> None:
-        alive = {p.name for p in state.players if p.alive}
-        if not alive or not alive <= set(state.data.get("done", [])):
-            return
-        if state.phase.kind == "day":
-            if state.phase.step != "vote":
-                return
-            votes, missing = days.close_ballot(state, "main")
-            if missing:
-                return
-        if state.phase.kind in ("night", "day"):
-            state.data["early_at"] = at.isoformat()
-
-    def _help(self, state: GameState, p: Player) -> str:
+    def pm_help(self, state: GameState, p: Player) -> str:
         verb = POWER.get(p.role)
         return self.spec.text("help", verb=VERB_NAMES.get(verb or "", "祈祷"),
                               example=next(q.name for q in state.players if q.name != p.name))
@@ -435,12 +367,6 @@ class ForumGame(Ruleset):
 
     # 001 §5.1 投票一旦投出，就禁止修改: the first vote stands, an edited one counts as first written
     ballot_policy = BallotPolicy(change="never", dead_may_vote=True, tie="runoff")
-
-    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
-        """Read by core.vote_post (a reason may follow the name, issue 17); 改票/改投 is read
-        as a vote, and meets "no change" when a vote stands."""
-        text = post.original_text if post.edited and post.original_text is not None else post.text
-        return read_vote_post(text, [q.name for q in state.players])
 
     def hint_key(self, state: GameState, post: PostIn) -> str:
         return f"{post.thread}:{days.ballot_kind(state)}"  # the main vote, 生死投票, each 招魂 round
@@ -462,37 +388,15 @@ class ForumGame(Ruleset):
             if note:
                 out.pm(p.name, self.spec.text("receipt_subject"), note)
 
-    def vote_post_done(self, state: GameState, post: PostIn) -> None:
-        self._note_done(state, post.at)
-
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
-
-    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
-        """An extension moves the day's vote thread (its opening while still in discussion)
-        and the running step's end."""
-        if state.phase.kind != "day":
-            return ()
-        opens = ("day.vote_opens_at",) if state.phase.step == "discussion" else ()
-        return (*opens, "day.vote_ends_at", "day.step_ends_at")
-
-    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
-        kind = days.ballot_kind(state)
-        if state.phase.kind != "day" or kind is None:
-            return None
-        d = state.data["day"]
-        return f"vote:{state.phase.number}", days.ts(d["vote_ends_at"] if kind == "main" else d["step_ends_at"])
 
     # ---- victory and views ----------------------------------------------------------
 
     # 001 §7.2.2: the holders who must all be dead for a tie in numbers to go to the killers
     TIE_HOLDERS: tuple[str, ...] = ("curser", "blesser", "summoner")
 
-    def vote_count(self, state: GameState) -> VoteCount | None:
-        """What a 「票数」 PM is answered (common.day.current_count), without the PM."""
-        try:
-            return VoteCount(text=days.current_count(self.spec, state), note="天神对「票数」短消息的回复")
-        except Refused:
-            return None
+    def count_reply(self, state: GameState, shown: DayTally | None) -> str:
+        return days.current_count(self.spec, state, shown)
 
     def can_draw(self) -> bool:
         """001 B36: both sides' conditions at once end in a draw only with `simultaneous_win = "draw"`."""
@@ -526,13 +430,3 @@ class ForumGame(Ruleset):
         if state.phase.kind == "day":
             return {"can_vote": p.alive and p.name not in state.data["day"].get("cannot_vote", [])}
         return {}
-
-
-def _fmt(state: GameState, t: datetime | None) -> str:
-    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
-    return show_time(t, state.zone)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 20 else text[:20] + "…"

@@ -11,6 +11,8 @@ from tianshen.core.grammar import VERB_NAMES
 from tianshen.core.ledgers import Actions, Ballots, Declaration, Entry
 from tianshen.core.model import GameState, Player
 from tianshen.core.outbox import Messages
+from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DayTally
 from tianshen.rules.common import day as days
 from tianshen.rules.common.roles import POWER, group_of, is_killer, partners
 
@@ -41,6 +43,22 @@ class NightActions(Actions):
 
 
 class DayBallots(Ballots):
+    def __init__(self, spec: RulesetSpec) -> None:
+        self.spec = spec
+
+    def count(self, state: GameState, closing: bool) -> DayTally | None:
+        """The ballot of the step (main, 生死投票, 招魂 round) as its close counts it: posted
+        votes, then the delegations (001 §5.3); curse and bless on the main vote only."""
+        kind = days.ballot_kind(state)
+        if state.phase.kind != "day" or kind is None:
+            return None
+        if kind == "summon":
+            return days.summon_tally(state, executed=False)
+        votes, missing = days.close_ballot(state, kind)
+        if kind == "main":
+            return days.day_tally(self.spec, state, kind, votes, days.main_tally(state, votes), missing, True)
+        return days.day_tally(self.spec, state, kind, votes, days.ld_tally(state, votes)[0], missing, False)
+
     def open(self, state: GameState) -> bool:
         return days.ballot_kind(state) is not None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from tianshen.core.clock import show_for
 from tianshen.core.events import note
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, Outcome, Player, PostIn
@@ -18,7 +19,7 @@ from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
-from tianshen.rules.common.game import MAIN, ForumGame, _fmt
+from tianshen.rules.common.game import MAIN, ForumGame
 from tianshen.rules.common.roles import CIVILIANS, is_killer, living_killers
 from tianshen.rules.game_ten import conversion
 from tianshen.rules.game_ten import night as nights
@@ -46,10 +47,10 @@ class GameTen(ForumGame):
             if at >= lock:
                 raise Refused(self.spec.text("night_locked"))
 
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         if cmd.verb == "choose":
             return self._choose(state, p, cmd.arg)
-        line = super()._command(state, p, cmd, at, out)
+        line = super().pm_command(state, p, cmd, at, out)
         if state.phase.kind == "day" and p.name in state.data["day"].get("revived", []) and cmd.verb == "delegate":
             state.data["day"]["revived_active"] = True  # 001 §2.7: he voted
         if state.phase.kind == "day" and cmd.verb in self.NIGHT_VERBS:
@@ -112,7 +113,7 @@ class GameTen(ForumGame):
                 role = "binder" if cause == "bound" else "butterfly"
                 by = [p.name for p in state.players if p.role == role]
                 state.data["privilege_kills"][name] = by
-        lines.append(spec.text("dawn_footer", n=k, vote_at=_fmt(state, days.ts(state.data["day"]["vote_opens_at"]))))
+        lines.append(spec.text("dawn_footer", n=k, vote_at=show_for(state, days.ts(state.data["day"]["vote_opens_at"]))))
         out.post(MAIN, "\n\n".join(lines))
         self.announce_victory(state, at, out)
 
@@ -135,7 +136,7 @@ class GameTen(ForumGame):
                 out.log.append(f"summon of {name} failed (no post, no vote): not counted (001 §2.7)")
         d["revived"] = []
 
-    def _before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
+    def before_victory_check(self, state: GameState, at: datetime, out: Messages) -> None:
         """§2.10 conversion, before the win check (B12: a new killer keeps the game going)."""
         conversion.record_deaths(state)
         if not conversion.triggered(state):

@@ -6,9 +6,6 @@ FAMILY = Family(
     id="hex_survival",
     ruleset="tianshen.rules.hex_survival.ruleset:HexSurvival",
     sims="tianshen.sim.hex_survival:HexSims",
-    steps={"discussion": "白天讨论", "vote": "投票"},
-    deadlines={"night_end": "夜晚结束", "vote_open": "开投票帖", "day_end": "白天结束"},
     causes={"hp": "血量耗尽", "poisoned": "中毒", "no_vote": "未投票出局", "vote": "被投票出局"},
-    ballots_at=("day", "ballots"),
     events={"attack": "attack", "dig": "dig"},
 )

@@ -10,6 +10,8 @@ from typing import Any
 from tianshen.core.ledgers import Actions, Ballots, Entry
 from tianshen.core.model import GameState, Player
 from tianshen.core.outbox import Messages
+from tianshen.core.tally import DELEGATED, GM, POST, DayTally
+from tianshen.rules.hex_survival import ballot
 
 
 def _store(state: GameState) -> dict[str, Any]:
@@ -28,6 +30,15 @@ class PhaseActions(Actions):
 
 
 class DayBallots(Ballots):
+    SHOWN = frozenset({POST, GM, DELEGATED})  # §9.9: a delegated vote is posted at once
+
+    def count(self, state: GameState, closing: bool) -> DayTally | None:
+        """§9.5: the living's votes, a missing one counted for the voter himself."""
+        if not self.open(state):
+            return None
+        votes, missing = ballot.close(state)
+        return ballot.day_tally(state, votes, missing)
+
     def __init__(self, delegate: Callable[[GameState, Player, str, datetime, Messages], str]) -> None:
         self.delegate = delegate  # §9.9: a vote the GM casts is a delegated one, posted at once
 
@@ -37,6 +48,9 @@ class DayBallots(Ballots):
     def ballot(self, state: GameState, p: Player) -> Entry | None:
         cast = state.data["day"]["ballots"].get(p.name) if state.phase.kind == "day" else None
         return Entry(p.name, cast["target"]) if cast else None
+
+    def cast_at(self, state: GameState) -> dict[str, str]:
+        return {v: str(b.get("at", "")) for v, b in state.data["day"]["ballots"].items()}
 
     def void(self, state: GameState, p: Player) -> None:
         del state.data["day"]["ballots"][p.name]

@@ -17,30 +17,27 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
-from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import ends_after
-from tianshen.core.clock import show as show_time
+from tianshen.core.ballots import BallotPolicy, short
+from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import record_tally
+from tianshen.core.flow import ANY, Step
 from tianshen.core.grammar import VERBS, Command
-from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     GameState,
     GmIn,
     Outcome,
     Phase,
     Player,
-    PmIn,
     PostIn,
     PrivateMessage,
 )
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import BoardMap, Deadline, GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import BoardMap, GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import SELF
 from tianshen.core.vote_post import VotePost, quote_note, unreadable, with_form
-from tianshen.core.votes import count_rows
 from tianshen.rules.hex_survival import ballot, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
@@ -88,7 +85,7 @@ class HexSurvival(Ruleset):
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        return {"checkin": self.spec.text("checkin_request", until=_fmt(state, until)) if until else "",
+        return {"checkin": self.spec.text("checkin_request", until=show_for(state, until)) if until else "",
                 "map": self._map_table()}
 
     def _place(self, state: GameState, fixed: dict[str, str]) -> None:
@@ -138,31 +135,17 @@ class HexSurvival(Ruleset):
 
     # ---- the clock (003 §7.3–7.6) -------------------------------------------------------
 
-    def schedule(self, state: GameState) -> Deadline | None:
-        ph = state.phase
-        if ph.kind == "night" and ph.ends_at:
-            return Deadline(at=ph.ends_at, kind="night_end")
-        if ph.kind != "day":
-            return None
-        d = state.data["day"]
-        if ph.step == "discussion":
-            return Deadline(at=_ts(d["vote_opens_at"]), kind="vote_open")
-        return Deadline(at=_ts(d["vote_ends_at"]), kind="day_end")
-
-    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
-        """Extensions (§7.6: +12 h for a substitute; GM extend, pause) move every remaining
-        deadline of the day, the vote's change window with it (§9.4)."""
-        if state.phase.kind != "day":
-            return ()
-        opens = ("day.vote_opens_at",) if state.phase.step == "discussion" else ()
-        return (*opens, "day.vote_ends_at", "day.change_until")
-
-    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
-        if state.phase.kind != "day" or state.phase.step != "vote":
-            return None
-        return f"vote:{state.phase.number}", _ts(state.data["day"]["vote_ends_at"])
-
-    ENDS = {"night_end": "_dawn", "vote_open": "_open_vote_at", "day_end": "_dusk"}  # core.ruleset.on_deadline
+    # 003 §7.3–7.6: the night, the discussion until the vote thread, the vote until dusk;
+    # extensions (§7.6: +12 h for a substitute; GM extend, pause) move every remaining
+    # deadline of the day, the vote's change window with it (§9.4); no early end (§0.5)
+    STEPS = (
+        Step("night", ANY, "night_end", "_dawn", deadline_words="夜晚结束", next=("day:discussion", "day:vote")),
+        Step("day", "discussion", "vote_open", "_open_vote_at", words="白天讨论", deadline_words="开投票帖",
+             deadline="day.vote_opens_at", shift=("day.vote_opens_at", "day.vote_ends_at", "day.change_until"),
+             next=("day:vote",)),
+        Step("day", "vote", "day_end", "_dusk", words="投票", deadline_words="白天结束", deadline="day.vote_ends_at",
+             shift=("day.vote_ends_at", "day.change_until"), votes=True, next=("night",)),
+    )
 
     def _open_vote_at(self, state: GameState, at: datetime, out: Messages) -> None:
         self._open_vote(state, out)
@@ -202,7 +185,7 @@ class HexSurvival(Ruleset):
         self._begin_day(state, k, at)
         d = state.data["day"]
         vote_at = _ts(d["vote_opens_at"])
-        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state, state.phase.ends_at), vote_at=_fmt(state, vote_at)))
+        lines.append(spec.text("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at), vote_at=show_for(state, vote_at)))
         out.post(MAIN, "\n".join(lines))
         if state.phase.step == "vote":
             self._open_vote(state, out)
@@ -249,8 +232,8 @@ class HexSurvival(Ruleset):
         """003 §7.5: the vote thread within an hour of dawn (default: at dawn)."""
         k, d = state.phase.number, state.data["day"]
         state.phase.step = "vote"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, _ts(d["vote_ends_at"])),
-                                              change_until=_fmt(state, _ts(d["change_until"])),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, _ts(d["vote_ends_at"])),
+                                              change_until=show_for(state, _ts(d["change_until"])),
                                               candidates="、".join(p.name for p in state.alive()),
                                               punish=self.food.hp["punish"]),
                  title=self.spec.text("vote_thread_title", n=k))
@@ -290,7 +273,7 @@ class HexSurvival(Ruleset):
         over = self.announce_victory(state, at, out, lines)
         if not over:
             self._begin_night(state, k + 1, at)
-            lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
+            lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
             out.post(MAIN, "\n".join(lines))
         for p in state.players:
             if p.alive:
@@ -377,13 +360,6 @@ class HexSurvival(Ruleset):
                 return next(f for f, m in living.items() if f != camp and m == max(others))
         return None
 
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
-        winner = self.check_victory(state)
-        if winner is None:
-            return False
-        self.game_over(state, at, out, winner, lines)
-        return True
-
     def game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
                   lines: list[str]) -> None:
         state.data.pop("pending_substitution", None)
@@ -396,16 +372,13 @@ class HexSurvival(Ruleset):
 
     # ---- PMs ------------------------------------------------------------------------
 
-    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out, _ = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
-                           lambda _p: self._help(state), HEX_VERBS)
-        return out.outcome(state)
+    pm_verbs = HEX_VERBS
 
-    def _help(self, state: GameState) -> str:
+    def pm_help(self, state: GameState, p: Player) -> str:
         key = "help_night" if state.phase.kind == "night" else "help_day"
         return self.spec.text(key)
 
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         spec = self.spec
         if cmd.verb == "status":
             return spec.text("status_line", status=self._status_block(state, p, with_range=state.phase.kind == "night"))
@@ -502,7 +475,7 @@ class HexSurvival(Ruleset):
         except VoteRefused as exc:
             raise Refused(str(exc)) from None
         out.post(f"vote:{state.phase.number}", spec.text("delegated_post", voter=p.name, target=chosen.target,
-                                                         sent=_fmt(state, at)))
+                                                         sent=show_for(state, at)))
         return line
 
     def _name(self, state: GameState, written: str) -> str:
@@ -545,7 +518,7 @@ class HexSurvival(Ruleset):
             first = ballot.choose(spec, state, p, ballot.read_post(original, state))
             if first.target is None and p.name not in state.data["day"]["ballots"]:
                 # §9.3: 不能判断…原来一票投给了谁，这一票将被计为投给了改票者自己 — and the GM is told
-                out.notes.append(spec.text("note_edited_self", name=p.name, text=_short(post.text)))
+                out.notes.append(spec.text("note_edited_self", name=p.name, text=short(post.text, 30)))
             return ballot.edited_post(spec, state, p, original, post.at)
         chosen = ballot.choose(spec, state, p, ballot.read_post(post.text, state))
         if chosen.ambiguous:
@@ -613,25 +586,14 @@ class HexSurvival(Ruleset):
             d["extra_changes"] = int(d.get("extra_changes", 0)) + 1
         return outcome
 
-    def on_leave(self, state: GameState, p: Player) -> None:
+    def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
         """§10.2 请假: the phase is extended (core); a missed vote today does not count (§9.8)."""
         if state.phase.kind == "day":
             state.data["day"]["leave"].append(p.name)
 
     # ---- views ----------------------------------------------------------------------
 
-    def vote_count(self, state: GameState) -> VoteCount | None:
-        """§9: the votes posted so far, counted by `ballot.punished`; a missing vote counts for
-        the voter himself only at the close, so it is not shown here."""
-        d = state.data.get("day") or {}
-        if state.phase.kind != "day" or state.phase.step != "vote":
-            return None
-        votes = {v: b["target"] for v, b in d.get("ballots", {}).items()
-                 if state.player(v).alive and state.player(b["target"]).alive}
-        counts, _ = ballot.punished(votes)
-        cast_at = {v: str(b.get("at", "")) for v, b in d.get("ballots", {}).items()}
-        voters = {name: [v for v, t in votes.items() if t == name] for name in counts}
-        return VoteCount(rows=count_rows(counts, voters, cast_at), note="投票帖中已投出的票（未投票者在截止时计为投给自己）")
+    COUNT_NOTE = "投票帖中已投出的票（未投票者在截止时计为投给自己）"  # §9.5: only at the close
 
     def board_map(self, state: GameState | None, secret: bool) -> BoardMap | None:
         """003 §5: the 4×4 torus of the variant's table; with `secret`, who stands where with
@@ -660,15 +622,3 @@ class HexSurvival(Ruleset):
 
 def _ts(value: str) -> datetime:
     return datetime.fromisoformat(value)
-
-
-def _fmt(state: GameState, t: datetime | None) -> str:
-    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
-    return show_time(t, state.zone)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 20 else text[:20] + "…"
-
-

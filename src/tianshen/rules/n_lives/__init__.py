@@ -6,9 +6,6 @@ FAMILY = Family(
     id="n_lives",
     ruleset="tianshen.rules.n_lives.ruleset:NLives",
     sims="tianshen.sim.n_lives:NLivesSims",
-    steps={"vote": "投票"},
-    deadlines={"dawn": "天亮", "dusk": "天黑"},
     causes={"cards": "失去全部牌", "vote": "被投票出局", "executed": "被投票处决", "no_vote": "未投票出局"},
-    ballots_at=("day", "votes"),
     events={"imprisonment": "imprisonment night"},
 )

@@ -47,6 +47,19 @@ def resolve(state: GameState, options: dict[str, Any], log: list[str]) -> Dusk:
     return dusk
 
 
+def count(state: GameState, closing: bool) -> DayTally:
+    """The count as the dusk would make it now (on a copy, after the day 必杀 with
+    `closing`; as the ballots stand without it, so nothing secret is applied)."""
+    if closing:
+        state = state.copy()
+    dusk = Dusk()
+    if closing:
+        _day_bisha(state, dusk)
+    ballots = _ballots(state, dusk)
+    dusk.rows = tally(state, ballots, state.data["mods"])
+    return day_tally(state, dusk, ballots)
+
+
 def day_tally(state: GameState, dusk: Dusk, ballots: dict[str, tuple[str, bool]]) -> DayTally:
     """The count as the dusk post shows it (issue 34): the rows, each voter's weight (his
     cards at the close), delegations, the non-voters and the executed."""

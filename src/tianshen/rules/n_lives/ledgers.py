@@ -14,6 +14,8 @@ from tianshen.core.ledgers import Actions, Ballots, Declaration, Entry
 from tianshen.core.model import GameState, Player
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
+from tianshen.core.tally import DayTally
+from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import intake
 from tianshen.rules.n_lives.abilities import abilities
 
@@ -76,6 +78,10 @@ class DayVotes(Ballots):
 
     def open(self, state: GameState) -> bool:
         return state.phase.kind == "day"
+
+    def count(self, state: GameState, closing: bool) -> DayTally | None:
+        """§8.2: each ballot weighs the voter's cards; delegations count (§8.4)."""
+        return days.count(state, closing) if self.open(state) else None
 
     def may_vote(self, state: GameState, p: Player) -> bool:
         return p.alive and p.name not in (state.data.get("day") or {}).get("cannot_vote", [])

@@ -14,25 +14,22 @@ from typing import Any
 
 from tianshen.core import checkin, rng
 from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import ends_after
-from tianshen.core.clock import show as show_time
+from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
+from tianshen.core.flow import ANY, Step
 from tianshen.core.grammar import VERBS, Command
-from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     GameState,
-    Outcome,
     Phase,
     Player,
-    PmIn,
     PostIn,
     PrivateMessage,
 )
 from tianshen.core.outbox import Messages
-from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, VoteCount
+from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, DayTally
-from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name, unreadable
+from tianshen.core.vote_post import VotePost, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, ledgers, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
@@ -49,7 +46,7 @@ MODES = {"共赢": "cowin", "并肩": "cowin", "并肩作战": "cowin", "一山�
 class NLives(Ruleset):
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
-        self.verbs = {v: VERBS[v] for v in SHARED_VERBS} | verbs(spec) | {
+        self.pm_verbs = {v: VERBS[v] for v in SHARED_VERBS} | verbs(spec) | {
             "order": ("丢牌顺序", "弃牌顺序", "我按下列先后顺序丢牌", "我按下列顺序丢牌", "顺序"),
             "side": ("立场", "选择立场", "我选择"),
             "help": ("帮助", "help", "格式"),
@@ -82,8 +79,8 @@ class NLives(Ruleset):
         checkin.open_window(state, game.start, float(spec.options.get("checkin_hours", 0)))
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
-        return {"checkin_until": _fmt(state, checkin.deadline(state)),
-                "order_until": _fmt(state, _ts(state.data["order_until"]))}
+        return {"checkin_until": show_for(state, checkin.deadline(state)),
+                "order_until": show_for(state, _ts(state.data["order_until"]))}
 
     def _fixed_hands(self, state: GameState, setup: dict[str, Any]) -> None:
         """A replay's `[setup]`: hands by card name in discard order (the last is the 底牌),
@@ -156,7 +153,7 @@ class NLives(Ruleset):
         other = next(q.name for q in state.players if q.name != p.name)
         return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                          faction=spec.factions[p.faction], chooser=chooser, count=len(cards.hand(p)),
-                         hand="\n".join(lines), ap=p.extra["ap"], order_until=_fmt(state, _ts(state.data["order_until"])),
+                         hand="\n".join(lines), ap=p.extra["ap"], order_until=show_for(state, _ts(state.data["order_until"])),
                          example=example, example_action=f"占卜 {other}",
                          min_chars=int(spec.options.get("decl_min_chars", 100)))
 
@@ -169,25 +166,15 @@ class NLives(Ruleset):
 
     # ---- the clock ----------------------------------------------------------------------
 
-    def schedule(self, state: GameState) -> Deadline | None:
-        ph = state.phase
-        if ph.kind not in ("night", "day") or ph.ends_at is None:
-            return None
-        at = ph.ends_at
-        if early := state.data.get("early_at"):
-            at = min(at, _ts(early))
-        return Deadline(at=at, kind="dawn" if ph.kind == "night" else "dusk")
-
-    def shifted_keys(self, state: GameState) -> tuple[str, ...]:
-        """Night 1's extension moves the reorder window with it."""
-        return ("order_until",) if state.phase.number == 1 and state.phase.kind == "night" else ()
-
-    def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
-        if state.phase.kind != "day" or state.phase.ends_at is None:
-            return None
-        return f"vote:{state.phase.number}", state.phase.ends_at
-
-    ENDS = {"dawn": "_dawn", "dusk": "_dusk"}  # what runs at each deadline (core.ruleset.on_deadline)
+    # the night and the day, each ended early by everyone's /done (DECISIONS §0.5); night
+    # 1's extension moves the reorder window with it
+    STEPS = (
+        Step("night", ANY, "dawn", "_dawn", deadline_words="天亮", early_done=True, shift=("order_until",), number=1,
+             next=("day:vote",)),
+        Step("night", ANY, "dawn", "_dawn", deadline_words="天亮", early_done=True, next=("day:vote",)),
+        Step("day", "vote", "dusk", "_dusk", words="投票", deadline_words="天黑", early_done=True, votes=True,
+             next=("night",)),
+    )
 
     # ---- night ------------------------------------------------------------------------
 
@@ -268,7 +255,7 @@ class NLives(Ruleset):
             return
         self._reorder_check(state, at, lines)
         self._begin_day(state, at, dawn.saved)
-        lines.append(spec.text("dawn_footer", n=k, ends=_fmt(state, state.phase.ends_at)))
+        lines.append(spec.text("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
         self._open_vote(state, out)
 
@@ -349,7 +336,7 @@ class NLives(Ruleset):
         """§5.6: the vote thread within an hour of dawn (DECISIONS: at dawn), open to day end."""
         k = state.phase.number
         barred = "、".join(state.data["day"]["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=_fmt(state, state.phase.ends_at), barred=barred),
+        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, state.phase.ends_at), barred=barred),
                  title=self.spec.text("vote_thread_title", n=k))
 
     def _dusk(self, state: GameState, at: datetime, out: Messages) -> None:
@@ -383,7 +370,7 @@ class NLives(Ruleset):
             return
         self._reorder_check(state, at, lines)
         self._begin_night(state, k + 1, at, out)
-        lines.append(spec.text("night_start", n=k + 1, ends=_fmt(state, state.phase.ends_at)))
+        lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
 
     def _tally_lines(self, count: DayTally | None) -> list[str]:
@@ -432,7 +419,7 @@ class NLives(Ruleset):
         until = at + timedelta(hours=self.spec.timing.hours("reorder_hours", 24))
         state.data["reorder_until"] = until.isoformat()
         lines.append(self.spec.text("reorder_window", count=done, total=total,
-                                    fraction="1/3" if reached == 1 else "2/3", until=_fmt(state, until)))
+                                    fraction="1/3" if reached == 1 else "2/3", until=show_for(state, until)))
 
     def can_draw(self) -> bool:
         """000 §10.5: all dead, or two who cannot put each other out (victory.winner)."""
@@ -440,13 +427,6 @@ class NLives(Ruleset):
 
     def check_victory(self, state: GameState) -> str | None:
         return victory.winner(state, self.spec.options)
-
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str]) -> bool:
-        winner = self.check_victory(state)
-        if winner is None:
-            return False
-        self.game_over(state, at, out, winner, lines)
-        return True
 
     game_over_joiner = "\n\n"
 
@@ -471,17 +451,12 @@ class NLives(Ruleset):
 
     # ---- PMs ----------------------------------------------------------------------------
 
-    def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
-        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, _out: self._command(state, p, cmd, pm.at),
-                           lambda p: self._help(state, p), self.verbs, DECLARING)
-        if p is not None:
-            self._note_done(state, pm.at)
-        return out.outcome(state)
+    pm_declaring = DECLARING
 
-    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
+    def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         verb = cmd.verb
         if verb == "help":
-            return self._help(state, p)
+            return self.pm_help(state, p)
         if not p.alive:
             raise Refused(self.spec.text("dead_player"))
         if verb == "order":
@@ -497,7 +472,7 @@ class NLives(Ruleset):
         if verb == "vote":
             raise Refused(self.spec.text("vote_in_thread"))
         if verb == "count":
-            return self._count(state)
+            return self.count_reply(state, self.ballots.shown(state))
         if verb == "done":
             if p.name not in state.data["done"]:
                 state.data["done"].append(p.name)
@@ -621,22 +596,10 @@ class NLives(Ruleset):
             return f"{spec.role_name('chooser')}，{side}{mode}"
         return side
 
-    def _help(self, state: GameState, p: Player) -> str:
+    def pm_help(self, state: GameState, p: Player) -> str:
         other = next(q.name for q in state.players if q.name != p.name)
         return self.spec.text("help", example=other, min_chars=int(self.spec.options.get("decl_min_chars", 100)),
                               hand=cards.describe_hand(self.spec, state, cards.hand(p)), ap=p.extra.get("ap", 0))
-
-    def _note_done(self, state: GameState, at: datetime) -> None:
-        """DECISIONS §0.5: the phase ends early when every living player sent /done (and, by
-        day, every voter has voted or delegated)."""
-        alive = {p.name for p in state.players if p.alive}
-        if not alive or not alive <= set(state.data["done"]):
-            return
-        if state.phase.kind == "day":
-            d = state.data["day"]
-            if any(n not in d["votes"] and n not in d["delegations"] and n not in d["cannot_vote"] for n in alive):
-                return
-        state.data["early_at"] = at.isoformat()
 
     # ---- the vote (§8) --------------------------------------------------------------------
 
@@ -644,17 +607,10 @@ class NLives(Ruleset):
     # cannot be changed (an edited post counts as first written); a refused post gets the form
     ballot_policy = BallotPolicy(change="never", tie="top_two")
 
-    def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
-        text = post.original_text if post.edited and post.original_text is not None else post.text
-        return read_vote_post(text, [q.name for q in state.players])
-
     def take_vote(self, state: GameState, p: Player, post: PostIn, vote: VotePost, out: Messages) -> str:
         if vote.name is None:  # issue 17; the GM is told: a player who never votes is out (§8.5)
             raise unreadable(self.spec, out, p.name, post.text, vote.error)
         return self._cast(state, p, vote.name, post.at, "post")
-
-    def vote_post_done(self, state: GameState, post: PostIn) -> None:
-        self._note_done(state, post.at)
 
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
         d = state.data["day"]
@@ -691,18 +647,11 @@ class NLives(Ruleset):
             raise Refused(f"{name}已经出局。")
         return name
 
-    def vote_count(self, state: GameState) -> VoteCount | None:
-        """What a 「票数」 PM is answered (_count), without the PM."""
-        try:
-            return VoteCount(text=self._count(state), note="天神对「票数」短消息的回复")
-        except Refused:
-            return None
-
-    def _count(self, state: GameState) -> str:
-        if state.phase.kind != "day":
+    def count_reply(self, state: GameState, shown: DayTally | None) -> str:
+        """The votes posted weighed by cards (§8.2), not the delegations (§8.4)."""
+        if shown is None:
             raise Refused("现在没有进行中的投票。")
-        ballots = {v: (b["target"], False) for v, b in state.data["day"]["votes"].items()}
-        rows = days.tally(state, ballots, [])
+        rows = days.tally(state, {b.voter: (b.target, False) for b in shown.ballots}, [])
         lines = "\n".join(f"{r.name}：{r.raw}票" for r in rows) or "还没有人投票。"
         return self.spec.text("count_reply", lines=lines)
 
@@ -771,9 +720,3 @@ def _all_cards_of(state: GameState, p: Player) -> list[tuple[str, str]]:
 
 def _ts(value: str) -> datetime:
     return datetime.fromisoformat(value)
-
-
-def _fmt(state: GameState, t: datetime | None) -> str:
-    """A time in a text: in the game's display zone (core.clock.show, issue 23 item 1)."""
-    return show_time(t, state.zone)
-

@@ -1,0 +1,116 @@
+"""Phases as step tables (issue 35): a family declares its steps, core runs the clock.
+
+A `Step` says when it applies (the phase's kind, its `step`, optionally one phase number),
+the deadline kind at its end, where that end is kept (`phase.ends_at` or a dotted path in
+`data`), the method `(state, at, out)` that runs there, which `data` times an extension
+moves with the phase's end, whether everyone's /done ends it early (DECISIONS §0.5: the
+family notes `data["early_at"]`), from when its reminder may be sent, whether the vote
+thread is open in it, and its words (the step's and its deadline's, which the pages show).  The one
+`schedule`, `on_deadline`, `shift_schedule`, reminder and early end of core.ruleset read it;
+pause/resume, leave and downtime extensions all go through `shift_schedule`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from tianshen.core.model import GameState
+
+ANY = "*"  # a step that applies whatever `phase.step` says
+PHASE_END = "phase.ends_at"
+PHASE_START = "phase.started_at"
+REMINDER = "reminder"  # a deadline kind that only sends reminders
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a phase, as its family declares it."""
+
+    phase: str  # the phase's kind: "night", "day"
+    step: str  # its `phase.step` (ANY: whatever it is)
+    kind: str  # the deadline kind at its end
+    ends: str  # the method (state, at, out) that runs at its end
+    deadline: str = PHASE_END  # where its end is kept: PHASE_END or a dotted path in `data`
+    shift: tuple[str, ...] = ()  # the `data` times an extension moves besides the phase's end
+    early_done: bool = False  # everyone's /done ends it early (`data["early_at"]`)
+    reminder_from: str = ""  # a reminder may come after this time ("" none): PHASE_START or a `data` path
+    words: str = ""  # the step's name on the pages ("" for ANY: the phase has no step then)
+    deadline_words: str = ""  # its deadline's name on the pages (GM page, admin status)
+    votes: bool = False  # the phase's vote thread is open in it, until its end
+    number: int | None = None  # only in this phase number (n_lives: night 1's reorder window)
+    next: tuple[str, ...] = ()  # where its end may lead (`where`: "day:vote", "night"…; "over" always)
+
+
+def current(steps: Iterable[Step], state: GameState) -> Step | None:
+    """The first step of the table that applies to the state's phase."""
+    ph = state.phase
+    for s in steps:
+        if s.phase == ph.kind and s.step in (ph.step, ANY) and s.number in (None, ph.number):
+            return s
+    return None
+
+
+def where(state: GameState) -> str:
+    """The phase and step as a step table's `next` names them: "day:vote", "night"."""
+    return f"{state.phase.kind}:{state.phase.step}" if state.phase.step else state.phase.kind
+
+
+def time_at(state: GameState, path: str) -> datetime | None:
+    """A time the step names: the phase's end or start, or an ISO time in `data`."""
+    if path == PHASE_END:
+        return state.phase.ends_at
+    if path == PHASE_START:
+        return state.phase.started_at
+    holder = state.data
+    for name in path.split("."):
+        holder = holder.get(name) if isinstance(holder, dict) else None
+    return datetime.fromisoformat(holder) if isinstance(holder, str) else None
+
+
+def end_of(step: Step, state: GameState) -> datetime | None:
+    """When the step ends: its deadline, or earlier once everyone is done (early_done)."""
+    at = time_at(state, step.deadline)
+    early = state.data.get("early_at") if step.early_done else None
+    if at is not None and early:
+        return min(at, datetime.fromisoformat(early))
+    return at
+
+
+def reminder_at(step: Step, state: GameState, end: datetime) -> datetime | None:
+    """Issue 5: players who have not acted are reminded `reminder_hours` before the end,
+    once per phase and step, only when that moment is after the step's start."""
+    hours = float((state.data.get("options") or {}).get("reminder_hours", 0))
+    if not step.reminder_from or hours <= 0 or state.data.get("reminded") == reminded_mark(state):
+        return None
+    at = end - timedelta(hours=hours)
+    start = time_at(state, step.reminder_from)
+    return at if start is not None and at > start else None
+
+
+def reminded_mark(state: GameState) -> str:
+    return f"{state.phase.label}:{state.phase.step}"
+
+
+def shift(step: Step | None, state: GameState, hours: float) -> None:
+    """Every remaining deadline of the step moves by `hours`: the phase's end and the step's
+    `shift` times; an early end (/done) is dropped."""
+    if state.phase.ends_at:
+        state.phase.ends_at += timedelta(hours=hours)
+    state.data.pop("early_at", None)
+    for path in step.shift if step else ():
+        *parents, key = path.split(".")
+        holder = state.data
+        for name in parents:
+            holder = holder[name]
+        if key in holder:
+            holder[key] = (datetime.fromisoformat(holder[key]) + timedelta(hours=hours)).isoformat()
+
+
+def ends(steps: tuple[Step, ...]) -> dict[str, str]:
+    """Deadline kind → the method that runs at it (REMINDER when a step reminds)."""
+    table = {s.kind: s.ends for s in steps}
+    if any(s.reminder_from for s in steps):
+        table[REMINDER] = "remind"
+    return table
