@@ -50,6 +50,7 @@ class _FixedNow(datetime):
 def _clear(app) -> None:
     app.state.folds.games.clear()
     app.state.views.views.clear()
+    app.state.gm_views.views.clear()
 
 
 class Compare:

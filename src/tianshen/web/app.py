@@ -155,6 +155,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     env = _env()
     cached = PageCache(settings.cache_s)
     game_views = GameViews()
+    gm_views = GameViews()  # the GM pages: read only by a request that passed the login check
     folds = Folds()  # each game's log folded so far: a new event is folded once (issue 38)
     index_views = GameViews(size=256)
     sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600, kept=store) \
@@ -226,14 +227,20 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         if refused is not None:
             return refused
         game_id = _game_id(request)
-        if game_id is None:
+        signature = _gm_signature(store, game_id) if game_id is not None else None
+        if game_id is None or signature is None:
             return missing(request)
-        game = folds.of(game_id)
-        with game.lock:
-            ctx = _gm_context(store, settings, game_id, game)
-            if ctx is None:
-                return missing(request)
-            return page("gm_body.html" if fragment else "gm.html", logged_in=True, **ctx)
+        clock = views.game_now(signature[-1], datetime.now(UTC))
+        kept = gm_views.get((game_id, fragment), signature)
+        if kept is None:  # rendered once a change of the game (issue 38), for whichever GM asks
+            game = folds.of(game_id)
+            with game.lock:
+                ctx = _gm_context(store, settings, game_id, game, views.GameNow(UNSET_NOW, clock.scale, clock.rehearsal))
+                if ctx is None:
+                    return missing(request)
+                html = page_html("gm_body.html" if fragment else "gm.html", logged_in=True, **ctx)
+            kept = gm_views.put((game_id, fragment), signature, (html, ctx["zone"]))
+        return HTMLResponse(_clocked(*kept, clock.at), headers={"Cache-Control": "no-store"})
 
     def login_form(request: Request) -> Response:
         return page("login.html", next=_next(request.query_params.get("next")), wrong=False)
@@ -359,6 +366,7 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     app.state.throttle = throttle
     app.state.pages = cached
     app.state.views = game_views
+    app.state.gm_views = gm_views
     app.state.folds = folds
     app.state.sessions = sessions
     return app
@@ -494,7 +502,8 @@ def _clocked(html: str, zone: str, now: datetime) -> str:
 
 _G, _O, _M = Game.__table__, OutboxRow.__table__, MarkRow.__table__
 _B = _G.alias("board_row")
-_SIGNATURE = select(
+_I = InboundRow.__table__
+_SIGNED = [  # what a public page reads of a game that can change; the rehearsal clock's mark last
     _G.c.step_seq, _G.c.status, _G.c.deadline_at,
     select(func.count()).where(_O.c.game_id == _G.c.id).scalar_subquery(),
     select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "sent").scalar_subquery(),
@@ -503,6 +512,13 @@ _SIGNATURE = select(
     select(_M.c.value).join(_B, _B.c.id == _M.c.game_id).where(
         _B.c.name == func.substr(literal("@board:") + _G.c.board, 1, 200), _M.c.name == "game_clock")
     .limit(1).scalar_subquery(),
+]
+_SIGNATURE = select(*_SIGNED).where(_G.c.id == bindparam("gid"))
+_GM_SIGNATURE = select(  # and what the GM page reads besides: the refused rows, the inputs stored
+    select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "failed").scalar_subquery(),
+    select(func.count()).where(_I.c.game_id == _G.c.id).scalar_subquery(),
+    select(func.max(_I.c.id)).where(_I.c.game_id == _G.c.id).scalar_subquery(),
+    *_SIGNED,
 ).where(_G.c.id == bindparam("gid"))
 
 
@@ -522,6 +538,15 @@ def _signature(store: Store, game_id: int) -> tuple[Any, ...] | None:
     None for no game."""
     with store.engine.connect() as conn:
         row = conn.execute(_SIGNATURE, {"gid": game_id}).first()
+    return None if row is None or row.status == BOARD_STATUS else tuple(row)
+
+
+def _gm_signature(store: Store, game_id: int) -> tuple[Any, ...] | None:
+    """What the GM page reads of a game that can change (the public page's signature, with
+    the rows the board refused and the inputs stored; the rehearsal clock's mark last); None
+    for no game."""
+    with store.engine.connect() as conn:
+        row = conn.execute(_GM_SIGNATURE, {"gid": game_id}).first()
     return None if row is None or row.status == BOARD_STATUS else tuple(row)
 
 
