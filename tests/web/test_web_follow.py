@@ -5,10 +5,12 @@ Each variant is played to its end by the simulated players (with a GM extension 
 void-vote on the way); after every commit of the driver and after every post sent, the
 public page, the GM page and one player's panel (a different seat each time) of an app that
 has followed the game all along are compared with those of an app whose folds and views were
-just dropped; at the end every phase page, every panel, the fragments and the JSON."""
+just dropped (and the GM page's 「步骤」 with the family record's word, item 7); at the end
+every phase page, every panel, the fragments and the JSON."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
@@ -20,9 +22,10 @@ from web_game import TOKEN
 import tianshen.web.app as web_app
 import tianshen.web.follow as follow
 from tianshen.core.fold import steps
-from tianshen.core.model import GmIn
+from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import GameSetup
 from tianshen.forum.memory import MemoryBoard
+from tianshen.rules import families
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import DEFAULT_START, VirtualClock, default_seats
@@ -87,8 +90,19 @@ class Compare:
                 follow.stored_input = real
             assert mine.status_code == full.status_code, (what, path)
             assert mine.text == full.text, f"{what} {path}: the followed view differs from a full fold"
+            if path.endswith("/gm"):
+                self.step_words_of_the_family_record(mine.text, what)
         self.same_as_the_one_fold(what)
         self.checks += 1
+
+    def step_words_of_the_family_record(self, html: str, what: str) -> None:
+        """Issue 38 item 7: the GM page's 「步骤」 is the family record's word for the step."""
+        record = self.store.load_game(self.game_id)
+        if record.status == "new":
+            return
+        state = GameState.model_validate_json(record.state_json)
+        word = families()[state.ruleset].step_words().get(state.phase.step)
+        assert word and re.search(r"步骤：([^\s<]+)", html).group(1) == word, (what, state.phase.step)
 
     def same_as_the_one_fold(self, what: str) -> None:
         """The followed fold's data is core.fold's over the stored events up to its seq."""
