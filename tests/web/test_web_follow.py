@@ -17,7 +17,8 @@ from datetime import UTC, datetime, timedelta
 from itertools import takewhile
 
 import pytest
-from web_game import TOKEN
+from sqlalchemy import update
+from web_game import TOKEN, at_vote, play_until, vote
 
 import tianshen.web.app as web_app
 import tianshen.web.follow as follow
@@ -31,6 +32,7 @@ from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import DEFAULT_START, VirtualClock, default_seats
 from tianshen.specs import load_spec
 from tianshen.store import Store
+from tianshen.store.models import OutboxRow, ThreadRow
 from tianshen.web import views
 from tianshen.web.app import WebSettings, create_app
 
@@ -182,9 +184,49 @@ def test_a_followed_view_gives_a_full_folds_pages_after_every_event(variant, tmp
     assert compare.checks >= len(events)  # after every event, and after every send
     assert compare.folded == sum(1 for e in events if e.kind != "setup")  # each event folded once
     fold = compare.followed_app.state.folds.games[gid].public
-    phases = [f"/game/{gid}/{p.end.path}" for p in fold.phases]
+    phases = [f"/game/{gid}/{p.path}" for p in fold.phases]
     players = [f"/game/{gid}/player/{seat}" for seat in range(1, compare.seats + 2)]  # and one past the last
     assert len(phases) >= 3
     fragments = [f"/game/{gid}/fragment", f"/game/{gid}/gm/fragment", f"/game/{gid}/record.json"]
     compare.check(phases + players + fragments, what=f"{variant} seed {seed}, the end:")
     compare.followed.__exit__(None, None, None), compare.fresh.__exit__(None, None, None)
+
+
+
+@pytest.fixture
+def voting(tmp_path, monkeypatch):
+    monkeypatch.setattr(web_app, "datetime", _FixedNow)
+    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    alive = [p.name for p in running.state().alive()]
+    vote(running, alive[0], alive[1], "9401")
+    vote(running, alive[2], alive[1], "9402")
+    return running, Compare(running.store, running.driver.game_id, 8)
+
+
+def test_a_held_post_of_an_event_folded_already_starts_the_fold_again(voting) -> None:
+    """A post sent long ago put back to pending (`admin resend` of a refused one): the page
+    goes back to the state before its event, as a full fold would."""
+    running, compare = voting
+    gid, name = running.driver.game_id, running.driver.name
+    compare.check(what="before:")
+    newest = compare.followed_app.state.folds.games[gid].public.seq
+    row = next(o for o in running.store.outbox(gid)
+               if o.kind == "post" and (views.event_of(name, o.key) or newest) < newest - 2)
+    with running.store.engine.begin() as conn:
+        conn.execute(update(OutboxRow).where(OutboxRow.id == row.id).values(status="pending"))
+    compare.check(what="held again:")
+    assert compare.followed_app.state.folds.games[gid].public.seq == views.event_of(name, row.key) - 1
+
+
+def test_a_thread_link_that_changed_starts_the_fold_again(voting) -> None:
+    running, compare = voting
+    gid = running.driver.game_id
+    compare.check(what="before:")
+    assert "https://bbs.example/p/" in compare.followed.get(f"/game/{gid}").text
+    outbox = OutboxRow.__table__
+    with running.store.engine.begin() as conn:  # the vote thread's id changed (and a part was written)
+        conn.execute(update(ThreadRow).where(ThreadRow.game_id == gid, ThreadRow.key == "vote:1")
+                     .values(forum_thread_id="77777"))
+        conn.execute(update(outbox).where(outbox.c.game_id == gid).values(parts_done=outbox.c.parts_done + 1))
+    compare.check(what="moved:")
+    assert "https://bbs.example/p/77777/9401" in compare.followed.get(f"/game/{gid}").text

@@ -629,17 +629,18 @@ def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str,
     held = views.first_unsent_event(record.name, outbox)
     links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
     fold = _public_fold(store, game or GameFold(), record, links, held)
-    i = next((i for i, p in enumerate(fold.phases) if p.end.path == path), None)
+    i = next((i for i, p in enumerate(fold.phases) if p.path == path), None)
     if i is None:
         return None
-    end, state = fold.phases[i].end, fold.phases[i].state
-    ruleset = fold.ruleset
+    end = fold.phases[i]
+    at_end = fold.at_end(end, _events_after(store, game_id, 0, end.end_event))
+    state, ruleset = at_end.state, fold.ruleset
     ctx = _common(store, record, state)
     log = views.public_log(record.name, outbox, links, until_event=end.end_event)
     timeline = fold.timeline()
     ctx.update(before=timeline[i - 1] if i > 0 else None, after=timeline[i + 1] if i + 1 < len(timeline) else None)
     ctx.update(held=False, at_end=end, phase=f"{end.name}结束时", players=views.public_players(ruleset, state), count=None, deadline=None,
-               log=log, counts=fold.newest_first(fold.counts_until(fold.phases[i], _events_after(store, game_id, 0, end.end_event))),
+               log=log, counts=fold.newest_first(at_end.counts),
                timeline=timeline, alive=sum(1 for p in state.players if p.alive),
                hexmap=views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None,
                record=views.finished_record(ruleset, state, log))

@@ -13,9 +13,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Any
 
-from tianshen.core.fold import Step, StoredEvent, stored_input
+from tianshen.core.fold import Step, StoredEvent, steps, stored_input
 from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.web import views
@@ -46,16 +47,19 @@ class AskedLinks(views.PostLinks):
 @dataclass
 class PhaseView:
     """A public page at the end of one phase: the state just after the event that closed
-    it, and the counts as they were then (counted the first time the page is asked for)."""
+    it, and the counts as they were then."""
 
     end: views.PhaseEnd
     state: GameState
-    counts: dict[int, views.DayCount] | None = None
+    counts: dict[int, views.DayCount]
+
+
+AT_ENDS_KEPT = 4  # phase pages of a game kept (each holds a state)
 
 
 class PublicFold:
     """The public pages' fold of one game up to `seq`: the state, each day's count, the
-    phases that ended (each with its page)."""
+    phases that ended (and the pages of those last asked for)."""
 
     def __init__(self, ruleset: Ruleset, links: views.PostLinks) -> None:
         self.ruleset = ruleset
@@ -64,7 +68,8 @@ class PublicFold:
         self.state: GameState | None = None
         self.days: dict[int, views.DayCount] = {}  # carried on event by event (views.vote_counts)
         self.counts: dict[int, views.DayCount] = {}  # as the page shows them at seq
-        self.phases: list[PhaseView] = []
+        self.phases: list[views.PhaseEnd] = []
+        self.at_ends: OrderedDict[int, PhaseView] = OrderedDict()  # by end event, the last asked
 
     def holds_for(self, ruleset: Ruleset, links: views.PostLinks, upto: int) -> bool:
         """Whether folding on from here gives what a full fold up to `upto` would."""
@@ -75,18 +80,24 @@ class PublicFold:
         self.links.threads = dict(links.threads)
         for step in _steps(self.ruleset, self, events):
             self.counts = views.vote_counts(self.ruleset, [step], self.links, days=self.days)
-            for end in views.phase_ends(self.ruleset, [step]):
-                self.phases.append(PhaseView(end, step.outcome.state))
+            self.phases += views.phase_ends(self.ruleset, [step])
 
-    def counts_until(self, phase: PhaseView, events: Iterable[StoredEvent]) -> dict[int, views.DayCount]:
-        """The counts at the end of the phase, from the events up to the one that closed it
-        (the log before it does not change: counted once; its links are asked as the fold's)."""
-        if phase.counts is None:
-            phase.counts = views.vote_counts(self.ruleset, list(events), self.links, phase.end.end_event)
-        return phase.counts
+    def at_end(self, end: views.PhaseEnd, events: Iterable[StoredEvent]) -> PhaseView:
+        """The phase's page: folded from the events up to the one that closed it the first
+        time it is asked for (the log before it does not change; its links are asked as the
+        fold's), and kept for the last few phases asked for."""
+        view = self.at_ends.get(end.end_event)
+        if view is None:
+            folded = list(takewhile(lambda step: step.seq <= end.end_event, steps(self.ruleset, events)))
+            view = PhaseView(end, folded[-1].outcome.state, views.vote_counts(self.ruleset, folded, self.links))
+            self.at_ends[end.end_event] = view
+            while len(self.at_ends) > AT_ENDS_KEPT:
+                self.at_ends.popitem(last=False)
+        self.at_ends.move_to_end(end.end_event)
+        return view
 
     def timeline(self) -> list[views.PhaseEnd]:
-        return [p.end for p in self.phases]
+        return list(self.phases)
 
     def newest_first(self, counts: dict[int, views.DayCount] | None = None) -> list[views.DayCount]:
         return sorted((self.counts if counts is None else counts).values(), key=lambda d: d.number, reverse=True)
