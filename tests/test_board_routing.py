@@ -62,3 +62,39 @@ def test_each_game_takes_only_its_own_board_posts(watching: Path) -> None:
     assert texts(ours) == {"甲局玩家在公共帖", "谁也不是"}
     assert texts(theirs) == {"乙局主帖里的话", "乙局玩家在公共帖", "谁也不是"}
     store.close()
+
+
+def test_each_gm_page_lists_only_its_own_games_inputs(watching: Path) -> None:
+    """The same board seen on the GM pages (issue 38 item 2): each game's 「本时段的输入」 holds
+    its own posts, never the other game's."""
+    import re
+    import warnings
+
+    from tianshen.web.app import WebSettings, create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    clock = VirtualClock(START)
+    board = MemoryBoard(clock.now)
+    store = Store(f"sqlite:///{watching / 'board.db'}")
+    store.upgrade()
+    ours, theirs = _game(store, board, "甲局", ROLES_10), _game(store, board, "乙局", THEIRS)
+    clock.set(START + timedelta(hours=1))
+    board.post("丙二", store.thread_id(theirs.game_id, "main"), "乙局主帖里的话")
+    chat = board.new_thread("丙", "闲聊", "甲局玩家在公共帖")
+    board.post("丁二", chat, "乙局玩家在公共帖")
+    ours.advance(clock.now())
+    theirs.advance(clock.now())
+    token = "gm-token-for-board-routing"
+    c = TestClient(create_app(store, WebSettings(token=token)))
+
+    def inputs(driver: GameDriver) -> str:
+        html = c.get(f"/game/{driver.game_id}/gm", headers={"Authorization": f"Bearer {token}"}).text
+        return re.search(r'<section class="card" id="inputs">(.*?)</section>', html, re.S).group(1)
+
+    mine, other = inputs(ours), inputs(theirs)
+    assert "甲局玩家在公共帖" in mine and "乙局" not in mine
+    assert "乙局主帖里的话" in other and "乙局玩家在公共帖" in other and "甲局玩家" not in other
+    store.close()

@@ -66,22 +66,24 @@ def test_previous_and_next_between_phases(finished, browser, shots: Path, width:
     context.close()
 
 
-def test_the_tab_title_counts_down_and_without_javascript_the_page_says_so(tmp_path, browser, shots: Path) -> None:
+@pytest.mark.parametrize(("width", "label"), WIDTHS)
+def test_the_tab_title_counts_down_and_without_javascript_the_page_says_so(tmp_path, browser, shots: Path,
+                                                                           width: int, label: str) -> None:
     running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
     gid = running.driver.game_id
     with Server(create_app(running.store, WebSettings(token=TOKEN))) as srv:
-        context, page = open_page(browser, 1280)
+        context, page = open_page(browser, width)
         page.goto(f"{srv.url}/game/{gid}")
         page.wait_for_function("document.title.includes('·') && /已到时间|还剩/.test(document.title)")
         assert re.match(rf"第1天 · {re.escape(running.driver.name)} · (已到时间|还剩 )", page.title())
         assert page.locator("footer").inner_text() == "只读页面 · 自动更新，无需刷新"
         context.close()
-        context, page = open_page(browser, 390, java_script_enabled=False)
+        context, page = open_page(browser, width, java_script_enabled=False)
         page.goto(f"{srv.url}/game/{gid}")
         footer = page.locator("footer").inner_text()
         assert "不会自动更新" in footer and "自动更新，无需刷新" not in footer
         assert "北京时间" in page.locator(".deadline time").inner_text()
-        page.screenshot(path=str(shots / "no-javascript-phone.png"))
+        page.screenshot(path=str(shots / f"no-javascript-{label}.png"))
         context.close()
 
 

@@ -35,10 +35,11 @@ from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
-from tianshen.store.models import Game, InboundRow, MarkRow, OutboxRow
+from tianshen.store.models import EventRow, Game, InboundRow, MarkRow, OutboxRow
 from tianshen.store.store import BOARD_STATUS
 from tianshen.web import auth, views
 from tianshen.web.cache import GameViews, PageCache, Rulesets
+from tianshen.web.follow import Folds, GameFold, GmFold, PublicFold
 from tianshen.web.index import STATUS_FILTER_WORDS, IndexQuery, index_page
 
 HERE = Path(__file__).resolve().parent
@@ -154,6 +155,8 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     env = _env()
     cached = PageCache(settings.cache_s)
     game_views = GameViews()
+    gm_views = GameViews()  # the GM pages: read only by a request that passed the login check
+    folds = Folds()  # each game's log folded so far: a new event is folded once (issue 38)
     index_views = GameViews(size=256)
     sessions = auth.Sessions(settings.token, settings.session_secret, settings.session_hours * 3600, kept=store) \
         if settings.token else None
@@ -206,10 +209,13 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
             clock = views.game_now(signature[-1], datetime.now(UTC))
             kept = game_views.get((game_id, fragment), signature)
             if kept is None:
-                ctx = _public_context(store, settings, game_id, views.GameNow(UNSET_NOW, clock.scale, clock.rehearsal))
-                if ctx is None:
-                    return page_html("missing.html"), 404
-                html = page_html("public_body.html" if fragment else "public.html", **ctx)
+                game = folds.of(game_id)
+                with game.lock:  # folded and rendered by one request at a time
+                    ctx = _public_context(store, settings, game_id,
+                                          views.GameNow(UNSET_NOW, clock.scale, clock.rehearsal), game)
+                    if ctx is None:
+                        return page_html("missing.html"), 404
+                    html = page_html("public_body.html" if fragment else "public.html", **ctx)
                 kept = game_views.put((game_id, fragment), signature, (html, ctx["zone"]))
             return _clocked(*kept, clock.at), 200
 
@@ -221,10 +227,20 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         if refused is not None:
             return refused
         game_id = _game_id(request)
-        ctx = _gm_context(store, settings, game_id) if game_id is not None else None
-        if ctx is None:
+        signature = _gm_signature(store, game_id) if game_id is not None else None
+        if game_id is None or signature is None:
             return missing(request)
-        return page("gm_body.html" if fragment else "gm.html", logged_in=True, **ctx)
+        clock = views.game_now(signature[-1], datetime.now(UTC))
+        kept = gm_views.get((game_id, fragment), signature)
+        if kept is None:  # rendered once a change of the game (issue 38), for whichever GM asks
+            game = folds.of(game_id)
+            with game.lock:
+                ctx = _gm_context(store, settings, game_id, game, views.GameNow(UNSET_NOW, clock.scale, clock.rehearsal))
+                if ctx is None:
+                    return missing(request)
+                html = page_html("gm_body.html" if fragment else "gm.html", logged_in=True, **ctx)
+            kept = gm_views.put((game_id, fragment), signature, (html, ctx["zone"]))
+        return HTMLResponse(_clocked(*kept, clock.at), headers={"Cache-Control": "no-store"})
 
     def login_form(request: Request) -> Response:
         return page("login.html", next=_next(request.query_params.get("next")), wrong=False)
@@ -287,27 +303,37 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         path = f"{request.path_params['kind']}/{request.path_params['number']}"
         game_id = _game_id(request)
         canonical = _PHASE_NUMBER.fullmatch(request.path_params["number"])  # /day/01 is no page (item 7)
-        ctx = None if game_id is None or not canonical else _phase_context(store, settings, game_id, path)
-        if ctx is None:
+        if game_id is None or not canonical:
             return page("missing.html", code=404)
-        return page("public.html", **ctx)
+        game = folds.of(game_id)
+        with game.lock:
+            ctx = _phase_context(store, settings, game_id, path, game)
+            if ctx is None:
+                return page("missing.html", code=404)
+            return page("public.html", **ctx)
 
     def player(request: Request) -> Response:
         game_id = _game_id(request)
         raw = request.path_params["seat"]
-        ctx = None
-        if game_id is not None and _PHASE_NUMBER.fullmatch(raw):
-            ctx = _player_context(store, settings, game_id, int(raw))
-        if ctx is None:
+        if game_id is None or not _PHASE_NUMBER.fullmatch(raw):
             return page("missing.html", code=404)
-        return page("player.html", **ctx)
+        game = folds.of(game_id)
+        with game.lock:
+            ctx = _player_context(store, settings, game_id, int(raw), game)
+            if ctx is None:
+                return page("missing.html", code=404)
+            return page("player.html", **ctx)
 
     def record_json(request: Request) -> Response:
         game_id = _game_id(request)
-        ctx = None if game_id is None else _public_context(store, settings, game_id)
-        if ctx is None:
+        if game_id is None:
             return Response("{}", status_code=404, media_type="application/json")
-        body = json.dumps(views.public_json(ctx), ensure_ascii=False, indent=1, default=str)
+        game = folds.of(game_id)
+        with game.lock:
+            ctx = _public_context(store, settings, game_id, None, game)
+            if ctx is None:
+                return Response("{}", status_code=404, media_type="application/json")
+            body = json.dumps(views.public_json(ctx), ensure_ascii=False, indent=1, default=str)
         name = f"game-{game_id}.json"
         return Response(body, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
@@ -340,6 +366,8 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     app.state.throttle = throttle
     app.state.pages = cached
     app.state.views = game_views
+    app.state.gm_views = gm_views
+    app.state.folds = folds
     app.state.sessions = sessions
     return app
 
@@ -474,7 +502,8 @@ def _clocked(html: str, zone: str, now: datetime) -> str:
 
 _G, _O, _M = Game.__table__, OutboxRow.__table__, MarkRow.__table__
 _B = _G.alias("board_row")
-_SIGNATURE = select(
+_I = InboundRow.__table__
+_SIGNED = [  # what a public page reads of a game that can change; the rehearsal clock's mark last
     _G.c.step_seq, _G.c.status, _G.c.deadline_at,
     select(func.count()).where(_O.c.game_id == _G.c.id).scalar_subquery(),
     select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "sent").scalar_subquery(),
@@ -483,6 +512,13 @@ _SIGNATURE = select(
     select(_M.c.value).join(_B, _B.c.id == _M.c.game_id).where(
         _B.c.name == func.substr(literal("@board:") + _G.c.board, 1, 200), _M.c.name == "game_clock")
     .limit(1).scalar_subquery(),
+]
+_SIGNATURE = select(*_SIGNED).where(_G.c.id == bindparam("gid"))
+_GM_SIGNATURE = select(  # and what the GM page reads besides: the refused rows, the inputs stored
+    select(func.count()).where(_O.c.game_id == _G.c.id, _O.c.status == "failed").scalar_subquery(),
+    select(func.count()).where(_I.c.game_id == _G.c.id).scalar_subquery(),
+    select(func.max(_I.c.id)).where(_I.c.game_id == _G.c.id).scalar_subquery(),
+    *_SIGNED,
 ).where(_G.c.id == bindparam("gid"))
 
 
@@ -505,58 +541,72 @@ def _signature(store: Store, game_id: int) -> tuple[Any, ...] | None:
     return None if row is None or row.status == BOARD_STATUS else tuple(row)
 
 
-def _public_context(store: Store, settings: WebSettings, game_id: int,
-                    clock: views.GameNow | None = None) -> dict[str, Any] | None:
+def _gm_signature(store: Store, game_id: int) -> tuple[Any, ...] | None:
+    """What the GM page reads of a game that can change (the public page's signature, with
+    the rows the board refused and the inputs stored; the rehearsal clock's mark last); None
+    for no game."""
+    with store.engine.connect() as conn:
+        row = conn.execute(_GM_SIGNATURE, {"gid": game_id}).first()
+    return None if row is None or row.status == BOARD_STATUS else tuple(row)
+
+
+def _public_context(store: Store, settings: WebSettings, game_id: int, clock: views.GameNow | None = None,
+                    game: GameFold | None = None) -> dict[str, Any] | None:
+    """The public page's data; `game`: the game's folds so far, carried on to its newest
+    event (None: folded from the first event, as a full refold)."""
     loaded = _load(store, game_id)
     if loaded is None:
         return None
     record, state = loaded
     outbox = store.outbox(game_id)
     held = views.first_unsent_event(record.name, outbox) if state is not None else None
+    links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
+    fold = None
+    if state is not None:
+        fold = _public_fold(store, game or GameFold(), record, links, held)
     if held is not None:  # the board has not been told yet: show the state before that event
-        state = views.replay_state(RULESETS.get(record.config.get("ruleset_file") or record.ruleset), store.events(game_id), held)
+        state = fold.state if fold is not None else None
     ctx = _common(store, record, state, clock)
     ctx["held"] = held is not None
-    if state is None:
+    if state is None or fold is None:
         return ctx
     ruleset = ctx["ruleset"]
-    links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
-    events = store.events(game_id)
     last = held - 1 if held is not None else None
     ctx["players"] = views.public_players(ruleset, state)
     ctx["count"] = views.current_count(ruleset, state, ctx["clock"].at)
     ctx["log"] = views.public_log(record.name, outbox, links, until_event=last)
-    ctx["counts"] = _counts((id(store), game_id), ruleset, events, links, last)
-    ctx["timeline"] = _replayed("phases", (id(store), game_id), ruleset, events, held)
+    ctx["counts"] = fold.newest_first()
+    ctx["timeline"] = fold.timeline()
+    ctx["fold"] = fold
     ctx["record"] = views.finished_record(ruleset, state, ctx["log"])
     ctx["hexmap"] = views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None
     ctx["alive"] = sum(1 for p in state.players if p.alive)
     return ctx
 
 
-_REPLAYS: dict[tuple[Any, ...], Any] = {}  # the event log only grows: a replay is kept by its last event
+def _public_fold(store: Store, game: GameFold, record: Any, links: views.PostLinks, held: int | None) -> PublicFold:
+    """The game's public fold carried on to the event the board has been told of last (the
+    one before `held`, else the newest): only the events after the fold's seq are read and
+    folded.  Started again when it cannot carry on (another version of the variant file, a
+    link it made that would now differ, a held post of an event it folded already)."""
+    ruleset = RULESETS.get(record.config.get("ruleset_file") or record.ruleset)
+    upto = held - 1 if held is not None else record.step_seq
+    if game.public is None or not game.public.holds_for(ruleset, links, upto):
+        game.public = PublicFold(ruleset, links)
+    if game.public.seq < upto:
+        game.public.add(_events_after(store, record.id, game.public.seq, upto), links)
+    return game.public
 
 
-def _replayed(kind: str, game: tuple[int, int], ruleset: Any, events: list[Any], *args: Any) -> Any:
-    """views.vote_counts or views.phase_ends over the events, computed once per new event
-    (every poll of every reader asks again)."""
-    links = args[0] if args and isinstance(args[0], views.PostLinks) else None
-    key = (kind, game, ruleset.spec.id, events[0].created_at if events else None, len(events),
-           events[-1].seq if events else None, tuple(sorted(links.threads.items())) if links else (),
-           links.post_template if links else None, links.thread_template if links else None, *args[1:])
-    if key not in _REPLAYS:
-        if len(_REPLAYS) > 1024:
-            _REPLAYS.clear()
-        do = views.vote_counts if kind == "counts" else views.phase_ends
-        _REPLAYS[key] = do(ruleset, events, *args)
-    return _REPLAYS[key]
+_E = EventRow.__table__
+_EVENTS_AFTER = select(_E.c.seq, _E.c.kind, _E.c.payload_json).where(
+    _E.c.game_id == bindparam("gid"), _E.c.seq > bindparam("after"), _E.c.seq <= bindparam("upto")).order_by(_E.c.seq)
 
 
-def _counts(game: tuple[int, int], ruleset: Any, events: list[Any], links: views.PostLinks,
-            last: int | None) -> list[views.DayCount]:
-    """Each day's count, newest first (神的使者's own posts in the thread are in the log)."""
-    days = _replayed("counts", game, ruleset, events, links, last)
-    return sorted(days.values(), key=lambda d: d.number, reverse=True)
+def _events_after(store: Store, game_id: int, after: int, upto: int) -> list[Any]:
+    """The game's events after seq `after` up to `upto`, in order (seq, kind, payload_json)."""
+    with store.engine.connect() as conn:
+        return list(conn.execute(_EVENTS_AFTER, {"gid": game_id, "after": after, "upto": upto}))
 
 
 def _game_now(store: Store, record: Any) -> views.GameNow:
@@ -566,39 +616,42 @@ def _game_now(store: Store, record: Any) -> views.GameNow:
     return views.game_now(mark, datetime.now(UTC))
 
 
-def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str) -> dict[str, Any] | None:
+def _phase_context(store: Store, settings: WebSettings, game_id: int, path: str,
+                   game: GameFold | None = None) -> dict[str, Any] | None:
     """The public page as it was at the end of one phase (issue 25 item 9): the state after
-    the event that closed it, and the posts and votes up to that event only."""
+    the event that closed it, and the posts and votes up to that event only (kept by the
+    game's fold when it folded that event)."""
     loaded = _load(store, game_id)
     if loaded is None or loaded[1] is None:
         return None
     record = loaded[0]
-    ruleset = RULESETS.get(record.config.get("ruleset_file") or record.ruleset)
-    events = store.events(game_id)
     outbox = store.outbox(game_id)
     held = views.first_unsent_event(record.name, outbox)
-    end = next((p for p in _replayed("phases", (id(store), game_id), ruleset, events, held) if p.path == path), None)
-    if end is None:
-        return None
-    state = views.replay_state(ruleset, events, end.end_event + 1)
-    ctx = _common(store, record, state)
     links = views.PostLinks((settings.post_url, settings.thread_url), _thread_ids(store, game_id))
+    fold = _public_fold(store, game or GameFold(), record, links, held)
+    i = next((i for i, p in enumerate(fold.phases) if p.path == path), None)
+    if i is None:
+        return None
+    end = fold.phases[i]
+    at_end = fold.at_end(end, _events_after(store, game_id, 0, end.end_event))
+    state, ruleset = at_end.state, fold.ruleset
+    ctx = _common(store, record, state)
     log = views.public_log(record.name, outbox, links, until_event=end.end_event)
-    timeline = _replayed("phases", (id(store), game_id), ruleset, events, held)
-    i = timeline.index(end)
+    timeline = fold.timeline()
     ctx.update(before=timeline[i - 1] if i > 0 else None, after=timeline[i + 1] if i + 1 < len(timeline) else None)
     ctx.update(held=False, at_end=end, phase=f"{end.name}结束时", players=views.public_players(ruleset, state), count=None, deadline=None,
-               log=log, counts=_counts((id(store), game_id), ruleset, events, links, end.end_event),
-               timeline=_replayed("phases", (id(store), game_id), ruleset, events, held), alive=sum(1 for p in state.players if p.alive),
+               log=log, counts=fold.newest_first(at_end.counts),
+               timeline=timeline, alive=sum(1 for p in state.players if p.alive),
                hexmap=views.hex_map(ruleset, None, secret=False) if ctx["is_hex"] else None,
                record=views.finished_record(ruleset, state, log))
     return ctx
 
 
-def _player_context(store: Store, settings: WebSettings, game_id: int, seat: int) -> dict[str, Any] | None:
+def _player_context(store: Store, settings: WebSettings, game_id: int, seat: int,
+                    game: GameFold | None = None) -> dict[str, Any] | None:
     """One player's panel: the public page's facts about him; his own PMs only once the game
     is over and the end post is on the board (never another's)."""
-    ctx = _public_context(store, settings, game_id)
+    ctx = _public_context(store, settings, game_id, None, game)
     if ctx is None or ctx.get("state") is None:
         return None
     state = ctx["state"]
@@ -625,16 +678,18 @@ def _own_pms(store: Store, game_id: int, state: GameState, seat: int) -> list[vi
     return sorted(got + sent, key=lambda m: (m.at or far, not m.sent))
 
 
-def _gm_context(store: Store, settings: WebSettings, game_id: int) -> dict[str, Any] | None:
+def _gm_context(store: Store, settings: WebSettings, game_id: int, game: GameFold | None = None,
+                clock: views.GameNow | None = None) -> dict[str, Any] | None:
+    """The GM page's data; `game`: the game's folds so far (None: folded from the first event)."""
     loaded = _load(store, game_id)
     if loaded is None:
         return None
     record, state = loaded
-    ctx = _common(store, record, state)
+    ctx = _common(store, record, state, clock)
     outbox = store.outbox(game_id)
     ctx["outbox"] = list(reversed(outbox))
     ctx["pending"] = sum(1 for o in outbox if o.status == "pending")
-    ctx["overrides"] = _overrides(store, game_id)
+    ctx["overrides"] = _overrides(store, game_id, game or GameFold(), record.step_seq)
     if state is None:
         return ctx
     ruleset = ctx["ruleset"]
@@ -717,13 +772,15 @@ def _inputs(store: Store, game_name: str, game_id: int, phase_label: str, outbox
     return out
 
 
-def _overrides(store: Store, game_id: int) -> list[GmIn]:
-    """Every GM input, in order, from the event log (refused ones too)."""
-    out = []
-    for e in store.events(game_id):
-        if e.kind == "gm":
-            out.append(GmIn.model_validate(json.loads(e.payload_json)))
-    return out
+def _overrides(store: Store, game_id: int, game: GameFold, upto: int) -> list[GmIn]:
+    """Every GM input, in order, from the event log (refused ones too): the events after
+    the GM fold's seq read and folded once."""
+    gm = game.gm
+    if gm.seq > upto:  # a log that shrank is another game's: start again
+        gm = game.gm = GmFold()
+    if gm.seq < upto:
+        gm.add(_events_after(store, game_id, gm.seq, upto))
+    return list(gm.overrides)
 
 
 def _preview(store: Store, game_id: int) -> dict[str, Any] | None:

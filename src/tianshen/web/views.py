@@ -11,13 +11,14 @@ import json
 import math
 import re
 import shlex
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from tianshen.core import overrides, rng
 from tianshen.core.events import tallies
-from tianshen.core.fold import fold, steps
+from tianshen.core.fold import Step, fold, steps
 from tianshen.core.model import GameState, Phase, PostIn
 from tianshen.core.overrides import Override
 from tianshen.core.ruleset import REMINDER, BoardMap, Deadline, Ruleset
@@ -402,17 +403,20 @@ def _voters(shown: DayTally | None) -> dict[str, str]:
     return {b.voter: b.target for b in shown.ballots} if shown is not None else {}
 
 
-def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_event: int | None = None
-                ) -> dict[int, DayCount]:
+def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_event: int | None = None,
+                days: dict[int, DayCount] | None = None) -> dict[int, DayCount]:
     """Every day's vote thread replayed post by post: what each post did to the count, the
     count after each change (the ledger's running count, as the board shows it), and the
     final tally.  Only posts in the vote threads move it (a vote the rules take by PM stays
     secret until the count); a post the rules refuse is marked with a reason from public
-    facts only (the reply PM stays private)."""
-    days: dict[int, DayCount] = {}
+    facts only (the reply PM stays private).
+
+    `events`: the stored events, or steps folded already (`web.follow` folds each new event
+    once and passes it here with the `days` counted so far, which this carries on)."""
+    days = {} if days is None else days
     state: GameState | None = None
     shown: tuple[Any, DayTally | None] = (None, None)  # the last state's shown count, read once
-    for step in steps(ruleset, events):  # the one fold of the log (core.fold)
+    for step in _steps(ruleset, events):  # the one fold of the log (core.fold)
         if last_event is not None and step.seq > last_event:
             break
         event, before, outcome = step.input, step.before, step.outcome
@@ -433,9 +437,23 @@ def vote_counts(ruleset: Ruleset, events: list[Any], links: PostLinks, last_even
         if before.phase.kind == "day" and state.phase.label != before.phase.label:
             day = days.setdefault(before.phase.number, _new_day(f"vote:{before.phase.number}", links))
             _close_day(day, state, before)
-    if state is not None and state.phase.kind == "day" and state.phase.number in days:
-        days[state.phase.number].not_voting = _not_voting(state, days[state.phase.number])
-    return days
+    return shown_days(days, state)
+
+
+def shown_days(days: dict[int, DayCount], state: GameState | None) -> dict[int, DayCount]:
+    """The counts as a page shows them at `state`: the running day's 未投票 as of now (a
+    copy of that day; the counts kept for the next events stay as they are)."""
+    if state is None or state.phase.kind != "day" or state.phase.number not in days:
+        return days
+    n = state.phase.number
+    return days | {n: replace(days[n], not_voting=_not_voting(state, days[n]))}
+
+
+def _steps(ruleset: Ruleset, events: list[Any]) -> Iterator[Step]:
+    """The steps of the log: folded here from the stored events, or given folded."""
+    if events and isinstance(events[0], Step):
+        return iter(events)
+    return steps(ruleset, events)
 
 
 def _new_day(key: str, links: PostLinks) -> DayCount:
@@ -604,9 +622,9 @@ class PhaseEnd:
 
 def phase_ends(ruleset: Ruleset, events: list[Any], held: int | None = None) -> list[PhaseEnd]:
     """Every phase that has ended (and whose closing posts are on the board: before `held`),
-    with the event that closed it."""
+    with the event that closed it (`events`: stored, or steps folded already)."""
     out = []
-    for step in steps(ruleset, events):  # the one fold of the log (core.fold)
+    for step in _steps(ruleset, events):  # the one fold of the log (core.fold)
         if held is not None and step.seq >= held:
             break
         before, after = step.before.phase, step.outcome.state.phase
