@@ -126,3 +126,38 @@ def test_an_idle_tick_reads_the_games_once_and_sees_a_gm_command(tmp_path: Path)
     after = daemon.served[game].driver.state()
     assert after.data.get("gm_log") and not before.data.get("gm_log")
     daemon.store.close()
+
+
+# ---- issue 37: what this process wrote is not read again ---------------------------------
+
+
+def _outbox_reads(store: Store) -> list[str]:
+    """The SELECTs of outbox rows (not the seq a step's rows take) the store runs from now on."""
+    seen: list[str] = []
+
+    def statement(_conn, _cursor, sql: str, *_: object) -> None:
+        if sql.lstrip().startswith("SELECT outbox."):
+            seen.append(sql)
+
+    event.listen(store.engine, "before_cursor_execute", statement)
+    return seen
+
+
+def test_the_driver_sends_and_settles_what_it_wrote_without_reading_the_outbox(env: Env) -> None:
+    env.driver.flush()
+    _night_pms(env)
+    reads = _outbox_reads(env.store)
+    env.driver.advance(env.clock.now())  # three receipts
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())  # dawn: its posts are settled, then sent
+    assert reads == []
+    assert env.store.pending_outbox(env.game_id) == []
+    assert len(gm_pms(env.board, "丙")) == 2 and any("第1夜结束" in p for p in env.gm_posts())
+
+
+def test_rows_another_process_queued_are_read_and_sent(env: Env) -> None:
+    env.driver.flush()
+    posts = len(env.gm_posts())
+    _admin_extend(env, 1)  # its announcement waits in the outbox for this process to send
+    assert env.driver.flush() == 1
+    assert len(env.gm_posts()) == posts + 1 and env.store.pending_outbox(env.game_id) == []

@@ -83,6 +83,7 @@ class GameDriver:
         self.late_window_policy = "extend"  # issue 22 item 7: "extend" or "none" ([run] late_window)
         self.late_window_grace = timedelta(minutes=10)  # later than this, the window is extended
         self._window_open: bool | None = None  # a window's opening not yet checked (None: unknown)
+        self._window: tuple[int, list[OutboxRecord]] | None = None  # (step seq, its posts) as written here
         # a deadline is folded this long after its time ([run] deadline_grace_seconds): PMs sent
         # before it that a lagging board shows late are read and counted first (issue 27 item 1)
         self.deadline_grace = timedelta(0)
@@ -163,6 +164,8 @@ class GameDriver:
         assert seq is not None
         self._cached = (seq, state)
         self._stored_marks().update(marks)
+        if "window" in marks:
+            self._opened(seq)
         self._game_start = setup.start
         log.info("game=%s started seed=%s players=%d", self.name, setup.seed, len(state.players))
         if self.on_step:
@@ -208,6 +211,7 @@ class GameDriver:
         read again, and it may have queued messages."""
         self._cached = None
         self._marks = None
+        self._window = None
         self._maybe_pending = True
         self.sender.forget(self.game_id)
 
@@ -365,6 +369,8 @@ class GameDriver:
         self._maybe_pending = True
         if marks:
             self._stored_marks().update(marks)
+            if marks.get("window"):
+                self._opened(seq)
         self._folded(seq, state, event, outcome)
         return outcome
 
@@ -499,7 +505,7 @@ class GameDriver:
         counts).  Receipts may wait (the burst of PMs before a deadline is folded first); posts
         and any write whose try is on record may not.  None: nothing needed sending; True:
         sent now; False: a post is still not on the board (the forum failed): the deadline waits."""
-        rows = self.store.pending_outbox(self.game_id)
+        rows = self.store.queued(self.game_id)
         if not any(row.kind == "post" or row.attempt_part is not None for row in rows):
             return None
         self._maybe_pending = True
@@ -507,7 +513,7 @@ class GameDriver:
         queue = in_queue_order(rows)
         cut = next((i for i, row in enumerate(queue) if is_reply(row)), len(queue))
         self.sender.send(queue[:cut] + [row for row in queue[cut:] if row.attempt_part is not None])
-        return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
+        return not any(row.kind == "post" for row in self.store.queued(self.game_id))
 
     def _window_mark(self, at: datetime, seq: int, outcome: Outcome, dl: object) -> dict[str, str]:
         """A deadline (or the deal) that opened a window: its opening posts (the posts of step
@@ -520,11 +526,19 @@ class GameDriver:
         return {"window": json.dumps({"at": at.isoformat(), "seq": seq})}
 
     def _window_rows(self, window: dict) -> list[OutboxRecord]:
+        """The window's opening posts: as this process wrote them (the queue's own rows, which
+        its sender keeps up to date), else the database's rows of that window only."""
         if "rows" in window:  # a mark written before the step's seq was kept
-            wanted = set(window["rows"])
-            return [row for row in self.store.outbox(self.game_id) if row.id in wanted]
-        prefix = f"{self.name}:{window['seq']}:"
-        return [row for row in self.store.outbox(self.game_id) if row.kind == "post" and row.key.startswith(prefix)]
+            return self.store.outbox_rows(self.game_id, list(window["rows"]))
+        if self._window is not None and self._window[0] == window["seq"]:
+            return self._window[1]
+        return self.store.window_posts(self.game_id, f"{self.name}:{window['seq']}:")
+
+    def _opened(self, seq: int) -> None:
+        """Step `seq` opened a window: its posts, as just written, kept for `check_window`."""
+        prefix = f"{self.name}:{seq}:"
+        self._window = (seq, [r for r in self.store.queued(self.game_id) if r.kind == "post"
+                              and r.key.startswith(prefix)])
 
     def check_window(self, now: datetime) -> bool:
         """Issue 22 item 7: a window that players could not use, because its opening post or
@@ -766,10 +780,11 @@ class GameDriver:
 
     def flush(self, budget_s: float | None = None) -> int:
         """Send what the outbox holds, in order; stop at the first forum failure."""
-        if not self._maybe_pending and self._cached is not None and \
-                (self.trust_cache or self.store.step_seq(self.game_id) == self._cached[0]):
+        if self._cached is not None and not self.trust_cache and self.store.step_seq(self.game_id) != self._cached[0]:
+            self._forget()  # committed elsewhere (a GM command): its rows are read too
+        if not self._maybe_pending and self._cached is not None:
             return 0  # nothing committed since everything went out
-        rows = self.store.pending_outbox(self.game_id)
+        rows = self.store.queued(self.game_id)  # what this process wrote: not read again (`Store.queued`)
         sent = self.sender.send(rows, budget_s)
         self._maybe_pending = sent < len(rows)
         return sent

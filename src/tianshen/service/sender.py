@@ -224,8 +224,10 @@ class OutboxSender:
         return found
 
     def forget(self, game_id: int) -> None:
-        """The game's threads are read again (another process may have opened some)."""
+        """The game's threads and its outbox queue are read again (another process may have
+        opened some, or written the outbox)."""
         self._absent = {k for k in self._absent if k[0] != game_id}
+        self.store.forget_queue(game_id)
 
     def _now(self) -> datetime:
         if self.clock_hint is not None:
