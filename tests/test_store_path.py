@@ -161,3 +161,29 @@ def test_rows_another_process_queued_are_read_and_sent(env: Env) -> None:
     _admin_extend(env, 1)  # its announcement waits in the outbox for this process to send
     assert env.driver.flush() == 1
     assert len(env.gm_posts()) == posts + 1 and env.store.pending_outbox(env.game_id) == []
+
+
+def _transactions(store: Store) -> list[list[str]]:
+    """The statements of each transaction the store runs from now on (their first words)."""
+    done: list[list[str]] = [[]]
+    event.listen(store.engine, "before_cursor_execute", lambda *a: done[-1].append(" ".join(a[2].split()[:3])))
+    event.listen(store.engine, "commit", lambda *_: done.append([]))
+    event.listen(store.engine, "rollback", lambda *_: done.append([]))
+    return done
+
+
+def test_marks_are_written_with_the_steps_not_alone(env: Env) -> None:
+    """The read positions go with the run of inputs they lead to, and the window checked
+    after a deadline is cleared in the next step's commit: no transaction writes marks alone."""
+    env.driver.flush()
+    done = _transactions(env.store)
+    _night_pms(env)
+    env.driver.advance(env.clock.now())
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())  # dawn, its window checked once sent
+    env.goto(env.at(1))
+    env.board.pm("丙", GM, "今天投谁")
+    env.driver.advance(env.clock.now())
+    alone = [t for t in done if t and all(s == "INSERT INTO marks" for s in t)]
+    assert alone == []
+    assert env.store.marks(env.game_id)["window"] == ""  # the dawn's window, cleared with the PM's step

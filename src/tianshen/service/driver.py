@@ -72,6 +72,9 @@ class GameDriver:
         self._due: tuple[GameState, Deadline | None] | None = None  # next_deadline of one state object
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
         self._marks: dict[str, str] | None = None  # the stored marks (None: not read); this driver writes them
+        # marks decided and not yet written: they go with this driver's next commit (issue 37),
+        # or at the end of the advance; lost in a crash, they are decided again the same way
+        self._unsaved: dict[str, str] = {}
         # True while the daemon vouches that `_cached` is the newest (it read every game's head
         # this tick, `note_head`): no read of the seq; a step committed elsewhere meanwhile is
         # still caught by the commit's seq check (StaleState)
@@ -354,6 +357,7 @@ class GameDriver:
         step = self._step_of(state, event, inbound, outcome, marks)
         if isinstance(event, DeadlineIn):  # the window it opens, marked in its own commit
             marks = {**(marks or {}), **self._window_mark(event.at, seq_before + 1, outcome, step.deadline_at)}
+        marks = {**self._unsaved, **(marks or {})}
         seq = self.store.commit_step(
             self.game_id, inbound=inbound, event_kind=step.event_kind, event_payload=step.event_payload,
             phase_label=step.phase_label, state_json=step.state_json, status=step.status,
@@ -367,8 +371,9 @@ class GameDriver:
             return None
         self._cached = (seq, outcome.state)
         self._maybe_pending = True
+        self._unsaved = {}
         if marks:
-            self._stored_marks().update(marks)
+            self._saved(marks)
             if marks.get("window"):
                 self._opened(seq)
         self._folded(seq, state, event, outcome)
@@ -396,21 +401,23 @@ class GameDriver:
             self._seen.add((inbound.source, inbound.forum_id))
         return outcome
 
-    def _commit_deferred(self) -> int:
-        """Write the inputs folded in memory (`_fold_later`) in one transaction; the steps
-        committed.  When the state moved meanwhile or one of them was stored already, they are
-        folded again one by one on the newest state, as `step` does."""
+    def _commit_deferred(self, marks: dict[str, str] | None = None) -> int:
+        """Write the inputs folded in memory (`_fold_later`) in one transaction, with the
+        marks not yet written and `marks` (read positions past nothing but these inputs); the
+        steps committed.  When the state moved meanwhile or one of them was stored already,
+        they are folded again one by one on the newest state, as `step` does."""
         batch, self._deferred = self._deferred or [], None
         if not batch:
             return 0
         first_seq, first_state, first = batch[0][0], batch[0][1], batch[0][4]
+        lead = {**self._unsaved, **(marks or {}), **first.marks}  # the steps' own marks win
         try:
             seq = self.store.commit_step(
                 self.game_id, inbound=first.inbound, event_kind=first.event_kind, event_payload=first.event_payload,
                 phase_label=first.phase_label, state_json=first.state_json, status=first.status,
                 deadline_at=first.deadline_at, winner=first.winner, players=first.players, outbox=first.outbox,
                 at=first.at, expected_seq=first_seq, head=(self.name, first_state.phase.label),
-                then=[b[4] for b in batch[1:]])
+                marks=lead, then=[b[4] for b in batch[1:]])
         except (StaleState, IntegrityError) as exc:
             log.info("game=%s %d inputs not written together (%s)", self.name, len(batch), type(exc).__name__)
             seq = None
@@ -423,6 +430,13 @@ class GameDriver:
             self.trust_cache, self._seen = False, None
             return sum(self.handle(b[2], send=False) for b in batch)
         self._maybe_pending = True
+        self._unsaved = {}
+        self._saved(lead)
+        for before, *_, step in batch:
+            if step.marks:
+                self._saved(step.marks)
+                if step.marks.get("window"):
+                    self._opened(before + 1)
         for before, state, event, outcome, _ in batch:
             self._folded(before + 1, state, event, outcome)
         for _ in batch:  # each step's point after its commit, as when they were written one by one
@@ -470,7 +484,8 @@ class GameDriver:
                     dl = self.next_deadline(self._current())
                     due = dl is not None and dl.at + self.deadline_grace <= now
             finally:
-                steps += self._commit_deferred()
+                # read positions go with the run when it holds everything read so far
+                steps += self._commit_deferred(dict(marks) if not pending and not hold_marks else None)
             dl = self.next_deadline(self._current())  # as written (folded again if the state moved)
             due = dl is not None and dl.at + self.deadline_grace <= now
             if not due or dl is None:
@@ -486,12 +501,16 @@ class GameDriver:
             pending = sorted(pending + self._edits(), key=lambda e: e.at)  # 13: edits seen before the count
             if pending and pending[0].at <= dl.at:
                 continue
-            if self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False):
+            carried = dict(marks) if not pending and not hold_marks else None  # as with a run of inputs
+            if self.step(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False,
+                         marks=carried) is not None:
                 steps += 1
             more, _ = self._collect(marks, None if pms is None else [])
             pending = sorted(pending + more, key=lambda e: e.at)
         if not hold_marks:  # held: read again after the fold (the store drops what was folded)
             self._store_marks(marks)
+        if self._unsaved:
+            self._store_marks({})
         if send:
             self.flush()
             self.check_window(now)
@@ -559,7 +578,10 @@ class GameDriver:
         opened = datetime.fromisoformat(window["at"])
         late = max((self._posted_at(row, now) for row in rows if row.status == "sent"), default=opened) - opened
         if self.late_window_policy != "extend" or late <= self.late_window_grace or self.is_over():
-            self.set_mark("window", "")
+            if self.is_over():
+                self.set_mark("window", "")
+            else:  # written with the next commit (a crash before it: checked again, alike)
+                self._unsaved["window"] = ""
             return False
         hours = late / timedelta(hours=1)  # the time lost, whole (the core rounds the end up to a minute)
         log.warning("game=%s the window opened at %s reached the board %s late: extended", self.name,
@@ -599,17 +621,24 @@ class GameDriver:
         return self._marks
 
     def mark(self, name: str) -> str | None:
-        return self._stored_marks().get(name)
+        return self._unsaved[name] if name in self._unsaved else self._stored_marks().get(name)
 
     def set_mark(self, name: str, value: str) -> None:
         self._store_marks({name: value})
 
     def _store_marks(self, marks: dict[str, str]) -> None:
+        """`marks` and those not yet written, now (what changed)."""
         stored = self._stored_marks()
-        changed = {k: v for k, v in marks.items() if stored.get(k) != v}
+        changed = {k: v for k, v in {**self._unsaved, **marks}.items() if stored.get(k) != v}
         if changed:
             self.store.set_marks(self.game_id, changed)
             stored.update(changed)
+        self._unsaved = {}
+
+    def _saved(self, marks: dict[str, str]) -> None:
+        """`marks` were written with a step."""
+        if self._marks is not None:
+            self._marks.update(marks)
 
     def _forum_reachable(self, reachable: bool, now: datetime) -> bool:
         """003 §12.4: when the board was unreachable longer than `outage_extension_after`,
