@@ -30,7 +30,7 @@ from tianshen.gmwords import without_citations
 from tianshen.rules import game_ruleset, load_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
-from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
+from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,8 @@ class GameDriver:
         self._game_start = datetime.fromisoformat(record.config["setup"]["start"])
         self.gm_contact: str | None = record.config["setup"].get("gm_contact")
         self._signed_up = signed_up(record.config)
-        events = store.events(game_id)[:1]
+        self._record: GameRecord | None = record if record.step_seq == 0 else None  # for `create`'s start
+        events = store.events(game_id)[:1] if record.step_seq else []
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
         self.ruleset: Ruleset = game_ruleset(record.ruleset, record.config)  # see register
@@ -65,12 +66,14 @@ class GameDriver:
         self.outage_extension_after = timedelta(minutes=30)
         self.pm_settle_time = timedelta(minutes=10)
         self.reads_pms = True  # False when the board reads the GM's PMs for every game (the daemon)
+        self.alone = False  # True: no other game is played on its board (a rehearsal's own board)
         self._clock_hint: datetime | None = None  # `now` of the current advance
         self.owner = owner or default_owner()
         self.sender = sender or OutboxSender(store, forum, self.owner)
         self._cached: tuple[int, GameState] | None = None  # (step seq, state)
         self._due: tuple[GameState, Deadline | None] | None = None  # next_deadline of one state object
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
+        self._texts: dict[str, list[str]] | None = None  # the folded posts' texts by post id (`_edits`)
         self._marks: dict[str, str] | None = None  # the stored marks (None: not read); this driver writes them
         # marks decided and not yet written: they go with this driver's next commit (issue 37),
         # or at the end of the advance; lost in a crash, they are decided again the same way
@@ -95,10 +98,11 @@ class GameDriver:
 
     @classmethod
     def create(cls, store: Store, forum: Forum, name: str, variant: str, setup: GameSetup,
-               on_step: StepHook | None = None) -> GameDriver:
-        """Sign the game up and start it at once."""
+               on_step: StepHook | None = None, alone: bool = False) -> GameDriver:
+        """Sign the game up and start it at once (`alone`: see `self.alone`)."""
         driver = cls(store, forum, cls.register(store, name, variant, setup), on_step)
-        driver.start()
+        driver.alone = alone
+        driver.start(record=driver._record)
         return driver
 
     @staticmethod
@@ -143,9 +147,11 @@ class GameDriver:
         self._head_status = status
         self.trust_cache = True
 
-    def start(self, at: datetime | None = None, send: bool = True) -> Outcome:
-        """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start)."""
-        record = self.store.load_game(self.game_id)
+    def start(self, at: datetime | None = None, send: bool = True, record: GameRecord | None = None) -> Outcome:
+        """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start).
+        `record`: the game's row as just read (its commit checks it is still the newest)."""
+        record = record or self.store.load_game(self.game_id)
+        self._record = None
         if record.status != "new":
             raise ValueError(f"game {record.name} has already started")
         setup = GameSetup.model_validate(record.config["setup"])
@@ -215,6 +221,7 @@ class GameDriver:
         self._cached = None
         self._marks = None
         self._window = None
+        self._texts = None
         self._maybe_pending = True
         self.sender.forget(self.game_id)
 
@@ -260,6 +267,8 @@ class GameDriver:
 
     def _marked(self, items: list[OutboxItem]) -> list[OutboxItem]:
         """Each row naming its game where it must (issue 27, `service.identity`)."""
+        if self._others is None and self.alone:
+            self._others = (set(), set())
         if self._others is None and any(item.kind == "pm" for item in items):
             self._others = identity.elsewhere(self.store.live_configs(self.board), self.game_id)
         return identity.mark_game(items, self.name, self.game_id, self._others)
@@ -304,6 +313,23 @@ class GameDriver:
         if self._seen is None:
             self._seen = self.store.inbound_keys(self.game_id)
         return (inbound.source, inbound.forum_id) in self._seen
+
+    def _took(self, inbound: InboundRecord | None) -> None:
+        """An input folded here (or found stored already): not folded again; a post's text known."""
+        if inbound is None:
+            return
+        if self._seen is not None:
+            self._seen.add((inbound.source, inbound.forum_id))
+        if self._texts is not None and inbound.source == "post":
+            self._texts.setdefault(inbound.forum_id.split("~")[0], []).append(inbound.text)
+
+    def _post_texts(self) -> dict[str, list[str]]:
+        """The texts of the posts stored, by post id (an edit adds one), read once."""
+        if self._texts is None:
+            self._texts = {}
+            for fid, text in self.store.inbound_texts(self.game_id).items():
+                self._texts.setdefault(fid.split("~")[0], []).append(text)
+        return self._texts
 
     def step(self, event: Input, send: bool = True, marks: dict[str, str] | None = None) -> Outcome | None:
         """Fold one input and commit it (then send, unless `send` is False); the outcome,
@@ -364,8 +390,7 @@ class GameDriver:
             deadline_at=step.deadline_at, winner=step.winner, players=step.players, outbox=step.outbox, at=step.at,
             expected_seq=seq_before, marks=marks, head=(self.name, state.phase.label) if self._cached else None,
         )
-        if inbound is not None and self._seen is not None:
-            self._seen.add((inbound.source, inbound.forum_id))
+        self._took(inbound)
         if seq is None:
             log.info("game=%s duplicate input %s ignored", self.name, getattr(event, "id", "?"))
             return None
@@ -397,8 +422,7 @@ class GameDriver:
         outcome = self.ruleset.apply(state, event)
         self._deferred.append((seq, state, event, outcome, self._step_of(state, event, inbound, outcome)))
         self._cached = (seq + 1, outcome.state)
-        if inbound is not None and self._seen is not None:
-            self._seen.add((inbound.source, inbound.forum_id))
+        self._took(inbound)
         return outcome
 
     def _commit_deferred(self, marks: dict[str, str] | None = None) -> int:
@@ -423,11 +447,11 @@ class GameDriver:
             seq = None
         except BaseException:
             self._forget()
-            self._seen = None
+            self._seen = self._texts = None
             raise
         if seq is None:  # folded again one by one on the newest state, as `step` does
             self._forget()
-            self.trust_cache, self._seen = False, None
+            self.trust_cache, self._seen, self._texts = False, None, None
             return sum(self.handle(b[2], send=False) for b in batch)
         self._maybe_pending = True
         self._unsaved = {}
@@ -742,10 +766,8 @@ class GameDriver:
                 for post in self.forum.read_thread(thread_id, None):
                     if post.author == self.forum.account:
                         continue
-                    if known is None:  # read once, and only when there are players' posts
-                        known = {}
-                        for fid, text in self.store.inbound_texts(self.game_id).items():
-                            known.setdefault(fid.split("~")[0], []).append(text)
+                    if known is None:  # only when there are players' posts
+                        known = self._post_texts()
                     texts = known.get(str(post.id))
                     if post.author == self.forum.account or not texts or post.text in texts:
                         continue
