@@ -17,7 +17,7 @@ from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.daemon import Daemon
 from tianshen.service.driver import GameDriver, OfflineForum
-from tianshen.sim.rehearsal import VESTS, VirtualClock
+from tianshen.sim.rehearsal import VESTS, VirtualClock, rehearse
 from tianshen.store import Store
 
 
@@ -187,3 +187,28 @@ def test_marks_are_written_with_the_steps_not_alone(env: Env) -> None:
     alone = [t for t in done if t and all(s == "INSERT INTO marks" for s in t)]
     assert alone == []
     assert env.store.marks(env.game_id)["window"] == ""  # the dawn's window, cleared with the PM's step
+
+
+def test_the_inputs_and_the_deadline_after_them_are_one_transaction(env: Env) -> None:
+    """Nothing had to reach the board before the count: the night's PMs and its end are
+    written together."""
+    env.driver.flush()
+    _night_pms(env)
+    env.goto(env.due())
+    seen = _statements(env.store)
+    assert env.driver.advance(env.clock.now()) == 4
+    assert [s for s in seen if s.startswith("INSERT INTO events")] == ["INSERT INTO events"]
+    assert [e.kind for e in env.store.events(env.game_id)] == ["setup", "pm", "pm", "pm", "deadline"]
+    assert env.driver.state().phase.label == "day 1"
+    assert any("第1夜结束" in p for p in env.gm_posts())
+
+
+def test_a_classic_10_rehearsal_takes_at_most_40_transactions(db_url: str) -> None:
+    """Issue 37: one transaction an advance for its steps and marks, one for what it sent."""
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    done = _transactions(store)
+    result = rehearse("classic_10", 1, db_url, store=store, name="tx-count")
+    assert result.winner
+    assert len([t for t in done if t]) <= 40
+    store.close()

@@ -326,9 +326,12 @@ class GameDriver:
     def _post_texts(self) -> dict[str, list[str]]:
         """The texts of the posts stored, by post id (an edit adds one), read once."""
         if self._texts is None:
-            self._texts = {}
+            texts: dict[str, list[str]] = {}
             for fid, text in self.store.inbound_texts(self.game_id).items():
-                self._texts.setdefault(fid.split("~")[0], []).append(text)
+                texts.setdefault(fid.split("~")[0], []).append(text)
+            self._texts = texts
+            for b in self._deferred or []:  # folded, not yet written
+                self._took(b[4].inbound)
         return self._texts
 
     def step(self, event: Input, send: bool = True, marks: dict[str, str] | None = None) -> Outcome | None:
@@ -414,13 +417,26 @@ class GameDriver:
 
     # ---- several inputs in one transaction (issue 26) ------------------------------------
 
+    def _to_settle(self) -> bool:
+        """Whether something must be written before a deadline is folded: a post (queued, or
+        in the run folded in memory: only what is committed is sent), a write whose try is on
+        record, or a window whose check may extend the phase (a step of its own)."""
+        if self._window_open is not False:
+            return True
+        if any(item.kind == "post" for b in self._deferred or [] for item in b[4].outbox):
+            return True
+        return any(row.kind == "post" or row.attempt_part is not None for row in self.store.queued(self.game_id))
+
     def _fold_later(self, event: Input, inbound: InboundRecord | None) -> Outcome:
         """Fold `event` in memory; `_commit_deferred` writes it with the others of the run."""
         assert self._deferred is not None
         state = self._current()
         seq = self._cached[0] if self._cached else 0
         outcome = self.ruleset.apply(state, event)
-        self._deferred.append((seq, state, event, outcome, self._step_of(state, event, inbound, outcome)))
+        step = self._step_of(state, event, inbound, outcome)
+        if isinstance(event, DeadlineIn):  # the window it opens, marked in the same commit
+            step.marks = self._window_mark(event.at, seq + 1, outcome, step.deadline_at)
+        self._deferred.append((seq, state, event, outcome, step))
         self._cached = (seq + 1, outcome.state)
         self._took(inbound)
         return outcome
@@ -452,7 +468,8 @@ class GameDriver:
         if seq is None:  # folded again one by one on the newest state, as `step` does
             self._forget()
             self.trust_cache, self._seen, self._texts = False, None, None
-            return sum(self.handle(b[2], send=False) for b in batch)
+            return sum(self.handle(b[2], send=False) for b in batch
+                       if not isinstance(b[2], DeadlineIn) or self._still_due(b[2]))  # (a GM extend moved it)
         self._maybe_pending = True
         self._unsaved = {}
         self._saved(lead)
@@ -493,11 +510,13 @@ class GameDriver:
         if not self._forum_reachable(read_ok and reachable, now):
             return steps  # deadlines wait: nobody could post while the board was down
         hold_marks = False
-        while True:
-            dl = self.next_deadline(self._current())
-            due = dl is not None and dl.at + self.deadline_grace <= now
-            self._deferred = []  # the run of inputs below: one transaction
-            try:
+        # the inputs and deadlines folded below are written in one transaction (issue 37), and
+        # before a deadline only when something must reach the board before its count
+        self._deferred = []
+        try:
+            while True:
+                dl = self.next_deadline(self._current())
+                due = dl is not None and dl.at + self.deadline_grace <= now
                 while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
                     if dl is not None and pending[0].at > dl.at:
                         # in the deadline's grace: what came after it waits for the fold, and is
@@ -507,30 +526,33 @@ class GameDriver:
                     self.handle(pending.pop(0), send=False)
                     dl = self.next_deadline(self._current())
                     due = dl is not None and dl.at + self.deadline_grace <= now
-            finally:
-                # read positions go with the run when it holds everything read so far
-                steps += self._commit_deferred(dict(marks) if not pending and not hold_marks else None)
-            dl = self.next_deadline(self._current())  # as written (folded again if the state moved)
-            due = dl is not None and dl.at + self.deadline_grace <= now
-            if not due or dl is None:
-                break
-            settled = self._settle_writes()
-            if settled is False:
-                break  # what it wrote is not on the board yet: the deadline waits
-            if self.check_window(now):
-                continue  # the window opened late and was extended: the deadline moved
-            if settled:  # threads just found or written: read them before the count
+                if not due or dl is None:
+                    break
+                settled = None
+                if self._to_settle():
+                    # read positions go with the run when it holds everything read so far
+                    steps += self._commit_deferred(dict(marks) if not pending and not hold_marks else None)
+                    self._deferred = []
+                    dl = self.next_deadline(self._current())  # as written (folded again if the state moved)
+                    if dl is None or dl.at + self.deadline_grace > now:
+                        break
+                    settled = self._settle_writes()
+                    if settled is False:
+                        break  # what it wrote is not on the board yet: the deadline waits
+                    if self.check_window(now):
+                        continue  # the window opened late and was extended: the deadline moved
+                if settled:  # threads just found or written: read them before the count
+                    more, _ = self._collect(marks, None if pms is None else [])
+                    pending = sorted(pending + more, key=lambda e: e.at)
+                pending = sorted(pending + self._edits(), key=lambda e: e.at)  # 13: edits seen before the count
+                if pending and pending[0].at <= dl.at:
+                    continue
+                self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False)
                 more, _ = self._collect(marks, None if pms is None else [])
                 pending = sorted(pending + more, key=lambda e: e.at)
-            pending = sorted(pending + self._edits(), key=lambda e: e.at)  # 13: edits seen before the count
-            if pending and pending[0].at <= dl.at:
-                continue
-            carried = dict(marks) if not pending and not hold_marks else None  # as with a run of inputs
-            if self.step(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False,
-                         marks=carried) is not None:
-                steps += 1
-            more, _ = self._collect(marks, None if pms is None else [])
-            pending = sorted(pending + more, key=lambda e: e.at)
+        finally:
+            # read positions go with the run when it holds everything read so far
+            steps += self._commit_deferred(dict(marks) if not pending and not hold_marks else None)
         if not hold_marks:  # held: read again after the fold (the store drops what was folded)
             self._store_marks(marks)
         if self._unsaved:
