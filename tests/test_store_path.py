@@ -14,10 +14,12 @@ from sqlalchemy import event
 from test_driver import GM, ROLES, START, Env, RecordingForum, gm_pms
 from tianshen.config import load_config
 from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.daemon import Daemon
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.sim.rehearsal import VESTS, VirtualClock, rehearse
+from tianshen.specs import load_spec, shared_spec
 from tianshen.store import Store
 
 
@@ -212,3 +214,28 @@ def test_a_classic_10_rehearsal_takes_at_most_40_transactions(db_url: str) -> No
     assert result.winner
     assert len([t for t in done if t]) <= 40
     store.close()
+
+
+def test_a_rehearsal_builds_its_spec_once_per_process(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sign-up, driver and rehearsal share one spec object (`specs.shared_spec`), not a new
+    copy of the variant each (issue 37)."""
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    rehearse("classic_10", 1, db_url, store=store, name="spec-warm")
+    built: list[str] = []
+    validate = RulesetSpec.model_validate.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(RulesetSpec, "model_validate",
+                        classmethod(lambda cls, data, **kw: built.append(data.get("id")) or validate(cls, data, **kw)))
+    rehearse("classic_10", 2, db_url, store=store, name="spec-again")
+    assert built == []
+    store.close()
+
+
+def test_a_shared_spec_is_read_again_when_its_file_changes(tmp_path: Path) -> None:
+    variant = tmp_path / "mine.toml"
+    variant.write_text('include = ["classic_10"]\nname = "我的变体"\n', encoding="utf-8")
+    first = shared_spec(str(variant))
+    assert shared_spec(str(variant)) is first and first.name == "我的变体"
+    variant.write_text('include = ["classic_10"]\nname = "改过的变体"\n', encoding="utf-8")
+    assert shared_spec(str(variant)).name == "改过的变体"
+    assert load_spec(str(variant)) is not load_spec(str(variant))  # load_spec: a copy the caller may change

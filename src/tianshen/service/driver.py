@@ -27,7 +27,7 @@ from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmI
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.gmwords import without_citations
-from tianshen.rules import game_ruleset, load_ruleset
+from tianshen.rules import family_class, game_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
@@ -114,11 +114,12 @@ class GameDriver:
         `variant` is an id or a .toml file; the record keeps the id.  `signed_up_at`, the
         moment of the sign-up by the forum's clock: no PM sent before it is the game's."""
         from tianshen.core.rng import new_salt
-        from tianshen.specs import game_file
+        from tianshen.specs import game_file, shared_spec
 
         if setup.salt is None:
             setup = setup.model_copy(update={"salt": new_salt()})
-        ruleset = load_ruleset(variant)  # `variant`: an id or a .toml file
+        spec = shared_spec(variant)  # `variant`: an id or a .toml file
+        ruleset = family_class(spec.ruleset)(spec)
         ruleset.setup(setup)
         config: dict[str, object] = {"setup": setup.model_dump(mode="json")}
         if file := game_file(variant):

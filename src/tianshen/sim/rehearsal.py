@@ -92,9 +92,9 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     if store is None:
         store = Store(db_url, durable=False)  # a rehearsal: no fsync per step
         store.upgrade()
-    from tianshen.specs import load_spec
+    from tianshen.specs import shared_spec
 
-    spec = load_spec(variant)
+    spec = shared_spec(variant)
     transcript = Transcript(board, printer)
     name = name or _free_name(store, f"{spec.id}-seed{seed}")
     players = players or spec.players
