@@ -411,6 +411,7 @@ class Store:
         # game id -> its pending outbox rows by id, as this process last read or wrote them
         # (`queued`); the same objects are updated as the rows are claimed, sent or failed
         self._queues: dict[int, dict[int, OutboxRecord]] = {}
+        self._out_seqs: dict[int, int] = {}  # game id -> its newest outbox seq, as this process wrote it
 
     def close(self) -> None:
         """Release every pooled connection."""
@@ -477,7 +478,7 @@ class Store:
             s.add_all(_player_rows(game.id, players))
             s.add(PhaseRow(game_id=game.id, label=phase_label, started_at=at or now))
             game_id = game.id
-        self._queues[game_id] = {}  # a new game has nothing to send
+        self._queues[game_id], self._out_seqs[game_id] = {}, 0  # a new game has nothing to send
         return game_id
 
     def game_id(self, name: str) -> int | None:
@@ -594,9 +595,12 @@ class Store:
             with self._conn() as conn:
                 seq = self._steps(conn, game_id, [step, *(then or [])], expected_seq, head, written)
         except IntegrityError:
+            self._out_seqs.pop(game_id, None)  # read again next time
             if not then and inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
                 return None
             raise
+        if written:
+            self._out_seqs[game_id] = written[-1].seq
         self._queue(game_id, written)
         return seq
 
@@ -653,13 +657,18 @@ class Store:
         for label, at in phases:
             _next_phase(conn, game_id, label, at)
         if outbox:
-            written.extend(self._add_outbox(conn, game_id, outbox))
+            # the newest seq as this process wrote it holds while no other step came between
+            # (the seq check above); a row another process added meanwhile fails the unique seq
+            known = self._out_seqs.get(game_id) if expected_seq is not None else None
+            written.extend(self._add_outbox(conn, game_id, outbox, known))
         return newest + len(steps)
 
     @staticmethod
-    def _add_outbox(conn: Connection, game_id: int, rows: list[dict[str, Any]]) -> list[OutboxRecord]:
-        """Insert a step's outbox rows after the game's newest seq; the rows as written."""
-        first = conn.scalar(_OUT_SEQ, dict(gid=game_id)) + 1
+    def _add_outbox(conn: Connection, game_id: int, rows: list[dict[str, Any]],
+                    newest: int | None) -> list[OutboxRecord]:
+        """Insert a step's outbox rows after the game's newest seq (read when not given);
+        the rows as written."""
+        first = (conn.scalar(_OUT_SEQ, dict(gid=game_id)) if newest is None else newest) + 1
         for n, row in enumerate(rows):
             row["seq"] = first + n
         ids = dict((key, oid) for oid, key in conn.execute(_ADD_OUT, rows))
@@ -741,8 +750,9 @@ class Store:
         return sorted(known.values(), key=lambda r: r.seq)
 
     def forget_queue(self, game_id: int) -> None:
-        """The game's queue is read again at the next `queued`."""
+        """The game's queue (and its newest seq) is read again when next needed."""
         self._queues.pop(game_id, None)
+        self._out_seqs.pop(game_id, None)
 
     def _known(self, game_id: int, rows: list[OutboxRecord]) -> list[OutboxRecord]:
         """The game's pending rows as just read (returned as they are) become its known queue
@@ -829,6 +839,7 @@ class Store:
             s.flush()
             written = [_outbox_record(r) for r in rows]
         self._queue(game_id, written)
+        self._out_seqs[game_id] = out_seq
 
     def merge_outbox(self, game_id: int, ids: list[int], item: OutboxItem, key: str) -> OutboxRecord | None:
         """Issue 32 item 2: pending rows (a burst of replies to one player) folded into one
@@ -857,6 +868,7 @@ class Store:
         for oid in ids:
             self._unqueue(oid, game_id)
         self._queue(game_id, [written])
+        self._out_seqs[game_id] = written.seq
         return replace(written)
 
     def fail_outbox(self, outbox_id: int, error: str) -> None:
