@@ -200,6 +200,7 @@ def test_the_inputs_and_the_deadline_after_them_are_one_transaction(env: Env) ->
     seen = _statements(env.store)
     assert env.driver.advance(env.clock.now()) == 4
     assert [s for s in seen if s.startswith("INSERT INTO events")] == ["INSERT INTO events"]
+    assert "SELECT coalesce" not in seen  # the newest outbox seq: as this process wrote it, not read
     assert [e.kind for e in env.store.events(env.game_id)] == ["setup", "pm", "pm", "pm", "deadline"]
     assert env.driver.state().phase.label == "day 1"
     assert any("第1夜结束" in p for p in env.gm_posts())
