@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, select
 
 from test_driver import GM, ROLES, START, Env, RecordingForum, gm_pms
 from tianshen.config import load_config
@@ -21,6 +21,7 @@ from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.sim.rehearsal import VESTS, VirtualClock, rehearse
 from tianshen.specs import load_spec, shared_spec
 from tianshen.store import Store
+from tianshen.store.models import PlayerRow
 
 
 @pytest.fixture
@@ -214,6 +215,12 @@ def test_a_classic_10_rehearsal_takes_at_most_40_transactions(db_url: str) -> No
     result = rehearse("classic_10", 1, db_url, store=store, name="tx-count")
     assert result.winner
     assert len([t for t in done if t]) <= 40
+    # a run's last state and the players' rows as it left them are what is stored
+    assert store.load_game(result.game_id).state_json == result.state.model_dump_json()
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(PlayerRow.name, PlayerRow.alive).where(PlayerRow.game_id == result.game_id))
+        assert dict(rows.all()) == {p.name: p.alive for p in result.state.players}
+    assert not all(p.alive for p in result.state.players)
     store.close()
 
 

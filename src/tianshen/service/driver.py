@@ -370,14 +370,16 @@ class GameDriver:
         return due is not None and due.kind == event.kind and due.at == event.at
 
     def _step_of(self, state: GameState, event: Input, inbound: InboundRecord | None, outcome: Outcome,
-                 marks: dict[str, str] | None = None) -> Step:
-        """What the store writes for one fold of `event` on `state`."""
+                 marks: dict[str, str] | None = None, whole: bool = True) -> Step:
+        """What the store writes for one fold of `event` on `state`.  Not `whole`: without
+        the state and the players' rows (a run in memory: only its last state is written,
+        `_commit_deferred`)."""
         new = outcome.state
         dl = self.next_deadline(new)
         return Step(inbound=inbound, event_kind=event.type, event_payload=event.model_dump_json(),
-                    phase_label=new.phase.label, state_json=new.model_dump_json(),
+                    phase_label=new.phase.label, state_json=new.model_dump_json() if whole else "",
                     status="over" if new.phase.kind == "over" else "running", deadline_at=dl.at if dl else None,
-                    winner=new.winner, players=_changed_players(state, new),
+                    winner=new.winner, players=_changed_players(state, new) if whole else None,
                     outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, marks=marks or {})
 
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
@@ -434,7 +436,7 @@ class GameDriver:
         state = self._current()
         seq = self._cached[0] if self._cached else 0
         outcome = self.ruleset.apply(state, event)
-        step = self._step_of(state, event, inbound, outcome)
+        step = self._step_of(state, event, inbound, outcome, whole=False)
         if isinstance(event, DeadlineIn):  # the window it opens, marked in the same commit
             step.marks = self._window_mark(event.at, seq + 1, outcome, step.deadline_at)
         self._deferred.append((seq, state, event, outcome, step))
@@ -451,6 +453,8 @@ class GameDriver:
         if not batch:
             return 0
         first_seq, first_state, first = batch[0][0], batch[0][1], batch[0][4]
+        last, newest = batch[-1][4], batch[-1][3].state  # the run's states are not changed after their fold
+        last.state_json, last.players = newest.model_dump_json(), _changed_players(first_state, newest)
         lead = {**self._unsaved, **(marks or {}), **first.marks}  # the steps' own marks win
         try:
             seq = self.store.commit_step(
