@@ -389,7 +389,7 @@ class GameDriver:
         step = self._step_of(state, event, inbound, outcome, marks)
         if isinstance(event, DeadlineIn):  # the window it opens, marked in its own commit
             marks = {**(marks or {}), **self._window_mark(event.at, seq_before + 1, outcome, step.deadline_at)}
-        marks = {**self._unsaved, **(marks or {})}
+        marks = self._changed({**self._unsaved, **(marks or {})})
         seq = self.store.commit_step(
             self.game_id, inbound=inbound, event_kind=step.event_kind, event_payload=step.event_payload,
             phase_label=step.phase_label, state_json=step.state_json, status=step.status,
@@ -455,7 +455,7 @@ class GameDriver:
         first_seq, first_state, first = batch[0][0], batch[0][1], batch[0][4]
         last, newest = batch[-1][4], batch[-1][3].state  # the run's states are not changed after their fold
         last.state_json, last.players = newest.model_dump_json(), _changed_players(first_state, newest)
-        lead = {**self._unsaved, **(marks or {}), **first.marks}  # the steps' own marks win
+        lead = self._changed({**self._unsaved, **(marks or {}), **first.marks})  # the steps' own marks win
         try:
             seq = self.store.commit_step(
                 self.game_id, inbound=first.inbound, event_kind=first.event_kind, event_payload=first.event_payload,
@@ -685,6 +685,12 @@ class GameDriver:
             self.store.set_marks(self.game_id, changed)
             stored.update(changed)
         self._unsaved = {}
+
+    def _changed(self, marks: dict[str, str]) -> dict[str, str]:
+        """Those of `marks` the store does not hold already (all when its marks are not read)."""
+        if self._marks is None:
+            return marks
+        return {k: v for k, v in marks.items() if self._marks.get(k) != v}
 
     def _saved(self, marks: dict[str, str]) -> None:
         """`marks` were written with a step."""
