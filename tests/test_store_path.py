@@ -247,3 +247,27 @@ def test_a_shared_spec_is_read_again_when_its_file_changes(tmp_path: Path) -> No
     variant.write_text('include = ["classic_10"]\nname = "改过的变体"\n', encoding="utf-8")
     assert shared_spec(str(variant)).name == "改过的变体"
     assert load_spec(str(variant)) is not load_spec(str(variant))  # load_spec: a copy the caller may change
+
+
+def test_an_input_whose_fold_failed_is_read_again(env: Env) -> None:
+    """The inputs folded before it are written; the read positions are not, so the failed
+    one comes back at the next advance."""
+    env.driver.flush()
+    env.goto(env.at(1))
+    env.board.pm("丙", GM, "占卜 甲")
+    env.board.pm("庚", GM, "天神你好")
+    env.goto(env.at(1.5))  # both older than the settle time: the PM mark would pass them
+    real = env.driver.ruleset.apply
+
+    def failing(state, event):  # type: ignore[no-untyped-def]
+        if getattr(event, "text", "") == "天神你好":
+            raise RuntimeError("a bug in the rules")
+        return real(state, event)
+
+    env.driver.ruleset.apply = failing  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        env.driver.advance(env.clock.now())
+    assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲"]
+    env.driver.ruleset.apply = real  # type: ignore[method-assign]
+    assert env.driver.advance(env.clock.now()) == 1
+    assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲", "天神你好"]

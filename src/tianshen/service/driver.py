@@ -518,6 +518,7 @@ class GameDriver:
         # the inputs and deadlines folded below are written in one transaction (issue 37), and
         # before a deadline only when something must reach the board before its count
         self._deferred = []
+        done = False
         try:
             while True:
                 dl = self.next_deadline(self._current())
@@ -555,9 +556,11 @@ class GameDriver:
                 self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False)
                 more, _ = self._collect(marks, None if pms is None else [])
                 pending = sorted(pending + more, key=lambda e: e.at)
+            done = True
         finally:
-            # read positions go with the run when it holds everything read so far
-            steps += self._commit_deferred(dict(marks) if not pending and not hold_marks else None)
+            # read positions go with the run when it holds everything read so far (not after
+            # a fold that failed: its input is read again)
+            steps += self._commit_deferred(dict(marks) if done and not pending and not hold_marks else None)
         if not hold_marks:  # held: read again after the fold (the store drops what was folded)
             self._store_marks(marks)
         if self._unsaved:
