@@ -74,6 +74,7 @@ _E, _PL = EventRow.__table__, PlayerRow.__table__
 _GID = bindparam("gid")
 _HEAD = select(_G.c.name, _G.c.phase_label, _G.c.step_seq).where(_G.c.id == _GID)
 _SEQ = select(_G.c.step_seq).where(_G.c.id == _GID)
+_GAME = select(_G).where(_G.c.id == _GID)
 _HEADS = (select(_G.c.id, _G.c.name, _G.c.ruleset, _G.c.seed, _G.c.status, _G.c.phase_label, _G.c.deadline_at,
                  _G.c.winner, _G.c.board, _G.c.step_seq)
           .where(_G.c.board.in_(bindparam("boards", expanding=True)), _G.c.status != BOARD_STATUS).order_by(_G.c.id))
@@ -256,7 +257,8 @@ class GameRecord:
     step_seq: int = 0
 
 
-def _game_record(g: Game) -> GameRecord:
+def _game_record(g: Any) -> GameRecord:
+    """A game's ORM object or row as a record."""
     return GameRecord(
         id=g.id,
         name=g.name,
@@ -299,21 +301,6 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
 def _player_values(game_id: int, p: dict[str, Any]) -> dict[str, Any]:
     return dict(game_id=game_id, name=p["name"], forum_name=p["forum_name"], seat=int(p["seat"]),
                 role=p.get("role") or "", faction=p.get("faction") or "", alive=bool(p.get("alive", True)))
-
-
-def _player_rows(game_id: int, players: list[dict[str, Any]]) -> list[PlayerRow]:
-    return [
-        PlayerRow(
-            game_id=game_id,
-            name=p["name"],
-            forum_name=p["forum_name"],
-            seat=int(p["seat"]),
-            role=p.get("role") or "",
-            faction=p.get("faction") or "",
-            alive=bool(p.get("alive", True)),
-        )
-        for p in players
-    ]
 
 
 def _enable_sqlite_fks(dbapi_connection: Any, _record: Any) -> None:
@@ -458,26 +445,15 @@ class Store:
         dealt has status "new", no players and the phase "setup".
         """
         now = utcnow()
-        with self._tx() as s:
-            game = Game(
-                name=name,
-                board=board,
-                ruleset=ruleset,
-                seed=seed,
-                status=status,
-                phase_label=phase_label,
-                deadline_at=deadline_at,
-                winner=None,
-                state_json=state_json,
-                config_json=json.dumps(config, ensure_ascii=False, sort_keys=True),
-                created_at=now,
-                updated_at=now,
-            )
-            s.add(game)
-            s.flush()
-            s.add_all(_player_rows(game.id, players))
-            s.add(PhaseRow(game_id=game.id, label=phase_label, started_at=at or now))
-            game_id = game.id
+        with self._conn() as conn:
+            game_id = conn.scalar(insert(_G).returning(_G.c.id), dict(
+                name=name, board=board, ruleset=ruleset, seed=seed, status=status, phase_label=phase_label,
+                deadline_at=deadline_at, winner=None, state_json=state_json,
+                config_json=json.dumps(config, ensure_ascii=False, sort_keys=True), created_at=now, updated_at=now,
+                step_seq=0))
+            if players:
+                conn.execute(insert(_PL), [_player_values(game_id, p) for p in players])
+            conn.execute(insert(_P), dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None))
         self._queues[game_id], self._out_seqs[game_id] = {}, 0  # a new game has nothing to send
         return game_id
 
@@ -487,11 +463,11 @@ class Store:
 
     def load_game(self, game_id: int) -> GameRecord:
         """The game row; KeyError if there is none."""
-        with self._tx() as s:
-            game = s.get(Game, game_id)
-            if game is None:
-                raise KeyError(game_id)
-            return _game_record(game)
+        with self._conn() as conn:
+            game = conn.execute(_GAME, dict(gid=game_id)).one_or_none()
+        if game is None:
+            raise KeyError(game_id)
+        return _game_record(game)
 
     def list_games(self, board: str | None = None) -> list[GameRecord]:
         """Every game (on one board when `board` is given), oldest first."""
