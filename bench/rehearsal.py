@@ -1,9 +1,15 @@
-"""Benchmark: whole rehearsals per variant — wall time and CPU per game, engine steps per
-second, statements and transactions per game (issue 26) and peak memory; first the
-`next_deadline` calls per stored event of a classic_8 rehearsal (issue 35).  Prints figures;
-asserts nothing.
+"""Benchmark: whole rehearsals per variant beside the pure engine, in the same run (issues
+26 and 37) — CPU per game of a rehearsal (the driver, the store, the memory board) and of
+the engine alone (`sim.montecarlo.Game`: the same variant and seeds folded in place, no
+store), their ratio, statements and transactions a rehearsal, engine steps per second, and
+the peak memory of one more rehearsal (traced apart: tracemalloc slows what it traces).
+First the `next_deadline` calls per stored event of a classic_8 rehearsal (issue 35).
+Prints figures; asserts nothing.
 
-    .venv/bin/python bench/rehearsal.py [games-per-variant]
+    .venv/bin/python bench/rehearsal.py [games-per-variant] [database url]
+
+Without a URL each variant plays in a new SQLite file; a PostgreSQL URL is used as it is
+(its games stay there; each run's names are new).
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ import tracemalloc
 from _counting import counts
 
 from tianshen.core.ruleset import Ruleset
+from tianshen.rules import load_ruleset
+from tianshen.sim.montecarlo import Game
 from tianshen.sim.rehearsal import rehearse
 from tianshen.store import Store
 
@@ -46,31 +54,54 @@ def deadline_calls(variant: str = "classic_8") -> None:
     print(f"{variant}: {calls[0]} next_deadline calls for {events} stored events ({calls[0] / events:.2f} per event)")
 
 
-def main(games: int) -> None:
-    print(f"{'variant':<16} {'games':>5} {'s/game':>8} {'CPU ms':>7} {'steps/s':>8} {'stmts':>6} {'tx':>5} "
-          f"{'peak MiB':>9}  winners")
+def engine_game(variant: str, players: int | None, seed: int) -> float:
+    """CPU seconds of one pure-engine game (in place, simulated players, no store)."""
+    ruleset = load_ruleset(variant)
+    t0 = time.process_time()
+    Game(ruleset, seed, players or ruleset.spec.players).play()
+    return time.process_time() - t0
+
+
+def one_variant(variant: str, players: int | None, games: int, url: str) -> str:
+    store = Store(url, durable=False)  # what `rehearse` opens: WAL on SQLite, no fsync per step
+    store.upgrade()
+    run = time.time_ns()
+    name = f"{variant}-{players}-{run}"
+    rehearse(variant, 0, url, store=store, players=players, name=f"warm-{name}")  # imports, statement caches
+    engine_game(variant, players, 0)
+    engine = cpu = elapsed = 0.0
+    statements = transactions = 0
+    winners: dict[str, int] = {}
+    ids: list[int] = []
+    for seed in range(1, games + 1):  # turn about, so the load of a shared machine weighs on both alike
+        engine += engine_game(variant, players, seed)
+        counts.reset()
+        t0, cpu0 = time.perf_counter(), time.process_time()
+        result = rehearse(variant, seed, url, store=store, players=players, name=f"{name}-{seed}")
+        elapsed, cpu = elapsed + time.perf_counter() - t0, cpu + time.process_time() - cpu0
+        statements, transactions = statements + counts.statements, transactions + counts.transactions
+        ids.append(result.game_id)
+        winners[result.winner or "none"] = winners.get(result.winner or "none", 0) + 1
+    tracemalloc.start()
+    rehearse(variant, 1, url, store=store, players=players, name=f"traced-{name}")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    steps = sum(len(store.events(g)) for g in ids)
+    store.close()
+    label = f"{variant}/{players}p" if players else variant
+    return (f"{label:<16} {games:>5} {cpu / games * 1000:>7.1f} {engine / games * 1000:>7.1f} {cpu / engine:>6.1f} "
+            f"{steps / elapsed:>8.0f} {statements / games:>6.0f} {transactions / games:>5.0f} "
+            f"{peak / 2**20:>9.1f}  {winners}")
+
+
+def main(games: int, url: str | None) -> None:
+    print(f"{'variant':<16} {'games':>5} {'CPU ms':>7} {'engine':>7} {'ratio':>6} {'steps/s':>8} {'stmts':>6} "
+          f"{'tx':>5} {'peak MiB':>9}  winners")
     for variant, players in VARIANTS:
         with tempfile.TemporaryDirectory() as tmp:
-            url = f"sqlite:///{tmp}/bench.db"
-            tracemalloc.start()
-            counts.reset()
-            t0, cpu0 = time.perf_counter(), time.process_time()
-            winners: dict[str, int] = {}
-            for seed in range(1, games + 1):
-                result = rehearse(variant, seed, url, players=players)
-                winners[result.winner or "none"] = winners.get(result.winner or "none", 0) + 1
-            elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-            statements, transactions = counts.statements, counts.transactions
-            _, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-            store = Store(url)
-            steps = sum(len(store.events(g.id)) for g in store.list_games())
-            store.close()
-        label = f"{variant}/{players}p" if players else variant
-        print(f"{label:<16} {games:>5} {elapsed / games:>8.3f} {cpu / games * 1000:>7.0f} {steps / elapsed:>8.0f} "
-              f"{statements / games:>6.0f} {transactions / games:>5.0f} {peak / 2**20:>9.1f}  {winners}")
+            print(one_variant(variant, players, games, url or f"sqlite:///{tmp}/bench.db"), flush=True)
 
 
 if __name__ == "__main__":
     deadline_calls()
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5, sys.argv[2] if len(sys.argv) > 2 else None)

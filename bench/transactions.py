@@ -22,10 +22,12 @@ def main(games: int, variant: str, url: str | None) -> None:
         url = url or f"sqlite:///{tmp}/bench.db"
         store = Store(url, durable=False)  # what `rehearse` opens: WAL, no fsync per step
         store.upgrade()
-        rehearse(variant, 0, url, store=store, name=f"warm-{time.time_ns()}")  # imports, statement caches
+        run = time.time_ns()  # new names: no search for a free one (a PostgreSQL database keeps its games)
+        rehearse(variant, 0, url, store=store, name=f"warm-{run}")  # imports, statement caches
         counts.reset()
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        ids = [rehearse(variant, seed, url, store=store).game_id for seed in range(1, games + 1)]
+        ids = [rehearse(variant, seed, url, store=store, name=f"{variant}-{run}-{seed}").game_id
+               for seed in range(1, games + 1)]
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         done, statements = counts.transactions, counts.statements
         steps = sum(len(store.events(g)) for g in ids)

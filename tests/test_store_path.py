@@ -9,16 +9,19 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, select
 
 from test_driver import GM, ROLES, START, Env, RecordingForum, gm_pms
 from tianshen.config import load_config
 from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.daemon import Daemon
 from tianshen.service.driver import GameDriver, OfflineForum
-from tianshen.sim.rehearsal import VESTS, VirtualClock
+from tianshen.sim.rehearsal import VESTS, VirtualClock, rehearse
+from tianshen.specs import load_spec, shared_spec
 from tianshen.store import Store
+from tianshen.store.models import PlayerRow
 
 
 @pytest.fixture
@@ -126,3 +129,145 @@ def test_an_idle_tick_reads_the_games_once_and_sees_a_gm_command(tmp_path: Path)
     after = daemon.served[game].driver.state()
     assert after.data.get("gm_log") and not before.data.get("gm_log")
     daemon.store.close()
+
+
+# ---- issue 37: what this process wrote is not read again ---------------------------------
+
+
+def _outbox_reads(store: Store) -> list[str]:
+    """The SELECTs of outbox rows (not the seq a step's rows take) the store runs from now on."""
+    seen: list[str] = []
+
+    def statement(_conn, _cursor, sql: str, *_: object) -> None:
+        if sql.lstrip().startswith("SELECT outbox."):
+            seen.append(sql)
+
+    event.listen(store.engine, "before_cursor_execute", statement)
+    return seen
+
+
+def test_the_driver_sends_and_settles_what_it_wrote_without_reading_the_outbox(env: Env) -> None:
+    env.driver.flush()
+    _night_pms(env)
+    reads = _outbox_reads(env.store)
+    env.driver.advance(env.clock.now())  # three receipts
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())  # dawn: its posts are settled, then sent
+    assert reads == []
+    assert env.store.pending_outbox(env.game_id) == []
+    assert len(gm_pms(env.board, "丙")) == 2 and any("第1夜结束" in p for p in env.gm_posts())
+
+
+def test_rows_another_process_queued_are_read_and_sent(env: Env) -> None:
+    env.driver.flush()
+    posts = len(env.gm_posts())
+    _admin_extend(env, 1)  # its announcement waits in the outbox for this process to send
+    assert env.driver.flush() == 1
+    assert len(env.gm_posts()) == posts + 1 and env.store.pending_outbox(env.game_id) == []
+
+
+def _transactions(store: Store) -> list[list[str]]:
+    """The statements of each transaction the store runs from now on (their first words)."""
+    done: list[list[str]] = [[]]
+    event.listen(store.engine, "before_cursor_execute", lambda *a: done[-1].append(" ".join(a[2].split()[:3])))
+    event.listen(store.engine, "commit", lambda *_: done.append([]))
+    event.listen(store.engine, "rollback", lambda *_: done.append([]))
+    return done
+
+
+def test_marks_are_written_with_the_steps_not_alone(env: Env) -> None:
+    """The read positions go with the run of inputs they lead to, and the window checked
+    after a deadline is cleared in the next step's commit: no transaction writes marks alone."""
+    env.driver.flush()
+    done = _transactions(env.store)
+    _night_pms(env)
+    env.driver.advance(env.clock.now())
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())  # dawn, its window checked once sent
+    env.goto(env.at(1))
+    env.board.pm("丙", GM, "今天投谁")
+    env.driver.advance(env.clock.now())
+    alone = [t for t in done if t and all(s == "INSERT INTO marks" for s in t)]
+    assert alone == []
+    assert env.store.marks(env.game_id)["window"] == ""  # the dawn's window, cleared with the PM's step
+
+
+def test_the_inputs_and_the_deadline_after_them_are_one_transaction(env: Env) -> None:
+    """Nothing had to reach the board before the count: the night's PMs and its end are
+    written together."""
+    env.driver.flush()
+    _night_pms(env)
+    env.goto(env.due())
+    seen = _statements(env.store)
+    assert env.driver.advance(env.clock.now()) == 4
+    assert [s for s in seen if s.startswith("INSERT INTO events")] == ["INSERT INTO events"]
+    assert "SELECT coalesce" not in seen  # the newest outbox seq: as this process wrote it, not read
+    assert [e.kind for e in env.store.events(env.game_id)] == ["setup", "pm", "pm", "pm", "deadline"]
+    assert env.driver.state().phase.label == "day 1"
+    assert any("第1夜结束" in p for p in env.gm_posts())
+
+
+def test_a_classic_10_rehearsal_takes_at_most_40_transactions(db_url: str) -> None:
+    """Issue 37: one transaction an advance for its steps and marks, one for what it sent."""
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    done = _transactions(store)
+    result = rehearse("classic_10", 1, db_url, store=store, name="tx-count")
+    assert result.winner
+    assert len([t for t in done if t]) <= 40
+    # a run's last state and the players' rows as it left them are what is stored
+    assert store.load_game(result.game_id).state_json == result.state.model_dump_json()
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(PlayerRow.name, PlayerRow.alive).where(PlayerRow.game_id == result.game_id))
+        assert dict(rows.all()) == {p.name: p.alive for p in result.state.players}
+    assert not all(p.alive for p in result.state.players)
+    store.close()
+
+
+def test_a_rehearsal_builds_its_spec_once_per_process(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sign-up, driver and rehearsal share one spec object (`specs.shared_spec`), not a new
+    copy of the variant each (issue 37)."""
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    rehearse("classic_10", 1, db_url, store=store, name="spec-warm")
+    built: list[str] = []
+    validate = RulesetSpec.model_validate.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(RulesetSpec, "model_validate",
+                        classmethod(lambda cls, data, **kw: built.append(data.get("id")) or validate(cls, data, **kw)))
+    rehearse("classic_10", 2, db_url, store=store, name="spec-again")
+    assert built == []
+    store.close()
+
+
+def test_a_shared_spec_is_read_again_when_its_file_changes(tmp_path: Path) -> None:
+    variant = tmp_path / "mine.toml"
+    variant.write_text('include = ["classic_10"]\nname = "我的变体"\n', encoding="utf-8")
+    first = shared_spec(str(variant))
+    assert shared_spec(str(variant)) is first and first.name == "我的变体"
+    variant.write_text('include = ["classic_10"]\nname = "改过的变体"\n', encoding="utf-8")
+    assert shared_spec(str(variant)).name == "改过的变体"
+    assert load_spec(str(variant)) is not load_spec(str(variant))  # load_spec: a copy the caller may change
+
+
+def test_an_input_whose_fold_failed_is_read_again(env: Env) -> None:
+    """The inputs folded before it are written; the read positions are not, so the failed
+    one comes back at the next advance."""
+    env.driver.flush()
+    env.goto(env.at(1))
+    env.board.pm("丙", GM, "占卜 甲")
+    env.board.pm("庚", GM, "天神你好")
+    env.goto(env.at(1.5))  # both older than the settle time: the PM mark would pass them
+    real = env.driver.ruleset.apply
+
+    def failing(state, event):  # type: ignore[no-untyped-def]
+        if getattr(event, "text", "") == "天神你好":
+            raise RuntimeError("a bug in the rules")
+        return real(state, event)
+
+    env.driver.ruleset.apply = failing  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        env.driver.advance(env.clock.now())
+    assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲"]
+    env.driver.ruleset.apply = real  # type: ignore[method-assign]
+    assert env.driver.advance(env.clock.now()) == 1
+    assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲", "天神你好"]

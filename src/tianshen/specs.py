@@ -67,9 +67,29 @@ def spec_path(variant: str) -> Path:
 
 def load_spec(variant: str) -> RulesetSpec:
     """Load a variant by id (`classic_10`) or by path to a TOML file (its `include`s are read
-    relative to the file)."""
+    relative to the file): a new object, the caller's to change."""
+    return _load(spec_path(variant), [])
+
+
+def shared_spec(variant: str) -> RulesetSpec:
+    """`load_spec`, built once per process while its files stay the same (a GM's edit is
+    read anew): one object shared by every caller, to be read only (issue 37: a game's
+    driver, sign-up and rehearsal read the same variant several times)."""
     path = spec_path(variant)
-    data = _read(path)
+    known = _shared.get(path)
+    if known is not None and all(_version(f) == v for f, v in known[0]):
+        return known[1]
+    files: list[Path] = []
+    spec = _load(path, files)
+    _shared[path] = (tuple((f, _version(f)) for f in files), spec)
+    return spec
+
+
+_shared: dict[Path, tuple[tuple[tuple[Path, tuple[int, int]], ...], RulesetSpec]] = {}  # file -> (its files, spec)
+
+
+def _load(path: Path, files: list[Path]) -> RulesetSpec:
+    data = _read(path, files)
     data.setdefault("id", path.stem)
     spec = RulesetSpec.model_validate(data)
     if find_by_id(spec.id) is None:
@@ -82,29 +102,35 @@ def game_file(variant: str) -> str | None:
     file, when its id alone would not find the same file again (given by path, or an id no
     directory has); None for a plain id."""
     path = spec_path(variant)
-    spec_id = load_spec(variant).id
+    spec_id = shared_spec(variant).id
     return None if find_by_id(spec_id) == path else str(path)
 
 
 _parsed: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}  # file -> ((mtime, size), its TOML)
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path, files: list[Path] | None = None) -> dict[str, Any]:
     """A variant file may `include` a shared file (name starting with `_`) or another variant,
     by its path relative to the file or by a shipped variant's id (`include = ["classic_8"]`:
     a GM's own variant file works wherever it is); the variant wins."""
     data = copy.deepcopy(_toml(path))
+    if files is not None:  # the files it was read from (`shared_spec` checks them)
+        files.append(path)
     base: dict[str, Any] = {}
     for name in data.pop("include", []):
         found = None if is_file_name(name) else find_by_id(name)
-        base = _merge(base, _read(found or path.parent / name))
+        base = _merge(base, _read(found or path.parent / name, files))
     return _merge(base, data)
+
+
+def _version(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
 
 
 def _toml(path: Path) -> dict[str, Any]:
     """A file's TOML, parsed once while the file stays the same (a GM's edit is read anew)."""
-    stat = path.stat()
-    version = (stat.st_mtime_ns, stat.st_size)
+    version = _version(path)
     known = _parsed.get(path)
     if known is None or known[0] != version:
         with path.open("rb") as fh:

@@ -15,7 +15,7 @@ from typing import Any
 from tianshen.core.family import Family
 from tianshen.core.ruleset import Ruleset
 from tianshen.core.spec import RulesetSpec
-from tianshen.specs import load_spec
+from tianshen.specs import load_spec, shared_spec
 
 
 def families() -> dict[str, Family]:
@@ -59,7 +59,7 @@ def game_spec(ruleset: str, config: Mapping[str, Any]) -> RulesetSpec:
     """The variant of a stored game: the file it was signed up with (`config["ruleset_file"]`,
     see tianshen.specs.game_file), else its id.  Every reader of a stored game (driver, `admin
     status`, the web pages) goes through here, so a game signed up from a file works there too."""
-    return load_spec(str(config.get("ruleset_file") or ruleset))
+    return shared_spec(str(config.get("ruleset_file") or ruleset))  # read only: shared (issue 37)
 
 
 def game_ruleset(ruleset: str, config: Mapping[str, Any]) -> Ruleset:

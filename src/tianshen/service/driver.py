@@ -27,10 +27,10 @@ from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmI
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.gmwords import without_citations
-from tianshen.rules import game_ruleset, load_ruleset
+from tianshen.rules import family_class, game_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
-from tianshen.store import InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
+from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,8 @@ class GameDriver:
         self._game_start = datetime.fromisoformat(record.config["setup"]["start"])
         self.gm_contact: str | None = record.config["setup"].get("gm_contact")
         self._signed_up = signed_up(record.config)
-        events = store.events(game_id)[:1]
+        self._record: GameRecord | None = record if record.step_seq == 0 else None  # for `create`'s start
+        events = store.events(game_id)[:1] if record.step_seq else []
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
         self.ruleset: Ruleset = game_ruleset(record.ruleset, record.config)  # see register
@@ -65,13 +66,18 @@ class GameDriver:
         self.outage_extension_after = timedelta(minutes=30)
         self.pm_settle_time = timedelta(minutes=10)
         self.reads_pms = True  # False when the board reads the GM's PMs for every game (the daemon)
+        self.alone = False  # True: no other game is played on its board (a rehearsal's own board)
         self._clock_hint: datetime | None = None  # `now` of the current advance
         self.owner = owner or default_owner()
         self.sender = sender or OutboxSender(store, forum, self.owner)
         self._cached: tuple[int, GameState] | None = None  # (step seq, state)
         self._due: tuple[GameState, Deadline | None] | None = None  # next_deadline of one state object
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
+        self._texts: dict[str, list[str]] | None = None  # the folded posts' texts by post id (`_edits`)
         self._marks: dict[str, str] | None = None  # the stored marks (None: not read); this driver writes them
+        # marks decided and not yet written: they go with this driver's next commit (issue 37),
+        # or at the end of the advance; lost in a crash, they are decided again the same way
+        self._unsaved: dict[str, str] = {}
         # True while the daemon vouches that `_cached` is the newest (it read every game's head
         # this tick, `note_head`): no read of the seq; a step committed elsewhere meanwhile is
         # still caught by the commit's seq check (StaleState)
@@ -83,6 +89,7 @@ class GameDriver:
         self.late_window_policy = "extend"  # issue 22 item 7: "extend" or "none" ([run] late_window)
         self.late_window_grace = timedelta(minutes=10)  # later than this, the window is extended
         self._window_open: bool | None = None  # a window's opening not yet checked (None: unknown)
+        self._window: tuple[int, list[OutboxRecord]] | None = None  # (step seq, its posts) as written here
         # a deadline is folded this long after its time ([run] deadline_grace_seconds): PMs sent
         # before it that a lagging board shows late are read and counted first (issue 27 item 1)
         self.deadline_grace = timedelta(0)
@@ -91,10 +98,11 @@ class GameDriver:
 
     @classmethod
     def create(cls, store: Store, forum: Forum, name: str, variant: str, setup: GameSetup,
-               on_step: StepHook | None = None) -> GameDriver:
-        """Sign the game up and start it at once."""
+               on_step: StepHook | None = None, alone: bool = False) -> GameDriver:
+        """Sign the game up and start it at once (`alone`: see `self.alone`)."""
         driver = cls(store, forum, cls.register(store, name, variant, setup), on_step)
-        driver.start()
+        driver.alone = alone
+        driver.start(record=driver._record)
         return driver
 
     @staticmethod
@@ -106,11 +114,12 @@ class GameDriver:
         `variant` is an id or a .toml file; the record keeps the id.  `signed_up_at`, the
         moment of the sign-up by the forum's clock: no PM sent before it is the game's."""
         from tianshen.core.rng import new_salt
-        from tianshen.specs import game_file
+        from tianshen.specs import game_file, shared_spec
 
         if setup.salt is None:
             setup = setup.model_copy(update={"salt": new_salt()})
-        ruleset = load_ruleset(variant)  # `variant`: an id or a .toml file
+        spec = shared_spec(variant)  # `variant`: an id or a .toml file
+        ruleset = family_class(spec.ruleset)(spec)
         ruleset.setup(setup)
         config: dict[str, object] = {"setup": setup.model_dump(mode="json")}
         if file := game_file(variant):
@@ -139,9 +148,11 @@ class GameDriver:
         self._head_status = status
         self.trust_cache = True
 
-    def start(self, at: datetime | None = None, send: bool = True) -> Outcome:
-        """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start)."""
-        record = self.store.load_game(self.game_id)
+    def start(self, at: datetime | None = None, send: bool = True, record: GameRecord | None = None) -> Outcome:
+        """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start).
+        `record`: the game's row as just read (its commit checks it is still the newest)."""
+        record = record or self.store.load_game(self.game_id)
+        self._record = None
         if record.status != "new":
             raise ValueError(f"game {record.name} has already started")
         setup = GameSetup.model_validate(record.config["setup"])
@@ -163,6 +174,8 @@ class GameDriver:
         assert seq is not None
         self._cached = (seq, state)
         self._stored_marks().update(marks)
+        if "window" in marks:
+            self._opened(seq)
         self._game_start = setup.start
         log.info("game=%s started seed=%s players=%d", self.name, setup.seed, len(state.players))
         if self.on_step:
@@ -208,6 +221,8 @@ class GameDriver:
         read again, and it may have queued messages."""
         self._cached = None
         self._marks = None
+        self._window = None
+        self._texts = None
         self._maybe_pending = True
         self.sender.forget(self.game_id)
 
@@ -253,6 +268,8 @@ class GameDriver:
 
     def _marked(self, items: list[OutboxItem]) -> list[OutboxItem]:
         """Each row naming its game where it must (issue 27, `service.identity`)."""
+        if self._others is None and self.alone:
+            self._others = (set(), set())
         if self._others is None and any(item.kind == "pm" for item in items):
             self._others = identity.elsewhere(self.store.live_configs(self.board), self.game_id)
         return identity.mark_game(items, self.name, self.game_id, self._others)
@@ -298,6 +315,26 @@ class GameDriver:
             self._seen = self.store.inbound_keys(self.game_id)
         return (inbound.source, inbound.forum_id) in self._seen
 
+    def _took(self, inbound: InboundRecord | None) -> None:
+        """An input folded here (or found stored already): not folded again; a post's text known."""
+        if inbound is None:
+            return
+        if self._seen is not None:
+            self._seen.add((inbound.source, inbound.forum_id))
+        if self._texts is not None and inbound.source == "post":
+            self._texts.setdefault(inbound.forum_id.split("~")[0], []).append(inbound.text)
+
+    def _post_texts(self) -> dict[str, list[str]]:
+        """The texts of the posts stored, by post id (an edit adds one), read once."""
+        if self._texts is None:
+            texts: dict[str, list[str]] = {}
+            for fid, text in self.store.inbound_texts(self.game_id).items():
+                texts.setdefault(fid.split("~")[0], []).append(text)
+            self._texts = texts
+            for b in self._deferred or []:  # folded, not yet written
+                self._took(b[4].inbound)
+        return self._texts
+
     def step(self, event: Input, send: bool = True, marks: dict[str, str] | None = None) -> Outcome | None:
         """Fold one input and commit it (then send, unless `send` is False); the outcome,
         or None for a duplicate.  A commit that finds a newer state (another process, a GM
@@ -333,14 +370,16 @@ class GameDriver:
         return due is not None and due.kind == event.kind and due.at == event.at
 
     def _step_of(self, state: GameState, event: Input, inbound: InboundRecord | None, outcome: Outcome,
-                 marks: dict[str, str] | None = None) -> Step:
-        """What the store writes for one fold of `event` on `state`."""
+                 marks: dict[str, str] | None = None, whole: bool = True) -> Step:
+        """What the store writes for one fold of `event` on `state`.  Not `whole`: without
+        the state and the players' rows (a run in memory: only its last state is written,
+        `_commit_deferred`)."""
         new = outcome.state
         dl = self.next_deadline(new)
         return Step(inbound=inbound, event_kind=event.type, event_payload=event.model_dump_json(),
-                    phase_label=new.phase.label, state_json=new.model_dump_json(),
+                    phase_label=new.phase.label, state_json=new.model_dump_json() if whole else "",
                     status="over" if new.phase.kind == "over" else "running", deadline_at=dl.at if dl else None,
-                    winner=new.winner, players=_changed_players(state, new),
+                    winner=new.winner, players=_changed_players(state, new) if whole else None,
                     outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, marks=marks or {})
 
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
@@ -350,21 +389,24 @@ class GameDriver:
         step = self._step_of(state, event, inbound, outcome, marks)
         if isinstance(event, DeadlineIn):  # the window it opens, marked in its own commit
             marks = {**(marks or {}), **self._window_mark(event.at, seq_before + 1, outcome, step.deadline_at)}
+        marks = self._changed({**self._unsaved, **(marks or {})})
         seq = self.store.commit_step(
             self.game_id, inbound=inbound, event_kind=step.event_kind, event_payload=step.event_payload,
             phase_label=step.phase_label, state_json=step.state_json, status=step.status,
             deadline_at=step.deadline_at, winner=step.winner, players=step.players, outbox=step.outbox, at=step.at,
             expected_seq=seq_before, marks=marks, head=(self.name, state.phase.label) if self._cached else None,
         )
-        if inbound is not None and self._seen is not None:
-            self._seen.add((inbound.source, inbound.forum_id))
+        self._took(inbound)
         if seq is None:
             log.info("game=%s duplicate input %s ignored", self.name, getattr(event, "id", "?"))
             return None
         self._cached = (seq, outcome.state)
         self._maybe_pending = True
+        self._unsaved = {}
         if marks:
-            self._stored_marks().update(marks)
+            self._saved(marks)
+            if marks.get("window"):
+                self._opened(seq)
         self._folded(seq, state, event, outcome)
         return outcome
 
@@ -378,45 +420,69 @@ class GameDriver:
 
     # ---- several inputs in one transaction (issue 26) ------------------------------------
 
+    def _to_settle(self) -> bool:
+        """Whether something must be written before a deadline is folded: a post (queued, or
+        in the run folded in memory: only what is committed is sent), a write whose try is on
+        record, or a window whose check may extend the phase (a step of its own)."""
+        if self._window_open is not False:
+            return True
+        if any(item.kind == "post" for b in self._deferred or [] for item in b[4].outbox):
+            return True
+        return any(row.kind == "post" or row.attempt_part is not None for row in self.store.queued(self.game_id))
+
     def _fold_later(self, event: Input, inbound: InboundRecord | None) -> Outcome:
         """Fold `event` in memory; `_commit_deferred` writes it with the others of the run."""
         assert self._deferred is not None
         state = self._current()
         seq = self._cached[0] if self._cached else 0
         outcome = self.ruleset.apply(state, event)
-        self._deferred.append((seq, state, event, outcome, self._step_of(state, event, inbound, outcome)))
+        step = self._step_of(state, event, inbound, outcome, whole=False)
+        if isinstance(event, DeadlineIn):  # the window it opens, marked in the same commit
+            step.marks = self._window_mark(event.at, seq + 1, outcome, step.deadline_at)
+        self._deferred.append((seq, state, event, outcome, step))
         self._cached = (seq + 1, outcome.state)
-        if inbound is not None and self._seen is not None:
-            self._seen.add((inbound.source, inbound.forum_id))
+        self._took(inbound)
         return outcome
 
-    def _commit_deferred(self) -> int:
-        """Write the inputs folded in memory (`_fold_later`) in one transaction; the steps
-        committed.  When the state moved meanwhile or one of them was stored already, they are
-        folded again one by one on the newest state, as `step` does."""
+    def _commit_deferred(self, marks: dict[str, str] | None = None) -> int:
+        """Write the inputs folded in memory (`_fold_later`) in one transaction, with the
+        marks not yet written and `marks` (read positions past nothing but these inputs); the
+        steps committed.  When the state moved meanwhile or one of them was stored already,
+        they are folded again one by one on the newest state, as `step` does."""
         batch, self._deferred = self._deferred or [], None
         if not batch:
             return 0
         first_seq, first_state, first = batch[0][0], batch[0][1], batch[0][4]
+        last, newest = batch[-1][4], batch[-1][3].state  # the run's states are not changed after their fold
+        last.state_json, last.players = newest.model_dump_json(), _changed_players(first_state, newest)
+        lead = self._changed({**self._unsaved, **(marks or {}), **first.marks})  # the steps' own marks win
         try:
             seq = self.store.commit_step(
                 self.game_id, inbound=first.inbound, event_kind=first.event_kind, event_payload=first.event_payload,
                 phase_label=first.phase_label, state_json=first.state_json, status=first.status,
                 deadline_at=first.deadline_at, winner=first.winner, players=first.players, outbox=first.outbox,
                 at=first.at, expected_seq=first_seq, head=(self.name, first_state.phase.label),
-                then=[b[4] for b in batch[1:]])
+                marks=lead, then=[b[4] for b in batch[1:]])
         except (StaleState, IntegrityError) as exc:
             log.info("game=%s %d inputs not written together (%s)", self.name, len(batch), type(exc).__name__)
             seq = None
         except BaseException:
             self._forget()
-            self._seen = None
+            self._seen = self._texts = None
             raise
         if seq is None:  # folded again one by one on the newest state, as `step` does
             self._forget()
-            self.trust_cache, self._seen = False, None
-            return sum(self.handle(b[2], send=False) for b in batch)
+            self.trust_cache, self._seen, self._texts = False, None, None
+            return sum(self.handle(b[2], send=False) for b in batch
+                       if not isinstance(b[2], DeadlineIn) or self._still_due(b[2]))  # (a GM extend moved it)
         self._maybe_pending = True
+        self._unsaved = {}
+        self._saved(lead)
+        for before, *_, step in batch:
+            if step.marks:
+                self._saved(step.marks)
+                if step.marks.get("window"):
+                    self._opened(before + 1)
         for before, state, event, outcome, _ in batch:
             self._folded(before + 1, state, event, outcome)
         for _ in batch:  # each step's point after its commit, as when they were written one by one
@@ -449,11 +515,14 @@ class GameDriver:
         if not self._forum_reachable(read_ok and reachable, now):
             return steps  # deadlines wait: nobody could post while the board was down
         hold_marks = False
-        while True:
-            dl = self.next_deadline(self._current())
-            due = dl is not None and dl.at + self.deadline_grace <= now
-            self._deferred = []  # the run of inputs below: one transaction
-            try:
+        # the inputs and deadlines folded below are written in one transaction (issue 37), and
+        # before a deadline only when something must reach the board before its count
+        self._deferred = []
+        done = False
+        try:
+            while True:
+                dl = self.next_deadline(self._current())
+                due = dl is not None and dl.at + self.deadline_grace <= now
                 while pending and (not due or pending[0].at <= dl.at):  # type: ignore[union-attr]
                     if dl is not None and pending[0].at > dl.at:
                         # in the deadline's grace: what came after it waits for the fold, and is
@@ -463,29 +532,39 @@ class GameDriver:
                     self.handle(pending.pop(0), send=False)
                     dl = self.next_deadline(self._current())
                     due = dl is not None and dl.at + self.deadline_grace <= now
-            finally:
-                steps += self._commit_deferred()
-            dl = self.next_deadline(self._current())  # as written (folded again if the state moved)
-            due = dl is not None and dl.at + self.deadline_grace <= now
-            if not due or dl is None:
-                break
-            settled = self._settle_writes()
-            if settled is False:
-                break  # what it wrote is not on the board yet: the deadline waits
-            if self.check_window(now):
-                continue  # the window opened late and was extended: the deadline moved
-            if settled:  # threads just found or written: read them before the count
+                if not due or dl is None:
+                    break
+                settled = None
+                if self._to_settle():
+                    # read positions go with the run when it holds everything read so far
+                    steps += self._commit_deferred(dict(marks) if not pending and not hold_marks else None)
+                    self._deferred = []
+                    dl = self.next_deadline(self._current())  # as written (folded again if the state moved)
+                    if dl is None or dl.at + self.deadline_grace > now:
+                        break
+                    settled = self._settle_writes()
+                    if settled is False:
+                        break  # what it wrote is not on the board yet: the deadline waits
+                    if self.check_window(now):
+                        continue  # the window opened late and was extended: the deadline moved
+                if settled:  # threads just found or written: read them before the count
+                    more, _ = self._collect(marks, None if pms is None else [])
+                    pending = sorted(pending + more, key=lambda e: e.at)
+                pending = sorted(pending + self._edits(), key=lambda e: e.at)  # 13: edits seen before the count
+                if pending and pending[0].at <= dl.at:
+                    continue
+                self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False)
                 more, _ = self._collect(marks, None if pms is None else [])
                 pending = sorted(pending + more, key=lambda e: e.at)
-            pending = sorted(pending + self._edits(), key=lambda e: e.at)  # 13: edits seen before the count
-            if pending and pending[0].at <= dl.at:
-                continue
-            if self.handle(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind), send=False):
-                steps += 1
-            more, _ = self._collect(marks, None if pms is None else [])
-            pending = sorted(pending + more, key=lambda e: e.at)
+            done = True
+        finally:
+            # read positions go with the run when it holds everything read so far (not after
+            # a fold that failed: its input is read again)
+            steps += self._commit_deferred(dict(marks) if done and not pending and not hold_marks else None)
         if not hold_marks:  # held: read again after the fold (the store drops what was folded)
             self._store_marks(marks)
+        if self._unsaved:
+            self._store_marks({})
         if send:
             self.flush()
             self.check_window(now)
@@ -499,7 +578,7 @@ class GameDriver:
         counts).  Receipts may wait (the burst of PMs before a deadline is folded first); posts
         and any write whose try is on record may not.  None: nothing needed sending; True:
         sent now; False: a post is still not on the board (the forum failed): the deadline waits."""
-        rows = self.store.pending_outbox(self.game_id)
+        rows = self.store.queued(self.game_id)
         if not any(row.kind == "post" or row.attempt_part is not None for row in rows):
             return None
         self._maybe_pending = True
@@ -507,7 +586,7 @@ class GameDriver:
         queue = in_queue_order(rows)
         cut = next((i for i, row in enumerate(queue) if is_reply(row)), len(queue))
         self.sender.send(queue[:cut] + [row for row in queue[cut:] if row.attempt_part is not None])
-        return not any(row.kind == "post" for row in self.store.pending_outbox(self.game_id))
+        return not any(row.kind == "post" for row in self.store.queued(self.game_id))
 
     def _window_mark(self, at: datetime, seq: int, outcome: Outcome, dl: object) -> dict[str, str]:
         """A deadline (or the deal) that opened a window: its opening posts (the posts of step
@@ -520,11 +599,19 @@ class GameDriver:
         return {"window": json.dumps({"at": at.isoformat(), "seq": seq})}
 
     def _window_rows(self, window: dict) -> list[OutboxRecord]:
+        """The window's opening posts: as this process wrote them (the queue's own rows, which
+        its sender keeps up to date), else the database's rows of that window only."""
         if "rows" in window:  # a mark written before the step's seq was kept
-            wanted = set(window["rows"])
-            return [row for row in self.store.outbox(self.game_id) if row.id in wanted]
-        prefix = f"{self.name}:{window['seq']}:"
-        return [row for row in self.store.outbox(self.game_id) if row.kind == "post" and row.key.startswith(prefix)]
+            return self.store.outbox_rows(self.game_id, list(window["rows"]))
+        if self._window is not None and self._window[0] == window["seq"]:
+            return self._window[1]
+        return self.store.window_posts(self.game_id, f"{self.name}:{window['seq']}:")
+
+    def _opened(self, seq: int) -> None:
+        """Step `seq` opened a window: its posts, as just written, kept for `check_window`."""
+        prefix = f"{self.name}:{seq}:"
+        self._window = (seq, [r for r in self.store.queued(self.game_id) if r.kind == "post"
+                              and r.key.startswith(prefix)])
 
     def check_window(self, now: datetime) -> bool:
         """Issue 22 item 7: a window that players could not use, because its opening post or
@@ -545,7 +632,10 @@ class GameDriver:
         opened = datetime.fromisoformat(window["at"])
         late = max((self._posted_at(row, now) for row in rows if row.status == "sent"), default=opened) - opened
         if self.late_window_policy != "extend" or late <= self.late_window_grace or self.is_over():
-            self.set_mark("window", "")
+            if self.is_over():
+                self.set_mark("window", "")
+            else:  # written with the next commit (a crash before it: checked again, alike)
+                self._unsaved["window"] = ""
             return False
         hours = late / timedelta(hours=1)  # the time lost, whole (the core rounds the end up to a minute)
         log.warning("game=%s the window opened at %s reached the board %s late: extended", self.name,
@@ -585,17 +675,30 @@ class GameDriver:
         return self._marks
 
     def mark(self, name: str) -> str | None:
-        return self._stored_marks().get(name)
+        return self._unsaved[name] if name in self._unsaved else self._stored_marks().get(name)
 
     def set_mark(self, name: str, value: str) -> None:
         self._store_marks({name: value})
 
     def _store_marks(self, marks: dict[str, str]) -> None:
+        """`marks` and those not yet written, now (what changed)."""
         stored = self._stored_marks()
-        changed = {k: v for k, v in marks.items() if stored.get(k) != v}
+        changed = {k: v for k, v in {**self._unsaved, **marks}.items() if stored.get(k) != v}
         if changed:
             self.store.set_marks(self.game_id, changed)
             stored.update(changed)
+        self._unsaved = {}
+
+    def _changed(self, marks: dict[str, str]) -> dict[str, str]:
+        """Those of `marks` the store does not hold already (all when its marks are not read)."""
+        if self._marks is None:
+            return marks
+        return {k: v for k, v in marks.items() if self._marks.get(k) != v}
+
+    def _saved(self, marks: dict[str, str]) -> None:
+        """`marks` were written with a step."""
+        if self._marks is not None:
+            self._marks.update(marks)
 
     def _forum_reachable(self, reachable: bool, now: datetime) -> bool:
         """003 §12.4: when the board was unreachable longer than `outage_extension_after`,
@@ -699,10 +802,8 @@ class GameDriver:
                 for post in self.forum.read_thread(thread_id, None):
                     if post.author == self.forum.account:
                         continue
-                    if known is None:  # read once, and only when there are players' posts
-                        known = {}
-                        for fid, text in self.store.inbound_texts(self.game_id).items():
-                            known.setdefault(fid.split("~")[0], []).append(text)
+                    if known is None:  # only when there are players' posts
+                        known = self._post_texts()
                     texts = known.get(str(post.id))
                     if post.author == self.forum.account or not texts or post.text in texts:
                         continue
@@ -766,10 +867,11 @@ class GameDriver:
 
     def flush(self, budget_s: float | None = None) -> int:
         """Send what the outbox holds, in order; stop at the first forum failure."""
-        if not self._maybe_pending and self._cached is not None and \
-                (self.trust_cache or self.store.step_seq(self.game_id) == self._cached[0]):
+        if self._cached is not None and not self.trust_cache and self.store.step_seq(self.game_id) != self._cached[0]:
+            self._forget()  # committed elsewhere (a GM command): its rows are read too
+        if not self._maybe_pending and self._cached is not None:
             return 0  # nothing committed since everything went out
-        rows = self.store.pending_outbox(self.game_id)
+        rows = self.store.queued(self.game_id)  # what this process wrote: not read again (`Store.queued`)
         sent = self.sender.send(rows, budget_s)
         self._maybe_pending = sent < len(rows)
         return sent

@@ -63,9 +63,10 @@ class OutboxSender:
         self.monotonic = monotonic
         self.clock_hint: datetime | None = None  # forum time of the current round, when known
         self._threads: dict[tuple[int, str], str] = {}
-        # threads not opened when last asked: only this sender opens a game's threads while its
-        # process holds the game's lease (`forget` when the game comes back from elsewhere)
-        self._absent: set[tuple[int, str]] = set()
+        # games whose threads were all read: one not known is not opened, as only this sender
+        # opens a game's threads while its process holds the game's lease (`forget` when the
+        # game comes back from elsewhere)
+        self._read: set[int] = set()
 
     def send(self, rows: Sequence[OutboxRecord], budget_s: float | None = None) -> int:
         """Send `rows` in the order given; stop at the first forum failure, or when the
@@ -211,21 +212,20 @@ class OutboxSender:
     def _note_thread(self, row: OutboxRecord, write: Write, result: str) -> None:
         if write.kind == "thread":
             self._threads[(row.game_id, row.target)] = result
-            self._absent.discard((row.game_id, row.target))
 
     def thread_id(self, game_id: int, key: str) -> str | None:
         found = self._threads.get((game_id, key))
-        if found is None and (game_id, key) not in self._absent:
-            found = self.store.thread_id(game_id, key)
-            if found is not None:
-                self._threads[(game_id, key)] = found
-            else:
-                self._absent.add((game_id, key))
+        if found is None and game_id not in self._read:
+            self._threads.update(((game_id, k), t) for t, k in self.store.threads(game_id).items())
+            self._read.add(game_id)
+            found = self._threads.get((game_id, key))
         return found
 
     def forget(self, game_id: int) -> None:
-        """The game's threads are read again (another process may have opened some)."""
-        self._absent = {k for k in self._absent if k[0] != game_id}
+        """The game's threads and its outbox queue are read again (another process may have
+        opened some, or written the outbox)."""
+        self._read.discard(game_id)
+        self.store.forget_queue(game_id)
 
     def _now(self) -> datetime:
         if self.clock_hint is not None:

@@ -92,9 +92,9 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     if store is None:
         store = Store(db_url, durable=False)  # a rehearsal: no fsync per step
         store.upgrade()
-    from tianshen.specs import load_spec
+    from tianshen.specs import shared_spec
 
-    spec = load_spec(variant)
+    spec = shared_spec(variant)
     transcript = Transcript(board, printer)
     name = name or _free_name(store, f"{spec.id}-seed{seed}")
     players = players or spec.players
@@ -103,7 +103,9 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
                          f"players, not {players}")
     # a rehearsal is no real game: its salt comes from the seed, so it is repeatable (core.rng)
     setup = GameSetup(seats=default_seats(players), seed=seed, salt=derived_salt(seed), start=start)
-    driver = GameDriver.create(store, forum, name, variant, setup)  # an id or a file (issue 13 item 11)
+    # an id or a file (issue 13 item 11); on its own board: no PM names its game, whatever
+    # else the database holds
+    driver = GameDriver.create(store, forum, name, variant, setup, alone=True)
     driver.trust_cache = True  # the rehearsal's own game: no one else writes it, its state is not read again
     sims = sims_for(spec.ruleset, board, forum.account, seed)
     for _ in range(MAX_STEPS):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -74,14 +74,17 @@ _E, _PL = EventRow.__table__, PlayerRow.__table__
 _GID = bindparam("gid")
 _HEAD = select(_G.c.name, _G.c.phase_label, _G.c.step_seq).where(_G.c.id == _GID)
 _SEQ = select(_G.c.step_seq).where(_G.c.id == _GID)
+_GAME = select(_G).where(_G.c.id == _GID)
 _HEADS = (select(_G.c.id, _G.c.name, _G.c.ruleset, _G.c.seed, _G.c.status, _G.c.phase_label, _G.c.deadline_at,
                  _G.c.winner, _G.c.board, _G.c.step_seq)
           .where(_G.c.board.in_(bindparam("boards", expanding=True)), _G.c.status != BOARD_STATUS).order_by(_G.c.id))
-# an outbox row's seq is the game's newest + 1, read by the INSERT itself (an executemany
-# runs it row by row, so each row sees the one before)
-_ADD_OUT = insert(_O).values(seq=select(func.coalesce(func.max(_O.c.seq), 0) + 1)
-                             .where(_O.c.game_id == bindparam("out_gid")).scalar_subquery())
+# a step's outbox rows take the seqs after the game's newest, read in the step's transaction
+# (the game's row is locked by then); the INSERT answers each row's id (one statement)
+_OUT_SEQ = select(func.coalesce(func.max(_O.c.seq), 0)).where(_O.c.game_id == _GID)
+_ADD_OUT = insert(_O).returning(_O.c.id, _O.c.key)
 _PENDING = select(_O).where(_O.c.game_id == _GID, _O.c.status == "pending").order_by(_O.c.seq)
+_WINDOW = select(_O).where(_O.c.game_id == _GID, _O.c.kind == "post",
+                           func.substr(_O.c.key, 1, bindparam("n")) == bindparam("prefix")).order_by(_O.c.seq)
 _PENDING_OF = (select(_O).where(_O.c.game_id.in_(bindparam("gids", expanding=True)), _O.c.status == "pending")
                .order_by(_O.c.id))
 _DONE = bindparam("b_done", type_=Boolean)
@@ -254,7 +257,8 @@ class GameRecord:
     step_seq: int = 0
 
 
-def _game_record(g: Game) -> GameRecord:
+def _game_record(g: Any) -> GameRecord:
+    """A game's ORM object or row as a record."""
     return GameRecord(
         id=g.id,
         name=g.name,
@@ -297,21 +301,6 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
 def _player_values(game_id: int, p: dict[str, Any]) -> dict[str, Any]:
     return dict(game_id=game_id, name=p["name"], forum_name=p["forum_name"], seat=int(p["seat"]),
                 role=p.get("role") or "", faction=p.get("faction") or "", alive=bool(p.get("alive", True)))
-
-
-def _player_rows(game_id: int, players: list[dict[str, Any]]) -> list[PlayerRow]:
-    return [
-        PlayerRow(
-            game_id=game_id,
-            name=p["name"],
-            forum_name=p["forum_name"],
-            seat=int(p["seat"]),
-            role=p.get("role") or "",
-            faction=p.get("faction") or "",
-            alive=bool(p.get("alive", True)),
-        )
-        for p in players
-    ]
 
 
 def _enable_sqlite_fks(dbapi_connection: Any, _record: Any) -> None:
@@ -406,6 +395,10 @@ class Store:
         self.engine = make_engine(url, durable)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._configs: dict[int, dict[str, Any]] = {}  # a game's config never changes: read once
+        # game id -> its pending outbox rows by id, as this process last read or wrote them
+        # (`queued`); the same objects are updated as the rows are claimed, sent or failed
+        self._queues: dict[int, dict[int, OutboxRecord]] = {}
+        self._out_seqs: dict[int, int] = {}  # game id -> its newest outbox seq, as this process wrote it
 
     def close(self) -> None:
         """Release every pooled connection."""
@@ -452,26 +445,17 @@ class Store:
         dealt has status "new", no players and the phase "setup".
         """
         now = utcnow()
-        with self._tx() as s:
-            game = Game(
-                name=name,
-                board=board,
-                ruleset=ruleset,
-                seed=seed,
-                status=status,
-                phase_label=phase_label,
-                deadline_at=deadline_at,
-                winner=None,
-                state_json=state_json,
-                config_json=json.dumps(config, ensure_ascii=False, sort_keys=True),
-                created_at=now,
-                updated_at=now,
-            )
-            s.add(game)
-            s.flush()
-            s.add_all(_player_rows(game.id, players))
-            s.add(PhaseRow(game_id=game.id, label=phase_label, started_at=at or now))
-            return game.id
+        with self._conn() as conn:
+            game_id = conn.scalar(insert(_G).returning(_G.c.id), dict(
+                name=name, board=board, ruleset=ruleset, seed=seed, status=status, phase_label=phase_label,
+                deadline_at=deadline_at, winner=None, state_json=state_json,
+                config_json=json.dumps(config, ensure_ascii=False, sort_keys=True), created_at=now, updated_at=now,
+                step_seq=0))
+            if players:
+                conn.execute(insert(_PL), [_player_values(game_id, p) for p in players])
+            conn.execute(insert(_P), dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None))
+        self._queues[game_id], self._out_seqs[game_id] = {}, 0  # a new game has nothing to send
+        return game_id
 
     def game_id(self, name: str) -> int | None:
         with self._tx() as s:
@@ -479,11 +463,11 @@ class Store:
 
     def load_game(self, game_id: int) -> GameRecord:
         """The game row; KeyError if there is none."""
-        with self._tx() as s:
-            game = s.get(Game, game_id)
-            if game is None:
-                raise KeyError(game_id)
-            return _game_record(game)
+        with self._conn() as conn:
+            game = conn.execute(_GAME, dict(gid=game_id)).one_or_none()
+        if game is None:
+            raise KeyError(game_id)
+        return _game_record(game)
 
     def list_games(self, board: str | None = None) -> list[GameRecord]:
         """Every game (on one board when `board` is given), oldest first."""
@@ -582,16 +566,22 @@ class Store:
         step = Step(inbound=inbound, event_kind=event_kind, event_payload=event_payload, phase_label=phase_label,
                     state_json=state_json, status=status, deadline_at=deadline_at, winner=winner, players=players,
                     outbox=outbox, at=at, marks=marks or {})
+        written: list[OutboxRecord] = []
         try:
             with self._conn() as conn:
-                return self._steps(conn, game_id, [step, *(then or [])], expected_seq, head)
+                seq = self._steps(conn, game_id, [step, *(then or [])], expected_seq, head, written)
         except IntegrityError:
+            self._out_seqs.pop(game_id, None)  # read again next time
             if not then and inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
                 return None
             raise
+        if written:
+            self._out_seqs[game_id] = written[-1].seq
+        self._queue(game_id, written)
+        return seq
 
     def _steps(self, conn: Connection, game_id: int, steps: list[Step], expected_seq: int | None,
-               head: tuple[str, str] | None) -> int:
+               head: tuple[str, str] | None, written: list[OutboxRecord]) -> int:
         """Core statements on the connection, not the ORM: one update of the game, and an
         insert per table (an executemany where there are several rows)."""
         if expected_seq is not None and head is not None:
@@ -623,7 +613,7 @@ class Store:
                                     phase_label=phase, event_seq=n, received_at=now))
             events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
                                payload_json=step.event_payload, created_at=step.at))
-            outbox += [dict(out_gid=game_id, game_id=game_id, kind=item.kind, target=item.target, title=item.title,
+            outbox += [dict(game_id=game_id, kind=item.kind, target=item.target, title=item.title,
                             subject=item.subject, body=item.body, key=item.key or f"{name}:{n}:{k}",
                             status="pending", created_at=now, sent_at=None, forum_ref=None, parts_done=0)
                        for k, item in enumerate(step.outbox)]
@@ -643,8 +633,24 @@ class Store:
         for label, at in phases:
             _next_phase(conn, game_id, label, at)
         if outbox:
-            conn.execute(_ADD_OUT, outbox)
+            # the newest seq as this process wrote it holds while no other step came between
+            # (the seq check above); a row another process added meanwhile fails the unique seq
+            known = self._out_seqs.get(game_id) if expected_seq is not None else None
+            written.extend(self._add_outbox(conn, game_id, outbox, known))
         return newest + len(steps)
+
+    @staticmethod
+    def _add_outbox(conn: Connection, game_id: int, rows: list[dict[str, Any]],
+                    newest: int | None) -> list[OutboxRecord]:
+        """Insert a step's outbox rows after the game's newest seq (read when not given);
+        the rows as written."""
+        first = (conn.scalar(_OUT_SEQ, dict(gid=game_id)) if newest is None else newest) + 1
+        for n, row in enumerate(rows):
+            row["seq"] = first + n
+        ids = dict((key, oid) for oid, key in conn.execute(_ADD_OUT, rows))
+        return [OutboxRecord(id=ids[r["key"]], game_id=game_id, seq=r["seq"], kind=r["kind"], target=r["target"],
+                             title=r["title"], subject=r["subject"], body=r["body"], key=r["key"], status="pending",
+                             forum_ref=None, created_at=r["created_at"], sent_at=None) for r in rows]
 
     # ---- inbound and events -----------------------------------------------------------
 
@@ -703,9 +709,60 @@ class Store:
     # ---- outbox -----------------------------------------------------------------------
 
     def pending_outbox(self, game_id: int) -> list[OutboxRecord]:
+        """The game's pending rows as the database has them now, in seq order."""
         with self._conn() as conn:
-            rows = conn.execute(_PENDING, dict(gid=game_id))
-            return [_outbox_record(r) for r in rows]
+            rows = [_outbox_record(r) for r in conn.execute(_PENDING, dict(gid=game_id))]
+        return self._known(game_id, rows)
+
+    # ---- the queue this process knows (issue 37: no re-read of what it just wrote) ------
+
+    def queued(self, game_id: int) -> list[OutboxRecord]:
+        """The game's pending rows, in seq order, as this process last read or wrote them
+        (read once): for the process that holds the game's lease, which alone writes its
+        outbox.  `forget_queue` when another process may have written it."""
+        known = self._queues.get(game_id)
+        if known is None:
+            return self.pending_outbox(game_id)
+        return sorted(known.values(), key=lambda r: r.seq)
+
+    def forget_queue(self, game_id: int) -> None:
+        """The game's queue (and its newest seq) is read again when next needed."""
+        self._queues.pop(game_id, None)
+        self._out_seqs.pop(game_id, None)
+
+    def _known(self, game_id: int, rows: list[OutboxRecord]) -> list[OutboxRecord]:
+        """The game's pending rows as just read (returned as they are) become its known queue
+        (copies); a row known already keeps its object, brought up to date, so whoever holds
+        it from `queued` sees what happens to it."""
+        old = self._queues.get(game_id, {})
+        queue: dict[int, OutboxRecord] = {}
+        for row in rows:
+            kept = old.get(row.id)
+            if kept is not None:
+                kept.__dict__.update(row.__dict__)
+            queue[row.id] = kept or replace(row)
+        self._queues[game_id] = queue
+        return rows
+
+    def _queue(self, game_id: int, rows: list[OutboxRecord]) -> None:
+        """Pending rows this process just wrote, into the game's queue when it is known."""
+        known = self._queues.get(game_id)
+        if known is not None:
+            known.update((row.id, row) for row in rows)
+
+    def _row(self, outbox_id: int, game_id: int = 0) -> OutboxRecord | None:
+        """A known pending row."""
+        queue = self._queues.get(game_id)
+        if queue is not None and outbox_id in queue:
+            return queue[outbox_id]
+        return next((q[outbox_id] for q in self._queues.values() if outbox_id in q), None)
+
+    def _unqueue(self, outbox_id: int, game_id: int = 0) -> OutboxRecord | None:
+        """A row no longer pending leaves its game's queue."""
+        row = self._row(outbox_id, game_id)
+        if row is not None:
+            self._queues.get(row.game_id, {}).pop(outbox_id, None)
+        return row
 
     def outbox(self, game_id: int) -> list[OutboxRecord]:
         with self._tx() as s:
@@ -718,13 +775,21 @@ class Store:
             rows = conn.execute(select(_O).where(_O.c.game_id == game_id, _O.c.id.in_(ids)).order_by(_O.c.seq))
             return [_outbox_record(r) for r in rows]
 
+    def window_posts(self, game_id: int, prefix: str) -> list[OutboxRecord]:
+        """The game's posts whose key starts with `prefix` (one step's: `name:seq:`), in seq order."""
+        with self._conn() as conn:
+            rows = conn.execute(_WINDOW, dict(gid=game_id, prefix=prefix, n=len(prefix)))
+            return [_outbox_record(r) for r in rows]
+
     def pending_for_games(self, game_ids: list[int]) -> list[OutboxRecord]:
         """The pending rows of several games (one board's write queue), oldest first."""
         if not game_ids:
             return []
         with self._conn() as conn:
-            rows = conn.execute(_PENDING_OF, dict(gids=game_ids))
-            return [_outbox_record(r) for r in rows]
+            rows = [_outbox_record(r) for r in conn.execute(_PENDING_OF, dict(gids=game_ids))]
+        for game_id in game_ids:  # each game's queue as read now
+            self._known(game_id, [r for r in rows if r.game_id == game_id])
+        return rows
 
     def count_sent_like(self, row: OutboxRecord, since: datetime) -> int:
         """Other rows of the game with the same kind, target, subject and text sent since
@@ -739,11 +804,18 @@ class Store:
         """Messages outside any step (the daemon telling the GM a game failed)."""
         with self._tx() as s:
             out_seq = s.scalar(select(func.max(OutboxRow.seq)).where(OutboxRow.game_id == game_id)) or 0
+            rows = []
             for item in items:
                 out_seq += 1
-                s.add(OutboxRow(game_id=game_id, seq=out_seq, kind=item.kind, target=item.target, title=item.title,
-                                subject=item.subject, body=item.body, key=f"{game_id}:extra:{utcnow().timestamp()}:"
-                                f"{out_seq}", status="pending", created_at=utcnow()))
+                rows.append(OutboxRow(game_id=game_id, seq=out_seq, kind=item.kind, target=item.target,
+                                      title=item.title, subject=item.subject, body=item.body,
+                                      key=f"{game_id}:extra:{utcnow().timestamp()}:{out_seq}", status="pending",
+                                      created_at=utcnow()))
+            s.add_all(rows)
+            s.flush()
+            written = [_outbox_record(r) for r in rows]
+        self._queue(game_id, written)
+        self._out_seqs[game_id] = out_seq
 
     def merge_outbox(self, game_id: int, ids: list[int], item: OutboxItem, key: str) -> OutboxRecord | None:
         """Issue 32 item 2: pending rows (a burst of replies to one player) folded into one
@@ -766,9 +838,14 @@ class Store:
                                 subject=item.subject, body=item.body, key=key, status="pending", created_at=now)
                 s.add(row)
                 s.flush()
-                return _outbox_record(row)
+                written = _outbox_record(row)
         except _Changed:
             return None
+        for oid in ids:
+            self._unqueue(oid, game_id)
+        self._queue(game_id, [written])
+        self._out_seqs[game_id] = written.seq
+        return replace(written)
 
     def fail_outbox(self, outbox_id: int, error: str) -> None:
         """The board refused this row for good: it is no longer sent (and no longer holds up
@@ -777,6 +854,9 @@ class Store:
             s.execute(update(OutboxRow).where(OutboxRow.id == outbox_id, OutboxRow.status == "pending")
                       .values(status="failed", error=error[:2000], claimed_by=None, claimed_until=None,
                               attempt_part=None, attempt_since=None))
+        row = self._unqueue(outbox_id)
+        if row is not None:
+            row.status, row.error, row.attempt_part, row.attempt_since = "failed", error[:2000], None, None
 
     def failed_outbox(self, game_id: int) -> list[OutboxRecord]:
         """The game's rows the board refused for good, oldest first."""
@@ -802,7 +882,9 @@ class Store:
             for row in rows:
                 row.status, row.error = "pending", None
             s.flush()
-            return [_outbox_record(r) for r in rows]
+            requeued = [_outbox_record(r) for r in rows]
+        self._queue(game_id, requeued)
+        return [replace(r) for r in requeued]
 
     def last_sent_at(self, game_ids: list[int]) -> datetime | None:
         """When the newest of these games' writes went out (local clock)."""
@@ -820,6 +902,9 @@ class Store:
             row.status = "sent"
             row.forum_ref = forum_ref
             row.sent_at = utcnow()
+        known = self._unqueue(outbox_id)
+        if known is not None:
+            known.status, known.forum_ref, known.sent_at = "sent", forum_ref, row.sent_at
 
     def claim(self, outbox_id: int, owner: str, until: datetime, part: int | None = None,
               since: datetime | None = None) -> bool:
@@ -837,7 +922,11 @@ class Store:
             row.claimed_by, row.claimed_until = owner, until
             if part is not None and row.attempt_part != part:
                 row.attempt_part, row.attempt_since = part, since
-            return True
+            claimed = (row.attempt_part, row.attempt_since)
+        known = self._row(outbox_id)
+        if known is not None:
+            known.attempt_part, known.attempt_since = claimed
+        return True
 
     def release_claims(self, game_id: int, owner: str) -> None:
         """Claims of other processes on the game's rows end (it took the game's lease over)."""
@@ -845,6 +934,7 @@ class Store:
             s.execute(update(OutboxRow).where(OutboxRow.game_id == game_id, OutboxRow.status == "pending",
                                               OutboxRow.claimed_by.is_not(None), OutboxRow.claimed_by != owner)
                       .values(claimed_by=None, claimed_until=None))
+        self.forget_queue(game_id)  # the other process may have written it
 
     def record_parts(self, parts: list[SentPart], game_id: int | None = None) -> None:
         """What a flush wrote, in one transaction: parts done, threads opened, rows sent (one
@@ -860,6 +950,15 @@ class Store:
                 for p in parts])
             if conn.dialect.supports_sane_multi_rowcount and done.rowcount < len(parts):
                 raise KeyError([p.outbox_id for p in parts])  # a row that is not there: nothing recorded
+        for p in parts:  # the known rows as the statement left them
+            row = self._unqueue(p.outbox_id, p.game_id) if p.done else self._row(p.outbox_id, p.game_id)
+            if row is None:
+                continue
+            row.parts_done, row.attempt_part, row.attempt_since = p.parts_done, None, None
+            row.forum_ref = row.forum_ref or p.forum_ref or row.forum_ref
+            row.board_at = row.board_at or p.board_at
+            if p.done:
+                row.status, row.sent_at = "sent", now
 
     # ---- leases (one process moderates a game at a time) -------------------------------
 
