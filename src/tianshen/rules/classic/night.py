@@ -46,20 +46,20 @@ class Dawn:
     answers: list[tuple[str, str, bool]] = field(default_factory=list)  # (diviner, target, is killer)
 
 
-def kill_groups(state: GameState) -> list[str]:
+def kill_groups(spec: RulesetSpec, state: GameState) -> list[str]:
     mode = killer_mode(state)
     if mode == "alternate":
         duty = on_duty_killer(state, state.phase.number)
         return [f"killer:{duty}"] if duty else []
     if mode == "allied_independent":
-        return [g for g in ("allied", "independent") if members(state, g)]
+        return [g for g in ("allied", "independent") if members(spec, state, g)]
     return ["killers"] if living_killers(state) else []
 
 
 def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kill]:
     kills = []
-    for group in kill_groups(state):
-        target = group_target(state, "kill", group)
+    for group in kill_groups(spec, state):
+        target = group_target(spec, state, "kill", group)
         if target is None:
             continue
         if killer_mode(state) == "alternate" and is_killer(state.player(target)) and group != f"killer:{target}":
@@ -78,12 +78,12 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     """002 夜晚, in the order of DECISIONS §3.1.5.  Mutates `state` (a copy)."""
     dawn = Dawn()
     kills = valid_kills(spec, state, log)
-    prot = protected(state)
+    prot = protected(spec, state)
     note(log, f"prayer threshold x = {prayer_threshold(state)} "
          f"({len(living_commoners(state))} commoners / {len(living_killers(state))} killers); protected: "
          f"{sorted(prot) or 'nobody'}", *(["prayer_protected"] if prot else []))
-    bound = group_target(state, "soulbind", "binder")
-    asked = group_target(state, "divine", "diviner")  # before deaths: the dead still acted (0.2)
+    bound = group_target(spec, state, "soulbind", "binder")
+    asked = group_target(spec, state, "divine", "diviner")  # before deaths: the dead still acted (0.2)
     dead: dict[str, str] = {}
 
     by_target: dict[str, list[Kill]] = {}

@@ -39,20 +39,20 @@ def _alive(state: GameState, name: str | None) -> bool:
     return name is not None and state.player(name).alive
 
 
-def _individual(state: GameState, group: str) -> bool:
+def _individual(spec: RulesetSpec, state: GameState, group: str) -> bool:
     """DECISIONS B10: an action is *individual* when its group has one living member; the
     killers' kill with 2+ living killers and two same-role professionals (B11) are joint."""
-    return len(members(state, group)) == 1
+    return len(members(spec, state, group)) == 1
 
 
 def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     """DECISIONS §2.1.5 steps 0–6.  Step 7 (publish, conversion, win) is the ruleset's."""
     dawn = Dawn()
     opts = state.data["options"]
-    killers = members(state, "killers")
+    killers = members(spec, state, "killers")
 
     # ---- 0. inputs -------------------------------------------------------------------
-    target = group_target(state, "kill", "killers") if killers else None
+    target = group_target(spec, state, "kill", "killers") if killers else None
     decl = state.data["decl"].get("killers")
     if target is not None and not _alive(state, target):
         log.append(f"kill on {target}: the target is already dead, no kill")
@@ -72,20 +72,20 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
          *(["one_hit_night"] if ohk else []), *(["skipped_kill"] if dawn.skipped else []))
 
     # ---- 1. the butterfly's partner: void list and mirror (001 §2.8) -----------------
-    partner = group_target(state, "dance", "butterfly") if members(state, "butterfly") else None
+    partner = group_target(spec, state, "dance", "butterfly") if members(spec, state, "butterfly") else None
     if partner is not None and (not _alive(state, partner) or state.player(partner).role == "butterfly"):
         partner = None  # the butterfly never dances with herself (001 §2.8)
-    butterfly = next((p.name for p in members(state, "butterfly")), None)
+    butterfly = next((p.name for p in members(spec, state, "butterfly")), None)
     log.append(f"butterfly's partner: {partner or 'none'}")
 
     def acted_on(verb: str, group: str) -> str | None:
         """The group's target, unless void: the partner's individual kill/束魂/诅咒/庇佑 fail
         and every action on the partner fails (001 §2.8; B27, B33, B37)."""
-        t = group_target(state, verb, group) if members(state, group) else None
+        t = group_target(spec, state, verb, group) if members(spec, state, group) else None
         if t is None or not _alive(state, t):
             return None
         if partner is not None:
-            if partner in {m.name for m in members(state, group)} and _individual(state, group):
+            if partner in {m.name for m in members(spec, state, group)} and _individual(spec, state, group):
                 log.append(f"{verb} by {group} on {t}: void (the actor dances with the butterfly)")
                 return None
             if t == partner:
@@ -171,8 +171,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     dawn.net = {x: v for x, v in dawn.net.items() if v}
 
     # ---- 6. summon (001 §2.7, DECISIONS §2.1.7, B15) ------------------------------------------
-    if members(state, "summoner") and state.data.get("summon_uses", 0) > 0:
-        t = group_target(state, "summon", "summoner")
+    if members(spec, state, "summoner") and state.data.get("summon_uses", 0) > 0:
+        t = group_target(spec, state, "summon", "summoner")
         if t is not None and not state.player(t).alive:
             dawn.revived = t
             log.append(f"summoned for the day: {t}")
