@@ -140,7 +140,7 @@ def _ability(spec: RulesetSpec, aid: str, info: dict[str, Any], roles: tuple[str
 def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: datetime) -> None:
     """The ability's window by forum time (DECISIONS §0.1): a PM written before the window
     opened or after it closed is refused with the variant's words (`not_night`,
-    `night_over`, `night_locked`)."""
+    `night_over`, `not_power_time`, `not_day`, `night_locked`)."""
     ph = state.phase
     if ability.window == "night":
         if ph.kind != "night" or (ph.started_at and at < ph.started_at):
@@ -149,6 +149,10 @@ def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: date
             raise Refused(spec.text("not_night"))
         if ph.ends_at and at >= ph.ends_at:
             raise Refused(spec.text("night_over"))
+    elif ability.window == "power":
+        # a power round (004 补充 一 3–4): the night's `power` step, until its deadline
+        if ph.kind != "night" or ph.step != "power" or ph.ends_at is None or at >= ph.ends_at:
+            raise Refused(spec.text("not_power_time"))
     elif ability.window == "day" and ph.kind != "day":
         raise Refused(spec.text("not_day"))
     if ability.lock is not None and ph.kind == "night" and ph.ends_at is not None:
