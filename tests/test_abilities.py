@@ -13,7 +13,7 @@ import pytest
 
 from tianshen.core.abilities import Ability, Table, table
 from tianshen.core.grammar import parse_pm
-from tianshen.core.model import GameState, PmIn
+from tianshen.core.model import DeadlineIn, GameState, PmIn, PostIn
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.replay import load_script, replay
 from tianshen.rules import load_ruleset
@@ -192,3 +192,43 @@ def test_a_rehearsal_of_the_doctor_variant_ends_and_the_doctor_acts(tmp_path: Pa
     store.close()
     assert result.winner
     assert any(e.kind == "pm" and "保护" in e.payload_json for e in events)
+
+
+def test_a_game_ten_doctor_from_the_bind_protection_saves_the_kill(tmp_path: Path) -> None:
+    """The protection layer serves game_ten too: a silent guard built on 束魂's protection."""
+    path = tmp_path / "game_ten_doctor.toml"
+    path.write_text('include = ["game_ten"]\nplayers = 15\n[abilities.protect]\nname = "保护"\nwords = ["保护"]\n'
+                    'protects = "bind"\nannounce = false\nwindow = "any"\nlock = 10\n'
+                    '[roles.doctor]\nname = "医生"\nfaction = "civilians"\ncount = 1\nabilities = ["protect"]\n', encoding="utf-8")
+    ruleset, state = _night_one(str(path))
+    killer = next(p for p in state.players if p.role == "killer")
+    doctor = next(p for p in state.players if p.role == "doctor")
+    victim = next(p for p in state.players if p.role == "commoner")
+    at = START + timedelta(minutes=30)
+    for i, p in enumerate(state.players):  # everyone signs in (001 §3.2)
+        state = ruleset.apply(state, PostIn(id=f"in{i}", thread="main", author=p.name, at=at, text="签到")).state
+    for sender, text in ((killer.name, f"杀 {victim.name}\n{DECL}"), (doctor.name, f"保护 {victim.name}")):
+        out = ruleset.apply(state, PmIn(id=text[:8], sender=sender, at=at, text=text))
+        assert out.refusals == [], out.refusals
+        state = out.state
+    posts: list[str] = []
+    while state.phase.kind == "night":
+        deadline = ruleset.next_deadline(state)
+        assert deadline is not None
+        out = ruleset.apply(state, DeadlineIn(id=deadline.kind, at=deadline.at, kind=deadline.kind))
+        state, posts = out.state, posts + [p.body for p in out.posts]
+    assert state.player(victim.name).alive
+    assert not any(victim.name in body for body in posts), posts  # silent: no 束魂 line
+
+
+@pytest.mark.parametrize(("toml", "line"), [
+    ('[roles.guard]\nname = "守卫"\nfaction = "civilians"\ncount = 1\nabilities = ["heal"]\n',
+     "role guard holds ability 'heal', which [abilities] does not define"),
+    ('[abilities.kill]\nwindow = "dusk"\n', "ability kill: window 'dusk' is not one of night, power, day, any"),
+])
+def test_a_wrong_ability_table_is_one_line(tmp_path: Path, toml: str, line: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('include = ["classic_10"]\n' + toml, encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        load_ruleset(str(path))
+    assert str(caught.value) == f"ruleset bad: {line}"

@@ -18,7 +18,7 @@ from tianshen.rules.common.actions import (
     protected,
 )
 from tianshen.rules.common.roles import (
-    group_of,
+    groups_holding,
     is_killer,
     killer_mode,
     living_commoners,
@@ -84,17 +84,11 @@ def guards(spec: RulesetSpec, state: GameState) -> Protection:
     prot = Protection()
     for ability in table(spec).by_id.values():
         if ability.get("protects") == "bind":
-            for group in _groups(spec, state, ability.roles):
+            for group in groups_holding(spec, state, ability.roles):
                 prot.add("bind", group, group_target(spec, state, ability.id, group), ability.id)
     for name in sorted(protected(spec, state)):
         prot.add("prayer", "commoners", name, "pray")
     return prot
-
-
-def _groups(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> list[str]:
-    """The acting groups of the holders of an ability, in seat order."""
-    return list(dict.fromkeys(g for p in state.players if p.role in roles
-                              and (g := group_of(spec, state, p)) is not None))
 
 
 def _announced(spec: RulesetSpec, guards_on: list[Guard]) -> bool:
@@ -158,7 +152,7 @@ def _streaks(spec: RulesetSpec, state: GameState, guard: Protection) -> list[tup
     for ability in table(spec).by_id.values():
         if ability.get("protects") != "bind" or not ability.get("fails_after"):
             continue
-        for group in _groups(spec, state, ability.roles):
+        for group in groups_holding(spec, state, ability.roles):
             mine = next((g.target for g in guard.guards if g.by == group and g.ability == ability.id), None)
             key = "bind_streak" if group == "binder" else f"bind_streak:{group}"
             out.append((key, mine, int(ability.get("fails_after"))))

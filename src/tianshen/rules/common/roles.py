@@ -84,3 +84,9 @@ def partners(spec: RulesetSpec, state: GameState, p: Player) -> list[Player]:
         return []
     group = group_of(spec, state, p)
     return [q for q in state.players if q.name != p.name and group_of(spec, state, q) == group]
+
+
+def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> list[str]:
+    """The acting groups of the holders of an ability (its `roles`), in seat order."""
+    return list(dict.fromkeys(g for p in state.players if p.role in roles
+                              and (g := group_of(spec, state, p)) is not None))

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.abilities import table
 from tianshen.core.deaths import die
 from tianshen.core.events import note
 from tianshen.core.model import GameState, Player
+from tianshen.core.protection import Protection
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import declaration_ok, group_target, prayer_threshold
-from tianshen.rules.common.roles import is_killer, living_commoners, members
+from tianshen.rules.common.roles import groups_holding, is_killer, living_commoners, members
 
 # DECISIONS §2.1.8: simultaneous deaths are ordered killed > bound > implicated (then seat)
 CAUSE_RANK = {"killed": 0, "bound": 1, "implicated": 2, "executed": 3, "no_vote": 4, "wasted": 5, "modkill": 6}
@@ -106,7 +108,7 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
         if on_partner or lone_dancer:
             note(log, f"kill on {kill}: void by the butterfly", "butterfly_voided_kill")
             kill = None
-    bound = acted_on("soulbind", "binder")
+    bound = acted_on("soulbind", "binder")  # 001 §2.4: the binder's (B4's streak is his)
 
     # ---- 2. prayer protection (001 §2.9, DECISIONS §2.1.4, B7, B8, B33) ----------------
     n = prayer_threshold(state)
@@ -119,9 +121,22 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     log.append(f"prayer threshold n = {n} ({len(living_commoners(state))} commoners / {len(killers)} killers);"
                f" protected: {sorted(prot) or 'nobody'}")
 
+    # ---- the protection layer (core.protection): every `protects = "bind"` guard, mirrored
+    guard = Protection()
+    for ability in table(spec).by_id.values():
+        if ability.get("protects") != "bind":
+            continue
+        for group in groups_holding(spec, state, ability.roles):
+            t = bound if (ability.id, group) == ("soulbind", "binder") else acted_on(ability.id, group)
+            for x in sorted(mirror({t} if t else set())):
+                guard.add("bind", group, x, ability.id)
+    for x in sorted(prot):
+        guard.add("prayer", "commoners", x, "pray")
+    prot = guard.protected("prayer")
+
     # ---- 3. the kill ------------------------------------------------------------------
     dead: dict[str, str] = {}
-    bound_set = mirror({bound} if bound else set())
+    bound_set = guard.protected("bind")
     if kill is not None:
         victims = [(kill, "killed")] + ([(partner, "implicated")] if partner and kill == butterfly else [])
         for v, cause in victims:
@@ -133,7 +148,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
                 survives, why = v in prot, "prayer against the one-hit kill (001 §2.2)"
             elif v in bound_set and (opts.get("bind_vs_prayer", "bind_first") == "bind_first" or v not in prot):
                 survives, why = True, "bound (001 §2.4 束魂成功; B5 `bind_vs_prayer`)"
-                dawn.saved_by_bind.append(v)
+                if any(table(spec).by_id[g.ability].get("announce", True) for g in guard.of(v, "bind")):
+                    dawn.saved_by_bind.append(v)
             else:
                 survives, why = v in prot, "prayer (001 §2.9)"
             note(log, f"kill victim {v}: {'survives — ' + why if survives else 'dies'}",
