@@ -3,9 +3,10 @@ reminders, PM intake, the whole day vote chain of 001 §5 (main vote, 生死投�
 天神招魂, nobody), removals, substitutes, the GM's overrides, the end of the game.
 
 A family subclasses `ForumGame` and supplies what differs (DECISIONS §6's table): its night
-resolution (`_dawn`), its PM window (`_check_pm_window`: 002 nights only; 001 any time, lock
-at dawn − 10 min), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
-core's `before_victory_check`, `_on_day_end`, `victory_extra`).
+resolution (`_dawn`), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
+core's `before_victory_check`, `_on_day_end`, `victory_extra`).  Its powers, their words and
+windows (002 nights only; 001 any time, locked at dawn − 10 min) are the variant's ability table
+(`[abilities.*]`, `[roles.*].abilities`; core.abilities checks them once).
 """
 
 from __future__ import annotations
