@@ -8,6 +8,7 @@ import math
 
 from tianshen.core import abilities, intake
 from tianshen.core.grammar import Command, count_declaration_chars
+from tianshen.core.ledgers import Actions
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
@@ -26,7 +27,8 @@ from tianshen.rules.common.roles import (
 # ---- intake -------------------------------------------------------------------------
 
 
-def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: list[str]) -> str:
+def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: list[str],
+               ledger: Actions) -> str:
     """Record one night power; returns the receipt line, raises Refused with the reason.  The
     role, target and receipt come from the ability table (core.abilities)."""
     ability = abilities.check_role(spec, abilities.table(spec), p, cmd.verb)
@@ -38,7 +40,7 @@ def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, nam
         raise Refused("你的两次招魂权力已经用完。")  # 001 §2.7
     if ability.group == "faction":
         check_kill(state, p, target)
-    state.data["subs"].setdefault(ability.id, {})[p.name] = target.name
+    ledger.record(state, p, ability.id, target.name)
     line = f"{ability.name} {target.name}"
     if ability.declaration and cmd.text:
         line += "\n" + take_declaration(spec, state, p, cmd.text, story=False)

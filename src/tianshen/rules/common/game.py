@@ -338,7 +338,7 @@ class ForumGame(Ruleset):
                 return self._cancel(state, p, cmd.arg)
             if verb in ("declaration", "story"):
                 return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
-            line = nights.take_power(self.spec, state, p, cmd, names)
+            line = nights.take_power(self.spec, state, p, cmd, names, self.actions)
             nights.tell_partners(self.spec, state, p, line.split("\n")[0], out)
             return line
         if verb == "delegate":

@@ -31,6 +31,9 @@ class NightActions(Actions):
         return [Entry(p.name, f"{a.name} {subs[a.id][p.name]}") for a in table(self.spec).held(p.role)
                 if p.name in subs.get(a.id, {})]
 
+    def record(self, state: GameState, p: Player, ability: str, target: str) -> None:
+        state.data["subs"].setdefault(ability, {})[p.name] = target
+
     def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
         mine = self.pending(state, p)
         for a in table(self.spec).held(p.role):
