@@ -232,3 +232,15 @@ def test_a_wrong_ability_table_is_one_line(tmp_path: Path, toml: str, line: str)
     with pytest.raises(ValueError) as caught:
         load_ruleset(str(path))
     assert str(caught.value) == f"ruleset bad: {line}"
+
+
+def test_an_ability_with_uses_is_refused_once_they_are_spent() -> None:
+    """001 §2.7: 招魂 twice a game; its uses are the data key its TOML names (`uses`)."""
+    ruleset, state = _night_one("game_ten")
+    summoner = next(p for p in state.players if p.role == "summoner")
+    dead = next(p for p in state.players if p.role == "commoner")
+    dead.alive = False
+    at = START + timedelta(minutes=30)
+    assert _reply(ruleset, state, summoner.name, f"招魂 {dead.name}", at)[1] == []
+    state.data["summon_uses"] = 0
+    assert _reply(ruleset, state, summoner.name, f"招魂 {dead.name}", at)[1] == ["你的两次招魂权力已经用完。"]

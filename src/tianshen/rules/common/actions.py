@@ -36,8 +36,8 @@ def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, nam
         raise Refused(spec.text("ability_no_target", name=ability.name))
     target = state.player(names_match(cmd.arg, names))
     abilities.check_target(spec, ability, p, target, group_of(spec, state, target) == group_of(spec, state, p))
-    if ability.id == "summon" and state.data.get("summon_uses", 0) <= 0:
-        raise Refused("你的两次招魂权力已经用完。")  # 001 §2.7
+    if (uses := ability.get("uses")) and state.data.get(uses, 0) <= 0:
+        raise Refused(spec.text(f"{ability.id}_spent"))  # 001 §2.7: 招魂's two uses
     if ability.group == "faction":
         check_kill(state, p, target)
     ledger.record(state, p, ability.id, target.name)
