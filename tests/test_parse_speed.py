@@ -5,9 +5,13 @@ from __future__ import annotations
 import sys
 import unicodedata
 
+from tianshen.core.abilities import table
 from tianshen.core.grammar import VERBS, count_declaration_chars, normalize, parse_pm
 from tianshen.core.text import clean
 from tianshen.core.vote_post import read_target, read_vote_post
+from tianshen.specs import load_spec
+
+CLASSIC_VERBS = VERBS | table(load_spec("classic_10")).verbs()  # the shared verbs and classic's abilities
 
 EVERY_CHAR = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
 
@@ -40,15 +44,15 @@ def test_lone_surrogates_still_replaced() -> None:
 
 
 def test_a_cached_pm_is_handed_out_as_a_copy() -> None:
-    first = parse_pm("杀 丙\n宣言的正文")
+    first = parse_pm("杀 丙\n宣言的正文", CLASSIC_VERBS)
     first.commands[0].text = "changed"
     first.unknown.append("x")
-    again = parse_pm("杀 丙\n宣言的正文")
+    again = parse_pm("杀 丙\n宣言的正文", CLASSIC_VERBS)
     assert again.commands[0].text == "宣言的正文" and again.unknown == []
 
 
 def test_a_ruleset_table_with_lists_and_a_plain_set() -> None:
-    verbs = {v: list(words) for v, words in VERBS.items()} | {"hug": ["抱"]}
+    verbs = {v: list(words) for v, words in CLASSIC_VERBS.items()} | {"hug": ["抱"]}
     parsed = parse_pm("抱 丙\nKILL 丁", verbs, {"kill"})  # type: ignore[arg-type]
     assert [(c.verb, c.arg) for c in parsed.commands] == [("hug", "丙"), ("kill", "丁")]
     verbs["hug"] = ["拥抱"]  # the same table object, changed: read by its new words

@@ -14,17 +14,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-# canonical verb -> aliases as players write them (longest alias wins when parsing)
+# the verbs every family shares, canonical verb -> aliases as players write them (longest alias
+# wins when parsing); a family adds its abilities' words (core.abilities, its TOML)
 VERBS: dict[str, tuple[str, ...]] = {
-    "kill": ("杀", "刺杀", "杀人", "杀害", "kill"),
-    "soulbind": ("束魂",),
-    "divine": ("占卜", "卜问", "卜", "查验"),
-    "curse": ("诅咒",),
-    "bless": ("庇佑",),
-    "pray": ("祈祷", "祷告"),
-    "dance": ("共舞", "跳舞", "舞伴"),  # 001 §2.8 蝴蝶夫人
-    "summon": ("招魂",),  # 001 §2.7
-    "choose": ("转职", "选择职业"),  # 001 §2.10: a converted commoner's choice of profession
     # as core.vote_post (issue 17; 重新投票: issue 23 item 10): a vote by PM is told where to post it
     "vote": ("重新投票", "重新投", "投票", "投", "改票", "改投", "票投", "vote"),
     "delegate": ("委托投票", "委托", "代投"),
@@ -72,21 +64,6 @@ def _verbs_key(verbs: Verbs) -> VerbsKey:
 _ALIASES = _aliases(VERBS)
 _SEPARATORS = " \t:：,，、.。;；-—=＝>"
 _SPLIT = re.compile(r"[;；]")
-
-VERB_NAMES = {
-    "kill": "杀",
-    "soulbind": "束魂",
-    "divine": "占卜",
-    "curse": "诅咒",
-    "bless": "庇佑",
-    "pray": "祈祷",
-    "dance": "共舞",
-    "summon": "招魂",
-    "vote": "投票",
-    "delegate": "委托投票",
-    "accuse": "指控",
-}
-
 
 @dataclass
 class Command:

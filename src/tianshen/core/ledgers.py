@@ -47,6 +47,11 @@ class Actions(ABC):
     def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
         """Cancel them (refunding what the family refunds); the entries cancelled."""
 
+    def record(self, state: GameState, p: Player, ability: str, target: str) -> None:
+        """Enter his use of an ability on a target (core.abilities' intake, once its window,
+        role and target were checked); a family whose intake is its own need not."""
+        raise NotImplementedError
+
     def declaration(self, state: GameState, p: Player) -> Declaration | None:
         """His declaration of tonight, when the family has declarations and he wrote one."""
         return None

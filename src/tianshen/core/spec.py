@@ -43,6 +43,7 @@ class RoleInfo(BaseModel):
     faction: str
     count: int = 0
     description: str = ""
+    abilities: list[str] = Field(default_factory=list)  # ids of [abilities.*] (core.abilities)
 
 
 class RulesetSpec(BaseModel):

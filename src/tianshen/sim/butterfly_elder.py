@@ -10,9 +10,12 @@ from __future__ import annotations
 import random
 from datetime import datetime
 
+from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.sim import ThreadLookup
+from tianshen.specs import load_spec
 
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "{t}")
 CHAT = ("我觉得{t}的发言有点问题。", "先听听大家的意见，{t}怎么看？", "{t}昨天的投票很奇怪。", "今天我跟票，{t}可疑。")
@@ -24,6 +27,14 @@ class ButterflySims:
         self.board, self.gm, self.seed = board, gm_account, seed
         self.confirmed = False
         self.wills_written: set[str] = set()
+        self._specs: dict[str, RulesetSpec] = {}
+
+    def form(self, state: GameState, ability: str, target: str) -> str:
+        """What a player writes for an ability (its `sim_forms` or first word, core.abilities)."""
+        if state.variant not in self._specs:
+            self._specs[state.variant] = load_spec(state.variant)
+        a = table(self._specs[state.variant]).by_id[ability]
+        return (a.get("sim_forms") or [a.words[0] + " {t}"])[0].format(t=target)
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         ph = state.phase
@@ -53,16 +64,16 @@ class ButterflySims:
         killers = [p for p in alive if p.role == "killer"]
         if killers:
             victims = [q.name for q in alive if q.role != "killer"]
-            self._pm(rng.choice(killers), f"杀 {rng.choice(victims)}")
+            self._pm(rng.choice(killers), self.form(state, "slay", rng.choice(victims)))
         for p in alive:
             if not others[p.name]:
                 continue
             if p.role == "police":
-                self._pm(p, f"验 {rng.choice(others[p.name])}")
+                self._pm(p, self.form(state, "check", rng.choice(others[p.name])))
             elif p.role == "sniper" and rng.random() < 0.5:
-                self._pm(p, f"狙 {rng.choice(others[p.name])}")
+                self._pm(p, self.form(state, "shoot", rng.choice(others[p.name])))
             elif p.role == "doctor":
-                self._pm(p, f"救 {rng.choice([p.name, *others[p.name]])}")
+                self._pm(p, self.form(state, "save", rng.choice([p.name, *others[p.name]])))
             elif p.role == "butterfly":
                 self._hug(state, p, others[p.name], rng)
             elif p.role == "elder":
@@ -75,16 +86,16 @@ class ButterflySims:
         if last.get("hug_round") == state.phase.number - 1:
             return  # legal under either reading of 隔轮无效 (E2)
         if others:
-            self._pm(p, f"抱 {rng.choice(others)}")
+            self._pm(p, self.form(state, "hug", rng.choice(others)))
 
     def _elder(self, state: GameState, p: Player, others: list[str], rng: random.Random) -> None:
         if state.data["elder"]["skills_lost"]:
             return
-        skill = rng.choice(("禁言", "归零"))
-        last = state.data["last"].get("mute" if skill == "禁言" else "zero")
+        skill = rng.choice(("mute", "zero"))
+        last = state.data["last"].get(skill)
         targets = [n for n in others if n != last]
         if targets:
-            self._pm(p, f"{skill} {rng.choice(targets)}")
+            self._pm(p, self.form(state, skill, rng.choice(targets)))
 
     # ---- the day ------------------------------------------------------------------------
 

@@ -12,20 +12,15 @@ from __future__ import annotations
 import random
 from datetime import datetime
 
+from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
-from tianshen.rules.common.roles import group_of, is_killer, on_duty_killer
+from tianshen.rules.common.roles import acts_alone, group_of, is_killer, on_duty_killer
 from tianshen.sim import ThreadLookup, check_in
+from tianshen.specs import load_spec
 
-KILL_FORMS = ("杀 {t}", "刺杀：{t}", "杀人 {t}")
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
-POWER_FORMS = {
-    "diviner": ("占卜 {t}", "卜：{t}"),
-    "binder": ("束魂 {t}", "束魂：{t}"),
-    "curser": ("诅咒 {t}",),
-    "blesser": ("庇佑 {t}",),
-    "commoner": ("祈祷 {t}", "祈祷：{t}"),
-}
 STORY = (
     "夜色像墨一样泼在小镇上，{t}独自走在回家的石板路上，脚步声在空巷里回荡。",
     "路灯一盏接一盏地熄灭，风里带着潮湿的铁锈味，{t}回头看了一眼，却什么也没有看见。",
@@ -40,6 +35,24 @@ class ClassicSims:
         self.board, self.gm, self.seed = board, gm_account, seed
         self.last_bind: str | None = None
         self.checked_in: set[str] = set()
+        self._specs: dict[str, RulesetSpec] = {}
+
+    # ---- the ability table (core.abilities): who holds what, and the words to write ----
+
+    def spec(self, state: GameState) -> RulesetSpec:
+        if state.variant not in self._specs:
+            self._specs[state.variant] = load_spec(state.variant)
+        return self._specs[state.variant]
+
+    def group(self, state: GameState, p: Player) -> str:
+        return group_of(self.spec(state), state, p) or p.name
+
+    def forms(self, state: GameState, p: Player) -> tuple[str, ...]:
+        """How this player writes his ability: its `sim_forms`, else its first word."""
+        ability = table(self.spec(state)).first(p.role)
+        if ability is None:
+            return ()
+        return tuple(ability.get("sim_forms") or [ability.words[0] + " {t}"])
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         """What the simulated players do at this point of the game."""
@@ -66,24 +79,24 @@ class ClassicSims:
         for p in alive:
             if is_killer(p):
                 self._kill(state, p, alive, chosen, rng)
-            elif p.role in POWER_FORMS:
+            elif self.forms(state, p):
                 self._power(state, p, alive, chosen, rng)
 
     def _kill(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
               rng: random.Random) -> None:
-        group = group_of(state, p) or p.name
+        group = self.group(state, p)
         if group.startswith("killer:") and on_duty_killer(state, state.phase.number) != p.name:
             return  # 8p: not my night
         if group not in chosen:
             victims = [q for q in alive if not is_killer(q)] or alive
             chosen[group] = rng.choice(victims).name
         target = chosen[group]
-        form = rng.choice(KILL_FORMS).format(t=target)
+        form = rng.choice(self.forms(state, p)).format(t=target)
         self.board.pm(p.name, self.gm, form + "\n" + declaration(target, rng), subject="行动")
 
     def _power(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
                rng: random.Random) -> None:
-        group = group_of(state, p) or p.name
+        group = self.group(state, p)
         if group in chosen:
             target = chosen[group]  # partners (13p diviners/binders) agree
         elif p.role == "binder" and self.last_bind and state.find(self.last_bind) and rng.random() < 0.3:
@@ -93,11 +106,11 @@ class ClassicSims:
         else:
             others = [q for q in alive if q.name != p.name] or alive
             target = rng.choice(others).name
-        if not group.startswith("commoner:"):
+        if not acts_alone(self.spec(state), state, p):
             chosen[group] = target
         if p.role == "binder":
             self.last_bind = target
-        self.board.pm(p.name, self.gm, rng.choice(POWER_FORMS[p.role]).format(t=target), subject="行动")
+        self.board.pm(p.name, self.gm, rng.choice(self.forms(state, p)).format(t=target), subject="行动")
 
     # ---- days -------------------------------------------------------------------------
 

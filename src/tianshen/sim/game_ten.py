@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tianshen.core.model import GameState
 from tianshen.rules.common.roles import is_killer
-from tianshen.sim.classic import POWER_FORMS, VOTE_FORMS, ClassicSims
+from tianshen.sim.classic import VOTE_FORMS, ClassicSims
 
 
 class GameTenSims(ClassicSims):
@@ -23,15 +23,15 @@ class GameTenSims(ClassicSims):
             elif p.role == "butterfly":
                 others = [q for q in alive if q.role != "butterfly"]
                 if others:
-                    self.board.pm(p.name, self.gm, f"共舞 {rng.choice(others).name}", subject="行动")
+                    self.board.pm(p.name, self.gm, self.forms(state, p)[0].format(t=rng.choice(others).name), subject="行动")
             elif p.role == "summoner":
                 dead = [q for q in state.players if not q.alive]
                 if dead and state.data.get("summon_uses", 0) > 0 and rng.random() < 0.5:
-                    self.board.pm(p.name, self.gm, f"招魂 {rng.choice(dead).name}", subject="行动")
+                    self.board.pm(p.name, self.gm, self.forms(state, p)[0].format(t=rng.choice(dead).name), subject="行动")
             elif p.role == "unchosen":
                 job = rng.choice(["束魂", "诅咒", "庇佑", "招魂", "蝴蝶夫人"])
                 self.board.pm(p.name, self.gm, f"转职 {job}", subject="转职")
-            elif p.role in POWER_FORMS:
+            elif self.forms(state, p):
                 self._power(state, p, alive, chosen, rng)
 
     def vote(self, state: GameState, thread_id: str) -> None:

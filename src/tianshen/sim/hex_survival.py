@@ -14,14 +14,13 @@ import random
 from datetime import datetime
 from functools import cache
 
+from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
 from tianshen.forum.base import PlayerSide
 from tianshen.rules import load_ruleset
 from tianshen.sim import ThreadLookup, check_in
+from tianshen.specs import load_spec
 
-ATTACK_FORMS = ("攻击 {t}", "攻击：{t}", "攻打 {t}")
-MOVE_FORMS = ("移动 {c}", "移动到 {c}", "走到{c}")
-DIG_FORMS = ("挖掘", "挖", "挖掘一下")
 VOTE_FORMS = ("投票 {t}", "投票：{t}\n理由：昨天的发言前后矛盾。", "投 {t}")
 
 
@@ -73,7 +72,7 @@ class HexSims:
                 target = p.name  # 003 §4.1: 可以攻击自己
             else:
                 target = rng.choice(others)
-            self.board.pm(p.name, self.gm, rng.choice(ATTACK_FORMS).format(t=target), subject="攻击")
+            self.board.pm(p.name, self.gm, rng.choice(_forms(state.variant, "attack")).format(t=target), subject="攻击")
 
     # ---- days -----------------------------------------------------------------------
 
@@ -92,13 +91,13 @@ class HexSims:
                 self._move(p, cell, state, rng)
             elif rng.random() < 0.95:
                 self.dug[p.name].add(cell)
-                self.board.pm(p.name, self.gm, rng.choice(DIG_FORMS), subject="挖掘")
+                self.board.pm(p.name, self.gm, rng.choice(_forms(state.variant, "dig")), subject="挖掘")
 
     def _move(self, p: Player, cell: str, state: GameState, rng: random.Random) -> None:
         options = self._neighbours(state, cell)
         unknown = [c for c in options if c not in self.dug.get(p.name, set())]
         to = rng.choice(unknown or options)
-        self.board.pm(p.name, self.gm, rng.choice(MOVE_FORMS).format(c=to), subject="移动")
+        self.board.pm(p.name, self.gm, rng.choice(_forms(state.variant, "move")).format(c=to), subject="移动")
 
     def vote(self, state: GameState, thread_id: str) -> None:
         """003 §9: one vote each; some change once by a new post, some delegate, few forget."""
@@ -132,3 +131,9 @@ class HexSims:
 def _map_of(variant: str) -> object:
     """The variant's map, read once per process (a Monte Carlo run plays thousands of games)."""
     return load_ruleset(variant).map  # type: ignore[attr-defined]
+
+
+@cache
+def _forms(variant: str, ability: str) -> tuple[str, ...]:
+    """What a player writes for an action: its `sim_forms` in the variant's TOML (core.abilities)."""
+    return tuple(table(load_spec(variant)).by_id[ability].get("sim_forms"))

@@ -22,8 +22,8 @@ from __future__ import annotations
 import random
 
 from tianshen.core.model import GameState, Player
-from tianshen.rules.common.roles import group_of, is_killer, on_duty_killer
-from tianshen.sim.classic import KILL_FORMS, POWER_FORMS, ClassicSims, declaration
+from tianshen.rules.common.roles import acts_alone, is_killer, on_duty_killer
+from tianshen.sim.classic import ClassicSims, declaration
 from tianshen.sim.game_ten import GameTenSims
 
 
@@ -51,13 +51,13 @@ class SmartClassicSims(ClassicSims):
 
     def _kill(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
               rng: random.Random) -> None:
-        group = group_of(state, p) or p.name
+        group = self.group(state, p)
         if group.startswith("killer:") and on_duty_killer(state, state.phase.number) != p.name:
             return
         if group not in chosen:
             chosen[group] = self._victim(state, alive, rng)
         target = chosen[group]
-        self.board.pm(p.name, self.gm, rng.choice(KILL_FORMS).format(t=target) + "\n" + declaration(target, rng),
+        self.board.pm(p.name, self.gm, rng.choice(self.forms(state, p)).format(t=target) + "\n" + declaration(target, rng),
                       subject="行动")
 
     def _victim(self, state: GameState, alive: list[Player], rng: random.Random) -> str:
@@ -81,14 +81,14 @@ class SmartClassicSims(ClassicSims):
             return
         if p.role == "binder":
             self.last_bind = target
-        group = group_of(state, p) or p.name
-        if not group.startswith("commoner:"):
+        group = self.group(state, p)
+        if not acts_alone(self.spec(state), state, p):
             chosen[group] = target
-        self.board.pm(p.name, self.gm, rng.choice(POWER_FORMS[p.role]).format(t=target), subject="行动")
+        self.board.pm(p.name, self.gm, rng.choice(self.forms(state, p)).format(t=target), subject="行动")
 
     def _question(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
                   rng: random.Random) -> str:
-        group = group_of(state, p) or p.name
+        group = self.group(state, p)
         if group in chosen:
             return chosen[group]
         asked = set(state.data.get("questions", {}).values())

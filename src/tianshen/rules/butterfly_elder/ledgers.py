@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from tianshen.core.abilities import table
 from tianshen.core.intake import Refused
 from tianshen.core.ledgers import Actions, Ballots, Entry
 from tianshen.core.model import GameState, Player
@@ -12,14 +13,17 @@ from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally
 from tianshen.rules.butterfly_elder import vote
-from tianshen.rules.butterfly_elder.roles import VERB_WORD
 
 
 class RoundActions(Actions):
+    def __init__(self, spec: RulesetSpec) -> None:
+        self.spec = spec
+
     def pending(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
         if state.phase.kind != "night":
             return []
-        return [Entry(p.name, f"{VERB_WORD[a['verb']]} {a['target']}") for a in state.data["actions"].values()
+        names = table(self.spec).by_id
+        return [Entry(p.name, f"{names[a['verb']].name} {a['target']}") for a in state.data["actions"].values()
                 if a["by"] == p.name]
 
     def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tianshen.core import intake
+from tianshen.core.abilities import table
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.spec import RulesetSpec
-from tianshen.rules.butterfly_elder.roles import ROLE_VERBS, SLOT, VERB_WORD, holder, is_killer
+from tianshen.rules.butterfly_elder.roles import holder, is_killer, slot_of
 
 Refused = intake.Refused  # an input refused with a reason for the player; nothing recorded
 
@@ -46,24 +47,25 @@ def refuse(spec: RulesetSpec, key: str, **values: Any) -> Refused:
 def take(spec: RulesetSpec, state: GameState, p: Player, cmd: Command) -> str:
     """Record one action of round k; returns the receipt line or raises Refused."""
     k = state.phase.number
-    verb = cmd.verb
-    if verb not in ROLE_VERBS.get(p.role, ()):
-        mine = "、".join(VERB_WORD[v] for v in ROLE_VERBS.get(p.role, ()))
+    verb, tab = cmd.verb, table(spec)
+    ability = tab.holds(p.role, verb)
+    if ability is None:
+        mine = "、".join(a.name for a in tab.held(p.role))
         if not mine:
             raise refuse(spec, "refuse_role_none")
-        raise refuse(spec, "refuse_role", verb=VERB_WORD[verb], powers=mine)
+        raise refuse(spec, "refuse_role", verb=tab.by_id[verb].name, powers=mine)
     if not cmd.arg:
-        raise refuse(spec, "refuse_no_target", verb=VERB_WORD[verb])
+        raise refuse(spec, "refuse_no_target", verb=ability.name)
     target = state.player(match(cmd.arg, [q.name for q in state.players]))
     if not target.alive:
         raise refuse(spec, "refuse_target_dead", name=target.name)
     _check_role_rules(spec, state, p, verb, target, k)
-    slot = SLOT[verb]
-    old = state.data["actions"].get(slot)
-    state.data["actions"][slot] = {"by": p.name, "verb": verb, "target": target.name}
-    line = spec.text("receipt_action", n=k, verb=VERB_WORD[verb], target=target.name)
+    fills = slot_of(ability)
+    old = state.data["actions"].get(fills)
+    state.data["actions"][fills] = {"by": p.name, "verb": verb, "target": target.name}
+    line = spec.text("receipt_action", n=k, verb=ability.name, target=target.name)
     if old and (old["target"] != target.name or old["verb"] != verb):
-        line += spec.text("receipt_replaces", verb=VERB_WORD[old["verb"]], target=old["target"])
+        line += spec.text("receipt_replaces", verb=tab.by_id[old["verb"]].name, target=old["target"])
     return line
 
 
@@ -87,7 +89,7 @@ def _check_role_rules(spec: RulesetSpec, state: GameState, p: Player, verb: str,
         if verb == "zero" and target.name == p.name:
             raise refuse(spec, "refuse_zero_self")  # 一 技能二 (不可指定自己)
         if last.get(verb) == target.name:  # 一 此权利不可连续两轮作用于一人
-            raise refuse(spec, "refuse_twice", verb=VERB_WORD[verb], target=target.name)
+            raise refuse(spec, "refuse_twice", verb=table(spec).by_id[verb].name, target=target.name)
 
 
 def _check_hug(spec: RulesetSpec, state: GameState, p: Player, target: Player, k: int) -> None:
@@ -98,17 +100,18 @@ def _check_hug(spec: RulesetSpec, state: GameState, p: Player, target: Player, k
     if state.data["butterfly_uses"] <= 0:
         raise refuse(spec, "refuse_hug_used", uses=spec.options.get("butterfly_uses", 4))
     if last.get("hug") == target.name and last.get("hug_round") == k - 1:
-        raise refuse(spec, "refuse_twice", verb=VERB_WORD["hug"], target=target.name)
+        raise refuse(spec, "refuse_twice", verb=table(spec).by_id["hug"].name, target=target.name)
     if spec.options.get("butterfly_gehun") == "every_other_round" and last.get("hug_round") == k - 1:
         raise refuse(spec, "refuse_hug_gehun")
 
 
 def cancel(spec: RulesetSpec, state: GameState, p: Player) -> str:
-    slots = {SLOT[v] for v in ROLE_VERBS.get(p.role, ())}
+    tab = table(spec)
+    slots = {slot_of(a) for a in tab.held(p.role)}
     gone = [state.data["actions"].pop(s) for s in sorted(slots) if s in state.data["actions"]]
     if not gone:
         raise refuse(spec, "refuse_nothing_to_cancel")
-    return spec.text("receipt_cancelled", actions="、".join(f"{VERB_WORD[a['verb']]} {a['target']}" for a in gone))
+    return spec.text("receipt_cancelled", actions="、".join(f"{tab.by_id[a['verb']].name} {a['target']}" for a in gone))
 
 
 def match(written: str, names: list[str]) -> str:

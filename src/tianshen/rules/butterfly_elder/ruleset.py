@@ -13,6 +13,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from tianshen.core import abilities
+from tianshen.core.abilities import table
 from tianshen.core.ballots import BallotPolicy, short
 from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
@@ -39,24 +41,24 @@ from tianshen.rules.butterfly_elder.roles import (
     GOOD,
     INDEPENDENTS,
     KILLERS,
-    ROLE_VERBS,
-    SLOT,
-    VERB_WORD,
     VERBS,
     is_killer,
     living,
 )
 
 MAIN = "main"
-POWER_VERBS = frozenset(SLOT)
+POWER_ROUND = abilities.Ability("power_round", "", (), window="power")  # the window of every PM power
 
 
 class ButterflyElder(Ruleset):
 
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
-        self.actions = RoundActions()
+        self.actions = RoundActions(spec)
         self.ballots = LatestPosts(spec)
+        self.abilities = table(spec)  # 一's powers, from the TOML (core.abilities)
+        self.pm_verbs = VERBS | self.abilities.verbs()
+        self.powers = self.abilities.commands()
 
     # ---- setup (补充 一 1: the GM tells every player his role; the player confirms) -------------
 
@@ -221,8 +223,6 @@ class ButterflyElder(Ruleset):
 
     # ---- PMs ---------------------------------------------------------------------------------
 
-    pm_verbs = VERBS
-
     def pm_command(self, state: GameState, p: Player, cmd: Any, at: datetime, out: Messages) -> str:
         if cmd.verb == "confirm":
             return self.spec.text("confirmed")
@@ -233,7 +233,7 @@ class ButterflyElder(Ruleset):
         self._check_window(state, p, at)
         if cmd.verb == "cancel":
             line = powers.cancel(self.spec, state, p)
-        elif cmd.verb in POWER_VERBS:
+        elif cmd.verb in self.powers:
             line = powers.take(self.spec, state, p, cmd)
         else:
             raise Refused(self.spec.text("refuse_unused_verb"))
@@ -248,16 +248,15 @@ class ButterflyElder(Ruleset):
         """补充 一 3–4: powers are sent in the power round, until its deadline (DECISIONS §0.3:
         no lock before it); the butterfly's deadline is earlier (六, E19)."""
         ph = state.phase
-        if ph.kind != "night" or ph.step != "power" or ph.ends_at is None or at >= ph.ends_at:
-            raise Refused(self.spec.text("not_power_time"))
+        abilities.check_window(self.spec, POWER_ROUND, state, at)
         if p.role == "butterfly" and at >= ph.ends_at - timedelta(minutes=self._early_minutes()):
             raise Refused(self.spec.text("butterfly_late", minutes=self._early_minutes()))
 
     def pm_help(self, state: GameState, p: Player) -> str:
-        verbs = ROLE_VERBS.get(p.role, ())
+        verbs = self.abilities.held(p.role)
         if not verbs:
             return self.spec.text("help_none")
-        return self.spec.text("help", forms="；".join(f"“{VERB_WORD[v]} 名字”" for v in verbs))
+        return self.spec.text("help", forms="；".join(f"“{a.name} 名字”" for a in verbs))
 
     # ---- posts: votes, wills, 诈尸, silence, mute, activity -----------------------------------------
 

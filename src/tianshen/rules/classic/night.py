@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.abilities import table
 from tianshen.core.deaths import die
 from tianshen.core.events import note
 from tianshen.core.model import GameState
+from tianshen.core.protection import Guard, Protection
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import (
     declaration_ok,
@@ -16,6 +18,7 @@ from tianshen.rules.common.actions import (
     protected,
 )
 from tianshen.rules.common.roles import (
+    groups_holding,
     is_killer,
     killer_mode,
     living_commoners,
@@ -46,20 +49,20 @@ class Dawn:
     answers: list[tuple[str, str, bool]] = field(default_factory=list)  # (diviner, target, is killer)
 
 
-def kill_groups(state: GameState) -> list[str]:
+def kill_groups(spec: RulesetSpec, state: GameState) -> list[str]:
     mode = killer_mode(state)
     if mode == "alternate":
         duty = on_duty_killer(state, state.phase.number)
         return [f"killer:{duty}"] if duty else []
     if mode == "allied_independent":
-        return [g for g in ("allied", "independent") if members(state, g)]
+        return [g for g in ("allied", "independent") if members(spec, state, g)]
     return ["killers"] if living_killers(state) else []
 
 
 def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kill]:
     kills = []
-    for group in kill_groups(state):
-        target = group_target(state, "kill", group)
+    for group in kill_groups(spec, state):
+        target = group_target(spec, state, "kill", group)
         if target is None:
             continue
         if killer_mode(state) == "alternate" and is_killer(state.player(target)) and group != f"killer:{target}":
@@ -74,30 +77,52 @@ def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kil
     return kills
 
 
+def guards(spec: RulesetSpec, state: GameState) -> Protection:
+    """Tonight's protection, computed once: every ability whose `protects` is `bind` (002 束魂,
+    or a variant's guard built on it) registers its group's target; the commoners' prayers
+    register whom they protect (002 祈祷, C11)."""
+    prot = Protection()
+    for ability in table(spec).by_id.values():
+        if ability.get("protects") == "bind":
+            for group in groups_holding(spec, state, ability.roles):
+                prot.add("bind", group, group_target(spec, state, ability.id, group), ability.id)
+    for name in sorted(protected(spec, state)):
+        prot.add("prayer", "commoners", name, "pray")
+    return prot
+
+
+def _announced(spec: RulesetSpec, guards_on: list[Guard]) -> bool:
+    """A bind save is announced (and bars the saved from voting) unless every guard on him is
+    of an ability with `announce = false` (a silent guard, like a doctor's)."""
+    return any(table(spec).by_id[g.ability].get("announce", True) for g in guards_on)
+
+
 def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     """002 夜晚, in the order of DECISIONS §3.1.5.  Mutates `state` (a copy)."""
     dawn = Dawn()
     kills = valid_kills(spec, state, log)
-    prot = protected(state)
+    guard = guards(spec, state)
+    prot = guard.protected("prayer")
     note(log, f"prayer threshold x = {prayer_threshold(state)} "
          f"({len(living_commoners(state))} commoners / {len(living_killers(state))} killers); protected: "
          f"{sorted(prot) or 'nobody'}", *(["prayer_protected"] if prot else []))
-    bound = group_target(state, "soulbind", "binder")
-    asked = group_target(state, "divine", "diviner")  # before deaths: the dead still acted (0.2)
+    asked = group_target(spec, state, "divine", "diviner")  # before deaths: the dead still acted (0.2)
     dead: dict[str, str] = {}
 
     by_target: dict[str, list[Kill]] = {}
     for k in kills:
         by_target.setdefault(k.target, []).append(k)
     for target, ks in by_target.items():
+        bound = guard.of(target, "bind")
         if len(ks) >= 2:
             # 13人玩法独有: a double kill needs both 束魂 and an effective prayer
-            survives = target == bound and target in prot
-            if survives:
+            survives = bool(bound) and target in prot
+            if survives and _announced(spec, bound):
                 dawn.saved_by_bind.append(target)
-        elif target == bound:
+        elif bound:
             survives = True  # 束魂成功 (B5 analogue: the bind is evaluated first)
-            dawn.saved_by_bind.append(target)
+            if _announced(spec, bound):
+                dawn.saved_by_bind.append(target)
         else:
             survives = target in prot  # 祈祷: silent (002)
         note(log, f"kill on {target} by {[k.group for k in ks]}: {'survives' if survives else 'dies'}",
@@ -106,9 +131,10 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
             dead[target] = "killed"
             dawn.published[target] = [k.decl for k in ks]  # C7: all declarations of a kill that succeeded
 
-    bind_death = advance_bind_streak(state, bound, set(by_target), log)
-    if bind_death and bind_death not in dead:
-        dead[bind_death] = "binder"  # C10: prayer does not stop a bind failure in 002
+    for key, bound_by, after in _streaks(spec, state, guard):
+        bind_death = advance_bind_streak(state, key, bound_by, set(by_target), log, after)
+        if bind_death and bind_death not in dead:
+            dead[bind_death] = "binder"  # C10: prayer does not stop a bind failure in 002
 
     for name, cause in dead.items():
         p = state.player(name)
@@ -118,16 +144,32 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     return dawn
 
 
-def advance_bind_streak(state: GameState, bound: str | None, targeted: set[str], log: list[str]) -> str | None:
+def _streaks(spec: RulesetSpec, state: GameState, guard: Protection) -> list[tuple[str, str | None, int]]:
+    """(streak key, tonight's target) of every bind group whose ability fails when it binds the
+    same player two nights running (`fails_after` in its TOML: 002 束魂).  002's binder keeps
+    `bind_streak`; another group holding such an ability keeps its own."""
+    out: list[tuple[str, str | None, int]] = []
+    for ability in table(spec).by_id.values():
+        if ability.get("protects") != "bind" or not ability.get("fails_after"):
+            continue
+        for group in groups_holding(spec, state, ability.roles):
+            mine = next((g.target for g in guard.guards if g.by == group and g.ability == ability.id), None)
+            key = "bind_streak" if group == "binder" else f"bind_streak:{group}"
+            out.append((key, mine, int(ability.get("fails_after"))))
+    return out
+
+
+def advance_bind_streak(state: GameState, key: str, bound: str | None, targeted: set[str],
+                        log: list[str], after: int = 2) -> str | None:
     """002 束魂: the same player bound two nights running and not the killers' target on
     either night dies of the failed binding; the streak starts again after it fires."""
-    streak = state.data["bind_streak"]
+    streak = state.data.setdefault(key, {"target": None, "nights": 0})
     if bound is None or bound in targeted:
         streak.update(target=bound, nights=0)
         return None
     streak["nights"] = streak["nights"] + 1 if streak.get("target") == bound else 1
     streak["target"] = bound
-    if streak["nights"] >= 2:
+    if streak["nights"] >= after:
         streak["nights"] = 0
         note(log, f"bind failure: {bound} bound two nights running without being attacked", "bind_failure")
         return bound

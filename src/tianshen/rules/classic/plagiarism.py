@@ -29,11 +29,11 @@ def entries(state: GameState) -> list[dict]:
     return state.data.setdefault("extra_divinations", [])
 
 
-def flag(state: GameState, p: Player, reason: str) -> dict:
+def flag(spec: RulesetSpec, state: GameState, p: Player, reason: str) -> dict:
     """Record the GM's flag on tonight's declaration of `p`'s kill group (before dawn)."""
     if not state.data["options"].get("plagiarism_extra_divination", True):
         raise NotFlaggable("the extra divination of 002 / C13 is switched off (plagiarism_extra_divination)")
-    group = group_of(state, p) if is_killer(p) else None
+    group = group_of(spec, state, p) if is_killer(p) else None
     if state.phase.kind != "night" or group is None or group not in state.data["decl"]:
         raise NotFlaggable(f"no declaration of {p.name} tonight to flag (C13: before dawn)")
     night = state.phase.number

@@ -20,13 +20,12 @@ from tianshen.core.ruleset import GameSetup, GmRefused
 from tianshen.rules.classic import night as nights
 from tianshen.rules.classic import plagiarism
 from tianshen.rules.common import day as days
-from tianshen.rules.common.actions import Refused, group_target
+from tianshen.rules.common.actions import group_target
 from tianshen.rules.common.game import MAIN, ForumGame
 from tianshen.rules.common.roles import is_killer, on_duty_killer
 
 
 class Classic(ForumGame):
-    NIGHT_VERBS = frozenset({"kill", "soulbind", "divine", "curse", "bless", "pray"})
     TIE_HOLDERS = ("curser", "blesser")  # 001 §7.2.2 without the summoner (C3)
 
     def can_draw(self) -> bool:
@@ -56,17 +55,6 @@ class Classic(ForumGame):
             parity = "单数" if state.data["duty_order"][0] == p.name else "双数"
             return self.spec.text("role_duty", parity=parity)
         return extra
-
-    def _check_pm_window(self, state: GameState, at: datetime) -> None:
-        """002 平民: privileges only from dusk (or the list) to the dawn post; else invalid."""
-        if state.phase.kind != "night":
-            raise Refused(self.spec.text("not_night"))
-        if state.phase.started_at and at < state.phase.started_at:
-            # 002 平民: the window opens "天神公布当天被投票处决者…之时起"; a PM whose forum time
-            # is still in the day is invalid even if it is processed after dusk (DECISIONS §0.1).
-            raise Refused(self.spec.text("not_night"))
-        if state.phase.ends_at and at >= state.phase.ends_at:
-            raise Refused(self.spec.text("night_over"))
 
     def _dawn(self, state: GameState, at: datetime, out: Messages) -> None:
         spec, k = self.spec, state.phase.number
@@ -113,7 +101,7 @@ class Classic(ForumGame):
         `reject-declaration` is something else: it asks the killers for a new text."""
         p = self._player_arg(state, gm)
         try:
-            entry = plagiarism.flag(state, p, gm.reason)
+            entry = plagiarism.flag(self.spec, state, p, gm.reason)
         except plagiarism.NotFlaggable as exc:
             raise GmRefused(str(exc)) from None
         out = Messages()
@@ -124,7 +112,7 @@ class Classic(ForumGame):
         """002 诅咒/庇佑: +1/−1 on the next day's vote; they cancel each other."""
         net: dict[str, int] = {}
         for verb, role, delta in (("curse", "curser", 1), ("bless", "blesser", -1)):
-            target = group_target(state, verb, role)
+            target = group_target(self.spec, state, verb, role)
             if target:
                 net[target] = net.get(target, 0) + delta
         return {t: v for t, v in net.items() if v}

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import math
 
-from tianshen.core import intake
-from tianshen.core.grammar import VERB_NAMES, Command, count_declaration_chars
+from tianshen.core import abilities, intake
+from tianshen.core.grammar import Command, count_declaration_chars
+from tianshen.core.ledgers import Actions
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.roles import (
-    POWER,
     group_of,
     is_killer,
     killer_mode,
@@ -27,33 +27,24 @@ from tianshen.rules.common.roles import (
 # ---- intake -------------------------------------------------------------------------
 
 
-def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: list[str]) -> str:
-    """Record one night power; returns the receipt line, raises Refused with the reason."""
-    verb = cmd.verb
-    if POWER.get(p.role) != verb:
-        mine = VERB_NAMES.get(POWER.get(p.role, ""), "")
-        hint = f"你的特权是“{mine}”。" if mine else ""
-        raise Refused(f"你的身份不能“{VERB_NAMES.get(verb, verb)}”。{hint}")
+def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: list[str],
+               ledger: Actions) -> str:
+    """Record one night power; returns the receipt line, raises Refused with the reason.  The
+    role, target and receipt come from the ability table (core.abilities)."""
+    ability = abilities.check_role(spec, abilities.table(spec), p, cmd.verb)
     if not cmd.arg:
-        raise Refused(f"没有写要{VERB_NAMES[verb]}的游戏者。格式：{VERB_NAMES[verb]} 名字")
+        raise Refused(spec.text("ability_no_target", name=ability.name))
     target = state.player(names_match(cmd.arg, names))
-    if verb == "summon":
-        # 001 §2.7: 招魂 brings back a dead player (B15: dead at the start of the night)
-        if target.alive:
-            raise Refused(f"{target.name}还活着，招魂只能召唤死者。")
-        if state.data.get("summon_uses", 0) <= 0:
-            raise Refused("你的两次招魂权力已经用完。")
-    elif not target.alive:
-        raise Refused(f"{target.name}已经死亡，不能作为目标。")
-    if verb == "dance" and group_of(state, target) == group_of(state, p):
-        raise Refused("蝴蝶夫人的特权不能对自己行使。")  # 001 §2.8
-    if verb == "kill":
+    abilities.check_target(spec, ability, p, target, group_of(spec, state, target) == group_of(spec, state, p))
+    if (uses := ability.get("uses")) and state.data.get(uses, 0) <= 0:
+        raise Refused(spec.text(f"{ability.id}_spent"))  # 001 §2.7: 招魂's two uses
+    if ability.group == "faction":
         check_kill(state, p, target)
-    state.data["subs"].setdefault(verb, {})[p.name] = target.name
-    line = f"{VERB_NAMES[verb]} {target.name}"
-    if verb == "kill" and cmd.text:
+    ledger.record(state, p, ability.id, target.name)
+    line = f"{ability.name} {target.name}"
+    if ability.declaration and cmd.text:
         line += "\n" + take_declaration(spec, state, p, cmd.text, story=False)
-    elif verb == "kill":
+    elif ability.declaration:
         line += "\n" + declaration_status(spec, state, p)
     return line
 
@@ -77,7 +68,7 @@ def take_declaration(spec: RulesetSpec, state: GameState, p: Player, text: str, 
         raise Refused("只有杀手需要提交杀人宣言。")
     if not text.strip():
         raise Refused("宣言是空的。格式：第一行写“宣言”，下面写不少于100字的杀人宣言。")
-    group = group_of(state, p)
+    group = group_of(spec, state, p)
     state.data["decl"][group] = {"text": text.strip(), "story": story, "by": p.name}
     return declaration_status(spec, state, p)
 
@@ -90,7 +81,7 @@ def declaration_ok(spec: RulesetSpec, decl: dict | None) -> bool:
 
 
 def declaration_status(spec: RulesetSpec, state: GameState, p: Player) -> str:
-    decl = state.data["decl"].get(group_of(state, p) or "")
+    decl = state.data["decl"].get(group_of(spec, state, p) or "")
     need = spec.options.get("decl_min_chars", 100)
     if decl is None:
         return f"尚未收到杀人宣言：天亮前须寄来不少于{need}字的宣言（以“宣言”开头），否则视为放弃当夜杀人。"
@@ -102,9 +93,9 @@ def declaration_status(spec: RulesetSpec, state: GameState, p: Player) -> str:
     return f"杀人宣言只有{n}字，不足{need}字：请在天亮前重寄，否则视为放弃当夜杀人。"
 
 
-def tell_partners(state: GameState, p: Player, line: str, out: Messages) -> None:
+def tell_partners(spec: RulesetSpec, state: GameState, p: Player, line: str, out: Messages) -> None:
     """Joint groups agree by themselves; each member sees what the other submitted."""
-    for q in partners(state, p):
+    for q in partners(spec, state, p):
         if q.alive:
             out.pm(q.name, "同伴的行动", f"你的同伴{p.name}提交了：{line}\n（双方目标不一致则视为放弃当夜权力。）")
 
@@ -122,10 +113,10 @@ def names_match(written: str, names: list[str]) -> str:
 # ---- groups and prayers ----------------------------------------------------------------
 
 
-def group_target(state: GameState, verb: str, group: str) -> str | None:
+def group_target(spec: RulesetSpec, state: GameState, verb: str, group: str) -> str | None:
     """The group's common target; members who disagree forfeit it (002, DECISIONS B1)."""
     subs = state.data["subs"].get(verb, {})
-    targets = {subs[m.name] for m in members(state, group) if m.name in subs}
+    targets = {subs[m.name] for m in members(spec, state, group) if m.name in subs}
     return targets.pop() if len(targets) == 1 else None
 
 
@@ -142,7 +133,7 @@ def prayer_threshold(state: GameState) -> int | None:
     return x if x > 1 else None
 
 
-def protected(state: GameState) -> set[str]:
+def protected(spec: RulesetSpec, state: GameState) -> set[str]:
     """Players who got at least x prayers of distinct living commoners (C11)."""
     x = prayer_threshold(state)
     if x is None:

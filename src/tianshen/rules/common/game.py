@@ -3,9 +3,10 @@ reminders, PM intake, the whole day vote chain of 001 §5 (main vote, 生死投�
 天神招魂, nobody), removals, substitutes, the GM's overrides, the end of the game.
 
 A family subclasses `ForumGame` and supplies what differs (DECISIONS §6's table): its night
-resolution (`_dawn`), its PM window (`_check_pm_window`: 002 nights only; 001 any time, lock
-at dawn − 10 min), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
-core's `before_victory_check`, `_on_day_end`, `victory_extra`).
+resolution (`_dawn`), its win conditions, and a few hooks (`_init_data`, `_role_extra`,
+core's `before_victory_check`, `_on_day_end`, `victory_extra`).  Its powers, their words and
+windows (002 nights only; 001 any time, locked at dawn − 10 min) are the variant's ability table
+(`[abilities.*]`, `[roles.*].abilities`; core.abilities checks them once).
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from abc import abstractmethod
 from datetime import datetime
 from typing import Any
 
-from tianshen.core import checkin
+from tianshen.core import abilities, checkin
 from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import PhaseClock, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.flow import ANY, PHASE_START, Step
-from tianshen.core.grammar import VERB_NAMES, Command
+from tianshen.core.grammar import VERBS, Command
 from tianshen.core.model import (
     GameState,
     Phase,
@@ -39,7 +40,6 @@ from tianshen.rules.common.ledgers import DayBallots, NightActions
 from tianshen.rules.common.roles import (
     CIVILIANS,
     KILLERS,
-    POWER,
     killer_mode,
     living_civilians,
     living_commoners,
@@ -52,7 +52,6 @@ MAIN = "main"  # the thread of the player list and every dawn and dusk post
 
 
 class ForumGame(Ruleset):
-    NIGHT_VERBS: frozenset[str] = frozenset()  # the PM verbs that are night powers
     # 001 §2.11: privilege PMs sent in the day wait for the next night's end, so they are
     # kept at dusk and cleared at dawn; 002 clears them at dusk (night-only window).
     QUEUE_DAY_PMS = False
@@ -60,8 +59,14 @@ class ForumGame(Ruleset):
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
         self.clock = PhaseClock(spec.timing)
-        self.actions = NightActions()
+        self.actions = NightActions(spec)
         self.ballots = DayBallots(spec)
+        # the abilities of the variant's roles (core.abilities): their words, the commands
+        # some role holds (the others are "not now"), and the 001 §2.10 choice of profession
+        self.abilities = abilities.table(spec)
+        self.pm_verbs = VERBS | self.abilities.verbs() | {"choose": ("转职", "选择职业")}
+        self.pm_declaring = self.abilities.declaring()
+        self.powers = frozenset(a.command for a in self.abilities.by_id.values() if a.roles)
 
     # ---- setup ----------------------------------------------------------------------
 
@@ -85,7 +90,7 @@ class ForumGame(Ruleset):
 
     def role_extra(self, state: GameState, p: Player) -> str:
         """The seat's partners (002 杀手, the 13-player pairs), then the family's own line."""
-        mates = partners(state, p)
+        mates = partners(self.spec, state, p)
         return self._role_extra(state, p, self.spec.text("role_partners", partners="、".join(q.name for q in mates))
                                 if mates else "")
 
@@ -118,15 +123,16 @@ class ForumGame(Ruleset):
         ends = show_for(state, at)
         if state.phase.kind == "night":
             for p in state.players:
-                verb = POWER.get(p.role)
-                submitted = state.data["subs"].get(verb or "", {})
-                if not p.alive or verb is None or any(q.name in submitted for q in [p, *partners(state, p)]):
+                ability = self.abilities.first(p.role)
+                submitted = state.data["subs"].get(ability.id if ability else "", {})
+                if not p.alive or ability is None or any(
+                        q.name in submitted for q in [p, *partners(self.spec, state, p)]):
                     continue  # a joint group with one submission stands (B1)
-                if verb == "kill" and killer_mode(state) == "alternate" and on_duty_killer(
+                if ability.group == "faction" and killer_mode(state) == "alternate" and on_duty_killer(
                         state, state.phase.number) != p.name:
                     continue
                 out.pm(p.name, self.spec.text("reminder_subject"),
-                       self.spec.text("reminder_night", power=VERB_NAMES[verb], ends=ends))
+                       self.spec.text("reminder_night", power=ability.name, ends=ends))
             return
         kind = days.ballot_kind(state)
         if kind is None:
@@ -326,14 +332,14 @@ class ForumGame(Ruleset):
             if verb == "vote" and summoned and state.phase.step == "summon":
                 return days.cast_vote(state, p, cmd.arg, at, "pm")
             raise Refused(self.spec.text("dead_player"))
-        if verb in self.NIGHT_VERBS or verb in ("declaration", "story", "cancel"):
-            self._check_pm_window(state, at)
+        if verb in self.powers or verb in ("declaration", "story", "cancel"):
+            abilities.check_window(self.spec, self._window_of(p, verb), state, at)
             if verb == "cancel":
                 return self._cancel(state, p, cmd.arg)
             if verb in ("declaration", "story"):
                 return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
-            line = nights.take_power(self.spec, state, p, cmd, names)
-            nights.tell_partners(state, p, line.split("\n")[0], out)
+            line = nights.take_power(self.spec, state, p, cmd, names, self.actions)
+            nights.tell_partners(self.spec, state, p, line.split("\n")[0], out)
             return line
         if verb == "delegate":
             return days.delegate(state, p, cmd.arg, at)
@@ -348,20 +354,23 @@ class ForumGame(Ruleset):
             return "本时段的行动已完成（所有人都完成后天神可以提前结束本时段）"
         raise Refused("这个指令现在用不上。")
 
-    @abstractmethod
-    def _check_pm_window(self, state: GameState, at: datetime) -> None:
-        """Refuse a privilege PM sent outside the family's window (DECISIONS §6)."""
+    def _window_of(self, p: Player, verb: str) -> abilities.Ability:
+        """Whose window a command is judged by: the ability it names, else (a declaration,
+        a cancel) the player's own, else the first a role holds."""
+        tab = self.abilities
+        found = tab.holds(p.role, verb) or tab.by_command(verb) or tab.first(p.role)
+        return found or next(a for a in tab.by_id.values() if a.roles)
 
     def _cancel(self, state: GameState, p: Player, what: str) -> str:
-        verb = POWER.get(p.role)
-        if verb and state.data["subs"].get(verb, {}).pop(p.name, None):
-            return f"已取消今夜的“{VERB_NAMES[verb]}”"
-        raise Refused("你今夜还没有提交可以取消的行动。")
+        for ability in self.abilities.held(p.role):
+            if ability.cancel != "never" and state.data["subs"].get(ability.id, {}).pop(p.name, None):
+                return self.spec.text("cancelled", name=ability.name)
+        raise Refused(self.spec.text("nothing_to_cancel"))
 
     def pm_help(self, state: GameState, p: Player) -> str:
-        verb = POWER.get(p.role)
-        return self.spec.text("help", verb=VERB_NAMES.get(verb or "", "祈祷"),
-                              example=next(q.name for q in state.players if q.name != p.name))
+        """The help lists exactly the player's abilities (core.abilities)."""
+        verb = "/".join(abilities.help_names(self.abilities, p.role)) or self.spec.text("help_verb")
+        return self.spec.text("help", verb=verb, example=next(q.name for q in state.players if q.name != p.name))
 
     # ---- posts ----------------------------------------------------------------------
 
@@ -424,7 +433,7 @@ class ForumGame(Ruleset):
     def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
         """What the role PM told the seat besides its role: its partners (002 杀手, the 13-player
         pairs), as they are now (001 §2.10: a converted killer is told his)."""
-        return {"partners": [q.name for q in partners(state, state.player(name))]}
+        return {"partners": [q.name for q in partners(self.spec, state, state.player(name))]}
 
     def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
         if state.phase.kind == "day":

@@ -6,40 +6,50 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from tianshen.core.abilities import table
 from tianshen.core.clock import show
-from tianshen.core.grammar import VERB_NAMES
 from tianshen.core.ledgers import Actions, Ballots, Declaration, Entry
 from tianshen.core.model import GameState, Player
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally
 from tianshen.rules.common import day as days
-from tianshen.rules.common.roles import POWER, group_of, is_killer, partners
+from tianshen.rules.common.roles import group_of, is_killer, partners
 
 
 class NightActions(Actions):
     has_declarations = True
 
+    def __init__(self, spec: RulesetSpec) -> None:
+        self.spec = spec
+
     def pending(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
-        verb = POWER.get(p.role)
-        target = state.data["subs"].get(verb, {}).get(p.name) if verb and state.phase.kind == "night" else None
-        return [Entry(p.name, f"{VERB_NAMES[verb]} {target}")] if verb and target is not None else []
+        """The GM's `void-action` menu: tonight's entry of each of the player's abilities."""
+        if state.phase.kind != "night":
+            return []
+        subs = state.data["subs"]
+        return [Entry(p.name, f"{a.name} {subs[a.id][p.name]}") for a in table(self.spec).held(p.role)
+                if p.name in subs.get(a.id, {})]
+
+    def record(self, state: GameState, p: Player, ability: str, target: str) -> None:
+        state.data["subs"].setdefault(ability, {})[p.name] = target
 
     def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
         mine = self.pending(state, p)
-        if mine:
-            state.data["subs"][POWER[p.role]].pop(p.name)
+        for a in table(self.spec).held(p.role):
+            if mine:
+                state.data["subs"].get(a.id, {}).pop(p.name, None)
         return mine
 
     def declaration(self, state: GameState, p: Player) -> Declaration | None:
-        group = group_of(state, p) if is_killer(p) else None
+        group = group_of(self.spec, state, p) if is_killer(p) else None
         if group is None or group not in state.data["decl"]:
             return None
-        return Declaration(tell=[q.name for q in [p, *partners(state, p)] if q.alive],
+        return Declaration(tell=[q.name for q in [p, *partners(self.spec, state, p)] if q.alive],
                            values={"ends": show(state.phase.ends_at, state.zone)})
 
     def reject(self, state: GameState, p: Player) -> None:
-        del state.data["decl"][group_of(state, p)]
+        del state.data["decl"][group_of(self.spec, state, p)]
 
 
 class DayBallots(Ballots):

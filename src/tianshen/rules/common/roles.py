@@ -8,23 +8,13 @@ action is their common target, and a disagreement forfeits it (002 "无法…达
 
 from __future__ import annotations
 
+from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
+from tianshen.core.spec import RulesetSpec
 
 KILLERS = "killers"
 CIVILIANS = "civilians"
 
-# role id -> the night power's verb (core.grammar)
-POWER = {
-    "killer": "kill",
-    "independent_killer": "kill",
-    "diviner": "divine",
-    "binder": "soulbind",
-    "curser": "curse",
-    "blesser": "bless",
-    "commoner": "pray",
-    "butterfly": "dance",  # 001 §2.8 蝴蝶夫人
-    "summoner": "summon",  # 001 §2.7 招魂
-}
 KILLER_ROLES = ("killer", "independent_killer")
 
 
@@ -61,31 +51,42 @@ def on_duty_killer(state: GameState, night: int) -> str | None:
     return None
 
 
-def group_of(state: GameState, p: Player) -> str | None:
-    """The acting entity of a player's power."""
-    verb = POWER.get(p.role)
-    if verb is None:
+def group_of(spec: RulesetSpec, state: GameState, p: Player) -> str | None:
+    """The acting entity of a player's power: its ability's group (core.abilities)."""
+    ability = table(spec).first(p.role)
+    if ability is None:
         return None
-    if verb == "kill":
+    if ability.group == "faction":
         mode = killer_mode(state)
         if mode == "alternate":
-            return f"killer:{p.name}"
+            return f"{p.role}:{p.name}"
         if mode == "allied_independent":
             return "independent" if p.role == "independent_killer" else "allied"
-        return "killers"
-    if verb == "pray":
-        return f"commoner:{p.name}"
-    # diviner / binder / curser / blesser / butterfly / summoner: one entity per role, so two
-    # holders of a role (002 13p, 001 §2.10 after a conversion, DECISIONS B11) act jointly
+        return p.faction
+    if ability.group == "own":
+        return f"{p.role}:{p.name}"
+    # one entity per role, so two holders of a role (002 13p, 001 §2.10 after a conversion,
+    # DECISIONS B11) act jointly
     return p.role
 
 
-def members(state: GameState, group: str) -> list[Player]:
-    return [p for p in state.players if p.alive and group_of(state, p) == group]
+def acts_alone(spec: RulesetSpec, state: GameState, p: Player) -> bool:
+    group = group_of(spec, state, p)
+    return group is None or group.endswith(":" + p.name)
 
 
-def partners(state: GameState, p: Player) -> list[Player]:
-    group = group_of(state, p)
-    if group is None or group.startswith(("killer:", "commoner:")):
+def members(spec: RulesetSpec, state: GameState, group: str) -> list[Player]:
+    return [p for p in state.players if p.alive and group_of(spec, state, p) == group]
+
+
+def partners(spec: RulesetSpec, state: GameState, p: Player) -> list[Player]:
+    if acts_alone(spec, state, p):
         return []
-    return [q for q in state.players if q.name != p.name and group_of(state, q) == group]
+    group = group_of(spec, state, p)
+    return [q for q in state.players if q.name != p.name and group_of(spec, state, q) == group]
+
+
+def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> list[str]:
+    """The acting groups of the holders of an ability (its `roles`), in seat order."""
+    return list(dict.fromkeys(g for p in state.players if p.role in roles
+                              and (g := group_of(spec, state, p)) is not None))

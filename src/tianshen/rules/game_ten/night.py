@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tianshen.core.abilities import table
 from tianshen.core.deaths import die
 from tianshen.core.events import note
 from tianshen.core.model import GameState, Player
+from tianshen.core.protection import Protection
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import declaration_ok, group_target, prayer_threshold
-from tianshen.rules.common.roles import is_killer, living_commoners, members
+from tianshen.rules.common.roles import groups_holding, is_killer, living_commoners, members
 
 # DECISIONS §2.1.8: simultaneous deaths are ordered killed > bound > implicated (then seat)
 CAUSE_RANK = {"killed": 0, "bound": 1, "implicated": 2, "executed": 3, "no_vote": 4, "wasted": 5, "modkill": 6}
@@ -39,20 +41,20 @@ def _alive(state: GameState, name: str | None) -> bool:
     return name is not None and state.player(name).alive
 
 
-def _individual(state: GameState, group: str) -> bool:
+def _individual(spec: RulesetSpec, state: GameState, group: str) -> bool:
     """DECISIONS B10: an action is *individual* when its group has one living member; the
     killers' kill with 2+ living killers and two same-role professionals (B11) are joint."""
-    return len(members(state, group)) == 1
+    return len(members(spec, state, group)) == 1
 
 
 def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     """DECISIONS §2.1.5 steps 0–6.  Step 7 (publish, conversion, win) is the ruleset's."""
     dawn = Dawn()
     opts = state.data["options"]
-    killers = members(state, "killers")
+    killers = members(spec, state, "killers")
 
     # ---- 0. inputs -------------------------------------------------------------------
-    target = group_target(state, "kill", "killers") if killers else None
+    target = group_target(spec, state, "kill", "killers") if killers else None
     decl = state.data["decl"].get("killers")
     if target is not None and not _alive(state, target):
         log.append(f"kill on {target}: the target is already dead, no kill")
@@ -72,20 +74,20 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
          *(["one_hit_night"] if ohk else []), *(["skipped_kill"] if dawn.skipped else []))
 
     # ---- 1. the butterfly's partner: void list and mirror (001 §2.8) -----------------
-    partner = group_target(state, "dance", "butterfly") if members(state, "butterfly") else None
+    partner = group_target(spec, state, "dance", "butterfly") if members(spec, state, "butterfly") else None
     if partner is not None and (not _alive(state, partner) or state.player(partner).role == "butterfly"):
         partner = None  # the butterfly never dances with herself (001 §2.8)
-    butterfly = next((p.name for p in members(state, "butterfly")), None)
+    butterfly = next((p.name for p in members(spec, state, "butterfly")), None)
     log.append(f"butterfly's partner: {partner or 'none'}")
 
     def acted_on(verb: str, group: str) -> str | None:
         """The group's target, unless void: the partner's individual kill/束魂/诅咒/庇佑 fail
         and every action on the partner fails (001 §2.8; B27, B33, B37)."""
-        t = group_target(state, verb, group) if members(state, group) else None
+        t = group_target(spec, state, verb, group) if members(spec, state, group) else None
         if t is None or not _alive(state, t):
             return None
         if partner is not None:
-            if partner in {m.name for m in members(state, group)} and _individual(state, group):
+            if partner in {m.name for m in members(spec, state, group)} and _individual(spec, state, group):
                 log.append(f"{verb} by {group} on {t}: void (the actor dances with the butterfly)")
                 return None
             if t == partner:
@@ -106,7 +108,7 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
         if on_partner or lone_dancer:
             note(log, f"kill on {kill}: void by the butterfly", "butterfly_voided_kill")
             kill = None
-    bound = acted_on("soulbind", "binder")
+    bound = acted_on("soulbind", "binder")  # 001 §2.4: the binder's (B4's streak is his)
 
     # ---- 2. prayer protection (001 §2.9, DECISIONS §2.1.4, B7, B8, B33) ----------------
     n = prayer_threshold(state)
@@ -119,9 +121,22 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     log.append(f"prayer threshold n = {n} ({len(living_commoners(state))} commoners / {len(killers)} killers);"
                f" protected: {sorted(prot) or 'nobody'}")
 
+    # ---- the protection layer (core.protection): every `protects = "bind"` guard, mirrored
+    guard = Protection()
+    for ability in table(spec).by_id.values():
+        if ability.get("protects") != "bind":
+            continue
+        for group in groups_holding(spec, state, ability.roles):
+            t = bound if (ability.id, group) == ("soulbind", "binder") else acted_on(ability.id, group)
+            for x in sorted(mirror({t} if t else set())):
+                guard.add("bind", group, x, ability.id)
+    for x in sorted(prot):
+        guard.add("prayer", "commoners", x, "pray")
+    prot = guard.protected("prayer")
+
     # ---- 3. the kill ------------------------------------------------------------------
     dead: dict[str, str] = {}
-    bound_set = mirror({bound} if bound else set())
+    bound_set = guard.protected("bind")
     if kill is not None:
         victims = [(kill, "killed")] + ([(partner, "implicated")] if partner and kill == butterfly else [])
         for v, cause in victims:
@@ -133,7 +148,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
                 survives, why = v in prot, "prayer against the one-hit kill (001 §2.2)"
             elif v in bound_set and (opts.get("bind_vs_prayer", "bind_first") == "bind_first" or v not in prot):
                 survives, why = True, "bound (001 §2.4 束魂成功; B5 `bind_vs_prayer`)"
-                dawn.saved_by_bind.append(v)
+                if any(table(spec).by_id[g.ability].get("announce", True) for g in guard.of(v, "bind")):
+                    dawn.saved_by_bind.append(v)
             else:
                 survives, why = v in prot, "prayer (001 §2.9)"
             note(log, f"kill victim {v}: {'survives — ' + why if survives else 'dies'}",
@@ -171,8 +187,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     dawn.net = {x: v for x, v in dawn.net.items() if v}
 
     # ---- 6. summon (001 §2.7, DECISIONS §2.1.7, B15) ------------------------------------------
-    if members(state, "summoner") and state.data.get("summon_uses", 0) > 0:
-        t = group_target(state, "summon", "summoner")
+    if members(spec, state, "summoner") and state.data.get("summon_uses", 0) > 0:
+        t = group_target(spec, state, "summon", "summoner")
         if t is not None and not state.player(t).alive:
             dawn.revived = t
             log.append(f"summoned for the day: {t}")

@@ -8,7 +8,7 @@ night of DECISIONS §2.1.5 (`night.resolve`), the dawn post of §2.1.9, 招魂 (
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from tianshen.core.clock import show_for
@@ -26,7 +26,6 @@ from tianshen.rules.game_ten import night as nights
 
 
 class GameTen(ForumGame):
-    NIGHT_VERBS = frozenset({"kill", "soulbind", "curse", "bless", "pray", "dance", "summon"})
     QUEUE_DAY_PMS = True  # 001 §2.11: day PMs take effect at the next night's end
 
     def _init_data(self, state: GameState, game: GameSetup) -> None:
@@ -38,22 +37,13 @@ class GameTen(ForumGame):
 
     # ---- PMs ------------------------------------------------------------------------
 
-    def _check_pm_window(self, state: GameState, at: datetime) -> None:
-        """001 §2.11: PMs are taken at any time (a day PM waits for the next night's end);
-        targets can change until 10 minutes before dawn, and nothing new is taken after that
-        lock (DECISIONS §0.3 `allow_new_actions_after_lock = false`)."""
-        if state.phase.kind == "night" and state.phase.ends_at is not None:
-            lock = state.phase.ends_at - timedelta(minutes=float(self.spec.options.get("lock_minutes", 10)))
-            if at >= lock:
-                raise Refused(self.spec.text("night_locked"))
-
     def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         if cmd.verb == "choose":
             return self._choose(state, p, cmd.arg)
         line = super().pm_command(state, p, cmd, at, out)
         if state.phase.kind == "day" and p.name in state.data["day"].get("revived", []) and cmd.verb == "delegate":
             state.data["day"]["revived_active"] = True  # 001 §2.7: he voted
-        if state.phase.kind == "day" and cmd.verb in self.NIGHT_VERBS:
+        if state.phase.kind == "day" and cmd.verb in self.powers:
             line += "\n" + self.spec.text("day_pm_note", n=state.phase.number + 1)
         return line
 

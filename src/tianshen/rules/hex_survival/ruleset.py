@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import activity, checkin, intake, rng, substitution
+from tianshen.core.abilities import table
 from tianshen.core.ballots import BallotPolicy, short
 from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
@@ -47,11 +48,9 @@ from tianshen.rules.hex_survival.ledgers import DayBallots, PhaseActions
 
 MAIN = "main"
 DRAW = "draw"
-# 003's own PM words, on top of the shared ones (vote, delegate, cancel, count…)
-HEX_VERBS = VERBS | {
-    "attack": ("攻击", "攻打", "attack"),
-    "move": ("移动到", "移动", "移到", "走到", "前往", "move"),
-    "dig": ("挖掘", "挖", "dig"),
+# 003's PM words beside its actions' (those are in its TOML, core.abilities): the status query
+# and its wider cancel, on top of the shared ones (vote, delegate, count…)
+HEX_WORDS = {
     "status": ("状态", "查询", "status"),
     "cancel": ("取消", "撤销", "放弃", "不动", "/cancel"),
 }
@@ -65,6 +64,7 @@ class HexSurvival(Ruleset):
         self.map = hexmap.load(spec.options)
         self.food = foods.load(spec.options)
         self.actions = PhaseActions()
+        self.pm_verbs = VERBS | table(spec).verbs() | HEX_WORDS
         self.ballots = DayBallots(self._delegate)
 
     # ---- setup (003 §1, §2, §5.1, §7.2) ---------------------------------------------
@@ -371,8 +371,6 @@ class HexSurvival(Ruleset):
                          fate=spec.text("alive_hp", hp=p.extra["hp"]) if p.alive else spec.text("dead"))
 
     # ---- PMs ------------------------------------------------------------------------
-
-    pm_verbs = HEX_VERBS
 
     def pm_help(self, state: GameState, p: Player) -> str:
         key = "help_night" if state.phase.kind == "night" else "help_day"

@@ -28,7 +28,7 @@ Refused = shared_intake.Refused  # the command is not taken; the message says wh
 def pick_ability(spec: RulesetSpec, state: GameState, p: Player, verb: str) -> tuple[Ability, str]:
     """The ability a verb means for this player, and the card that carries it."""
     table = abilities(spec)
-    candidates = [a for a in table.values() if a.verb == verb]
+    candidates = [a for a in table.values() if a.command == verb]
     for ability in candidates:
         card = _card_with(spec, state, p, ability.id)
         if card:

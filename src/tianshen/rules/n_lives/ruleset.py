@@ -486,7 +486,7 @@ class NLives(Ruleset):
         night = state.phase.kind == "night"
         if night:
             intake.check_lock(spec, state, at)
-        queued = not night and not ability.any_time
+        queued = not night and ability.window != "any"
         if queued and not spec.options.get("queue_day_submissions", True):
             raise Refused("这项特权只能在夜里行使。")
         pending = state.data["queued"] if queued else state.data["actions"]

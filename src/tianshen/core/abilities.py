@@ -1,0 +1,191 @@
+"""Abilities as data (issue 36): what a player may send by PM, read from the variant's
+`[abilities.*]` and `[roles.*].abilities` tables, and the checks every family shares.
+
+An ability is one power: its id (the key of its entries, e.g. `subs[id]`), its name (the word
+in receipts, help and refusals), the words players write, the roles that hold it, its window
+(night / power / day / any), its lock (minutes before the window's end after which nothing new
+is taken), its target rule (living / dead / self / other / cell / none), its group (own: each
+holder alone; role: the holders of a role act jointly; faction: the faction's rule), whether
+a declaration is needed, its cost and whether it may be cancelled until its window closes.
+
+A role built from abilities the family has is then a variant file: `[roles.x] abilities = [..]`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from tianshen.core.intake import Refused
+from tianshen.core.model import GameState, Player
+from tianshen.core.spec import RulesetSpec
+
+WINDOWS = ("night", "power", "day", "any")
+TARGETS = ("living", "dead", "self", "other", "cell", "none", "player", "executed")
+GROUPS = ("own", "role", "faction")
+CANCELS = ("until_end", "never")
+
+
+class AbilityError(ValueError):
+    """A variant whose ability table is wrong: one line for the GM who wrote it."""
+
+
+@dataclass(frozen=True)
+class Ability:
+    id: str
+    name: str  # the word in receipts, help and refusals
+    words: tuple[str, ...]  # what players write (the parser's aliases)
+    roles: tuple[str, ...] = ()  # the roles that hold it (from [roles.*].abilities)
+    verb: str = ""  # the command it parses to ("" : its id)
+    window: str = "night"
+    lock: float | None = None  # minutes before the window's end
+    target: str = "living"
+    group: str = "role"
+    declaration: bool = False
+    cost: int = 0
+    cancel: str = "until_end"
+    extra: tuple[tuple[str, Any], ...] = ()  # the family's own keys, as written
+
+    @property
+    def command(self) -> str:
+        return self.verb or self.id
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return dict(self.extra).get(key, default)
+
+
+@dataclass(frozen=True)
+class Table:
+    """The abilities of a variant, by id, and which of them each role holds (in its order)."""
+
+    by_id: dict[str, Ability]
+    of_role: dict[str, tuple[str, ...]]
+
+    def held(self, role: str) -> list[Ability]:
+        return [self.by_id[a] for a in self.of_role.get(role, ())]
+
+    def first(self, role: str) -> Ability | None:
+        held = self.held(role)
+        return held[0] if held else None
+
+    def by_command(self, command: str) -> Ability | None:
+        return next((a for a in self.by_id.values() if a.command == command), None)
+
+    def holds(self, role: str, command: str) -> Ability | None:
+        return next((a for a in self.held(role) if a.command == command), None)
+
+    def verbs(self) -> dict[str, tuple[str, ...]]:
+        """The PM words of every ability, by command, for `core.grammar.parse_pm`."""
+        out: dict[str, tuple[str, ...]] = {}
+        for a in self.by_id.values():
+            words = out.get(a.command, ())
+            out[a.command] = words + tuple(w for w in a.words if w not in words)
+        return out
+
+    def commands(self) -> frozenset[str]:
+        return frozenset(a.command for a in self.by_id.values())
+
+    def declaring(self) -> frozenset[str]:
+        return frozenset(a.command for a in self.by_id.values() if a.declaration)
+
+
+KNOWN = {"name", "words", "verb", "window", "lock", "target", "group", "declaration", "cost", "cancel"}
+
+
+def table(spec: RulesetSpec) -> Table:
+    """The variant's ability table (read once per spec object)."""
+    return spec.derived("core.abilities", read)
+
+
+def read(spec: RulesetSpec) -> Table:
+    try:
+        raw = spec.section("abilities")
+    except KeyError:
+        raw = {}
+    of_role: dict[str, tuple[str, ...]] = {}
+    for rid, info in spec.roles.items():
+        held = tuple(info.abilities)
+        for aid in held:
+            if aid not in raw:
+                raise AbilityError(f"ruleset {spec.id}: role {rid} holds ability '{aid}', "
+                                   f"which [abilities] does not define")
+        of_role[rid] = held
+    by_id = {aid: _ability(spec, aid, info, tuple(r for r, h in of_role.items() if aid in h))
+             for aid, info in raw.items()}
+    return Table(by_id, of_role)
+
+
+def _ability(spec: RulesetSpec, aid: str, info: dict[str, Any], roles: tuple[str, ...]) -> Ability:
+    def pick(key: str, allowed: tuple[str, ...], default: str) -> str:
+        value = str(info.get(key, default))
+        if value not in allowed:
+            raise AbilityError(f"ruleset {spec.id}: ability {aid}: {key} '{value}' is not one of {', '.join(allowed)}")
+        return value
+
+    name = str(info.get("name", aid))
+    lock = info.get("lock")
+    return Ability(
+        id=aid, name=name, words=tuple(info.get("words", [name])), roles=roles, verb=str(info.get("verb", "")),
+        window=pick("window", WINDOWS, "night"), lock=None if lock is None else float(lock),
+        target=pick("target", TARGETS, "living"), group=pick("group", GROUPS, "role"),
+        declaration=bool(info.get("declaration", False)), cost=int(info.get("cost", 0)),
+        cancel=pick("cancel", CANCELS, "until_end"),
+        extra=tuple((k, v) for k, v in info.items() if k not in KNOWN))
+
+
+# ---- the one intake check ------------------------------------------------------------------
+
+
+def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: datetime) -> None:
+    """The ability's window by forum time (DECISIONS §0.1): a PM written before the window
+    opened or after it closed is refused with the variant's words (`not_night`,
+    `night_over`, `not_power_time`, `not_day`, `night_locked`)."""
+    ph = state.phase
+    if ability.window == "night":
+        if ph.kind != "night" or (ph.started_at and at < ph.started_at):
+            # 002 平民: the window opens at dusk; a PM whose forum time is still in the day is
+            # invalid even if it is processed after dusk (DECISIONS §0.1)
+            raise Refused(spec.text("not_night"))
+        if ph.ends_at and at >= ph.ends_at:
+            raise Refused(spec.text("night_over"))
+    elif ability.window == "power":
+        # a power round (004 补充 一 3–4): the night's `power` step, until its deadline
+        if ph.kind != "night" or ph.step != "power" or ph.ends_at is None or at >= ph.ends_at:
+            raise Refused(spec.text("not_power_time"))
+    elif ability.window == "day" and ph.kind != "day":
+        raise Refused(spec.text("not_day"))
+    if ability.lock is not None and ph.kind == "night" and ph.ends_at is not None:
+        if at >= ph.ends_at - timedelta(minutes=ability.lock):
+            raise Refused(spec.text("night_locked"))
+
+
+def check_role(spec: RulesetSpec, tab: Table, p: Player, command: str) -> Ability:
+    """The player's ability for this command, or the refusal that names his own."""
+    mine = tab.holds(p.role, command)
+    if mine is not None:
+        return mine
+    asked = tab.by_command(command)
+    held = "、".join(a.name for a in tab.held(p.role))
+    hint = spec.text("ability_hint", names=held) if held else ""
+    raise Refused(spec.text("ability_not_yours", name=asked.name if asked else command, hint=hint))
+
+
+def check_target(spec: RulesetSpec, ability: Ability, p: Player, target: Player, same_group: bool) -> None:
+    """The ability's target rule: living, dead, self, other (not one's own group)."""
+    rule = ability.target
+    if rule == "dead":
+        if target.alive:
+            raise Refused(spec.text("target_alive", name=target.name, ability=ability.name))
+        return
+    if not target.alive:
+        raise Refused(spec.text("target_dead", name=target.name))
+    if rule == "self" and target.name != p.name:
+        raise Refused(spec.text("target_not_self", ability=ability.name))
+    if rule == "other" and same_group:
+        raise Refused(spec.text("target_own", role=spec.role_name(p.role)))
+
+
+def help_names(tab: Table, role: str) -> list[str]:
+    """The names of a role's abilities, as its help lists them."""
+    return [a.name for a in tab.held(role)]
