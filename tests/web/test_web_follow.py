@@ -151,6 +151,10 @@ def _play(variant: str, seed: int, db_url: str, monkeypatch) -> tuple[Compare, S
         compare.check(what=f"{variant} seed {seed}, after a send:")
 
     monkeypatch.setattr(store, "commit_step", one_by_one)
+    # a run of inputs keeps only its last state (issue 37); written one by one here, each
+    # step carries its own, as a commit of its own does
+    step_of = GameDriver._step_of
+    monkeypatch.setattr(GameDriver, "_step_of", lambda self, *args, whole=True, **kw: step_of(self, *args, **kw))
     monkeypatch.setattr(store, "record_parts", sent)
     sims = sims_for(spec.ruleset, board, forum.account, seed)
     gm_done = set()

@@ -15,7 +15,7 @@ from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.sim import ThreadLookup
-from tianshen.specs import load_spec
+from tianshen.specs import shared_spec
 
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "{t}")
 CHAT = ("我觉得{t}的发言有点问题。", "先听听大家的意见，{t}怎么看？", "{t}昨天的投票很奇怪。", "今天我跟票，{t}可疑。")
@@ -32,7 +32,7 @@ class ButterflySims:
     def form(self, state: GameState, ability: str, target: str) -> str:
         """What a player writes for an ability (its `sim_forms` or first word, core.abilities)."""
         if state.variant not in self._specs:
-            self._specs[state.variant] = load_spec(state.variant)
+            self._specs[state.variant] = shared_spec(state.variant)
         a = table(self._specs[state.variant]).by_id[ability]
         return (a.get("sim_forms") or [a.words[0] + " {t}"])[0].format(t=target)
 

@@ -18,7 +18,7 @@ from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.common.roles import acts_alone, group_of, is_killer, on_duty_killer
 from tianshen.sim import ThreadLookup, check_in
-from tianshen.specs import load_spec
+from tianshen.specs import shared_spec
 
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
 STORY = (
@@ -41,7 +41,7 @@ class ClassicSims:
 
     def spec(self, state: GameState) -> RulesetSpec:
         if state.variant not in self._specs:
-            self._specs[state.variant] = load_spec(state.variant)
+            self._specs[state.variant] = shared_spec(state.variant)
         return self._specs[state.variant]
 
     def group(self, state: GameState, p: Player) -> str:

@@ -19,7 +19,7 @@ from tianshen.core.model import GameState, Player
 from tianshen.forum.base import PlayerSide
 from tianshen.rules import load_ruleset
 from tianshen.sim import ThreadLookup, check_in
-from tianshen.specs import load_spec
+from tianshen.specs import shared_spec
 
 VOTE_FORMS = ("投票 {t}", "投票：{t}\n理由：昨天的发言前后矛盾。", "投 {t}")
 
@@ -136,4 +136,4 @@ def _map_of(variant: str) -> object:
 @cache
 def _forms(variant: str, ability: str) -> tuple[str, ...]:
     """What a player writes for an action: its `sim_forms` in the variant's TOML (core.abilities)."""
-    return tuple(table(load_spec(variant)).by_id[ability].get("sim_forms"))
+    return tuple(table(shared_spec(variant)).by_id[ability].get("sim_forms"))
