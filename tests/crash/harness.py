@@ -146,7 +146,7 @@ class Daemon:
     def start(self, crash_at: str | None = None, trace: Path | None = None) -> None:
         self.starts += 1
         with open(self.log, "a", encoding="utf-8") as fh:
-            fh.write(f"==== start {self.starts} crash_at={crash_at}\n")
+            fh.write(f"==== start {self.starts} crash_at={crash_at} at {datetime.now():%H:%M:%S.%f}\n")
             fh.flush()
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tianshen.cli", "run", "--config", str(self.config)],
