@@ -267,7 +267,10 @@ def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factor
     if crashed.final.winner != clean.final.winner:
         problems.append(f"winner {crashed.final.winner}, uncrashed {clean.final.winner}")
     assert not problems, "\n".join(problems[:60])
-    assert got == expected
+    # the threads and the GM's inbox exactly; each player's inbox as same_inbox says (above): a
+    # partner's PM may come on either side of a receipt of his own (one poll or two)
+    assert (got.threads, got.gm_inbox, got.inboxes.keys()) == (expected.threads, expected.gm_inbox,
+                                                                 expected.inboxes.keys())
     assert len(kills) >= MIN_KILLS, f"only {len(kills)} kills before the game ended"
     spread = set(phases) & set(crashed.phases)
     assert len(spread) >= len(set(crashed.phases)) // 2, f"kills in {phases}, the game's phases {crashed.phases}"
