@@ -32,6 +32,7 @@ from .harness import (
     CrashPlan,
     Daemon,
     DaemonDied,
+    ForkServer,
     GameConfig,
     RetryingPlayers,
     StepAdvancer,
@@ -90,7 +91,10 @@ def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, t
                           [GameConfig(GAME, ruleset, SEED, game_start(server), PLAYERS)],
                           # the restarted daemon holds the game's lease
                           run_extra=f'owner = "crash-test"\nlate_window_minutes = {LATE_WINDOW_MINUTES}\n')
-    daemon = Daemon(config, workdir, server, rulesets)
+    # the crashed run's daemons are forked by a process that has done the imports once (a restart
+    # costs the daemon's own start); the uncrashed one is `python -m tianshen.cli run` itself
+    forks = ForkServer() if crash_at is not None else None
+    daemon = Daemon(config, workdir, server, rulesets, forks=forks)
     store = Store(db_url)
     players = RetryingPlayers(SpiritPlayers(server.base_url, {p: server.players[p] for p in PLAYERS},
                                             server.gm_username))
@@ -131,6 +135,8 @@ def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, t
         phases = [p.label for p in store.phases(sims.game_id)]
     finally:
         daemon.stop()
+        if forks is not None:
+            forks.close()
         players.close()
         store.close()
     return Run(final, read_transcript(server, PLAYERS), daemon, seconds, kill_phases, pending, phases, given_up)
