@@ -47,3 +47,32 @@ class HandClock:
 
     def real_at(self, game_time: datetime) -> datetime:
         return datetime(2100, 1, 1, tzinfo=UTC)
+
+
+def tick_to_the_end(daemon, max_moments: int = 2000) -> int:  # daemon: tianshen.service.daemon.Daemon
+    """Play a rehearsal (memory board, `[run] simulate`, its GameClock) to the end by hand,
+    with no wall-clock wait: at each moment the daemon ticks until a tick changes nothing
+    (the simulated players act in one tick, the daemon reads them in the next), then the
+    clock jumps to the next moment a game has (its start or deadline).  The game is the same
+    on an idle machine and a loaded one.  Returns the number of moments."""
+    clock, board = daemon.clock, daemon.board
+    real = [clock.real_start]
+    clock.real_now = lambda: real[0]  # the rehearsal's real time: moved only here
+
+    def seen() -> tuple:
+        return (tuple((r.id, r.step_seq) for r in daemon.store.heads((daemon.board_key,))),
+                len(board.activity()) if board is not None else 0)
+
+    for moment in range(max_moments):
+        for _ in range(50):
+            before = seen()
+            daemon.tick()
+            if seen() == before:
+                break
+        if daemon.all_over():
+            return moment
+        moments = [at for served in daemon.served.values() if (at := daemon._next_moment(served)) is not None]
+        if moments:  # a millisecond past it: the clock's float arithmetic must not land just before
+            real[0] = max(real[0], clock.real_at(min(moments)).timestamp() + 1e-3)
+    phases = [g.phase_label for g in daemon.store.list_games()]
+    raise AssertionError(f"not over after {max_moments} moments (at {phases})")

@@ -23,7 +23,20 @@ from tianshen.core.clock import zone_info
 from tianshen.core.model import GameState
 from tianshen.core.overrides import Arg, Override
 from tianshen.specs import available_variants, load_spec
-from tianshen.web.views import gm_notes, thread_name
+
+
+def gm_notes(view: dict[str, Any]) -> dict[str, str]:
+    """The web page's notes of a player (tianshen.web is imported when used: `run` does not)."""
+    from tianshen.web.views import gm_notes as notes
+
+    return notes(view)
+
+
+def thread_name(key: str, family: str = "") -> str:
+    from tianshen.web.views import thread_name as name
+
+    return name(key, family)
+
 
 # rich_markup_mode=None: help texts are printed as written (`[game]` is a table, not markup)
 app = typer.Typer(help="tianshen (天神): an automatic game master for forum Mafia games.", no_args_is_help=True,

@@ -5,11 +5,15 @@ two runs of one seed compare equal.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -115,6 +119,111 @@ class DaemonDied(RuntimeError):
     """`tianshen run` exited in a way no crash point explains."""
 
 
+# The forking starter of the crashed run's daemons: one Python process that has imported
+# what `tianshen run` imports, and forks a child for each start, which sets its environment,
+# working directory and log, and runs the CLI's `run` (the same code `python -m tianshen.cli
+# run` runs).  A restart then costs the daemon's own start (login, first tick), not a second
+# of interpreter start and imports: the crash test restarts it some forty times.
+FORK_SERVER = r"""
+import json, os, sys, threading
+import tianshen.cli, tianshen.config, tianshen.forum.spirit, tianshen.service.daemon, tianshen.service.holders
+import bs4  # the forum pages' CSS selectors compile their patterns on first use: once, here
+bs4.BeautifulSoup("<div class='a'><a href='/x'>x</a></div>", "lxml").select_one(
+    "div.a > a[href^='/'], li:not(.b) span#c, input[name=x], div.js-comment[data-pk]")
+out, lock = sys.stdout, threading.Lock()
+
+def say(line):
+    with lock:
+        out.write(line + "\n")
+        out.flush()
+
+def reap(pid):
+    say(f"exit {pid} {os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])}")
+
+for line in sys.stdin:
+    start = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.environ.clear()
+            os.environ.update(start["env"])
+            os.chdir(start["cwd"])
+            log = os.open(start["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(log, 1)
+            os.dup2(log, 2)
+            sys.stdout = open(1, "w", encoding="utf-8", buffering=1, closefd=False)
+            sys.stderr = open(2, "w", encoding="utf-8", buffering=1, closefd=False)
+            tianshen.cli.app(start["argv"], prog_name="tianshen")
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    say(f"pid {pid}")
+    threading.Thread(target=reap, args=(pid,), daemon=True).start()
+"""
+
+
+class ForkServer:
+    """FORK_SERVER as a child process of the test: `start` forks a daemon, `exit_code` says
+    whether (and how) it exited, `kill` kills it."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", FORK_SERVER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        self.exits: dict[int, int] = {}
+        self._started: queue.Queue[int] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            word, pid, *code = line.split()
+            if word == "pid":
+                self._started.put(int(pid))
+            elif word == "exit":
+                self.exits[int(pid)] = int(code[0])
+
+    def start(self, argv: list[str], env: dict[str, str], cwd: Path, log: Path) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(dict(argv=argv, env=env, cwd=str(cwd), log=str(log))) + "\n")
+        self.proc.stdin.flush()
+        try:
+            return self._started.get(timeout=120)
+        except queue.Empty:
+            raise DaemonDied(f"the fork server started no daemon (it exited with {self.proc.poll()})") from None
+
+    def exit_code(self, pid: int) -> int | None:
+        return self.exits.get(pid)
+
+    def kill(self, pid: int, timeout: float = 10) -> None:
+        if pid in self.exits:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        give_up = time.monotonic() + timeout
+        while pid not in self.exits and time.monotonic() < give_up:
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
 @dataclass
 class Daemon:
     """`tianshen run --config FILE` as a child process, restarted after each kill."""
@@ -124,7 +233,9 @@ class Daemon:
     server: SpiritServer
     rulesets: Path
     env_extra: dict[str, str] = field(default_factory=dict)
+    forks: ForkServer | None = None  # start by forking (the crashed run's many restarts), not by exec
     proc: subprocess.Popen | None = None
+    pid: int | None = None  # the forked daemon's
     starts: int = 0
     crash_log: Path = field(init=False)
 
@@ -146,22 +257,39 @@ class Daemon:
     def start(self, crash_at: str | None = None, trace: Path | None = None) -> None:
         self.starts += 1
         with open(self.log, "a", encoding="utf-8") as fh:
-            fh.write(f"==== start {self.starts} crash_at={crash_at}\n")
+            fh.write(f"==== start {self.starts} crash_at={crash_at} at {datetime.now():%H:%M:%S.%f}\n")
             fh.flush()
+            if self.forks is not None:
+                self.pid = self.forks.start(["run", "--config", str(self.config)], self.env(crash_at, trace),
+                                            self.workdir, self.log)
+                return
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tianshen.cli", "run", "--config", str(self.config)],
                 stdout=fh, stderr=subprocess.STDOUT, env=self.env(crash_at, trace), cwd=self.workdir)
 
     def exited(self) -> int | None:
+        if self.forks is not None:
+            return None if self.pid is None else self.forks.exit_code(self.pid)
         return None if self.proc is None else self.proc.poll()
 
     def stop(self) -> None:
         """SIGKILL if still running (the end of a test, or a failure)."""
+        if self.forks is not None:
+            if self.pid is not None:
+                self.forks.kill(self.pid)
+            return
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=10)
 
     def wait_exit(self, timeout: float = 60) -> int:
+        if self.forks is not None:
+            give_up = time.monotonic() + timeout
+            while (rc := self.exited()) is None:
+                if time.monotonic() > give_up:
+                    raise DaemonDied(f"the daemon did not stop after the game was over: {self.tail()}")
+                time.sleep(0.1)
+            return rc
         assert self.proc is not None
         try:
             return self.proc.wait(timeout=timeout)

@@ -49,7 +49,7 @@ from .harness import (
 
 PG_ADMIN_URL = os.environ.get("TIANSHEN_TEST_DATABASE_URL")
 LEASE_SECONDS = 6.0
-POLL_SECONDS = 1.0
+POLL_SECONDS = 0.5  # the games move by events, each a poll away
 OBSERVE_SECONDS = 0.3  # how often this test looks at the leases (its measuring error)
 GAMES = [("pg-a", 21, list(DEFAULT_PLAYERS[:8])), ("pg-b", 22, list(DEFAULT_PLAYERS[8:16]))]
 MULTI_GAME = "lease_seconds" in RunConfig.model_fields
@@ -161,40 +161,61 @@ def everything(server: SpiritServer) -> Transcript:
     return t
 
 
-def uncrashed(server: SpiritServer, workdir: Path, db_url: str, ruleset: str, rulesets: Path
-              ) -> tuple[list[GameState], Transcript, list[str]]:
-    workdir.mkdir()
-    config = write_config(workdir / "config.toml", server, db_url, games_config(server, ruleset),
-                          poll_seconds=POLL_SECONDS, run_extra=f"lease_seconds = {LEASE_SECONDS}\nowner = \"solo\"\n")
-    daemon = Daemon(config, workdir, server, rulesets)
-    store = Store(db_url)
-    sims, sides = sims_of(store, server)
+@dataclass
+class Solo:
+    """The uncrashed run: one `tianshen run` ("solo") serving both games on a forum and a
+    database of its own.  It is played in the same loop as the two processes' run."""
 
-    advance = [StepAdvancer(store, s, side, db_url, rulesets) for s, side in zip(sims, sides, strict=True)]
+    server: SpiritServer
+    db_url: str
+    daemon: Daemon
+    store: Store
+    sims: list[ExternalSims]
+    sides: list[RetryingPlayers]
+    advance: list[StepAdvancer]
 
-    def alive() -> None:
-        for step in advance:
+    @classmethod
+    def start(cls, server: SpiritServer, workdir: Path, db_url: str, ruleset: str, rulesets: Path) -> Solo:
+        workdir.mkdir()
+        config = write_config(workdir / "config.toml", server, db_url, games_config(server, ruleset),
+                              poll_seconds=POLL_SECONDS,
+                              run_extra=f"lease_seconds = {LEASE_SECONDS}\nowner = \"solo\"\n")
+        daemon = Daemon(config, workdir, server, rulesets)
+        store = Store(db_url)
+        sims, sides = sims_of(store, server)
+        advance = [StepAdvancer(store, s, side, db_url, rulesets) for s, side in zip(sims, sides, strict=True)]
+        daemon.start()
+        return cls(server, db_url, daemon, store, sims, sides, advance)
+
+    def alive(self) -> None:
+        for step in self.advance:
             step()
-        if daemon.exited() not in (None, 0):  # 0: all games over (stop_when_over)
-            raise DaemonDied(f"tianshen run exited with {daemon.exited()}:\n{daemon.tail()}")
+        if self.daemon.exited() not in (None, 0):  # 0: all games over (stop_when_over)
+            raise DaemonDied(f"tianshen run (solo) exited with {self.daemon.exited()}:\n{self.daemon.tail()}")
 
-    daemon.start()
-    try:
-        final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=MAX_GAME_SECONDS, between=alive)
-        pending = pending_rows(store, config, [s.game_id for s in sims if s.game_id is not None])
-    finally:
-        daemon.stop()
-        for side in sides:
+    def finish(self) -> tuple[list[GameState], Transcript, list[str]]:
+        """The final states, the forum's transcript, what is left pending; the daemon stopped."""
+        try:
+            final = [GameState.model_validate_json(self.store.load_game(s.game_id).state_json) for s in self.sims
+                     if s.game_id is not None]
+            pending = pending_rows(self.store, self.daemon.config, [s.game_id for s in self.sims
+                                                                     if s.game_id is not None])
+        finally:
+            self.close()
+        return final, everything(self.server), pending
+
+    def close(self) -> None:
+        self.daemon.stop()
+        for side in self.sides:
             side.close()
-        store.close()
-    return final, everything(server), pending
+        self.store.close()
 
 
 def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory, pg_url, tmp_path: Path) -> None:
     rulesets = tmp_path / "rulesets"
     rulesets.mkdir()
     ruleset = write_fast_ruleset(rulesets, base="classic_8", name="pg_fast_8")
-    clean_final, clean, clean_pending = uncrashed(spirit_server_factory(), tmp_path / "uncrashed", pg_url(), ruleset, rulesets)
+    solo = Solo.start(spirit_server_factory(), tmp_path / "uncrashed", pg_url(), ruleset, rulesets)
 
     server = spirit_server_factory()
     db_url = pg_url()
@@ -215,6 +236,7 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
     advance = [StepAdvancer(store, s, side, db_url, rulesets) for s, side in zip(sims, sides, strict=True)]
 
     def watch() -> None:
+        solo.alive()
         for step in advance:
             step()
         for owner, d in daemons.items():
@@ -223,18 +245,18 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
                 raise DaemonDied(f"tianshen run ({owner}) exited with {rc}:\n{d.tail()}")
         takeover.watch()
 
-    victim.start()
-    wait_for_leases(store, victim)  # `a` leases the games first, then `b` starts
-    survivor.start()
     given_up = ""
     try:
-        try:
-            final = play_all(sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=MAX_GAME_SECONDS,
-                             between=watch)
+        victim.start()
+        wait_for_leases(store, victim)  # `a` leases the games first, then `b` starts
+        survivor.start()
+        try:  # both runs at once: the uncrashed one's games and the two processes'
+            play_all(solo.sims + sims, forum_now(server), poll_seconds=OBSERVE_SECONDS, max_seconds=MAX_GAME_SECONDS,
+                     between=watch)
         except TimeoutError as exc:  # compare what reached the forum all the same
             given_up = f"{exc}\nb's log ends:\n{survivor.tail(2500)}"
-            final = [GameState.model_validate_json(store.load_game(s.game_id).state_json) for s in sims
-                     if s.game_id is not None]
+        final = [GameState.model_validate_json(store.load_game(s.game_id).state_json) for s in sims
+                 if s.game_id is not None]
         pending = pending_rows(store, survivor.config, [s.game_id for s in sims if s.game_id is not None])
     finally:
         for d in daemons.values():
@@ -242,6 +264,7 @@ def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory,
         for side in sides:
             side.close()
         store.close()
+        clean_final, clean, clean_pending = solo.finish()
     crashed = everything(server)
 
     taken = takeover.taken

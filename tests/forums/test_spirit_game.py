@@ -63,10 +63,29 @@ ld_extension_hours = {ext}
 ld_hours = {ld}
 summon_round_hours = {summon}
 """
-PHASES_S = dict(night=30, day=35, vote=8, ext=24, ld=12, summon=6)  # at idle speed, in the proportions of 002
+# The phases at idle speed.  Measured (phase_use, printed by the test; poll 2 s, ×1.1 at load 3):
+# the night's PMs came 2-5 s into the night, the votes 2-3 s after the vote thread opened.  A
+# step needs a poll to show it to the players and one to read what they wrote, so each window
+# below is at least 2.5 times what it took then (and the whole is stretched by `slowness`).
+PHASES_S = dict(night=12, day=14, vote=4, ext=10, ld=6, summon=4)
+POLL_S = 1
 IDLE_CHECK_S = 4.0  # `forum check` of the page on an idle machine (2 cores): what `slowness` divides by
 MAX_SLOWNESS = 8.0
 MAX_DAYS = 5  # classic_8 is over within four nights and days; one more for the deal and the end
+
+
+def phase_use(store, game_id: int) -> list[str]:  # store: tianshen.store.Store
+    """Each phase's length and when in it the players' inputs came (by the forum's clock):
+    how much of a phase the game needed, the measure of PHASES_S."""
+    lines = []
+    for phase in store.phases(game_id):
+        if phase.ended_at is None or phase.label in ("setup", "board"):
+            continue
+        at = sorted((i.sent_at - phase.started_at).total_seconds() for i in store.inbound(game_id, phase.label)
+                    if i.source in ("pm", "post"))
+        used = f"inputs {at[0]:.1f}-{at[-1]:.1f} s in" if at else "no input"
+        lines.append(f"{phase.label}: {(phase.ended_at - phase.started_at).total_seconds():.1f} s, {used}")
+    return lines
 
 
 def slowness(check_seconds: float) -> float:
@@ -103,7 +122,7 @@ def test_the_first_game_page_played_on_a_local_spirit_forum(tmp_path: Path, monk
         # 3. the config: the page's, on this port, its variant in seconds (the start: below)
         config = (_config_block().replace("127.0.0.1:8000", f"127.0.0.1:{port}")
                   .replace('ruleset = "classic_8_trial.toml"', 'ruleset = "classic_8_test.toml"')
-                  .replace("poll_seconds = 5", "poll_seconds = 2"))
+                  .replace("poll_seconds = 5", f"poll_seconds = {POLL_S}"))
         config_path = trial / "config.toml"
 
         def write_variant(slow: float) -> None:
@@ -153,6 +172,7 @@ def test_the_first_game_page_played_on_a_local_spirit_forum(tmp_path: Path, monk
         answered = Counter(o.target for o in store.outbox(game_id) if o.kind == "pm" and o.subject == "天神回复")
         assert received and received == answered  # 001 §2.12 / 0.3: every PM gets its receipt
         assert any(i.source == "post" for i in store.inbound(game_id))
+        print("phases: " + "; ".join(phase_use(store, game_id)))
         setup = store.load_game(game_id).config["setup"]
         store.close()
         passwords = json.loads(accounts_file.read_text(encoding="utf-8"))

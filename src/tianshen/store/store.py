@@ -8,15 +8,14 @@ send, all or nothing.  A sender then drains `pending_outbox` and calls `mark_sen
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import (
     Boolean,
     Connection,
@@ -33,10 +32,12 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 from tianshen.store.models import (
     EventRow,
@@ -106,7 +107,11 @@ _DROP_PLAYERS = delete(_PL).where(_PL.c.game_id == _GID)
 def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str) -> Insert:
     """INSERT … ON CONFLICT (keys) DO UPDATE SET column (SQLite and PostgreSQL alike): one
     statement where an UPDATE and, when it found nothing, an INSERT were two."""
-    stmt = (postgresql if dialect == "postgresql" else sqlite).insert(table)
+    if dialect == "postgresql":  # imported only here: a daemon on SQLite starts without it
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    stmt = dialect_insert(table)
     return stmt.on_conflict_do_update(index_elements=list(keys), set_={column: getattr(stmt.excluded, column)})
 
 
@@ -381,10 +386,28 @@ def ddl_transaction(conn: Connection) -> Iterator[None]:
 
 def alembic_config(url: str) -> Config:
     """An Alembic config for the packaged migrations, independent of the working directory."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg
+
+
+_REVISION = re.compile(r'^(down_revision|revision)\b[^=]*=\s*["\']?(\w+)', re.M)
+
+
+def head_revision() -> str | None:
+    """The newest packaged migration's revision, read from the files (as Alembic would find it,
+    without importing Alembic), or None if there is not exactly one head."""
+    revisions, downs = set(), set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        found = dict(_REVISION.findall(path.read_text(encoding="utf-8")))
+        if "revision" in found:
+            revisions.add(found["revision"])
+            downs.add(found.get("down_revision"))
+    heads = revisions - downs
+    return heads.pop() if len(heads) == 1 else None
 
 
 class Store:
@@ -407,10 +430,23 @@ class Store:
     def upgrade(self) -> None:
         """Build or migrate the schema: `alembic upgrade head` on this store's database, in one
         transaction (a process killed half-way leaves the schema as it was)."""
+        if self._at_head():
+            return  # a daemon restart: Alembic is not even imported (a quarter of a second)
+        from alembic import command
+
         cfg = alembic_config(self.url)
         with self.engine.connect() as conn, ddl_transaction(conn):
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
+
+    def _at_head(self) -> bool:
+        """The schema is at the newest packaged migration (alembic_version says so)."""
+        try:
+            with self.engine.connect() as conn:
+                versions = [row[0] for row in conn.exec_driver_sql("SELECT version_num FROM alembic_version")]
+        except (OperationalError, ProgrammingError):  # no such table: a new database
+            return False
+        return versions == [head_revision()]
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
