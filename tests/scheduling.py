@@ -23,6 +23,8 @@ KNOWN_LONG = {
     "tests/forums/test_spirit_two_games.py": 90.0,
     "tests/crash/test_two_processes_pg.py": 90.0,
     "tests/test_fuzz_inputs.py": 25.0,
+    "tests/web/test_web_follow.py": 25.0,
+    "tests/web/test_web_words.py": 8.0,
     "tests/test_upgrade_kill.py": 12.0,
     "tests/test_exactly_once.py": 10.0,
     "tests/forums/test_spirit_adapter.py": 5.0,
