@@ -232,9 +232,10 @@ def same_inbox(want: list[tuple[str, str]], have: list[tuple[str, str]]) -> bool
 
 
 @pytest.fixture
-def fast_ruleset(tmp_path: Path) -> tuple[str, Path]:
+def fast_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path]:
     rulesets = tmp_path / "rulesets"
     rulesets.mkdir()
+    monkeypatch.setenv("TIANSHEN_RULESETS", str(rulesets))  # the simulated players read the variant too
     return write_fast_ruleset(rulesets), rulesets
 
 

@@ -211,9 +211,11 @@ class Solo:
         self.store.close()
 
 
-def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory, pg_url, tmp_path: Path) -> None:
+def test_two_processes_one_killed_the_survivor_takes_over(spirit_server_factory, pg_url, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     rulesets = tmp_path / "rulesets"
     rulesets.mkdir()
+    monkeypatch.setenv("TIANSHEN_RULESETS", str(rulesets))  # the simulated players read the variant too
     ruleset = write_fast_ruleset(rulesets, base="classic_8", name="pg_fast_8")
     solo = Solo.start(spirit_server_factory(), tmp_path / "uncrashed", pg_url(), ruleset, rulesets)
 
