@@ -376,6 +376,14 @@ def limited(spirit_server_factory: Callable[..., SpiritServer]) -> SpiritServer:
     return spirit_server_factory(ratelimit=True, iso_dates=False, players=("白狐", "铜铃"))
 
 
+def _at_a_window_start(period: int) -> None:
+    """Return just after a rate-limit window of `period` seconds began (spirit's
+    `fixed_window`: a bucket is `now - now % period`), so two writes in a row share it."""
+    deadline = time.monotonic() + period + 1
+    while time.time() % period > 0.5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_throttled_reply_is_waited_out_and_not_duplicated(limited: SpiritServer) -> None:
     waits: list[float] = []
 
@@ -385,6 +393,7 @@ def test_throttled_reply_is_waited_out_and_not_duplicated(limited: SpiritServer)
 
     forum = make_gm(limited, sleep=sleep, min_write_interval_s=0, max_throttle_waits=0)
     tid = forum.create_thread("限流测试", "开场", key())  # the topic bucket
+    _at_a_window_start(10)  # Spirit's buckets are fixed 10 s windows of its clock (ours: one machine)
     first = forum.reply(tid, "第一条", key())  # the comment bucket
     k = key()
     with pytest.raises(ForumError, match="Too many submissions"):
