@@ -81,28 +81,32 @@ def test_an_ability_is_refused_outside_its_window_with_its_words(variant: str, a
         pytest.skip(f"no {aid} holder dealt in {variant}")
     other = next(p.name for p in state.players if p.name != holder.name)
     assert state.phase.ends_at is not None and state.phase.started_at is not None
+    outside = ability.get("outside")  # the ability's own words for "not now", else the window's
     if ability.window == "power":  # the power round ends at its deadline
-        at, words = state.phase.ends_at, ruleset.spec.text("not_power_time")
+        at, words = state.phase.ends_at, ruleset.spec.text(outside or "not_power_time")
     elif ability.window == "night":
-        at, words = state.phase.started_at - timedelta(minutes=1), ruleset.spec.text("not_night")  # still day
+        at, words = state.phase.started_at - timedelta(minutes=1), ruleset.spec.text(outside or "not_night")  # day
         late, late_words = state.phase.ends_at, ruleset.spec.text("night_over")
         assert _reply(ruleset, state, holder.name, f"{ability.words[0]} {other}", late)[1] == [late_words]
+    elif ability.window == "day":  # night 1
+        at, words = state.phase.started_at + timedelta(minutes=1), ruleset.spec.text(outside or "not_day")
     else:
         assert ability.lock is not None
-        at, words = state.phase.ends_at - timedelta(minutes=ability.lock / 2), ruleset.spec.text("night_locked")
+        at = state.phase.ends_at - timedelta(minutes=ability.lock / 2)
+        words = ruleset.spec.text("night_locked", minutes=f"{ability.lock:g}")
     _, refusals = _reply(ruleset, state, holder.name, f"{ability.words[0]} {other}", at)
     assert refusals == [words]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_each_roles_help_lists_exactly_its_abilities(variant: str) -> None:
-    """Every ability is in a role's help as its form (「束魂 名字」, 「a/b 名字」) exactly when the
-    role holds it."""
+    """Every ability of the night is in a role's help as its form (「束魂 名字」, 「a/b 名字」)
+    exactly when the role holds it (hex_survival's day actions are in its day help)."""
     ruleset, state = _night_one(variant)
     tab = _table(ruleset)
     assert tab is not None
     for p in state.players:
-        held = {a.id for a in tab.held(p.role)}
+        held = {a.id for a in tab.held(p.role) if a.window != "day"}
         if not held:
             continue  # a role without powers gets the family's general help
         help_text = ruleset.pm_help(state, p)

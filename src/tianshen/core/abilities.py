@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from tianshen.core.grammar import VERBS, Verbs
 from tianshen.core.intake import Refused
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
@@ -93,6 +94,18 @@ class Table:
 KNOWN = {"name", "words", "verb", "window", "lock", "target", "group", "declaration", "cost", "cancel"}
 
 
+def pm_verbs(spec: RulesetSpec) -> Verbs:
+    """Every word a player of the variant may write: the shared verbs (all, or those its
+    `[verbs] shared` list keeps), its abilities' words, then its own `[verbs]` words."""
+    try:
+        own = dict(spec.section("verbs"))
+    except KeyError:
+        own = {}
+    kept = own.pop("shared", None)
+    shared = VERBS if kept is None else {v: VERBS[v] for v in kept}
+    return shared | table(spec).verbs() | {v: tuple(words) for v, words in own.items()}
+
+
 def table(spec: RulesetSpec) -> Table:
     """The variant's ability table (read once per spec object)."""
     return spec.derived("core.abilities", read)
@@ -124,7 +137,7 @@ def _ability(spec: RulesetSpec, aid: str, info: dict[str, Any], roles: tuple[str
         return value
 
     name = str(info.get("name", aid))
-    lock = info.get("lock")
+    lock = info.get("lock", spec.options.get("lock_minutes"))  # the variant's lock unless its own
     return Ability(
         id=aid, name=name, words=tuple(info.get("words", [name])), roles=roles, verb=str(info.get("verb", "")),
         window=pick("window", WINDOWS, "night"), lock=None if lock is None else float(lock),
@@ -137,27 +150,36 @@ def _ability(spec: RulesetSpec, aid: str, info: dict[str, Any], roles: tuple[str
 # ---- the one intake check ------------------------------------------------------------------
 
 
-def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: datetime) -> None:
+def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: datetime, queue_day: bool = False) -> None:
     """The ability's window by forum time (DECISIONS §0.1): a PM written before the window
-    opened or after it closed is refused with the variant's words (`not_night`,
-    `night_over`, `not_power_time`, `not_day`, `night_locked`)."""
+    opened or after it closed is refused with the variant's words (the ability's own
+    `outside` text, else `not_night`, `night_over`, `not_power_time`, `not_day`), and from
+    its lock on with `night_locked`.  With `queue_day` a night ability sent by day is taken
+    for the next night (000 1.1.5)."""
     ph = state.phase
-    if ability.window == "night":
+    outside = ability.get("outside")
+    if ability.window == "night" and not (queue_day and ph.kind == "day"):
         if ph.kind != "night" or (ph.started_at and at < ph.started_at):
             # 002 平民: the window opens at dusk; a PM whose forum time is still in the day is
             # invalid even if it is processed after dusk (DECISIONS §0.1)
-            raise Refused(spec.text("not_night"))
+            raise Refused(spec.text(outside or "not_night"))
         if ph.ends_at and at >= ph.ends_at:
             raise Refused(spec.text("night_over"))
     elif ability.window == "power":
         # a power round (004 补充 一 3–4): the night's `power` step, until its deadline
         if ph.kind != "night" or ph.step != "power" or ph.ends_at is None or at >= ph.ends_at:
-            raise Refused(spec.text("not_power_time"))
+            raise Refused(spec.text(outside or "not_power_time"))
     elif ability.window == "day" and ph.kind != "day":
-        raise Refused(spec.text("not_day"))
-    if ability.lock is not None and ph.kind == "night" and ph.ends_at is not None:
-        if at >= ph.ends_at - timedelta(minutes=ability.lock):
-            raise Refused(spec.text("night_locked"))
+        raise Refused(spec.text(outside or "not_day"))
+    check_lock(spec, ability.lock, state, at)
+
+
+def check_lock(spec: RulesetSpec, lock: float | None, state: GameState, at: datetime) -> None:
+    """Nothing new from `lock` minutes before the night's end (001 §2.11, 000 §3.4.4)."""
+    ph = state.phase
+    if lock is not None and ph.kind == "night" and ph.ends_at is not None:
+        if at >= ph.ends_at - timedelta(minutes=lock):
+            raise Refused(spec.text("night_locked", minutes=f"{lock:g}"))
 
 
 def check_role(spec: RulesetSpec, tab: Table, p: Player, command: str) -> Ability:

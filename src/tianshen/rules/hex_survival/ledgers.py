@@ -7,9 +7,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from tianshen.core.abilities import table
 from tianshen.core.ledgers import Actions, Ballots, Entry
 from tianshen.core.model import GameState, Player
 from tianshen.core.outbox import Messages
+from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, GM, POST, DayTally
 from tianshen.rules.hex_survival import ballot
 
@@ -20,8 +22,17 @@ def _store(state: GameState) -> dict[str, Any]:
 
 
 class PhaseActions(Actions):
+    def __init__(self, spec: RulesetSpec) -> None:
+        self.spec = spec
+
     def pending(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
-        return [Entry(p.name)] if p.name in _store(state) else []
+        """The GM's `void-action` menu: his action of this phase, named as the ability table
+        names it (攻击 X, 移动 b2, 挖掘)."""
+        entry = _store(state).get(p.name)
+        if entry is None:
+            return []
+        ability, target = ("attack", entry) if isinstance(entry, str) else (entry["kind"], entry.get("to", ""))
+        return [Entry(p.name, f"{table(self.spec).by_id[ability].name} {target}".strip())]
 
     def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
         mine = self.pending(state, p)

@@ -16,14 +16,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core import activity, checkin, intake, rng, substitution
-from tianshen.core.abilities import table
+from tianshen.core import abilities, activity, checkin, intake, rng, substitution
 from tianshen.core.ballots import BallotPolicy, short
 from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import record_tally
 from tianshen.core.flow import ANY, Step
-from tianshen.core.grammar import VERBS, Command
+from tianshen.core.grammar import Command
 from tianshen.core.model import (
     GameState,
     GmIn,
@@ -48,12 +47,6 @@ from tianshen.rules.hex_survival.ledgers import DayBallots, PhaseActions
 
 MAIN = "main"
 DRAW = "draw"
-# 003's PM words beside its actions' (those are in its TOML, core.abilities): the status query
-# and its wider cancel, on top of the shared ones (vote, delegate, count…)
-HEX_WORDS = {
-    "status": ("状态", "查询", "status"),
-    "cancel": ("取消", "撤销", "放弃", "不动", "/cancel"),
-}
 
 
 Refused = intake.Refused  # a command that changed nothing; the message says why
@@ -63,8 +56,9 @@ class HexSurvival(Ruleset):
         super().__init__(spec)
         self.map = hexmap.load(spec.options)
         self.food = foods.load(spec.options)
-        self.actions = PhaseActions()
-        self.pm_verbs = VERBS | table(spec).verbs() | HEX_WORDS
+        self.abilities = abilities.table(spec)  # attack, move, dig (core.abilities)
+        self.actions = PhaseActions(spec)
+        self.pm_verbs = abilities.pm_verbs(spec)
         self.ballots = DayBallots(self._delegate)
 
     # ---- setup (003 §1, §2, §5.1, §7.2) ---------------------------------------------
@@ -373,8 +367,10 @@ class HexSurvival(Ruleset):
     # ---- PMs ------------------------------------------------------------------------
 
     def pm_help(self, state: GameState, p: Player) -> str:
-        key = "help_night" if state.phase.kind == "night" else "help_day"
-        return self.spec.text(key)
+        """His actions of this phase, as the ability table words them."""
+        kind = state.phase.kind if state.phase.kind == "night" else "day"
+        forms = [str(a.get("help", a.name)) for a in self.abilities.held(p.role) if a.window == kind]
+        return self.spec.text(f"help_{kind}", forms="；".join(forms))
 
     def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         spec = self.spec
@@ -385,10 +381,9 @@ class HexSurvival(Ruleset):
         ph = state.phase
         if ph.ends_at and at > ph.ends_at:
             raise Refused(spec.text("phase_over"))
-        if cmd.verb == "attack":
-            return self._attack(state, p, cmd.arg)
-        if cmd.verb in ("move", "dig"):
-            return self._day_action(state, p, cmd)
+        if ability := self.abilities.holds(p.role, cmd.verb):
+            abilities.check_window(spec, ability, state, at)  # the one window check (core.abilities)
+            return self._attack(state, p, cmd.arg) if ability.target != "cell" else self._day_action(state, p, cmd)
         if cmd.verb == "cancel":
             return self._cancel(state, p)
         if cmd.verb in ("delegate", "vote"):
@@ -399,8 +394,6 @@ class HexSurvival(Ruleset):
         """003 §4.1: one attack a night, on a name of tonight's list (self allowed), none while
         迷失 (§5.3.5, D25); the latest PM before dawn counts."""
         spec = self.spec
-        if state.phase.kind != "night":
-            raise Refused(spec.text("attack_not_night"))
         if foods.LOST in p.extra["statuses"]:
             raise Refused(spec.text("attack_lost"))
         if not written:
@@ -419,8 +412,6 @@ class HexSurvival(Ruleset):
         (the latest valid PM counts, D12); paralysis forbids moving, drunkenness digging,
         confusion any choice (§5.3.4, 5.3.6, 5.3.7)."""
         spec = self.spec
-        if state.phase.kind != "day":
-            raise Refused(spec.text("action_not_day"))
         held, cell = p.extra["statuses"], p.extra["cell"]
         if foods.CONFUSED in held:
             raise Refused(spec.text("action_confused"))
@@ -453,10 +444,10 @@ class HexSurvival(Ruleset):
         return self.spec.text("act_dig") if action["kind"] == "dig" else self.spec.text("act_move", to=action["to"])
 
     def _cancel(self, state: GameState, p: Player) -> str:
-        if state.phase.kind == "night" and state.data["night"]["attacks"].pop(p.name, None):
-            return self.spec.text("attack_cancelled")
-        if state.phase.kind == "day" and state.data["day"]["actions"].pop(p.name, None):
-            return self.spec.text("action_cancelled")
+        """The action of this phase, while it lasts (its `cancelled` text)."""
+        for ability in self.abilities.held(p.role):
+            if ability.window == state.phase.kind and ability.cancel != "never" and self.actions.void(state, p):
+                return self.spec.text(str(ability.get("cancelled", "cancelled")), name=ability.name)
         raise Refused(self.spec.text("nothing_to_cancel"))
 
     def _delegate(self, state: GameState, p: Player, written: str, at: datetime, out: Messages) -> str:
