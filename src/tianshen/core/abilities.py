@@ -62,6 +62,7 @@ class Table:
 
     by_id: dict[str, Ability]
     of_role: dict[str, tuple[str, ...]]
+    lock: float | None = None  # the variant's lock ([options] lock_minutes), an ability's unless its own
 
     def held(self, role: str) -> list[Ability]:
         return [self.by_id[a] for a in self.of_role.get(role, ())]
@@ -126,7 +127,8 @@ def read(spec: RulesetSpec) -> Table:
         of_role[rid] = held
     by_id = {aid: _ability(spec, aid, info, tuple(r for r, h in of_role.items() if aid in h))
              for aid, info in raw.items()}
-    return Table(by_id, of_role)
+    lock = spec.options.get("lock_minutes")
+    return Table(by_id, of_role, None if lock is None else float(lock))
 
 
 def _ability(spec: RulesetSpec, aid: str, info: dict[str, Any], roles: tuple[str, ...]) -> Ability:

@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from tianshen.core import activity, checkin, clock, flow, rng, substitution
+from tianshen.core import abilities, activity, checkin, clock, flow, rng, substitution
 from tianshen.core.ballots import VotePosts
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.deaths import deaths_since, die
 from tianshen.core.flow import REMINDER, Step
-from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs
+from tianshen.core.grammar import Command, Verbs
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
     DeadlineIn,
@@ -132,6 +132,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def __init__(self, spec: RulesetSpec) -> None:
         self.spec = spec
+        # what players may send by PM (core.abilities): the variant's ability table, every
+        # word it reads and the verbs whose text runs to the PM's end (a killer's declaration)
+        self.abilities = abilities.table(spec)
+        self.pm_verbs: Verbs = abilities.pm_verbs(spec)
+        self.pm_declaring: frozenset[str] = self.abilities.declaring()
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -170,11 +175,6 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         """A hook: the family's fields of its player list text (the check-in request, the map…)."""
         return {}
-
-    # the PM verbs the family reads (None: core.grammar's shared table), and those whose text
-    # runs to the PM's end (a killer's declaration)
-    pm_verbs: Verbs | None = None
-    pm_declaring: frozenset[str] = DECLARING_VERBS
 
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
         """Parse a PM, run each command by the family's `pm_command`, always answer the

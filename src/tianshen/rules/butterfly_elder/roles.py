@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 from tianshen.core.abilities import Ability
-from tianshen.core.grammar import VERBS as SHARED
 from tianshen.core.model import GameState, Player
 
 KILLERS, GOOD, INDEPENDENTS = "killers", "good", "independents"
 DRAW = "draw"
-
-# 004's PM words beside its abilities' (those are in its TOML, read by core.abilities): the
-# shared cancel and vote words (a PM vote is refused: 四 votes are posts) and the confirmation
-VERBS: dict[str, tuple[str, ...]] = {
-    "cancel": SHARED["cancel"],
-    "vote": SHARED["vote"],
-    "confirm": ("确认", "收到"),
-}
-
 
 def slot_of(ability: Ability) -> str:
     """The action slot an ability fills, one per slot a round."""

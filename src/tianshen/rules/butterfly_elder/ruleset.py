@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import abilities
-from tianshen.core.abilities import table
 from tianshen.core.ballots import BallotPolicy, short
 from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
@@ -41,7 +40,6 @@ from tianshen.rules.butterfly_elder.roles import (
     GOOD,
     INDEPENDENTS,
     KILLERS,
-    VERBS,
     is_killer,
     living,
 )
@@ -56,8 +54,6 @@ class ButterflyElder(Ruleset):
         super().__init__(spec)
         self.actions = RoundActions(spec)
         self.ballots = LatestPosts(spec)
-        self.abilities = table(spec)  # 一's powers, from the TOML (core.abilities)
-        self.pm_verbs = VERBS | self.abilities.verbs()
         self.powers = self.abilities.commands()
 
     # ---- setup (补充 一 1: the GM tells every player his role; the player confirms) -------------

@@ -21,7 +21,7 @@ from tianshen.core.clock import PhaseClock, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.flow import ANY, PHASE_START, Step
-from tianshen.core.grammar import VERBS, Command
+from tianshen.core.grammar import Command
 from tianshen.core.model import (
     GameState,
     Phase,
@@ -61,11 +61,8 @@ class ForumGame(Ruleset):
         self.clock = PhaseClock(spec.timing)
         self.actions = NightActions(spec)
         self.ballots = DayBallots(spec)
-        # the abilities of the variant's roles (core.abilities): their words, the commands
-        # some role holds (the others are "not now"), and the 001 §2.10 choice of profession
-        self.abilities = abilities.table(spec)
-        self.pm_verbs = VERBS | self.abilities.verbs() | {"choose": ("转职", "选择职业")}
-        self.pm_declaring = self.abilities.declaring()
+        # the commands some role holds (the others are "not now"); the words (the 001 §2.10
+        # choice of profession too) are core's, from the TOML
         self.powers = frozenset(a.command for a in self.abilities.by_id.values() if a.roles)
 
     # ---- setup ----------------------------------------------------------------------

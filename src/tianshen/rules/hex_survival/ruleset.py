@@ -56,9 +56,7 @@ class HexSurvival(Ruleset):
         super().__init__(spec)
         self.map = hexmap.load(spec.options)
         self.food = foods.load(spec.options)
-        self.abilities = abilities.table(spec)  # attack, move, dig (core.abilities)
         self.actions = PhaseActions(spec)
-        self.pm_verbs = abilities.pm_verbs(spec)
         self.ballots = DayBallots(self._delegate)
 
     # ---- setup (003 §1, §2, §5.1, §7.2) ---------------------------------------------

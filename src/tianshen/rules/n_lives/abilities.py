@@ -15,7 +15,6 @@ __all__ = ["Ability", "abilities", "jailable", "verbs"]
 ORDINARY = {"k_attack", "w_attack", "snipe"}
 UNBLOCKABLE = {"k_ohk", "w_ohk", "aimed", "bisha"}
 ATTACKS = ORDINARY | UNBLOCKABLE
-DECLARED = ORDINARY | {"k_ohk", "w_ohk", "aimed"}  # §3.4.2: each attack a declaration; 必杀 none
 BY_KILLER_CARD = {"k_attack", "k_ohk"}
 BY_WEREWOLF_CARD = {"w_attack", "w_ohk"}
 BY_SNIPER_CARD = {"snipe", "aimed"}

@@ -13,12 +13,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import intake as shared_intake
+from tianshen.core.abilities import table
 from tianshen.core.grammar import Command, count_declaration_chars
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.n_lives import cards
-from tianshen.rules.n_lives.abilities import DECEPTIONS, DECLARED, WHOLE_ROUND, Ability, abilities
+from tianshen.rules.n_lives.abilities import DECEPTIONS, WHOLE_ROUND, Ability, abilities
 
 SELF_ONLY = {"vest", "bane", "saint"}  # §3.1.6a/b, A6, §3.1.3c
 
@@ -53,16 +54,11 @@ def _card_with(spec: RulesetSpec, state: GameState, p: Player, ability: str) -> 
 
 
 def lock_time(spec: RulesetSpec, state: GameState) -> datetime | None:
-    ends = state.phase.ends_at
-    if state.phase.kind != "night" or ends is None:
+    """Tonight's lock (§3.4.4: the ability table's, [options] lock_minutes)."""
+    ends, lock = state.phase.ends_at, table(spec).lock
+    if state.phase.kind != "night" or ends is None or lock is None:
         return None
-    return ends - timedelta(minutes=float(spec.options.get("lock_minutes", 10)))
-
-
-def check_lock(spec: RulesetSpec, state: GameState, at: datetime) -> None:
-    lock = lock_time(spec, state)
-    if lock is not None and at >= lock:
-        raise Refused(spec.text("night_locked", minutes=f"{float(spec.options.get('lock_minutes', 10)):g}"))
+    return ends - timedelta(minutes=lock)
 
 
 def build_action(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, at: datetime) -> dict[str, Any]:
@@ -160,8 +156,9 @@ def attach_declaration(spec: RulesetSpec, action: dict[str, Any], text: str, sto
     return spec.text("declaration_ok", chars=chars, action=describe(spec, action))
 
 
-def needs_declaration(action: dict[str, Any]) -> bool:
-    return action["ability"] in DECLARED and not action.get("decl")
+def needs_declaration(spec: RulesetSpec, action: dict[str, Any]) -> bool:
+    """§3.4.2: each attack its own declaration (`declaration = true` in the table); 必杀 none."""
+    return abilities(spec)[action["ability"]].declaration and not action.get("decl")
 
 
 def describe(spec: RulesetSpec, action: dict[str, Any]) -> str:

@@ -13,11 +13,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import checkin, rng
+from tianshen.core.abilities import check_lock, check_window
 from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
 from tianshen.core.flow import ANY, Step
-from tianshen.core.grammar import VERBS, Command
+from tianshen.core.grammar import Command
 from tianshen.core.model import (
     GameState,
     Phase,
@@ -33,12 +34,10 @@ from tianshen.core.vote_post import VotePost, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, intake, ledgers, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
-from tianshen.rules.n_lives.abilities import abilities, verbs
+from tianshen.rules.n_lives.abilities import abilities
 from tianshen.rules.n_lives.intake import Refused
 
 MAIN = "main"
-DECLARING = frozenset({"attack", "ohk", "snipe", "aimed"})  # §3.4.2: each attack its own declaration
-SHARED_VERBS = ("vote", "delegate", "declaration", "story", "cancel", "done", "count")
 SIDES = {"平民": "civilians", "杀手": "killers", "狼人": "werewolves"}
 MODES = {"共赢": "cowin", "并肩": "cowin", "并肩作战": "cowin", "一山不容二虎": "solo", "独赢": "solo", "单干": "solo"}
 
@@ -46,11 +45,6 @@ MODES = {"共赢": "cowin", "并肩": "cowin", "并肩作战": "cowin", "一山�
 class NLives(Ruleset):
     def __init__(self, spec: RulesetSpec) -> None:
         super().__init__(spec)
-        self.pm_verbs = {v: VERBS[v] for v in SHARED_VERBS} | verbs(spec) | {
-            "order": ("丢牌顺序", "弃牌顺序", "我按下列先后顺序丢牌", "我按下列顺序丢牌", "顺序"),
-            "side": ("立场", "选择立场", "我选择"),
-            "help": ("帮助", "help", "格式"),
-        }
         self.actions = ledgers.Privileges(spec)
         self.ballots = ledgers.DayVotes(self._cast)
 
@@ -283,7 +277,7 @@ class NLives(Ruleset):
         made and not charged."""
         keep = []
         for a in state.data["actions"]:
-            if intake.needs_declaration(a):
+            if intake.needs_declaration(self.spec, a):
                 p = state.player(a["actor"])
                 p.extra["ap"] += a["cost"]
                 out.pm(p.name, self.spec.text("receipt_subject"),
@@ -451,8 +445,6 @@ class NLives(Ruleset):
 
     # ---- PMs ----------------------------------------------------------------------------
 
-    pm_declaring = DECLARING
-
     def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         verb = cmd.verb
         if verb == "help":
@@ -483,12 +475,11 @@ class NLives(Ruleset):
         spec = self.spec
         action = intake.build_action(spec, state, p, cmd, at)
         ability = abilities(spec)[action["ability"]]
+        # the one window check (core.abilities): the lock by night; by day a night privilege
+        # waits for the next night (1.1.5), or is refused without queue_day_submissions
+        check_window(spec, ability, state, at, queue_day=bool(spec.options.get("queue_day_submissions", True)))
         night = state.phase.kind == "night"
-        if night:
-            intake.check_lock(spec, state, at)
         queued = not night and ability.window != "any"
-        if queued and not spec.options.get("queue_day_submissions", True):
-            raise Refused("这项特权只能在夜里行使。")
         pending = state.data["queued"] if queued else state.data["actions"]
         intake.check_repeat(state, action, pending)
         if not queued and action["cost"] > p.extra["ap"]:
@@ -514,7 +505,7 @@ class NLives(Ruleset):
 
     def _take_declaration(self, action: dict[str, Any], text: str) -> str:
         spec = self.spec
-        if not intake.needs_declaration(action):
+        if not intake.needs_declaration(spec, action):
             return ""
         if text:
             try:
@@ -526,18 +517,16 @@ class NLives(Ruleset):
     def _declaration(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
         """§3.4.2: a PM starting with 宣言 (or 剧情) goes with his earliest attack still without one."""
         pending = [a for a in state.data["actions"] + state.data["queued"]
-                   if a["actor"] == p.name and intake.needs_declaration(a)]
+                   if a["actor"] == p.name and intake.needs_declaration(self.spec, a)]
         if not pending:
             raise Refused("你没有等待杀人宣言的攻击。攻击的格式：攻击 名字（下一行写宣言）。")
-        if state.phase.kind == "night":
-            intake.check_lock(self.spec, state, at)
+        check_lock(self.spec, abilities(self.spec)[pending[0]["ability"]].lock, state, at)
         return intake.attach_declaration(self.spec, pending[0], cmd.text, story=cmd.verb == "story")
 
     def _cancel(self, state: GameState, p: Player, what: str, at: datetime) -> str:
         """§3.4.4: a night action can be withdrawn until the lock, and its AP comes back; a day
         action is final (1.1.4)."""
-        if state.phase.kind == "night":
-            intake.check_lock(self.spec, state, at)
+        check_lock(self.spec, self.abilities.lock, state, at)
         mine = ledgers.pending(self.spec, state, p, what)
         if not mine:
             raise Refused("没有可以取消的夜间特权（白天行使的必杀、诅咒、庇佑一经寄出不能取消）。")
