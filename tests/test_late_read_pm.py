@@ -16,6 +16,9 @@ from tianshen.sim.rehearsal import default_seats
 
 START = datetime(2026, 3, 1, 12, tzinfo=UTC)
 VARIANTS = ["classic_8", "classic_10", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder"]
+# a command each family takes by day, whenever it was written
+DAY_WORD = {"classic_8": "完成", "classic_10": "完成", "game_ten": "完成", "n_lives": "帮助", "hex_survival_12": "状态",
+            "butterfly_elder": "确认"}
 
 
 def _first_day(variant: str):
@@ -41,7 +44,8 @@ def test_a_night_pm_read_after_dawn_is_told_late_not_day(variant: str) -> None:
     target = next(p for p in state.players if p.alive and p.name != player.name)
     sent = state.phase.started_at - timedelta(minutes=3)  # in the night, by the board's clock
     before = state.model_dump_json()
-    out = ruleset.apply(state, PmIn(id="late1", sender=player.name, at=sent, text=f"杀 {target.name}"))
+    night = next(a for a in ruleset.abilities.by_id.values() if a.window in ("night", "power"))
+    out = ruleset.apply(state, PmIn(id="late1", sender=player.name, at=sent, text=f"{night.words[0]} {target.name}"))
     replies = [m.body for m in out.pms if m.to == player.name]
     assert replies == [ruleset.spec.text("pm_read_late")], replies
     assert "白天" not in replies[0]
@@ -49,6 +53,23 @@ def test_a_night_pm_read_after_dawn_is_told_late_not_day(variant: str) -> None:
     # the GM is told the time in the board's zone, not raw UTC (issue 32 item 9)
     assert any(show(sent, state.zone) in n and "+00:00" not in n for n in out.notes), out.notes
     assert out.state.model_dump_json() == before  # refused: nothing changed
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_late_night_command_beside_a_day_one_is_one_line_of_the_receipt(variant: str) -> None:
+    """The late read is the one window check's answer for that command (core.abilities), not a
+    rewrite of the whole reply: a query in the same PM (票数, 状态…) is still answered."""
+    ruleset, state = _first_day(variant)
+    player = next(p for p in state.players if p.alive)
+    target = next(p for p in state.players if p.alive and p.name != player.name)
+    night = next(a for a in ruleset.abilities.by_id.values() if a.window in ("night", "power"))
+    sent = state.phase.started_at - timedelta(minutes=3)
+    out = ruleset.apply(state, PmIn(id="late2", sender=player.name, at=sent,
+                                    text=f"{DAY_WORD[variant]}\n{night.words[0]} {target.name}"))
+    [reply] = [m.body for m in out.pms if m.to == player.name]
+    assert ruleset.spec.text("pm_read_late") in reply and reply != ruleset.spec.text("pm_read_late"), reply
+    assert [r.reason for r in out.refusals if r.sender == player.name][0] == ruleset.spec.text("pm_read_late")
+    assert any("天亮后才被读到" in n for n in out.notes), out.notes
 
 
 def test_a_pm_sent_by_day_is_judged_as_before() -> None:

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core.grammar import VERBS, Verbs
-from tianshen.core.intake import Refused
+from tianshen.core.intake import ReadLate, Refused
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 
@@ -159,6 +159,7 @@ def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: date
     its lock on with `night_locked`.  With `queue_day` a night ability sent by day is taken
     for the next night (000 1.1.5)."""
     ph = state.phase
+    check_late(spec, ability, state, at)
     outside = ability.get("outside")
     if ability.window == "night" and not (queue_day and ph.kind == "day"):
         if ph.kind != "night" or (ph.started_at and at < ph.started_at):
@@ -174,6 +175,15 @@ def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: date
     elif ability.window == "day" and ph.kind != "day":
         raise Refused(spec.text(outside or "not_day"))
     check_lock(spec, ability.lock, state, at)
+
+
+def check_late(spec: RulesetSpec, ability: Ability, state: GameState, at: datetime) -> None:
+    """DECISIONS §0.1: the forum's time decides.  A night (or power round) command written
+    before this day began, that the board showed only after dawn (a lagging conversation
+    page), is not refused as sent by day: it came too late to be counted (`pm_read_late`)."""
+    ph = state.phase
+    if ability.window in ("night", "power") and ph.kind == "day" and ph.started_at and at < ph.started_at:
+        raise ReadLate(spec.text("pm_read_late"))
 
 
 def check_lock(spec: RulesetSpec, lock: float | None, state: GameState, at: datetime) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tianshen.core import clock
 from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs, parse_pm
 from tianshen.core.model import GameState, Player, PmIn, Refusal
 from tianshen.core.outbox import Messages
@@ -15,6 +16,11 @@ from tianshen.core.spec import RulesetSpec
 
 class Refused(Exception):
     """A command that changed nothing; the message tells the player why, in plain Chinese."""
+
+
+class ReadLate(Refused):
+    """A night command the board delivered only after dawn (DECISIONS §0.1, issue 27 item 1):
+    refused by the one window check (core.abilities) with the variant's `pm_read_late`."""
 
 
 RunCommand = Callable[[Player, Command, Messages], str]
@@ -38,13 +44,19 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
     if not parsed.commands:
         out.refuse(p.name, pm.text, spec.text("not_understood", help=help(p)), reply_to=p.name)
         return out, p
-    done, refused = [], []
+    done, refused, late = [], [], 0
     for cmd in parsed.commands:
         try:
             done.append(run(p, cmd, out))
         except Refused as exc:
+            late += isinstance(exc, ReadLate)
             refused.append(f"{cmd.line}：{exc}")
             out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
+    if late:
+        alone = not done and late == len(refused) and not parsed.unknown
+        _read_late(spec, state, pm, out, alone)
+        if alone:
+            return out, p
     reply = []
     if done:
         reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + d for d in done)))
@@ -54,3 +66,12 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
         reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
     out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
     return out, p
+
+
+def _read_late(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages, alone: bool) -> None:
+    """The night's commands of a PM read after dawn: the player is told they came too late
+    (the whole answer when the PM held nothing else), the GM may enter them by hand."""
+    if alone:
+        out.pm(pm.sender, spec.text("receipt_subject"), spec.text("pm_read_late"))
+    out.notes.append(f"{pm.sender} 夜里（{clock.show(pm.at, state.zone)}）寄出的短消息在天亮后才被"
+                     f"读到，未计入：{' '.join(pm.text.split())[:60]}。如应计入，请用 tianshen admin enter-action 补录。")

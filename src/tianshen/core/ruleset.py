@@ -179,11 +179,18 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
         """Parse a PM, run each command by the family's `pm_command`, always answer the
         sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
-        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self.pm_command(state, p, cmd, pm.at, out),
+        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
                            lambda p: self.pm_help(state, p), self.pm_verbs, self.pm_declaring)
         if p is not None:
             self.note_done(state, pm.at)
         return out.outcome(state)
+
+    def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
+        """One command: an ability's is first checked against the time it was written (the
+        late read, core.abilities.check_late), then the family runs it."""
+        if ability := self.abilities.by_command(cmd.verb):
+            abilities.check_late(self.spec, ability, state, at)
+        return self.pm_command(state, p, cmd, at, out)
 
     @abstractmethod
     def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
@@ -663,29 +670,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
         outcome.notes[:0] = first.notes
         if isinstance(event, PmIn):
-            self._judged_late(state, event, outcome)
             self._answer_anyway(event, outcome)
         return outcome
-
-    def _judged_late(self, state: GameState, pm: PmIn, outcome: Outcome) -> None:
-        """DECISIONS §0.1: the forum's time decides.  A PM written in the night that the board
-        showed only after dawn was posted (issue 27 item 1: a lagging conversation page) is not
-        refused as sent by day: the player is told it came too late to be counted, and the GM
-        gets a note to enter it by hand if he judges it should count."""
-        started = state.phase.started_at
-        if state.phase.kind != "day" or started is None or pm.at >= started:
-            return
-        if not any(r.sender == pm.sender for r in outcome.refusals):
-            return  # taken, as anything valid by day is
-        late = self.spec.text("pm_read_late")
-        for m in outcome.pms:
-            if m.to == pm.sender:
-                m.body = late
-        for r in outcome.refusals:
-            if r.sender == pm.sender:
-                r.reason = late
-        outcome.notes.append(f"{pm.sender} 夜里（{clock.show(pm.at, state.zone)}）寄出的短消息在天亮后才被"
-                             f"读到，未计入：{' '.join(pm.text.split())[:60]}。如应计入，请用 tianshen admin enter-action 补录。")
 
     def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
         """DECISIONS §0.3: every PM gets an answer.  A ruleset path that forgot to answer gets
