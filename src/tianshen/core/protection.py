@@ -3,14 +3,18 @@ tonight, and "protected" is asked here once (the way lykos's add_protection / tr
 serve every guard role).
 
 A guard is (kind, by, target, ability): the kind is the ability's `protects` in the variant's
-TOML (`bind`: a single guard saves the killers' target; `prayer`: enough prayers do), `by` the
-acting group, `ability` the ability's id.  The family decides what a kind does against which
-attack; this module only keeps the record.
+TOML (classic: `bind`, a single guard saves the killers' target, `prayer`, enough prayers do;
+n_lives: `bind`, `heal`, `vest`, `bane`, `antisnipe`; butterfly_elder: the doctor's `save`),
+`by` the acting group or player, `ability` the ability's id; a guard on `EVERYONE` guards
+every player (n_lives' global 反狙击).  What a kind stops is the family's rule or its data
+(n_lives: an attack's `blocked_by`); this module keeps the record and answers "protected?".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+EVERYONE = "*"
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,11 @@ class Protection:
 
     def of(self, target: str, kind: str | None = None) -> list[Guard]:
         """The guards on `target` tonight (of one kind, or all)."""
-        return [g for g in self.guards if g.target == target and (kind is None or g.kind == kind)]
+        return [g for g in self.guards if g.target in (target, EVERYONE) and (kind is None or g.kind == kind)]
+
+    def stops(self, target: str, kinds: tuple[str, ...] | list[str]) -> bool:
+        """Whether a guard of one of `kinds` is on `target` (what an attack is blocked by)."""
+        return any(g.kind in kinds for g in self.of(target))
 
     def protected(self, kind: str) -> set[str]:
         return {g.target for g in self.guards if g.kind == kind}

@@ -20,6 +20,7 @@ from tianshen.core.abilities import table
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
+from tianshen.core.protection import Protection
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.butterfly_elder.roles import holder, is_killer, slot_of
 
@@ -136,7 +137,7 @@ class Resolution:
     log: list[str] = field(default_factory=list)
 
 
-def resolve(state: GameState, options: dict[str, Any]) -> Resolution:
+def resolve(spec: RulesetSpec, state: GameState, options: dict[str, Any]) -> Resolution:
     """Resolve round k's powers at once (§0.2: everything submitted resolves together).
     Deaths are returned, not applied."""
     k = state.phase.number
@@ -155,7 +156,7 @@ def resolve(state: GameState, options: dict[str, Any]) -> Resolution:
     attacked = dict(effective)
     if hug and bf in attacked:  # 六: 对花蝴蝶的杀或救的动作，花蝴蝶和他抱着的人会同时中着
         attacked[hug] = "with_butterfly"
-    saved, marks = _save(acts, void, hug, bf, basis)
+    saved, marks = _save(guards(spec, acts, void, hug, bf), hug, bf, basis)
     res.marks = marks
     for name in marks:
         state.data["needles"].setdefault(name, []).append(k)
@@ -235,16 +236,31 @@ def _attacks(state: GameState, acts: dict[str, dict[str, str]], void: set[str], 
     return out
 
 
-def _save(acts: dict[str, dict[str, str]], void: set[str], hug: str | None, bf: str | None,
-          attacked: dict[str, str]) -> tuple[set[str], list[str]]:
-    """一 医生 and 六: who is saved and who gets a needle mark."""
-    a = acts.get("save")
-    if a is None or "save" in void:
-        return set(), []  # E15: a hugged doctor neither saves nor marks
-    s = a["target"]
+def guards(spec: RulesetSpec, acts: dict[str, dict[str, str]], void: set[str], hug: str | None,
+           bf: str | None) -> Protection:
+    """The round's protection, registered once (core.protection): the power whose table entry
+    `protects` (一 医生's 救) guards its target, and 六's mirror: a guard on the 花蝴蝶 guards
+    the one she hugs too.  E15: a hugged doctor guards nobody."""
+    prot = Protection()
+    for ability in table(spec).by_id.values():
+        a = acts.get(slot_of(ability)) if ability.get("protects") else None
+        if a is None or a["verb"] != ability.id or slot_of(ability) in void:
+            continue
+        prot.add(str(ability.get("protects")), a["by"], a["target"], ability.id)
+        if a["target"] == bf and hug:
+            prot.add(str(ability.get("protects")), a["by"], hug, ability.id)
+    return prot
+
+
+def _save(prot: Protection, hug: str | None, bf: str | None, attacked: dict[str, str]) -> tuple[set[str], list[str]]:
+    """一 医生 and 六: who is saved (a guard on an attacked player) and who gets a needle mark
+    (a guard on a player nobody attacked)."""
+    if not prot.guards:
+        return set(), []
+    s = prot.guards[0].target
     if s == bf and hug:
         if s in attacked:  # 六: 花蝴蝶不死，而他抱着的人中空针一下 (E16)
-            return {s, hug}, [hug]
+            return {g.target for g in prot.guards}, [hug]
         return set(), [s, hug]  # 六: 花蝴蝶和他抱着的人一起中空针一下
     if s in attacked:
         return {s}, []

@@ -97,7 +97,7 @@ class ButterflyElder(Ruleset):
     def _results(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 5: the power results end the silence; the vote thread opens (DECISIONS 5.1.4)."""
         spec, k = self.spec, state.phase.number
-        res = powers.resolve(state, spec.options)
+        res = powers.resolve(spec, state, spec.options)
         out.log += res.log
         out.log.append(f"round {k}: deaths {res.deaths}, revived {res.revived}, marks {res.marks}, "
                        f"muted {res.muted}, zero {res.zero}, check {res.check}")

@@ -13,6 +13,7 @@ from typing import Any
 
 from tianshen.core.events import note
 from tianshen.core.model import GameState
+from tianshen.core.protection import EVERYONE, Protection
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.n_lives import cards
 from tianshen.rules.n_lives.abilities import (
@@ -58,8 +59,9 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     _investigate(state, live, dawn)
     occurring = [a for a in live if a["ability"] in ("k_attack", "w_attack", "snipe", "k_ohk", "w_ohk", "aimed",
                                                       "bisha")]
-    hits = _blocking(spec, state, live, occurring)
-    _bind_success(live, occurring, dawn)
+    prot = guards(spec, live)
+    hits = _blocking(spec, state, prot, occurring)
+    _bind_success(spec, prot, occurring, dawn)
     failures = _streak_failures(state, live, occurring)
     _pardon(state, live, dawn)
     _remove_cards(state, table, hits, failures, dawn)
@@ -115,16 +117,27 @@ def _investigate(state: GameState, live: list[Action], dawn: Dawn) -> None:
 # ---- steps 5–6: protections and blocking -----------------------------------------------------
 
 
-def _blocking(spec: RulesetSpec, state: GameState, live: list[Action], occurring: list[Action]) -> list[Action]:
-    """The attacks that get through.  Ordinary attacks: killer's blocked by 束魂 or the target's
-    防弹衣; werewolf's by 巫医 or 狼毒; a sniper's by any of the four or 反狙击 (§3.1.3–3.1.7,
-    the appendix's "六种特权").  一击必杀, 瞄准狙击 and 必杀 are never blocked."""
-    bound = {a["target"] for a in live if a["ability"] == "bind"}
-    healed = {a["target"] for a in live if a["ability"] == "heal"}
-    vest = {a["actor"] for a in live if a["ability"] == "vest"}
-    bane = {a["actor"] for a in live if a["ability"] == "bane"}
-    anti = [a["actor"] for a in live if a["ability"] == "antisnipe"]
-    global_anti = str(spec.options.get("anti_sniper_scope", "global")) == "global"
+def guards(spec: RulesetSpec, live: list[Action]) -> Protection:
+    """Tonight's protection, registered once (core.protection): every privilege whose table
+    entry `protects` guards its target (束魂, 巫医) or its user (防弹衣, 狼毒), 反狙击 every
+    player unless `anti_sniper_scope = "self"` (A5)."""
+    table, prot = abilities(spec), Protection()
+    whole = str(spec.options.get("anti_sniper_scope", "global")) == "global"
+    for a in live:
+        kind = table[a["ability"]].get("protects")
+        if kind is None:
+            continue
+        target = a["target"] or (EVERYONE if kind == "antisnipe" and whole else a["actor"])
+        prot.add(kind, a["actor"], target, a["ability"])
+    return prot
+
+
+def _blocking(spec: RulesetSpec, state: GameState, prot: Protection, occurring: list[Action]) -> list[Action]:
+    """The attacks that get through: an attack is stopped by a guard of a kind its table entry
+    names in `blocked_by` (killer's: 束魂 or the target's 防弹衣; werewolf's: 巫医 or 狼毒; a
+    sniper's: any of the four or 反狙击; §3.1.3–3.1.7, the appendix's "六种特权").  一击必杀,
+    瞄准狙击 and 必杀 are never blocked."""
+    table = abilities(spec)
     ohk_users = {a["actor"] for a in occurring if a["ability"] in ("k_ohk", "w_ohk")}
     whole_night = str(spec.options.get("ohk_scope", "attack")) == "all_attacks_of_user_that_night"
     hits = []
@@ -133,12 +146,7 @@ def _blocking(spec: RulesetSpec, state: GameState, live: list[Action], occurring
         if whole_night and a["actor"] in ohk_users and kind in ("k_attack", "w_attack"):
             hits.append(a)  # A7 alternative: 一击必杀 covers all his attacks that night
             continue
-        if kind == "k_attack" and (t in bound or t in vest):
-            continue
-        if kind == "w_attack" and (t in healed or t in bane):
-            continue
-        if kind == "snipe" and (t in bound or t in healed or t in vest or t in bane
-                                or (anti and (global_anti or t in anti))):
+        if prot.stops(t, table[kind].get("blocked_by", ())):
             continue
         hits.append(a)
     return hits
@@ -147,13 +155,14 @@ def _blocking(spec: RulesetSpec, state: GameState, live: list[Action], occurring
 # ---- steps 7–8: 束魂/巫医 success and the consecutive-night failure ---------------------------
 
 
-def _bind_success(live: list[Action], occurring: list[Action], dawn: Dawn) -> None:
-    """§3.1.4b/§3.1.5b: a bind succeeds when an ordinary killer or sniper attack targeted
-    the player (巫医: werewolf or sniper); he is announced and cannot vote today (A24)."""
-    attacked_k = {a["target"] for a in occurring if a["ability"] in ("k_attack", "snipe")}
-    attacked_w = {a["target"] for a in occurring if a["ability"] in ("w_attack", "snipe")}
-    saved = {a["target"] for a in live if a["ability"] == "bind" and a["target"] in attacked_k}
-    saved |= {a["target"] for a in live if a["ability"] == "heal" and a["target"] in attacked_w}
+def _bind_success(spec: RulesetSpec, prot: Protection, occurring: list[Action], dawn: Dawn) -> None:
+    """§3.1.4b/§3.1.5b: an announced guard (束魂, 巫医) succeeds when an attack it stops
+    targeted the player (束魂: an ordinary killer or sniper attack; 巫医: werewolf or sniper);
+    he is announced and cannot vote today (A24)."""
+    table = abilities(spec)
+    saved = {g.target for g in prot.guards if table[g.ability].get("announce", True)
+             and any(a["target"] == g.target and g.kind in table[a["ability"]].get("blocked_by", ())
+                     for a in occurring)}
     dawn.saved = sorted(saved)
 
 
