@@ -114,6 +114,24 @@ def test_each_roles_help_lists_exactly_its_abilities(variant: str) -> None:
         assert {a.id for a in tab.by_id.values() if a.name in forms} == held, (p.role, help_text)
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_role_holding_no_ability_is_told_none(variant: str) -> None:
+    """A role without abilities (game_ten's 待选职业者, who must choose first) is not told to use
+    one (the help used to say 祈祷)."""
+    ruleset, state = _night_one(variant)
+    tab = _table(ruleset)
+    assert tab is not None
+    bare = [r for r in ruleset.spec.roles if not tab.held(r)]
+    for role in bare:
+        p = state.players[0]
+        p.role = role
+        help_text = ruleset.pm_help(state, p)
+        forms = {w for found in FORM.findall(help_text) for w in found.split("/")}
+        assert not {a.name for a in tab.by_id.values()} & forms, (role, help_text)
+    if variant == "game_ten":
+        assert bare == ["unchosen"] and "转职" in ruleset.pm_help(state, state.players[0])
+
+
 def _guardian_variant(tmp_path: Path) -> Path:
     path = tmp_path / "classic_10_guardian.toml"
     path.write_text('include = ["classic_10"]\ntitle = "经典杀人游戏（10人，守护者）"\n'

@@ -365,8 +365,12 @@ class ForumGame(Ruleset):
         raise Refused(self.spec.text("nothing_to_cancel"))
 
     def pm_help(self, state: GameState, p: Player) -> str:
-        """The help lists exactly the player's abilities (core.abilities)."""
-        verb = "/".join(abilities.help_names(self.abilities, p.role)) or self.spec.text("help_verb")
+        """The help lists exactly the player's abilities (core.abilities); a role holding none
+        gets its own help (`help_<role>`, game_ten's 待选职业者: 转职) or `help_none`."""
+        verb = "/".join(abilities.help_names(self.abilities, p.role))
+        if not verb:
+            key = f"help_{p.role}"
+            return self.spec.text(key if key in self.spec.texts else "help_none")
         return self.spec.text("help", verb=verb, example=next(q.name for q in state.players if q.name != p.name))
 
     # ---- posts ----------------------------------------------------------------------
