@@ -34,7 +34,9 @@ def _table(ruleset: Ruleset) -> Table | None:
 
 
 VARIANTS = [v for v in available_variants() if _table(load_ruleset(v)) is not None]
-CASES = [(v, a.id) for v in VARIANTS for a in _table(load_ruleset(v)).by_id.values() if a.roles]  # type: ignore[union-attr]
+# every ability a player can hold: by his role, or (n_lives) by a card of his hand
+CASES = [(v, a.id) for v in VARIANTS for a in _table(load_ruleset(v)).by_id.values()  # type: ignore[union-attr]
+         if a.roles or load_ruleset(v).spec.ruleset == "n_lives"]
 
 
 def _night_one(variant: str) -> tuple[Ruleset, GameState]:
@@ -54,8 +56,9 @@ def _reply(ruleset: Ruleset, state: GameState, sender: str, text: str, at: datet
     return reply, [r.reason for r in out.refusals]
 
 
-def test_the_families_with_an_ability_table_are_found() -> None:
-    assert {"classic_8", "classic_10", "classic_13", "game_ten"} <= set(VARIANTS)
+def test_every_family_has_an_ability_table() -> None:
+    assert {load_ruleset(v).spec.ruleset for v in VARIANTS} == {
+        "classic", "game_ten", "n_lives", "hex_survival", "butterfly_elder"}
 
 
 # every family's abilities, those whose intake is still the family's (hex_survival, n_lives) too
@@ -75,25 +78,25 @@ def test_every_word_of_an_ability_parses_to_it(variant: str, aid: str) -> None:
 def test_an_ability_is_refused_outside_its_window_with_its_words(variant: str, aid: str) -> None:
     ruleset, state = _night_one(variant)
     ability = _ability(ruleset, aid)
-    holder = next(p for p in state.players if p.role in ability.roles) if any(
-        p.role in ability.roles for p in state.players) else None
+    cards = not ability.roles  # n_lives: any player, the window is checked before his hand
+    holder = next((p for p in state.players if cards or p.role in ability.roles), None)
     if holder is None:
         pytest.skip(f"no {aid} holder dealt in {variant}")
     other = next(p.name for p in state.players if p.name != holder.name)
     assert state.phase.ends_at is not None and state.phase.started_at is not None
     outside = ability.get("outside")  # the ability's own words for "not now", else the window's
-    if ability.window == "power":  # the power round ends at its deadline
+    if ability.lock is not None:  # game_ten, n_lives: nothing new from the lock on
+        at = state.phase.ends_at - timedelta(minutes=ability.lock / 2)
+        words = ruleset.spec.text("night_locked", minutes=f"{ability.lock:g}")
+    elif ability.window == "power":  # the power round ends at its deadline
         at, words = state.phase.ends_at, ruleset.spec.text(outside or "not_power_time")
     elif ability.window == "night":
         at, words = state.phase.started_at - timedelta(minutes=1), ruleset.spec.text(outside or "not_night")  # day
         late, late_words = state.phase.ends_at, ruleset.spec.text("night_over")
         assert _reply(ruleset, state, holder.name, f"{ability.words[0]} {other}", late)[1] == [late_words]
-    elif ability.window == "day":  # night 1
-        at, words = state.phase.started_at + timedelta(minutes=1), ruleset.spec.text(outside or "not_day")
     else:
-        assert ability.lock is not None
-        at = state.phase.ends_at - timedelta(minutes=ability.lock / 2)
-        words = ruleset.spec.text("night_locked", minutes=f"{ability.lock:g}")
+        assert ability.window == "day", f"{variant} {aid}: an 'any' window needs a lock to be refused"
+        at, words = state.phase.started_at + timedelta(minutes=1), ruleset.spec.text(outside or "not_day")  # night 1
     _, refusals = _reply(ruleset, state, holder.name, f"{ability.words[0]} {other}", at)
     assert refusals == [words]
 
@@ -155,6 +158,53 @@ def test_random_play_of_a_variant_with_a_new_role_ends(tmp_path: Path, variant: 
     for seed in (1, 2):
         state = Game(load_ruleset(str(path)), seed, 10).play()
         assert state.phase.kind == "over", seed
+
+
+# A new role (n_lives: a new card) holding abilities its family has, for every family: the
+# variant file, the holder, and what he writes on night 1 ({t}: a player he may target).
+NEW_ROLES = {
+    "classic_10": ('[roles.guardian]\nname = "守护者"\nfaction = "civilians"\ncount = 1\nabilities = ["soulbind"]\n'
+                   '[roles.commoner]\ncount = 3\n', "guardian", "束魂 {t}"),
+    "game_ten": ('players = 15\n[roles.watcher]\nname = "守夜人"\nfaction = "civilians"\ncount = 1\n'
+                 'abilities = ["curse", "bless"]\n', "watcher", "诅咒 {t}"),  # 7 commoners: 001 §2.10's queues
+    "hex_survival_12": ('[roles.scout]\nname = "红方斥候"\nfaction = "red"\ncount = 1\nabilities = ["attack", "dig"]\n'
+                        'description = "你属于红方阵营，只能攻击和挖掘。"\n[roles.red]\ncount = 5\n', "scout", "攻击 {t}"),
+    "butterfly_elder": ('[roles.deputy]\nname = "警探"\nfaction = "good"\ncount = 1\nabilities = ["check"]\n'
+                        '[roles.villager]\ncount = 7\n', "deputy", "验 {t}"),
+    "n_lives": ('[cards.guard]\nname = "束魂/防弹衣"\ncount = 1\nabilities = ["bind", "vest"]\n'
+                '[cards.diviner]\ncount = 1\n', "guard", "防弹衣"),
+}
+
+
+def _new_role_variant(tmp_path: Path, base: str) -> Path:
+    path = tmp_path / f"{base}_new_role.toml"
+    path.write_text(f'include = ["{base}"]\ntitle = "新身份"\n' + NEW_ROLES[base][0], encoding="utf-8")
+    return path
+
+
+def _holds(ruleset: Ruleset, state: GameState, p, new: str) -> bool:  # type: ignore[no-untyped-def]
+    if ruleset.spec.ruleset != "n_lives":
+        return p.role == new
+    from tianshen.rules.n_lives import cards
+    return any(cards.card_type(state, c) == new for c in cards.hand(p))
+
+
+@pytest.mark.parametrize("base", sorted(NEW_ROLES))
+def test_every_family_takes_a_new_role_from_its_abilities(tmp_path: Path, base: str) -> None:
+    """The variant loads, the new holder's PM is taken (its help names his abilities), random
+    play ends."""
+    ruleset, state = _night_one(str(_new_role_variant(tmp_path, base)))
+    _, new, form = NEW_ROLES[base]
+    holder = next(p for p in state.players if _holds(ruleset, state, p, new))
+    targets = holder.extra.get("range") or [q.name for q in state.players if q.name != holder.name]
+    reply, refusals = _reply(ruleset, state, holder.name, form.format(t=targets[-1]), START + timedelta(minutes=30))
+    assert refusals == [], reply
+    if ruleset.spec.ruleset != "n_lives":  # n_lives' help shows the hand
+        forms = {w for found in FORM.findall(ruleset.pm_help(state, holder)) for w in found.split("/")}
+        names = {a.name for a in ruleset.abilities.held(new) if a.window != "day"}
+        assert names <= forms, (names, forms)
+    for seed in (1, 2):
+        assert Game(ruleset, seed, ruleset.spec.players).play().phase.kind == "over", seed
 
 
 # ---- the 医生 of docs/examples/classic_10_doctor.toml ------------------------------------------

@@ -157,11 +157,11 @@ def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: date
     opened or after it closed is refused with the variant's words (the ability's own
     `outside` text, else `not_night`, `night_over`, `not_power_time`, `not_day`), and from
     its lock on with `night_locked`.  With `queue_day` a night ability sent by day is taken
-    for the next night (000 1.1.5)."""
+    for the next night (000 1.1.5): only its lock is checked."""
     ph = state.phase
     check_late(spec, ability, state, at)
     outside = ability.get("outside")
-    if ability.window == "night" and not (queue_day and ph.kind == "day"):
+    if ability.window == "night" and not queue_day:
         if ph.kind != "night" or (ph.started_at and at < ph.started_at):
             # 002 平民: the window opens at dusk; a PM whose forum time is still in the day is
             # invalid even if it is processed after dusk (DECISIONS §0.1)

@@ -379,8 +379,9 @@ class HexSurvival(Ruleset):
         ph = state.phase
         if ph.ends_at and at > ph.ends_at:
             raise Refused(spec.text("phase_over"))
-        if ability := self.abilities.holds(p.role, cmd.verb):
-            abilities.check_window(spec, ability, state, at)  # the one window check (core.abilities)
+        if ability := self.abilities.by_command(cmd.verb):  # window and role: core.abilities, once
+            abilities.check_window(spec, ability, state, at)
+            abilities.check_role(spec, self.abilities, p, cmd.verb)
             return self._attack(state, p, cmd.arg) if ability.target != "cell" else self._day_action(state, p, cmd)
         if cmd.verb == "cancel":
             return self._cancel(state, p)

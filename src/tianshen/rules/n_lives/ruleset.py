@@ -473,11 +473,13 @@ class NLives(Ruleset):
 
     def _privilege(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
         spec = self.spec
+        # the one window check (core.abilities) first, by the command's window (攻击 is the killer's
+        # or the werewolf's card, one window): the lock by night; by day a night privilege waits
+        # for the next night (1.1.5), or is refused without queue_day_submissions; then the card
+        if window := self.abilities.by_command(cmd.verb):
+            check_window(spec, window, state, at, queue_day=bool(spec.options.get("queue_day_submissions", True)))
         action = intake.build_action(spec, state, p, cmd, at)
         ability = abilities(spec)[action["ability"]]
-        # the one window check (core.abilities): the lock by night; by day a night privilege
-        # waits for the next night (1.1.5), or is refused without queue_day_submissions
-        check_window(spec, ability, state, at, queue_day=bool(spec.options.get("queue_day_submissions", True)))
         night = state.phase.kind == "night"
         queued = not night and ability.window != "any"
         pending = state.data["queued"] if queued else state.data["actions"]
