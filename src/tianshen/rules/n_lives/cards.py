@@ -9,10 +9,13 @@ execution that may still be pardoned (DECISIONS A15).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from tianshen.core import rng
+from tianshen.core.clock import show_for
 from tianshen.core.grammar import normalize
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import fold
@@ -267,3 +270,86 @@ def split_position(arg: str) -> tuple[str, int | None]:
     n = int(raw) if raw.isdigit() else _DIGITS.get(raw, 0)
     name = text[: m.start()].strip().rstrip("的").strip()
     return name, (-n if m.group(1) else n)
+
+
+# ---- a hand dealt by a script, the losses and the reorder windows (§4, §6.3) ----------------------
+
+
+def fixed_hands(spec: RulesetSpec, state: GameState, setup: dict[str, Any]) -> None:
+    """A replay's `[setup]`: hands by card name in discard order (the last is the 底牌),
+    optional `attributes` (player -> card name -> 杀手/狼人/占卜/先知)."""
+    types = card_types(spec)
+    by_name = {t.name: t.id for t in types.values()} | {a: t.id for t in types.values() for a in t.aliases}
+    counters: dict[str, int] = {}
+    state.data["cards"] = {}
+    for name, written in setup["hands"].items():
+        p = state.find(name)
+        if p is None:
+            raise ValueError(f"hand for unknown player '{name}'")
+        hand = []
+        for card_name in written:
+            ctype = by_name.get(card_name)
+            if ctype is None:
+                raise ValueError(f"unknown card '{card_name}' in {name}'s hand; cards: {', '.join(by_name)}")
+            counters[ctype] = counters.get(ctype, 0) + 1
+            cid = f"{ctype}-{counters[ctype]}"
+            state.data["cards"][cid] = {"type": ctype, "attr": None}
+            hand.append(cid)
+        p.extra["hand"] = hand
+        if not is_privilege(state, hand[-1]):
+            raise ValueError(f"{name}'s last card (the 底牌) must be a privilege card (§6.2)")
+        set_order(p, hand)
+    attr_names = {"杀手": "killer", "狼人": "werewolf", "占卜": "diviner", "先知": "prophet"}
+    for name, table in (setup.get("attributes") or {}).items():
+        p = state.player(name)
+        for card_name, attr in table.items():
+            card = next(c for c in p.extra["hand"] if name_of(spec, state, c) == card_name)
+            state.data["cards"][card]["attr"] = attr_names.get(attr, attr)
+    missing = [p.name for p in state.players if "hand" not in p.extra]
+    if missing:
+        raise ValueError(f"[setup.hands] must give every player's hand; missing: {', '.join(missing)}")
+    check_deal(spec, state)
+
+
+def check_deal(spec: RulesetSpec, state: GameState) -> None:
+    """§4 holds for a dealt-by-hand game too: the 杀手 and 狼人 cards with their owners, no two
+    cards of one type in a hand, at most two 庶民, and the deck of §2 (A1: 16 + 8–12)."""
+    types = card_types(spec)
+    limit = int(spec.options.get("max_commoners_per_hand", 2))
+    expected = Counter(t for _, t in deck(spec, len(state.players)))
+    dealt: Counter[str] = Counter()
+    for p in state.players:
+        kinds = [card_type(state, c) for c in hand(p)]
+        dealt.update(kinds)
+        privileges = [t for t in kinds if t != COMMONER]
+        if len(set(privileges)) != len(privileges) or kinds.count(COMMONER) > limit:
+            raise ValueError(f"{p.name}'s hand breaks §4.3/§4.4 (two cards of one type, or more than "
+                             f"{limit} 庶民)")
+        for t in privileges:
+            owner = types[t].owner
+            if owner and p.faction != owner:
+                raise ValueError(f"the {types[t].name} card goes to the {spec.factions[owner]} (§4.1–4.2)")
+    if dealt != expected:
+        raise ValueError("the hands do not make the deck of §2: "
+                         + ", ".join(f"{types[t].name} {dealt[t]}/{n}" for t, n in expected.items()
+                                     if dealt[t] != n))
+
+
+def count_losses(state: GameState, finals: int) -> None:
+    state.data["discarded"] += finals
+    state.data["quiet"] = 0 if finals else state.data["quiet"] + 1
+
+
+def reorder_check(spec: RulesetSpec, state: GameState, at: datetime, lines: list[str]) -> None:
+    """§6.3, A32: at ⌊T/3⌋ and ⌊2T/3⌋ final losses a 24-hour window to send a new order;
+    both crossed at once → one window, both chances used."""
+    total, done = state.data["total"], state.data["discarded"]
+    thresholds = [total // 3, 2 * total // 3]
+    reached = sum(1 for t in thresholds if done >= t)
+    if reached <= state.data["windows"]:
+        return
+    state.data["windows"] = reached
+    until = at + timedelta(hours=spec.timing.hours("reorder_hours", 24))
+    state.data["reorder_until"] = until.isoformat()
+    lines.append(spec.text("reorder_window", count=done, total=total,
+                                fraction="1/3" if reached == 1 else "2/3", until=show_for(state, until)))

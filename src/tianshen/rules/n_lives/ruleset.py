@@ -8,12 +8,10 @@ day (day.py, 1.1.8), the announcements of 1.1.9 (never an identity, §5.8), the 
 
 from __future__ import annotations
 
-from collections import Counter
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from tianshen.core import checkin, rng
-from tianshen.core.abilities import check_lock, check_window
+from tianshen.core import checkin
 from tianshen.core.ballots import BallotPolicy
 from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
@@ -31,15 +29,13 @@ from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, DayTally
 from tianshen.core.vote_post import VotePost, resolve_name, unreadable
-from tianshen.rules.n_lives import cards, intake, ledgers, victory
+from tianshen.rules.n_lives import cards, commands, ledgers, victory
 from tianshen.rules.n_lives import day as days
 from tianshen.rules.n_lives import night as nights
 from tianshen.rules.n_lives.abilities import abilities
 from tianshen.rules.n_lives.intake import Refused
 
 MAIN = "main"
-SIDES = {"平民": "civilians", "杀手": "killers", "狼人": "werewolves"}
-MODES = {"共赢": "cowin", "并肩": "cowin", "并肩作战": "cowin", "一山不容二虎": "solo", "独赢": "solo", "单干": "solo"}
 
 
 class NLives(Ruleset):
@@ -62,7 +58,7 @@ class NLives(Ruleset):
             order_until=ends_after(game.start, spec.timing.hours("order_hours", 24)).isoformat(),
         )
         if game.setup.get("hands"):
-            self._fixed_hands(state, game.setup)
+            cards.fixed_hands(self.spec, state, game.setup)
         else:
             cards.deal(spec, state)
             cards.draw_attributes(spec, state)
@@ -75,64 +71,6 @@ class NLives(Ruleset):
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         return {"checkin_until": show_for(state, checkin.deadline(state)),
                 "order_until": show_for(state, _ts(state.data["order_until"]))}
-
-    def _fixed_hands(self, state: GameState, setup: dict[str, Any]) -> None:
-        """A replay's `[setup]`: hands by card name in discard order (the last is the 底牌),
-        optional `attributes` (player -> card name -> 杀手/狼人/占卜/先知)."""
-        types = cards.card_types(self.spec)
-        by_name = {t.name: t.id for t in types.values()} | {a: t.id for t in types.values() for a in t.aliases}
-        counters: dict[str, int] = {}
-        state.data["cards"] = {}
-        for name, written in setup["hands"].items():
-            p = state.find(name)
-            if p is None:
-                raise ValueError(f"hand for unknown player '{name}'")
-            hand = []
-            for card_name in written:
-                ctype = by_name.get(card_name)
-                if ctype is None:
-                    raise ValueError(f"unknown card '{card_name}' in {name}'s hand; cards: {', '.join(by_name)}")
-                counters[ctype] = counters.get(ctype, 0) + 1
-                cid = f"{ctype}-{counters[ctype]}"
-                state.data["cards"][cid] = {"type": ctype, "attr": None}
-                hand.append(cid)
-            p.extra["hand"] = hand
-            if not cards.is_privilege(state, hand[-1]):
-                raise ValueError(f"{name}'s last card (the 底牌) must be a privilege card (§6.2)")
-            cards.set_order(p, hand)
-        attr_names = {"杀手": "killer", "狼人": "werewolf", "占卜": "diviner", "先知": "prophet"}
-        for name, table in (setup.get("attributes") or {}).items():
-            p = state.player(name)
-            for card_name, attr in table.items():
-                card = next(c for c in p.extra["hand"] if cards.name_of(self.spec, state, c) == card_name)
-                state.data["cards"][card]["attr"] = attr_names.get(attr, attr)
-        missing = [p.name for p in state.players if "hand" not in p.extra]
-        if missing:
-            raise ValueError(f"[setup.hands] must give every player's hand; missing: {', '.join(missing)}")
-        self._check_deal(state)
-
-    def _check_deal(self, state: GameState) -> None:
-        """§4 holds for a dealt-by-hand game too: the 杀手 and 狼人 cards with their owners, no two
-        cards of one type in a hand, at most two 庶民, and the deck of §2 (A1: 16 + 8–12)."""
-        types = cards.card_types(self.spec)
-        limit = int(self.spec.options.get("max_commoners_per_hand", 2))
-        expected = Counter(t for _, t in cards.deck(self.spec, len(state.players)))
-        dealt: Counter[str] = Counter()
-        for p in state.players:
-            kinds = [cards.card_type(state, c) for c in cards.hand(p)]
-            dealt.update(kinds)
-            privileges = [t for t in kinds if t != cards.COMMONER]
-            if len(set(privileges)) != len(privileges) or kinds.count(cards.COMMONER) > limit:
-                raise ValueError(f"{p.name}'s hand breaks §4.3/§4.4 (two cards of one type, or more than "
-                                 f"{limit} 庶民)")
-            for t in privileges:
-                owner = types[t].owner
-                if owner and p.faction != owner:
-                    raise ValueError(f"the {types[t].name} card goes to the {self.spec.factions[owner]} (§4.1–4.2)")
-        if dealt != expected:
-            raise ValueError("the hands do not make the deck of §2: "
-                             + ", ".join(f"{types[t].name} {dealt[t]}/{n}" for t, n in expected.items()
-                                         if dealt[t] != n))
 
     def role_pm(self, state: GameState, p: Player) -> str:
         spec = self.spec
@@ -189,39 +127,13 @@ class NLives(Ruleset):
         state.data["night_hands"] = {p.name: cards.hand(p) for p in state.players if p.alive}
         queued, state.data["queued"] = state.data["queued"], []
         for action in queued:
-            self._take_queued(state, action, out)
-
-    def _take_queued(self, state: GameState, action: dict[str, Any], out: Messages) -> None:
-        spec, k = self.spec, state.phase.number
-        p = state.player(action["actor"])
-        what = intake.describe(spec, action)
-        try:
-            if not p.alive:
-                return
-            if action["card"] not in cards.hand(p):
-                raise Refused("那张牌已经丢了")  # A42
-            if action.get("target") and not state.player(action["target"]).alive:
-                raise Refused(f"{action['target']}已经出局")
-            intake.check_repeat(state, action, state.data["actions"])
-            if action["ability"] == "aimed":
-                intake.check_position(state, action)  # A20: the hand may have shrunk at day end
-            if action["cost"] > p.extra["ap"]:
-                raise Refused(f"行动点数不足（需要{action['cost']}点，你有{p.extra['ap']}点）")
-        except Refused as exc:
-            out.pm(p.name, spec.text("receipt_subject"), spec.text("queue_dropped", action=what, n=k, reason=exc))
-            if action["ability"] == "bisha":
-                state.data["bisha_used"].remove(action["card"])
-            return
-        p.extra["ap"] -= action["cost"]
-        state.data["actions"].append(action)
-        out.pm(p.name, spec.text("receipt_subject"),
-               spec.text("queue_charged", action=what, n=k, cost=action["cost"], ap=p.extra["ap"]))
+            commands.take_queued(self.spec, state, action, out)
 
     def _dawn(self, state: GameState, at: datetime, out: Messages) -> None:
         spec, k = self.spec, state.phase.number
         if k == 1:
-            self._close_first_night(state, out)
-        self._drop_undeclared(state, out)
+            commands.close_first_night(self.spec, state, out)
+        commands.drop_undeclared(self.spec, state, out)
         dawn = nights.resolve(spec, state, out.log)
         lines = [spec.text("dawn_header", n=k)]
         for name in dawn.pardoned:
@@ -244,52 +156,14 @@ class NLives(Ruleset):
         dead = self._deaths(state, "night")
         lines += [spec.text("dawn_dead", name=n) for n in dead]
         self._private_dawn(state, dawn, out)
-        self._count_losses(state, finals)
+        cards.count_losses(state, finals)
         if self.announce_victory(state, at, out, lines):
             return
-        self._reorder_check(state, at, lines)
+        cards.reorder_check(self.spec, state, at, lines)
         self._begin_day(state, at, dawn.saved)
         lines.append(spec.text("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
         self._open_vote(state, out)
-
-    def _close_first_night(self, state: GameState, out: Messages) -> None:
-        """§2, A9: the self-chooser's default side; §5.3, 1.1.3: a random discard order for whoever
-        sent none (PM'd to him)."""
-        spec = self.spec
-        for p in state.players:
-            if p.role == "chooser" and p.faction == "chooser":
-                if len(state.players) == 7:  # A9: random side, co-win
-                    side = rng.choice(state, ["killers", "werewolves"])
-                    self._set_side(state, p, side, "cowin")
-                else:
-                    self._set_side(state, p, "civilians", None)
-                out.pm(p.name, spec.text("choice_subject"), spec.text("choice_default", side=self._side_text(p)))
-            if p.alive and not p.extra.get("order_set"):
-                cards.set_order(p, cards.random_order(state, p))
-                out.pm(p.name, spec.text("order_random_subject"),
-                       spec.text("order_random", order=cards.describe_hand(spec, state, cards.hand(p)),
-                                 bottom=cards.name_of(spec, state, p.extra["bottom"])))
-        state.data["night_hands"] = {p.name: cards.hand(p) for p in state.players if p.alive}
-
-    def _drop_undeclared(self, state: GameState, out: Messages) -> None:
-        """A25 (borrowed from 001/002): an attack without a valid declaration at the lock is not
-        made and not charged."""
-        keep = []
-        for a in state.data["actions"]:
-            if intake.needs_declaration(self.spec, a):
-                p = state.player(a["actor"])
-                p.extra["ap"] += a["cost"]
-                out.pm(p.name, self.spec.text("receipt_subject"),
-                       self.spec.text("void_no_declaration", n=state.phase.number, action=intake.describe(self.spec, a)))
-            else:
-                if a["ability"] == "aimed":
-                    hand = state.data["night_hands"].get(a["target"], [])
-                    pos = a["position"]
-                    index = pos - 1 if pos > 0 else len(hand) + pos
-                    a["aimed_card"] = hand[index] if 0 <= index < len(hand) else None
-                keep.append(a)
-        state.data["actions"] = keep
 
     def _private_dawn(self, state: GameState, dawn: nights.Dawn, out: Messages) -> None:
         """1.1.9: investigation answers, and every living player's hand and AP, by PM."""
@@ -358,11 +232,11 @@ class NLives(Ruleset):
             out.notes.append(f"{name} 没有投票也没有委托投票，已按 000 §8.5 退出游戏")
         lines += [spec.text("dusk_dead", name=n) for n in self._deaths(state, "day")]
         finals = len(dusk.bisha) + len(dusk.lost_now) + sum(len(v) for v in dusk.revenge.values())
-        self._count_losses(state, finals)
+        cards.count_losses(state, finals)
         state.data["mods"] = []
         if self.announce_victory(state, at, out, lines):
             return
-        self._reorder_check(state, at, lines)
+        cards.reorder_check(self.spec, state, at, lines)
         self._begin_night(state, k + 1, at, out)
         lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
@@ -397,24 +271,6 @@ class NLives(Ruleset):
         p.extra["hand"], p.extra["escrow"] = [], None
         die(state, p, cause)
 
-    def _count_losses(self, state: GameState, finals: int) -> None:
-        state.data["discarded"] += finals
-        state.data["quiet"] = 0 if finals else state.data["quiet"] + 1
-
-    def _reorder_check(self, state: GameState, at: datetime, lines: list[str]) -> None:
-        """§6.3, A32: at ⌊T/3⌋ and ⌊2T/3⌋ final losses a 24-hour window to send a new order;
-        both crossed at once → one window, both chances used."""
-        total, done = state.data["total"], state.data["discarded"]
-        thresholds = [total // 3, 2 * total // 3]
-        reached = sum(1 for t in thresholds if done >= t)
-        if reached <= state.data["windows"]:
-            return
-        state.data["windows"] = reached
-        until = at + timedelta(hours=self.spec.timing.hours("reorder_hours", 24))
-        state.data["reorder_until"] = until.isoformat()
-        lines.append(self.spec.text("reorder_window", count=done, total=total,
-                                    fraction="1/3" if reached == 1 else "2/3", until=show_for(state, until)))
-
     def can_draw(self) -> bool:
         """000 §10.5: all dead, or two who cannot put each other out (victory.winner)."""
         return True
@@ -441,7 +297,7 @@ class NLives(Ruleset):
         attrs = {"killer": "杀手", "werewolf": "狼人", "diviner": "占卜", "prophet": "先知"}
         shown = "、".join(cards.name_of(spec, state, c) + (f"（{attrs[a]}属性）" if (a := state.data["cards"][c]["attr"])
                                                           else "") for c in owned) or "无"
-        return f"{p.label}：{self._side_text(p)}；剩余手牌：{shown}"
+        return f"{p.label}：{commands.side_text(self.spec, p)}；剩余手牌：{shown}"
 
     # ---- PMs ----------------------------------------------------------------------------
 
@@ -452,13 +308,13 @@ class NLives(Ruleset):
         if not p.alive:
             raise Refused(self.spec.text("dead_player"))
         if verb == "order":
-            return self._order(state, p, cmd, at)
+            return commands.order(self.spec, state, p, cmd, at)
         if verb == "side":
-            return self._side(state, p, cmd.arg)
+            return commands.side(self.spec, state, p, cmd.arg)
         if verb in ("declaration", "story"):
-            return self._declaration(state, p, cmd, at)
+            return commands.declaration(self.spec, state, p, cmd, at)
         if verb == "cancel":
-            return self._cancel(state, p, cmd.arg, at)
+            return commands.cancel(self.spec, state, p, cmd.arg, at)
         if verb == "delegate":
             return self._delegate(state, p, cmd.arg)
         if verb == "vote":
@@ -469,123 +325,7 @@ class NLives(Ruleset):
             if p.name not in state.data["done"]:
                 state.data["done"].append(p.name)
             return "本时段的行动已完成（所有人都完成后天神可以提前结束本时段）"
-        return self._privilege(state, p, cmd, at)
-
-    def _privilege(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
-        spec = self.spec
-        # the one window check (core.abilities) first, by the command's window (攻击 is the killer's
-        # or the werewolf's card, one window): the lock by night; by day a night privilege waits
-        # for the next night (1.1.5), or is refused without queue_day_submissions; then the card
-        if window := self.abilities.by_command(cmd.verb):
-            check_window(spec, window, state, at, queue_day=bool(spec.options.get("queue_day_submissions", True)))
-        action = intake.build_action(spec, state, p, cmd, at)
-        ability = abilities(spec)[action["ability"]]
-        night = state.phase.kind == "night"
-        queued = not night and ability.window != "any"
-        pending = state.data["queued"] if queued else state.data["actions"]
-        intake.check_repeat(state, action, pending)
-        if not queued and action["cost"] > p.extra["ap"]:
-            raise Refused(f"行动点数不足：“{ability.name}”需要{action['cost']}点，你只有{p.extra['ap']}点。")
-        state.data["seq"] += 1
-        action["seq"] = state.data["seq"]
-        line = intake.describe(spec, action)
-        if ability.id == "bisha":
-            state.data["bisha_used"].append(action["card"])
-        if queued:
-            pending.append(action)
-            line += spec.text("queued", n=state.phase.number + 1, cost=action["cost"])
-        else:
-            p.extra["ap"] -= action["cost"]
-            line += spec.text("balance", cost=action["cost"], ap=p.extra["ap"])
-            if night:
-                pending.append(action)
-            elif ability.id == "bisha":
-                state.data["day_bisha"].append(action)  # §3.1.8a: resolved at the end of the day
-            else:
-                state.data["mods"].append({"by": p.name, "kind": ability.id, "target": action["target"]})
-        return line + self._take_declaration(action, cmd.text)
-
-    def _take_declaration(self, action: dict[str, Any], text: str) -> str:
-        spec = self.spec
-        if not intake.needs_declaration(spec, action):
-            return ""
-        if text:
-            try:
-                return "\n" + intake.attach_declaration(spec, action, text)
-            except Refused as exc:
-                return f"\n{exc}"
-        return "\n" + spec.text("needs_declaration", min_chars=int(spec.options.get("decl_min_chars", 100)))
-
-    def _declaration(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
-        """§3.4.2: a PM starting with 宣言 (or 剧情) goes with his earliest attack still without one."""
-        pending = [a for a in state.data["actions"] + state.data["queued"]
-                   if a["actor"] == p.name and intake.needs_declaration(self.spec, a)]
-        if not pending:
-            raise Refused("你没有等待杀人宣言的攻击。攻击的格式：攻击 名字（下一行写宣言）。")
-        check_lock(self.spec, abilities(self.spec)[pending[0]["ability"]].lock, state, at)
-        return intake.attach_declaration(self.spec, pending[0], cmd.text, story=cmd.verb == "story")
-
-    def _cancel(self, state: GameState, p: Player, what: str, at: datetime) -> str:
-        """§3.4.4: a night action can be withdrawn until the lock, and its AP comes back; a day
-        action is final (1.1.4)."""
-        check_lock(self.spec, self.abilities.lock, state, at)
-        mine = ledgers.pending(self.spec, state, p, what)
-        if not mine:
-            raise Refused("没有可以取消的夜间特权（白天行使的必杀、诅咒、庇佑一经寄出不能取消）。")
-        ledgers.withdraw(state, p, mine)
-        names = "、".join(intake.describe(self.spec, a) for a in mine)
-        return f"已取消：{names}（现在有{p.extra['ap']}点行动点数）"
-
-    def _order(self, state: GameState, p: Player, cmd: Command, at: datetime) -> str:
-        """§6.1–6.3: within 24 h of the player list, and in the reorder windows; the bottom card
-        is fixed once chosen."""
-        first = at <= _ts(state.data["order_until"]) and state.phase.number == 1 and state.phase.kind == "night"
-        window = state.data.get("reorder_until") and at <= _ts(state.data["reorder_until"])
-        if not first and not window:
-            raise Refused("现在不能改变丢牌顺序：只能在游戏开始后24小时内，以及天神宣布的改牌期内寄来。")  # 000 §6
-        try:
-            order = cards.parse_order(self.spec, state, p, cmd.arg or cmd.line)
-            cards.check_bottom(state, p, order)
-        except cards.OrderError as exc:
-            raise Refused(str(exc)) from None
-        cards.set_order(p, order)
-        return self.spec.text("order_ok", order=cards.describe_hand(self.spec, state, order),
-                              bottom=cards.name_of(self.spec, state, order[-1]))
-
-    def _side(self, state: GameState, p: Player, arg: str) -> str:
-        """§2, §3.4.3: the self-chooser picks a side on night 1; for the killers' or werewolves'
-        side also co-win (no killing privilege, A8) or 一山不容二虎 (A9: co-win by default)."""
-        if p.role != "chooser":
-            raise Refused("只有自选立场者可以选择立场。")
-        if not (state.phase.kind == "night" and state.phase.number == 1):
-            raise Refused("立场只能在第1夜选择。")
-        side = next((v for k, v in SIDES.items() if k in arg), None)
-        if side is None:
-            raise Refused("请写“立场 平民”、“立场 杀手 共赢”或“立场 狼人 一山不容二虎”等。")
-        if side == "civilians" and len(state.players) == 7:
-            raise Refused("7人游戏时，自选立场者不能选择平民立场。")  # 000 §3.4.3
-        mode = None if side == "civilians" else next((v for k, v in MODES.items() if k in arg), "cowin")
-        self._set_side(state, p, side, mode)
-        line = self.spec.text("choice_ok", side=self._side_text(p))
-        if mode == "cowin":
-            dropped = [a for a in state.data["actions"] + state.data["queued"] if a["actor"] == p.name
-                       and a["ability"] in list(self.spec.options.get("cowin_forbidden", []))]
-            ledgers.withdraw(state, p, dropped)
-            if dropped:
-                line += "；已取消（并退还点数）：" + "、".join(intake.describe(self.spec, a) for a in dropped)
-        return line
-
-    def _set_side(self, state: GameState, p: Player, side: str, mode: str | None) -> None:
-        p.faction = side
-        p.extra["mode"] = mode
-
-    def _side_text(self, p: Player) -> str:
-        spec = self.spec
-        side = spec.factions.get(p.faction, p.faction)
-        if p.role == "chooser":
-            mode = {"cowin": "（共赢）", "solo": "（一山不容二虎）"}.get(p.extra.get("mode") or "", "")
-            return f"{spec.role_name('chooser')}，{side}{mode}"
-        return side
+        return commands.take(self.spec, state, p, cmd, at)
 
     def pm_help(self, state: GameState, p: Player) -> str:
         other = next(q.name for q in state.players if q.name != p.name)
@@ -664,7 +404,7 @@ class NLives(Ruleset):
         return {"cards": [cards.name_of(self.spec, state, c) for c in cards.hand(p)], "ap": p.extra.get("ap", 0)}
 
     def role_words(self, p: Player) -> str:
-        return self._side_text(p)
+        return commands.side_text(self.spec, p)
 
     def player_notes(self, state: GameState, p: Player) -> dict[str, Any]:
         """The GM's view (replay `state`, `admin status`): cards in order, escrow, AP."""
