@@ -32,13 +32,12 @@ from tianshen.core.model import (
     PostIn,
     PrivateMessage,
 )
-from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import BoardMap, GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import SELF
 from tianshen.core.vote_post import VotePost, quote_note, unreadable, with_form
-from tianshen.rules.hex_survival import ballot, hexmap
+from tianshen.rules.hex_survival import ballot, commands, hexmap
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
 from tianshen.rules.hex_survival import night as nights
@@ -63,7 +62,7 @@ class HexSurvival(Ruleset):
 
     def begin(self, state: GameState, game: GameSetup) -> None:
         spec = self.spec
-        self._place(state, dict(game.setup.get("cells") or {}))
+        commands.place(self.spec, self.map, state, dict(game.setup.get("cells") or {}))
         copies = int(spec.options.get("food_copies", 2))
         state.data.update(
             substitutes=list(game.substitutes), depth={c: 0 for c in self.map.cells},
@@ -78,27 +77,7 @@ class HexSurvival(Ruleset):
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
         return {"checkin": self.spec.text("checkin_request", until=show_for(state, until)) if until else "",
-                "map": self._map_table()}
-
-    def _place(self, state: GameState, fixed: dict[str, str]) -> None:
-        """003 §2: 随机分布; DECISIONS D3 `initial_distinct = true`: one player per cell."""
-        distinct = bool(self.spec.options.get("initial_distinct", True))
-        for name, cell in fixed.items():
-            if state.find(name) is None or self.map.cell(cell) is None:
-                raise ValueError(f"fixed cell '{cell}' for '{name}' is not on the map / not a player")
-        taken = [self.map.cell(c) for c in fixed.values()]  # fixed by the GM: may share a cell
-        free = [c for c in self.map.cells if not (distinct and c in taken)]
-        order = rng.shuffled(state, free)
-        for p in state.players:
-            if p.name in fixed:
-                p.extra["cell"] = self.map.cell(fixed[p.name])
-            else:
-                p.extra["cell"] = order.pop(0) if distinct else rng.choice(state, free)
-
-    def _map_table(self) -> str:
-        """DECISIONS D1: the full adjacency is published at the start."""
-        return "\n".join(self.spec.text("map_line", cell=c, neighbours=" ".join(self.map.neighbours[c]))
-                         for c in self.map.cells)
+                "map": commands.map_table(self.spec, self.map)}
 
     def role_pm(self, state: GameState, p: Player) -> str:
         """§7.2: camp, HP, cell and tonight's list; team-mates only with D30
@@ -248,14 +227,14 @@ class HexSurvival(Ruleset):
         # D6 `dusk_order`: food_then_punish (default) or punish_then_food, where a player
         # punished to 0 dies before his day's action and food take effect
         punish_first = str(spec.options.get("dusk_order", "food_then_punish")) == "punish_then_food"
-        gone = self._punish(state, punished) if punish_first else []
+        gone = commands.punish(self.food, state, punished) if punish_first else []
         for name in gone:
             state.player(name).alive = False  # out of the day's moves and digs
         dusk = days.resolve(self.food, self.map, state, d["actions"], out.log)
         for name in gone:
             state.player(name).alive = True  # announced below with the others
         if not punish_first:
-            self._punish(state, punished)
+            commands.punish(self.food, state, punished)
         dead = [p.name for p in state.players if p.alive and int(p.extra["hp"]) <= 0]
         for p in state.players:
             if p.alive:
@@ -270,39 +249,8 @@ class HexSurvival(Ruleset):
         for p in state.players:
             if p.alive:
                 out.pm(p.name, spec.text("dusk_pm_subject", n=k),
-                       spec.text("dusk_pm", food=self._food_line(p, dusk),
+                       spec.text("dusk_pm", food=commands.food_line(self.spec, self.food, p, dusk),
                                  status=self._status_block(state, p, with_range=not over)))
-
-    def _punish(self, state: GameState, punished: list[str]) -> list[str]:
-        """003 §3.1.3: −10 at dusk for each punished player; returns those now at 0."""
-        for name in punished:
-            p = state.player(name)
-            p.extra["hp"] = max(0, int(p.extra["hp"]) - self.food.hp["punish"])
-        return [n for n in punished if int(state.player(n).extra["hp"]) == 0]
-
-    def _food_line(self, p: Player, dusk: days.Dusk) -> str:
-        """003 §5.3.13, §6.5: what he dug today (never whether others ate with him, D26)."""
-        spec = self.spec
-        act = dusk.actions.get(p.name)
-        forced = spec.text("food_forced") if p.name in dusk.forced else ""
-        if p.name not in dusk.dug:
-            if act and act["kind"] == "move":
-                return spec.text("food_moved", cell=act["to"]) + forced
-            return spec.text("food_no_action") + forced
-        cell, layer, item = dusk.dug[p.name]
-        if item is None:
-            return spec.text("food_nothing", cell=cell) + forced
-        food, eaten = self.food.food(item), dusk.eaten[p.name]
-        extra = []
-        if eaten.blocked:
-            extra.append(spec.text("food_blocked", statuses="、".join(self.food.statuses[s].name for s in eaten.blocked)))
-        if eaten.restored:
-            extra.append(spec.text("food_restored", statuses="、".join(self.food.statuses[s].name
-                                                                      for s in eaten.restored)))
-        line = spec.text("food_ate", cell=cell, food=food.name, effect=food.effect)
-        if eaten.hp_after != eaten.hp_before:
-            line += spec.text("food_hp", before=eaten.hp_before, after=eaten.hp_after)
-        return line + "".join(extra) + forced
 
     def _missed_votes(self, state: GameState, missing: list[str], at: datetime, lines: list[str],
                       out: Messages) -> None:
@@ -382,65 +330,12 @@ class HexSurvival(Ruleset):
         if ability := self.abilities.by_command(cmd.verb):  # window and role: core.abilities, once
             abilities.check_window(spec, ability, state, at)
             abilities.check_role(spec, self.abilities, p, cmd.verb)
-            return self._attack(state, p, cmd.arg) if ability.target != "cell" else self._day_action(state, p, cmd)
+            return commands.attack(self.spec, state, p, cmd.arg) if ability.target != "cell" else commands.day_action(self.spec, self.map, state, p, cmd)
         if cmd.verb == "cancel":
             return self._cancel(state, p)
         if cmd.verb in ("delegate", "vote"):
             return self._delegate(state, p, cmd.arg, at, out)
         raise Refused(spec.text("not_now"))
-
-    def _attack(self, state: GameState, p: Player, written: str) -> str:
-        """003 §4.1: one attack a night, on a name of tonight's list (self allowed), none while
-        迷失 (§5.3.5, D25); the latest PM before dawn counts."""
-        spec = self.spec
-        if foods.LOST in p.extra["statuses"]:
-            raise Refused(spec.text("attack_lost"))
-        if not written:
-            raise Refused(spec.text("attack_no_name"))
-        target = self._name(state, written)
-        if target not in p.extra.get("range", []) or not state.player(target).alive:
-            raise Refused(spec.text("attack_out_of_range", name=target, names="、".join(p.extra.get("range", []))))
-        attacks = state.data["night"]["attacks"]
-        before = attacks.get(p.name)
-        attacks[p.name] = target
-        line = spec.text("attack_taken", name=target)
-        return line + (spec.text("replaces", before=before) if before and before != target else "")
-
-    def _day_action(self, state: GameState, p: Player, cmd: Command) -> str:
-        """003 §4.2–4.4: a move to a neighbouring cell or a dig in one's own cell, not both
-        (the latest valid PM counts, D12); paralysis forbids moving, drunkenness digging,
-        confusion any choice (§5.3.4, 5.3.6, 5.3.7)."""
-        spec = self.spec
-        held, cell = p.extra["statuses"], p.extra["cell"]
-        if foods.CONFUSED in held:
-            raise Refused(spec.text("action_confused"))
-        actions = state.data["day"]["actions"]
-        before = actions.get(p.name)
-        if cmd.verb == "dig":
-            named = self.map.cell(cmd.arg) if cmd.arg else None
-            if named is not None and named != cell:
-                raise Refused(spec.text("dig_elsewhere", cell=cell))
-            if foods.DRUNK in held:
-                raise Refused(spec.text("dig_drunk"))
-            actions[p.name] = {"kind": "dig"}
-            line = spec.text("dig_taken", cell=cell)
-        else:
-            to = self.map.cell(cmd.arg)
-            if to is None:
-                raise Refused(spec.text("move_no_cell", neighbours=" ".join(self.map.neighbours[cell]), cell=cell))
-            if not self.map.adjacent(cell, to):
-                raise Refused(spec.text("move_not_adjacent", to=to, cell=cell,
-                                        neighbours=" ".join(self.map.neighbours[cell])))
-            if foods.PARALYSED in held:
-                raise Refused(spec.text("move_paralysed"))
-            actions[p.name] = {"kind": "move", "to": to}
-            line = spec.text("move_taken", to=to)
-        if before and before != actions[p.name]:
-            line += spec.text("replaces", before=self._action_text(before))
-        return line
-
-    def _action_text(self, action: dict[str, Any]) -> str:
-        return self.spec.text("act_dig") if action["kind"] == "dig" else self.spec.text("act_move", to=action["to"])
 
     def _cancel(self, state: GameState, p: Player) -> str:
         """The action of this phase, while it lasts (its `cancelled` text)."""
@@ -466,11 +361,6 @@ class HexSurvival(Ruleset):
                                                          sent=show_for(state, at)))
         return line
 
-    def _name(self, state: GameState, written: str) -> str:
-        try:
-            return match_name(written, [q.name for q in state.players])
-        except NameMatchError as exc:
-            raise Refused(str(exc)) from None
 
     # ---- posts (003 §9) -----------------------------------------------------------------
 

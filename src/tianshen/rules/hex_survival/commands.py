@@ -1,0 +1,136 @@
+"""hex_survival's actions by PM and what a day's dusk tells each player (003 §2, §3.1.3, §4,
+§5.3, §6.5): the attack of the night, the move or dig of the day (their windows and roles are
+core's one check, core.abilities), the food line of the dusk PM, the punishment, the start
+positions and the published map.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tianshen.core import intake, rng
+from tianshen.core.grammar import Command
+from tianshen.core.model import GameState, Player
+from tianshen.core.names import NameMatchError, match_name
+from tianshen.core.spec import RulesetSpec
+from tianshen.rules.hex_survival import day as days
+from tianshen.rules.hex_survival import food as foods
+from tianshen.rules.hex_survival.food import Catalogue
+from tianshen.rules.hex_survival.hexmap import HexMap
+
+Refused = intake.Refused
+
+
+def attack(spec: RulesetSpec, state: GameState, p: Player, written: str) -> str:
+    """003 §4.1: one attack a night, on a name of tonight's list (self allowed), none while
+    迷失 (§5.3.5, D25); the latest PM before dawn counts."""
+    if foods.LOST in p.extra["statuses"]:
+        raise Refused(spec.text("attack_lost"))
+    if not written:
+        raise Refused(spec.text("attack_no_name"))
+    target = _name(state, written)
+    if target not in p.extra.get("range", []) or not state.player(target).alive:
+        raise Refused(spec.text("attack_out_of_range", name=target, names="、".join(p.extra.get("range", []))))
+    attacks = state.data["night"]["attacks"]
+    before = attacks.get(p.name)
+    attacks[p.name] = target
+    line = spec.text("attack_taken", name=target)
+    return line + (spec.text("replaces", before=before) if before and before != target else "")
+
+
+def day_action(spec: RulesetSpec, hmap: HexMap, state: GameState, p: Player, cmd: Command) -> str:
+    """003 §4.2–4.4: a move to a neighbouring cell or a dig in one's own cell, not both
+    (the latest valid PM counts, D12); paralysis forbids moving, drunkenness digging,
+    confusion any choice (§5.3.4, 5.3.6, 5.3.7)."""
+    held, cell = p.extra["statuses"], p.extra["cell"]
+    if foods.CONFUSED in held:
+        raise Refused(spec.text("action_confused"))
+    actions = state.data["day"]["actions"]
+    before = actions.get(p.name)
+    if cmd.verb == "dig":
+        named = hmap.cell(cmd.arg) if cmd.arg else None
+        if named is not None and named != cell:
+            raise Refused(spec.text("dig_elsewhere", cell=cell))
+        if foods.DRUNK in held:
+            raise Refused(spec.text("dig_drunk"))
+        actions[p.name] = {"kind": "dig"}
+        line = spec.text("dig_taken", cell=cell)
+    else:
+        to = hmap.cell(cmd.arg)
+        if to is None:
+            raise Refused(spec.text("move_no_cell", neighbours=" ".join(hmap.neighbours[cell]), cell=cell))
+        if not hmap.adjacent(cell, to):
+            raise Refused(spec.text("move_not_adjacent", to=to, cell=cell,
+                                    neighbours=" ".join(hmap.neighbours[cell])))
+        if foods.PARALYSED in held:
+            raise Refused(spec.text("move_paralysed"))
+        actions[p.name] = {"kind": "move", "to": to}
+        line = spec.text("move_taken", to=to)
+    if before and before != actions[p.name]:
+        line += spec.text("replaces", before=action_text(spec, before))
+    return line
+
+
+def action_text(spec: RulesetSpec, action: dict[str, Any]) -> str:
+    return spec.text("act_dig") if action["kind"] == "dig" else spec.text("act_move", to=action["to"])
+
+
+def _name(state: GameState, written: str) -> str:
+    try:
+        return match_name(written, [q.name for q in state.players])
+    except NameMatchError as exc:
+        raise Refused(str(exc)) from None
+
+
+def food_line(spec: RulesetSpec, catalogue: Catalogue, p: Player, dusk: days.Dusk) -> str:
+    """003 §5.3.13, §6.5: what he dug today (never whether others ate with him, D26)."""
+    act = dusk.actions.get(p.name)
+    forced = spec.text("food_forced") if p.name in dusk.forced else ""
+    if p.name not in dusk.dug:
+        if act and act["kind"] == "move":
+            return spec.text("food_moved", cell=act["to"]) + forced
+        return spec.text("food_no_action") + forced
+    cell, layer, item = dusk.dug[p.name]
+    if item is None:
+        return spec.text("food_nothing", cell=cell) + forced
+    food, eaten = catalogue.food(item), dusk.eaten[p.name]
+    extra = []
+    if eaten.blocked:
+        extra.append(spec.text("food_blocked", statuses="、".join(catalogue.statuses[s].name for s in eaten.blocked)))
+    if eaten.restored:
+        extra.append(spec.text("food_restored", statuses="、".join(catalogue.statuses[s].name
+                                                                  for s in eaten.restored)))
+    line = spec.text("food_ate", cell=cell, food=food.name, effect=food.effect)
+    if eaten.hp_after != eaten.hp_before:
+        line += spec.text("food_hp", before=eaten.hp_before, after=eaten.hp_after)
+    return line + "".join(extra) + forced
+
+
+def punish(food: Catalogue, state: GameState, punished: list[str]) -> list[str]:
+    """003 §3.1.3: −10 at dusk for each punished player; returns those now at 0."""
+    for name in punished:
+        p = state.player(name)
+        p.extra["hp"] = max(0, int(p.extra["hp"]) - food.hp["punish"])
+    return [n for n in punished if int(state.player(n).extra["hp"]) == 0]
+
+
+def place(spec: RulesetSpec, hmap: HexMap, state: GameState, fixed: dict[str, str]) -> None:
+    """003 §2: 随机分布; DECISIONS D3 `initial_distinct = true`: one player per cell."""
+    distinct = bool(spec.options.get("initial_distinct", True))
+    for name, cell in fixed.items():
+        if state.find(name) is None or hmap.cell(cell) is None:
+            raise ValueError(f"fixed cell '{cell}' for '{name}' is not on the map / not a player")
+    taken = [hmap.cell(c) for c in fixed.values()]  # fixed by the GM: may share a cell
+    free = [c for c in hmap.cells if not (distinct and c in taken)]
+    order = rng.shuffled(state, free)
+    for p in state.players:
+        if p.name in fixed:
+            p.extra["cell"] = hmap.cell(fixed[p.name])
+        else:
+            p.extra["cell"] = order.pop(0) if distinct else rng.choice(state, free)
+
+
+def map_table(spec: RulesetSpec, hmap: HexMap) -> str:
+    """DECISIONS D1: the full adjacency is published at the start."""
+    return "\n".join(spec.text("map_line", cell=c, neighbours=" ".join(hmap.neighbours[c]))
+                     for c in hmap.cells)
