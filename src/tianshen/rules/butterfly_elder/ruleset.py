@@ -16,8 +16,7 @@ from typing import Any
 from tianshen.core import abilities
 from tianshen.core.ballots import BallotPolicy, short
 from tianshen.core.clock import ends_after, show_for
-from tianshen.core.deaths import die
-from tianshen.core.events import note, record_tally
+from tianshen.core.events import record_tally
 from tianshen.core.flow import ANY, Step
 from tianshen.core.model import (
     GameState,
@@ -32,7 +31,7 @@ from tianshen.core.overrides import PLAYER, Override, extra
 from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, quote_note, refusal
-from tianshen.rules.butterfly_elder import powers, vote
+from tianshen.rules.butterfly_elder import deaths, powers, vote
 from tianshen.rules.butterfly_elder.ledgers import LatestPosts, RoundActions
 from tianshen.rules.butterfly_elder.powers import Refused
 from tianshen.rules.butterfly_elder.roles import (
@@ -107,7 +106,7 @@ class ButterflyElder(Ruleset):
             if name == res.revived:
                 lines.append(spec.text("results_revived", name=name))
                 continue
-            self._die(state, p, cause, at)
+            deaths.die_at(self.spec, state, p, cause, at)
             lines.append(spec.text("results_dead", name=name, identity=self.public_identity(state, p)))
         if not [n for n, _ in res.deaths if n != res.revived]:
             lines.append(spec.text("results_nobody"))
@@ -119,7 +118,7 @@ class ButterflyElder(Ruleset):
             out.pm(police, spec.text("check_subject"), spec.text(key, n=k, target=target))
         dead = [n for n, _ in res.deaths if n != res.revived]
         if dead:
-            lines.append(self._will_line(state, dead, at))
+            lines.append(deaths.will_line(self.spec, state, dead, at))
         if self.announce_victory(state, at, out, lines):
             return
         state.phase = Phase(kind="day", number=k, started_at=at,
@@ -164,10 +163,10 @@ class ButterflyElder(Ruleset):
                 powers.revive(state)
                 lines.append(spec.text("vote_revived", name=p.name))
             else:
-                self._die(state, p, "executed", at)
+                deaths.die_at(self.spec, state, p, "executed", at)
                 lines.append(spec.text("vote_executed", name=p.name, identity=self.public_identity(state, p)))
-                lines.append(self._will_line(state, [p.name], at))
-        self._lurkers(state, at, lines, out)
+                lines.append(deaths.will_line(self.spec, state, [p.name], at))
+        deaths.lurkers(self.spec, state, at, lines, out)
         if self.announce_victory(state, at, out, lines):
             return
         self._next_round(state, at, lines, out)
@@ -184,38 +183,14 @@ class ButterflyElder(Ruleset):
                 if is_killer(q) and q.alive:
                     out.pm(q.name, self.spec.text("receipt_subject"), self.spec.text("penalty_pm_killers", round=k))
 
-    # ---- deaths, identity, wills (五) ----------------------------------------------------------
+    # ---- deaths, identity, wills (五): deaths.py ------------------------------------------------
 
     def public_identity(self, state: GameState, p: Player) -> str:
-        """五: killers as 杀手, good as 好人, independents by their role (the one identity
-        function: the posts, the observation and the pages read it)."""
-        if p.faction == INDEPENDENTS:
-            return self.spec.role_name(p.role)
-        return self.spec.factions[p.faction]
-
-    def _die(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
-        """A death announced at `at`: one will within 24 h (五, E26) unless muted this round
-        (一 技能一 "连遗言也不能说", E21) or removed for lurking."""
-        die(state, p, cause)
-        hours = self.spec.timing.hours("will_hours", 24)
-        allowed = cause not in ("lurking", "wasted", "modkill") and not self.is_muted(state, p.name)
-        state.data["wills"][p.name] = {"until": (at + timedelta(hours=hours)).isoformat(), "allowed": allowed,
-                                       "used": False}
-
-    def _will_line(self, state: GameState, names: list[str], at: datetime) -> str:
-        wills = state.data["wills"]
-        lines = [self.spec.text("will_note_muted", name=n) for n in names if not wills[n]["allowed"]]
-        if any(wills[n]["allowed"] for n in names):
-            lines.insert(0, self.spec.text("will_note", until=show_for(state, at + timedelta(
-                hours=self.spec.timing.hours("will_hours", 24)))))
-        return "\n".join(lines)
+        return deaths.identity(self.spec, p)
 
     def is_muted(self, state: GameState, name: str) -> bool:
-        """一 技能一: muted for round k, from the results post to the end of the vote."""
-        info = state.data.get("round_info", {})
-        k = state.phase.number
-        in_round = state.phase.kind == "day" or (state.phase.kind == "night" and state.phase.step == "silence")
-        return bool(info.get("muted") == name and info.get("round") == k and in_round)
+        return deaths.is_muted(state, name)
+
 
     # ---- PMs ---------------------------------------------------------------------------------
 
@@ -276,7 +251,7 @@ class ButterflyElder(Ruleset):
                 out.notes.append(self.spec.text("note_outsider_vote", name=post.author, text=short(post.text, 30)))
             return True
         if not p.alive:
-            self._dead_post(state, p, post, out)
+            deaths.dead_post(self.spec, state, p, post, out)
             return True
         posted = state.data["lurk"]["posted"]
         if p.name not in posted:
@@ -325,45 +300,9 @@ class ButterflyElder(Ruleset):
             # 一 技能一: only the name — the vote counts, the GM judges the rest (DECISIONS 5.1.5)
             out.notes.append(spec.text("note_muted_vote", name=p.name, text=short(post.text, 30)))
 
-    def _dead_post(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
-        """五: one will within 24 h of the death (not in the vote thread, not edited); any
-        other post by the dead is 诈尸, flagged for the GM (`gm_confirm_zombie`)."""
-        w = state.data["wills"].get(p.name)
-        in_time = w is not None and post.at <= datetime.fromisoformat(w["until"])
-        if w and w["allowed"] and not w["used"] and in_time and not post.thread.startswith("vote:"):
-            w["used"] = True
-            note(out.log, f"will of {p.name} in {post.thread}", "will_posted")
-            if post.edited:
-                out.notes.append(self.spec.text("note_will_edited", name=p.name, text=short(post.text, 30)))
-            return
-        if post.thread.startswith("vote:"):
-            out.refuse(p.name, post.text, self.spec.text("vote_refused", text=short(post.text, 30),
-                                                         reason=self.spec.text("dead_player")), reply_to=p.name)
-        flag = {"player": p.name, "at": post.at.isoformat(), "thread": post.thread, "text": short(post.text, 30)}
-        state.data["zombie_flags"].append(flag)
-        out.notes.append(self.spec.text("note_zombie", name=p.name, identity=self.public_identity(state, p), thread=post.thread,
-                                        text=short(post.text, 30)))
 
     # ---- lurking (补充 二 2) -------------------------------------------------------------------
 
-    def _lurkers(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
-        """补充 二 2: 潜水一天给予警告，累计2次警告，按出局处理 (E27: as a death).  A day =
-        from the last check to this vote's end; a player on leave then is not counted."""
-        lurk = state.data["lurk"]
-        since = datetime.fromisoformat(lurk["since"])
-        limit = int(self.spec.options.get("lurk_warnings_out", 2))
-        for p in living(state) if limit > 0 else []:
-            leave = state.data["leave"].get(p.name)
-            if p.name in lurk["posted"] or (leave and datetime.fromisoformat(leave) > since):
-                continue
-            n = lurk["warnings"][p.name] = lurk["warnings"].get(p.name, 0) + 1
-            out.pm(p.name, self.spec.text("lurk_warning_subject"),
-                   self.spec.text("lurk_warning", since=show_for(state, since), until=show_for(state, at), n=n, limit=limit))
-            out.notes.append(self.spec.text("note_lurk", name=p.name, since=show_for(state, since), until=show_for(state, at), n=n))
-            if n >= limit:
-                self._die(state, p, "lurking", at)
-                lines.append(self.spec.text("lurk_out", name=p.name, limit=limit, identity=self.public_identity(state, p)))
-        lurk.update(since=at.isoformat(), posted=[])
 
     # ---- victory (三) ------------------------------------------------------------------------
 
@@ -420,7 +359,7 @@ class ButterflyElder(Ruleset):
         return out.outcome(state)
 
     def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
-        self._die(state, p, cause, at)
+        deaths.die_at(self.spec, state, p, cause, at)
 
     # ---- views -----------------------------------------------------------------------------
 
