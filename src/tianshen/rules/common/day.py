@@ -277,3 +277,22 @@ def current_count(spec: RulesetSpec, state: GameState, shown: DayTally | None) -
         raise Refused("现在没有进行中的投票。")
     lines = [f"{r.name}：{r.votes}票" for r in shown.rows] or ["还没有人投票。"]
     return spec.text("current_count", lines="\n".join(lines), ends=show_time(window_end(state), state.zone))
+
+
+def ld_executed(state: GameState, missing: list[str]) -> str | None:
+    """Who the 生死投票 executes, as `_close_ld` will decide it (on a copy): the one
+    candidate left after the removals, the top of the count, or of the count with the
+    wills; None when a 招魂 round follows or nobody is left."""
+    trial = state.copy()
+    d = trial.data["day"]
+    for name in missing:
+        trial.player(name).alive = False
+    d["candidates"] = [c for c in d["candidates"] if trial.player(c).alive]
+    if len(d["candidates"]) <= 1:
+        return d["candidates"][0] if d["candidates"] else None
+    for wills in (False, True):
+        d["wills_counted"] = wills
+        top = ld_tally(trial)[0].top
+        if len(top) == 1:
+            return top[0]
+    return None

@@ -39,13 +39,10 @@ from tianshen.rules.common.actions import Refused
 from tianshen.rules.common.ledgers import DayBallots, NightActions
 from tianshen.rules.common.roles import (
     CIVILIANS,
-    KILLERS,
     killer_mode,
-    living_civilians,
-    living_commoners,
-    living_killers,
     on_duty_killer,
     partners,
+    winner,
 )
 
 MAIN = "main"  # the thread of the player list and every dawn and dusk post
@@ -215,7 +212,7 @@ class ForumGame(Ruleset):
         d["ld_votes"] = votes
         result, _ = days.ld_tally(state)
         count = days.day_tally(spec, state, "ld", votes, result, missing, with_modifiers=False,
-                               executed=self._ld_executed(state, missing))
+                               executed=days.ld_executed(state, missing))
         record_tally(out.log, f"life-death vote: {result.counts}, no vote {missing}", count)
         lines = [spec.text("ld_header")] + days.describe(spec, state, votes, count)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
@@ -238,24 +235,6 @@ class ForumGame(Ruleset):
             self._finish_day(state, at, result.top[0], [], lines, out)
             return
         self._next_summon_round(state, at, lines, out)
-
-    def _ld_executed(self, state: GameState, missing: list[str]) -> str | None:
-        """Who the 生死投票 executes, as `_close_ld` will decide it (on a copy): the one
-        candidate left after the removals, the top of the count, or of the count with the
-        wills; None when a 招魂 round follows or nobody is left."""
-        trial = state.copy()
-        d = trial.data["day"]
-        for name in missing:
-            trial.player(name).alive = False
-        d["candidates"] = [c for c in d["candidates"] if trial.player(c).alive]
-        if len(d["candidates"]) <= 1:
-            return d["candidates"][0] if d["candidates"] else None
-        for wills in (False, True):
-            d["wills_counted"] = wills
-            top = days.ld_tally(trial)[0].top
-            if len(top) == 1:
-                return top[0]
-        return None
 
     def _next_summon_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
         """001 §5.5 天神招魂: the dead of N_k, then N_{k-1}…, one 6-h round each (B17)."""
@@ -413,23 +392,7 @@ class ForumGame(Ruleset):
         return str(self.spec.options.get("simultaneous_win", CIVILIANS)) == "draw"
 
     def check_victory(self, state: GameState) -> str | None:
-        """001 §7 (DECISIONS §2.1.10; 002 borrows it, §3.1.7).  When both sides' conditions
-        hold at one announcement, `simultaneous_win` decides: civilians (B36, default),
-        killers, or a draw."""
-        killers, civilians = living_killers(state), living_civilians(state)
-        if not killers:
-            if not living_commoners(state):  # 001 §7.1 and §7.2.3 at once (B36)
-                return str(state.data["options"].get("simultaneous_win", CIVILIANS))
-            return CIVILIANS  # 001 §7.1 杀手全灭 (converted killers included)
-        if len(killers) > len(civilians):
-            return KILLERS  # 001 §7.2.1
-        if len(killers) == len(civilians) and not any(
-            p.alive for p in state.players if p.role in self.TIE_HOLDERS
-        ):
-            return KILLERS  # 001 §7.2.2 (B14: every current holder, converted ones included)
-        if not living_commoners(state):
-            return KILLERS  # 001 §7.2.3 (converted commoners are no longer commoners)
-        return None
+        return winner(state, self.TIE_HOLDERS)  # 001 §7 (rules.common.roles.winner)
 
     def seat_view(self, state: GameState, name: str) -> dict[str, Any]:
         """What the role PM told the seat besides its role: its partners (002 杀手, the 13-player

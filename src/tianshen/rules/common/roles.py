@@ -90,3 +90,23 @@ def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) 
     """The acting groups of the holders of an ability (its `roles`), in seat order."""
     return list(dict.fromkeys(g for p in state.players if p.role in roles
                               and (g := group_of(spec, state, p)) is not None))
+
+
+def winner(state: GameState, tie_holders: tuple[str, ...]) -> str | None:
+    """001 §7 (DECISIONS §2.1.10; 002 borrows it, §3.1.7).  When both sides' conditions
+    hold at one announcement, `simultaneous_win` decides: civilians (B36, default),
+    killers, or a draw."""
+    killers, civilians = living_killers(state), living_civilians(state)
+    if not killers:
+        if not living_commoners(state):  # 001 §7.1 and §7.2.3 at once (B36)
+            return str(state.data["options"].get("simultaneous_win", CIVILIANS))
+        return CIVILIANS  # 001 §7.1 杀手全灭 (converted killers included)
+    if len(killers) > len(civilians):
+        return KILLERS  # 001 §7.2.1
+    if len(killers) == len(civilians) and not any(
+        p.alive for p in state.players if p.role in tie_holders
+    ):
+        return KILLERS  # 001 §7.2.2 (B14: every current holder, converted ones included)
+    if not living_commoners(state):
+        return KILLERS  # 001 §7.2.3 (converted commoners are no longer commoners)
+    return None
