@@ -353,3 +353,26 @@ def reorder_check(spec: RulesetSpec, state: GameState, at: datetime, lines: list
     state.data["reorder_until"] = until.isoformat()
     lines.append(spec.text("reorder_window", count=done, total=total,
                                 fraction="1/3" if reached == 1 else "2/3", until=show_for(state, until)))
+
+
+def kind(spec: RulesetSpec, state: GameState, card: str) -> str:
+    return spec.text("kind_privilege" if is_privilege(state, card) else "kind_commoner")
+
+
+def kinds(spec: RulesetSpec, state: GameState, lost: list[str]) -> str:
+    """§5.8: how many 特权牌 and 庶民牌, never which card."""
+    privileges = sum(1 for c in lost if is_privilege(state, c))
+    commoners = len(lost) - privileges
+    parts = []
+    if privileges:
+        parts.append(spec.text("lost_privilege", n=privileges))
+    if commoners:
+        parts.append(spec.text("lost_commoner", n=commoners))
+    return spec.text("and").join(parts)
+
+
+def hand_text(spec: RulesetSpec, state: GameState, p: Player) -> str:
+    escrow = p.extra.get("escrow")
+    extra = spec.text("hand_escrow", card=name_of(spec, state, escrow)) if escrow else ""
+    return spec.text("hand_pm", hand=describe_hand(spec, state, hand(p)), escrow=extra,
+                          ap=p.extra["ap"])

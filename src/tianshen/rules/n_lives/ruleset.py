@@ -27,7 +27,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import RulesetSpec
-from tianshen.core.tally import DELEGATED, DayTally
+from tianshen.core.tally import DayTally
 from tianshen.core.vote_post import VotePost, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, commands, ledgers, victory
 from tianshen.rules.n_lives import day as days
@@ -139,7 +139,7 @@ class NLives(Ruleset):
         for name in dawn.pardoned:
             lines.append(spec.text("dawn_pardoned", name=name))
         for name, card in dawn.escrow_final:
-            lines.append(spec.text("dawn_escrow_final", name=name, kind=self._kind(state, card)))
+            lines.append(spec.text("dawn_escrow_final", name=name, kind=cards.kind(self.spec, state, card)))
         if dawn.declarations:
             lines.append(spec.text("dawn_declaration"))
             lines += ["\n".join("> " + ln for ln in d.split("\n")) for d in dawn.declarations]
@@ -147,7 +147,7 @@ class NLives(Ruleset):
         for p in state.players:
             if lost := dawn.lost.get(p.name, []):
                 lost_any = True
-                lines.append(spec.text("dawn_lost", name=p.name, cards=self._kinds(state, lost)))
+                lines.append(spec.text("dawn_lost", name=p.name, cards=cards.kinds(self.spec, state, lost)))
         finals = len([c for cs in dawn.lost.values() for c in cs]) + len(dawn.escrow_final)
         if dawn.saved:
             lines.append(spec.text("dawn_saved", names="、".join(dawn.saved)))
@@ -179,13 +179,8 @@ class NLives(Ruleset):
             out.pm(actor, spec.text("answer_subject", n=k), "\n".join(lines))
         for p in state.players:
             if p.alive and (cards.hand(p) or p.extra.get("escrow")):
-                out.pm(p.name, spec.text("hand_subject", n=k), self._hand_text(state, p))
+                out.pm(p.name, spec.text("hand_subject", n=k), cards.hand_text(self.spec, state, p))
 
-    def _hand_text(self, state: GameState, p: Player) -> str:
-        escrow = p.extra.get("escrow")
-        extra = self.spec.text("hand_escrow", card=cards.name_of(self.spec, state, escrow)) if escrow else ""
-        return self.spec.text("hand_pm", hand=cards.describe_hand(self.spec, state, cards.hand(p)), escrow=extra,
-                              ap=p.extra["ap"])
 
     # ---- day ----------------------------------------------------------------------------
 
@@ -211,8 +206,8 @@ class NLives(Ruleset):
         spec, k = self.spec, state.phase.number
         dusk = days.resolve(state, spec.options, out.log)
         lines = [spec.text("dusk_header", n=k)]
-        lines += [spec.text("dusk_bisha", name=n, kind=self._kind(state, c)) for n, c in dusk.bisha]
-        lines += self._tally_lines(dusk.tally)
+        lines += [spec.text("dusk_bisha", name=n, kind=cards.kind(self.spec, state, c)) for n, c in dusk.bisha]
+        lines += days.tally_lines(self.spec, dusk.tally)
         if not dusk.executed:
             lines.append(spec.text("executed_none"))
         for name in dusk.executed:
@@ -220,11 +215,11 @@ class NLives(Ruleset):
             if name in dusk.escrowed:
                 lines.append(spec.text("executed_escrow", name=name))
             elif now:
-                lines.append(spec.text("executed_now", name=name, kind=self._kind(state, now)))
+                lines.append(spec.text("executed_now", name=name, kind=cards.kind(self.spec, state, now)))
         for saint, losses in dusk.revenge.items():
             if losses:
                 lines.append(spec.text("saint_revenge", name=saint, names="、".join(v for v, _ in losses),
-                                       losses="，".join(spec.text("saint_loss", name=v, kind=self._kind(state, c))
+                                       losses="，".join(spec.text("saint_loss", name=v, kind=cards.kind(self.spec, state, c))
                                                        for v, c in losses)))
         for name in dusk.missing:
             self._remove(state, state.player(name), "no_vote")
@@ -241,19 +236,6 @@ class NLives(Ruleset):
         lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, "\n\n".join(lines))
 
-    def _tally_lines(self, count: DayTally | None) -> list[str]:
-        """The dusk post's table, rendered from the day's tally: each voter with his weight
-        (his cards), delegations marked, a modified count as raw→count."""
-        spec = self.spec
-        if count is None or not count.rows:
-            return []
-        table = [spec.text("tally_header"), spec.text("tally_columns"), "| --- | --- | --- |"]
-        for r in count.rows:
-            voters = "、".join(f"{b.voter}（{b.weight}）" + (spec.text("delegated_mark") if b.how == DELEGATED else "")
-                              for b in count.ballots if b.target == r.name)
-            total = str(r.total) if r.total == r.votes else spec.text("tally_modified", raw=r.votes, count=r.total)
-            table.append(spec.text("tally_line", name=r.name, count=total, voters=voters or "—"))
-        return ["\n".join(table)]
 
     # ---- deaths, losses, reorder windows, victory ----------------------------------------------
 
@@ -390,7 +372,7 @@ class NLives(Ruleset):
 
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self.role_pm(state, p) + "\n\n" + self._hand_text(state, p))]
+                               body=self.role_pm(state, p) + "\n\n" + cards.hand_text(self.spec, state, p))]
 
     def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
         """§9.1: out at once with his cards; his identity stays secret (§5.8)."""
@@ -428,20 +410,6 @@ class NLives(Ruleset):
     def public_identity(self, state: GameState, p: Player) -> str:
         """§5.8 所有死者的游戏身份都不公布."""
         return ""
-
-    def _kind(self, state: GameState, card: str) -> str:
-        return self.spec.text("kind_privilege" if cards.is_privilege(state, card) else "kind_commoner")
-
-    def _kinds(self, state: GameState, lost: list[str]) -> str:
-        """§5.8: how many 特权牌 and 庶民牌, never which card."""
-        privileges = sum(1 for c in lost if cards.is_privilege(state, c))
-        commoners = len(lost) - privileges
-        parts = []
-        if privileges:
-            parts.append(self.spec.text("lost_privilege", n=privileges))
-        if commoners:
-            parts.append(self.spec.text("lost_commoner", n=commoners))
-        return self.spec.text("and").join(parts)
 
 
 def _all_cards_of(state: GameState, p: Player) -> list[tuple[str, str]]:
