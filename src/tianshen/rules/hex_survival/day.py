@@ -6,11 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tianshen.core import activity
 from tianshen.core.events import note
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, PostIn
+from tianshen.core.outbox import Messages
+from tianshen.core.spec import RulesetSpec
 from tianshen.rules.hex_survival import food as foods
 from tianshen.rules.hex_survival.food import Catalogue, Eaten
 from tianshen.rules.hex_survival.hexmap import HexMap
+
+DRAW = "draw"  # 003 D19: both camps wiped out at once
 
 LAYERS = 3  # 003 §5.1: 地图在地下分为3层
 
@@ -105,3 +110,47 @@ def bury(state: GameState, cat: Catalogue, cells: tuple[str, ...], copies: int,
         for cell, item in zip(cells, shuffle(state, items), strict=True):
             buried[cell][layer - 1] = item
     return buried
+
+
+# ---- the win (003 §11) and what the dead and the silence may post (§8.2–8.4) ----------------
+
+
+def winner(spec: RulesetSpec, state: GameState) -> str | None:
+    """§11.1 a camp wiped out, §11.2 a camp with fewer than half the other's living
+    members: the other camp wins; both wiped out at once: a draw (D19)."""
+    living = {f: sum(1 for p in state.players if p.alive and p.faction == f) for f in spec.factions}
+    if not any(living.values()):
+        return DRAW
+    for camp, n in living.items():
+        others = [m for f, m in living.items() if f != camp]
+        if others and (n == 0 or 2 * n < max(others)):
+            return next(f for f, m in living.items() if f != camp and m == max(others))
+    return None
+
+
+def watch(spec: RulesetSpec, state: GameState, post: PostIn, out: Messages) -> None:
+    p = state.find(post.author)
+    if state.phase.kind == "over":
+        return
+    if p is not None and p.alive:
+        if rule := activity.quota(spec.options):
+            activity.record(state, post, rule[1])
+        return
+    if p is not None and _in_will_window(state, p) and not post.thread.startswith("vote:"):
+        return  # §8.2 遗言, and §8.4: the will day is free of the silence
+    text = " ".join(post.text.split())[:40]
+    who = p.name if p else post.author
+    if state.data.get("silence"):
+        out.notes.append(spec.text("note_silence_post", name=who, thread=post.thread, text=text))
+    elif p is not None and len(post.text) >= int(spec.options.get("zombie_long_chars", 200)):
+        if not (state.phase.label == "day 1" and p.died_in == "night 1"):  # §8.3 first-night victims
+            out.notes.append(spec.text("note_zombie_post", name=who, thread=post.thread, text=text))
+
+
+def _in_will_window(state: GameState, p: Player) -> bool:
+    """§8.2: a will in the period after the death (dawn death → that day; dusk death → that night)."""
+    if not p.died_in:
+        return False
+    kind, n = p.died_in.split()
+    nxt = f"day {n}" if kind == "night" else f"night {int(n) + 1}"
+    return state.phase.label == nxt

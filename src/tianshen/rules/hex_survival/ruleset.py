@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core import abilities, activity, checkin, intake, rng, substitution
+from tianshen.core import abilities, checkin, intake, rng, substitution
 from tianshen.core.ballots import BallotPolicy, short
 from tianshen.core.clock import ends_after, show_for
 from tianshen.core.deaths import die
@@ -45,7 +45,6 @@ from tianshen.rules.hex_survival.ballot import VoteRefused
 from tianshen.rules.hex_survival.ledgers import DayBallots, PhaseActions
 
 MAIN = "main"
-DRAW = "draw"
 
 
 Refused = intake.Refused  # a command that changed nothing; the message says why
@@ -289,16 +288,7 @@ class HexSurvival(Ruleset):
         return True
 
     def check_victory(self, state: GameState) -> str | None:
-        """§11.1 a camp wiped out, §11.2 a camp with fewer than half the other's living
-        members: the other camp wins; both wiped out at once: a draw (D19)."""
-        living = {f: sum(1 for p in state.players if p.alive and p.faction == f) for f in self.spec.factions}
-        if not any(living.values()):
-            return DRAW
-        for camp, n in living.items():
-            others = [m for f, m in living.items() if f != camp]
-            if others and (n == 0 or 2 * n < max(others)):
-                return next(f for f, m in living.items() if f != camp and m == max(others))
-        return None
+        return days.winner(self.spec, state)  # 003 §11
 
     def game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
                   lines: list[str]) -> None:
@@ -407,33 +397,11 @@ class HexSurvival(Ruleset):
             raise VoteRefused(with_form(chosen.error, spec.text("vote_form")))
         return ballot.cast(spec, state, p, chosen.target, post.at, "post")
 
-    # ---- activity: wills, 诈尸, 默哀期 (003 §8.2–8.4, D28, D29) -----------------------------
+    # ---- activity: wills, 诈尸, 默哀期 (003 §8.2–8.4, D28, D29): day.watch -------------------------
 
     def watch_activity(self, state: GameState, post: PostIn, out: Messages) -> None:
-        p = state.find(post.author)
-        if state.phase.kind == "over":
-            return
-        if p is not None and p.alive:
-            if rule := activity.quota(self.spec.options):
-                activity.record(state, post, rule[1])
-            return
-        if p is not None and self._in_will_window(state, p) and not post.thread.startswith("vote:"):
-            return  # §8.2 遗言, and §8.4: the will day is free of the silence
-        text = " ".join(post.text.split())[:40]
-        who = p.name if p else post.author
-        if state.data.get("silence"):
-            out.notes.append(self.spec.text("note_silence_post", name=who, thread=post.thread, text=text))
-        elif p is not None and len(post.text) >= int(self.spec.options.get("zombie_long_chars", 200)):
-            if not (state.phase.label == "day 1" and p.died_in == "night 1"):  # §8.3 first-night victims
-                out.notes.append(self.spec.text("note_zombie_post", name=who, thread=post.thread, text=text))
+        days.watch(self.spec, state, post, out)
 
-    def _in_will_window(self, state: GameState, p: Player) -> bool:
-        """§8.2: a will in the period after the death (dawn death → that day; dusk death → that night)."""
-        if not p.died_in:
-            return False
-        kind, n = p.died_in.split()
-        nxt = f"day {n}" if kind == "night" else f"night {int(n) + 1}"
-        return state.phase.label == nxt
 
     # ---- seats and the GM's overrides -----------------------------------------------------
 
