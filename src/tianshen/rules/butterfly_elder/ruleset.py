@@ -41,6 +41,7 @@ from tianshen.rules.butterfly_elder.roles import (
     KILLERS,
     is_killer,
     living,
+    winner,
 )
 
 MAIN = "main"
@@ -310,21 +311,9 @@ class ButterflyElder(Ruleset):
         """DECISIONS E9: both sides' conditions at once are a draw unless `simultaneous` names a side."""
         return str(self.spec.options.get("simultaneous", DRAW)) == DRAW
 
+
     def check_victory(self, state: GameState) -> str | None:
-        """三 with DECISIONS E8 (at most 5 alive), the independents' priority, E9 (draw)."""
-        opts = self.spec.options
-        alive = living(state)
-        threshold = int(opts.get("indep_threshold", 5))
-        few = len(alive) == threshold if opts.get("indep_threshold_mode", "le") == "eq" else len(alive) <= threshold
-        if few and any(p.faction == INDEPENDENTS for p in alive):
-            return INDEPENDENTS  # 三 独立方胜利优先
-        good = not any(is_killer(p) for p in alive)
-        specials = [p for p in state.players if p.role in ("police", "sniper", "doctor")]
-        villagers = [p for p in state.players if p.role == "villager"]
-        killers = not any(p.alive for p in specials) or not any(p.alive for p in villagers)
-        if good and killers:
-            return str(opts.get("simultaneous", DRAW))
-        return GOOD if good else KILLERS if killers else None
+        return winner(self.spec.options, state)  # 三 (roles.winner)
 
     dead_mark = "，已出局"
 

@@ -146,3 +146,17 @@ def protected(spec: RulesetSpec, state: GameState) -> set[str]:
     return {t for t, n in counts.items() if n >= x}
 
 
+def remind(spec: RulesetSpec, state: GameState, ends: str, out: Messages) -> None:
+    """Issue 5: a reminder to every living holder of an ability whose group has sent nothing
+    tonight (a joint group with one submission stands, B1; 8p: only the killer on duty)."""
+    for p in state.players:
+        ability = abilities.table(spec).first(p.role)
+        submitted = state.data["subs"].get(ability.id if ability else "", {})
+        if not p.alive or ability is None or any(
+                q.name in submitted for q in [p, *partners(spec, state, p)]):
+            continue  # a joint group with one submission stands (B1)
+        if ability.group == "faction" and killer_mode(state) == "alternate" and on_duty_killer(
+                state, state.phase.number) != p.name:
+            continue
+        out.pm(p.name, spec.text("reminder_subject"),
+               spec.text("reminder_night", power=ability.name, ends=ends))

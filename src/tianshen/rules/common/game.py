@@ -39,8 +39,6 @@ from tianshen.rules.common.actions import Refused
 from tianshen.rules.common.ledgers import DayBallots, NightActions
 from tianshen.rules.common.roles import (
     CIVILIANS,
-    killer_mode,
-    on_duty_killer,
     partners,
     winner,
 )
@@ -116,17 +114,7 @@ class ForumGame(Ruleset):
     def remind_players(self, state: GameState, at: datetime | None, out: Messages) -> None:
         ends = show_for(state, at)
         if state.phase.kind == "night":
-            for p in state.players:
-                ability = self.abilities.first(p.role)
-                submitted = state.data["subs"].get(ability.id if ability else "", {})
-                if not p.alive or ability is None or any(
-                        q.name in submitted for q in [p, *partners(self.spec, state, p)]):
-                    continue  # a joint group with one submission stands (B1)
-                if ability.group == "faction" and killer_mode(state) == "alternate" and on_duty_killer(
-                        state, state.phase.number) != p.name:
-                    continue
-                out.pm(p.name, self.spec.text("reminder_subject"),
-                       self.spec.text("reminder_night", power=ability.name, ends=ends))
+            nights.remind(self.spec, state, ends, out)
             return
         kind = days.ballot_kind(state)
         if kind is None:
