@@ -25,11 +25,12 @@ from tianshen.core.ruleset import Ruleset
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game
 from tianshen.sim.rehearsal import rehearse
+from tianshen.specs import available_variants, load_spec
 from tianshen.store import Store
 
-VARIANTS = (("classic_8", None), ("classic_10", None), ("classic_13", None), ("game_ten", None),
-            ("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("hex_survival_12", None), ("hex_survival_14", None),
-            ("butterfly_elder", None))
+# every shipped variant, at each of its player counts (n_lives: 5, 6, 7): a new one needs no edit here
+VARIANTS = [(v, n if len(load_spec(v).player_counts) > 1 else None)
+            for v in available_variants() for n in (load_spec(v).player_counts or [load_spec(v).players])]
 
 
 def deadline_calls(variant: str = "classic_8") -> None:

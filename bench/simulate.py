@@ -12,11 +12,16 @@ import resource
 import sys
 import time
 
+from tianshen.rules import families
 from tianshen.sim import montecarlo
+from tianshen.specs import available_variants, load_spec
 
-RUNS = (("classic_10", None, "default"), ("classic_10", None, "smart"), ("classic_8", None, "default"),
-        ("classic_13", None, "default"), ("game_ten", None, "default"), ("n_lives", 7, "default"),
-        ("hex_survival_14", None, "default"), ("butterfly_elder", None, "default"))
+# every shipped variant (at its largest table), then each family's better players on its first
+# variant: a new variant or family needs no edit here
+RUNS = [(v, max(load_spec(v).player_counts) if load_spec(v).player_counts else None, "default")
+        for v in available_variants()]
+RUNS += [(next(v for v in available_variants() if load_spec(v).ruleset == name), None, policy)
+         for name, family in families().items() for policy in family.policies if policy != "default"]
 
 
 def children_cpu() -> float:

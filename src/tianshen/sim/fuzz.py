@@ -24,10 +24,9 @@ from tianshen.forum.memory import MemoryBoard, MemoryForum, StoredPm
 from tianshen.service.daemon import Daemon
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import VirtualClock, default_seats
-from tianshen.specs import load_spec
+from tianshen.specs import available_variants, load_spec
 
-VARIANTS = ["classic_8", "classic_10", "classic_13", "game_ten", "n_lives", "hex_survival_12", "hex_survival_14",
-            "butterfly_elder"]
+VARIANTS = available_variants()  # every shipped variant: a new one is fuzzed without an edit here
 START = datetime(2026, 1, 1, 12, tzinfo=UTC)
 NOISE = ["\x00", "\ud800", "\udfff", "\x01", "\x07", "\x08", "\x1b", "\x7f", "\x85", "\r\n", "\r", "\n\n", "\t",
          "\u200b", "\u3000", "\ufeff", "\u202e", "\u00a0", "[b]", "[/quote]", "[url=x]", "> ", "<script>", "😀",
