@@ -17,6 +17,7 @@ from tianshen.core.model import DeadlineIn, GameState, PmIn, PostIn
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.replay import load_script, replay
 from tianshen.rules import load_ruleset
+from tianshen.rules.n_lives import cards
 from tianshen.sim.montecarlo import Game
 from tianshen.sim.rehearsal import default_seats, rehearse
 from tianshen.specs import available_variants, load_spec
@@ -110,6 +111,9 @@ def test_each_roles_help_lists_exactly_its_abilities(variant: str) -> None:
     assert tab is not None
     for p in state.players:
         held = {a.id for a in tab.held(p.role) if a.window != "day"}
+        if ruleset.spec.ruleset == "n_lives":  # his cards hold his privileges: the help shows his hand
+            assert cards.describe_hand(ruleset.spec, state, cards.hand(p)) in ruleset.pm_help(state, p)
+            continue
         if not held:
             continue  # a role without powers gets the family's general help
         help_text = ruleset.pm_help(state, p)
@@ -185,7 +189,6 @@ def _new_role_variant(tmp_path: Path, base: str) -> Path:
 def _holds(ruleset: Ruleset, state: GameState, p, new: str) -> bool:  # type: ignore[no-untyped-def]
     if ruleset.spec.ruleset != "n_lives":
         return p.role == new
-    from tianshen.rules.n_lives import cards
     return any(cards.card_type(state, c) == new for c in cards.hand(p))
 
 
@@ -297,6 +300,8 @@ def test_a_game_ten_doctor_from_the_bind_protection_saves_the_kill(tmp_path: Pat
     ('[roles.guard]\nname = "守卫"\nfaction = "civilians"\ncount = 1\nabilities = ["heal"]\n',
      "role guard holds ability 'heal', which [abilities] does not define"),
     ('[abilities.kill]\nwindow = "dusk"\n', "ability kill: window 'dusk' is not one of night, power, day, any"),
+    ('[verbs]\nshared = ["vote", "shout"]\n',
+     "[verbs] shared names shout, not one of vote, delegate, declaration, story, accuse, cancel, done, count"),
 ])
 def test_a_wrong_ability_table_is_one_line(tmp_path: Path, toml: str, line: str) -> None:
     path = tmp_path / "bad.toml"

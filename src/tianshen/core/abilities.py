@@ -103,6 +103,8 @@ def pm_verbs(spec: RulesetSpec) -> Verbs:
     except KeyError:
         own = {}
     kept = own.pop("shared", None)
+    if unknown := [v for v in kept or [] if v not in VERBS]:
+        raise AbilityError(f"ruleset {spec.id}: [verbs] shared names {', '.join(unknown)}, not one of {', '.join(VERBS)}")
     shared = VERBS if kept is None else {v: VERBS[v] for v in kept}
     return shared | table(spec).verbs() | {v: tuple(words) for v, words in own.items()}
 
