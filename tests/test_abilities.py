@@ -86,9 +86,9 @@ def test_an_ability_is_refused_outside_its_window_with_its_words(variant: str, a
     other = next(p.name for p in state.players if p.name != holder.name)
     assert state.phase.ends_at is not None and state.phase.started_at is not None
     outside = ability.get("outside")  # the ability's own words for "not now", else the window's
-    if ability.lock is not None:  # game_ten, n_lives: nothing new from the lock on
+    if ability.lock is not None:  # game_ten, n_lives, the 花蝴蝶's hug: nothing new from the lock on
         at = state.phase.ends_at - timedelta(minutes=ability.lock / 2)
-        words = ruleset.spec.text("night_locked", minutes=f"{ability.lock:g}")
+        words = ruleset.spec.text(ability.get("locked", "night_locked"), minutes=f"{ability.lock:g}")
     elif ability.window == "power":  # the power round ends at its deadline
         at, words = state.phase.ends_at, ruleset.spec.text(outside or "not_power_time")
     elif ability.window == "night":

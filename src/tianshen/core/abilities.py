@@ -176,7 +176,7 @@ def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: date
             raise Refused(spec.text(outside or "not_power_time"))
     elif ability.window == "day" and ph.kind != "day":
         raise Refused(spec.text(outside or "not_day"))
-    check_lock(spec, ability.lock, state, at)
+    check_lock(spec, ability.lock, state, at, str(ability.get("locked", "night_locked")))
 
 
 def check_late(spec: RulesetSpec, ability: Ability, state: GameState, at: datetime) -> None:
@@ -188,12 +188,14 @@ def check_late(spec: RulesetSpec, ability: Ability, state: GameState, at: dateti
         raise ReadLate(spec.text("pm_read_late"))
 
 
-def check_lock(spec: RulesetSpec, lock: float | None, state: GameState, at: datetime) -> None:
-    """Nothing new from `lock` minutes before the night's end (001 §2.11, 000 §3.4.4)."""
+def check_lock(spec: RulesetSpec, lock: float | None, state: GameState, at: datetime,
+               words: str = "night_locked") -> None:
+    """Nothing new from `lock` minutes before the night's end (001 §2.11, 000 §3.4.4, 004 六's
+    earlier deadline of the 花蝴蝶), refused with the ability's `locked` words."""
     ph = state.phase
     if lock is not None and ph.kind == "night" and ph.ends_at is not None:
         if at >= ph.ends_at - timedelta(minutes=lock):
-            raise Refused(spec.text("night_locked", minutes=f"{lock:g}"))
+            raise Refused(spec.text(words, minutes=f"{lock:g}"))
 
 
 def check_role(spec: RulesetSpec, tab: Table, p: Player, command: str) -> Ability:

@@ -10,7 +10,7 @@ intake, deaths and wills, 诈尸 and lurking, the GM's overrides and the win.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from tianshen.core import abilities
@@ -77,7 +77,7 @@ class ButterflyElder(Ruleset):
         return ""
 
     def _early_minutes(self) -> int:
-        return int(self.spec.options.get("butterfly_early_minutes", 15))
+        return int(self.abilities.by_id["hug"].lock or 0)  # 六, E19: the hug's lock
 
     # ---- the clock (DECISIONS 5.1.2, E1 `004.schedule`) ------------------------------------------
 
@@ -202,7 +202,10 @@ class ButterflyElder(Ruleset):
             raise Refused(self.spec.text("vote_in_thread"))
         if not p.alive:
             raise Refused(self.spec.text("dead_player"))
-        self._check_window(state, p, at)
+        # 补充 一 3–4: the power round, until its deadline; the butterfly's earlier (六, E19): the
+        # window and lock of his ability (core.abilities), a cancel by his role's
+        tab = self.abilities
+        abilities.check_window(self.spec, tab.holds(p.role, cmd.verb) or tab.first(p.role) or POWER_ROUND, state, at)
         if cmd.verb == "cancel":
             line = powers.cancel(self.spec, state, p)
         elif cmd.verb in self.powers:
@@ -215,14 +218,6 @@ class ButterflyElder(Ruleset):
                     out.pm(q.name, self.spec.text("partner_subject"),
                            self.spec.text("partner_line", name=p.name, line=line))
         return line
-
-    def _check_window(self, state: GameState, p: Player, at: datetime) -> None:
-        """补充 一 3–4: powers are sent in the power round, until its deadline (DECISIONS §0.3:
-        no lock before it); the butterfly's deadline is earlier (六, E19)."""
-        ph = state.phase
-        abilities.check_window(self.spec, POWER_ROUND, state, at)
-        if p.role == "butterfly" and at >= ph.ends_at - timedelta(minutes=self._early_minutes()):
-            raise Refused(self.spec.text("butterfly_late", minutes=self._early_minutes()))
 
     def pm_help(self, state: GameState, p: Player) -> str:
         verbs = self.abilities.held(p.role)
