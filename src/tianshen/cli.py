@@ -655,6 +655,8 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     if args.get("sent_at"):  # read like --at: in the game's zone when it has no offset
         args["sent_at"] = _at(str(args["sent_at"]), record, "--sent-at").isoformat()
     driver = GameDriver(store, OfflineForum(), record.id)
+    if command == "resume":
+        _resume_not_before_pause(driver.state(), when, at, record)
     if command == "substitute":
         args["last_seen"] = driver.last_seen()
     outcome = driver.gm(command, reason, when, **{k: v for k, v in args.items() if v is not None})
@@ -1179,6 +1181,18 @@ def _at(at: str | None, record, option: str = "--at") -> datetime:  # --at of a 
         _fail(f"{option} {at}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00 (without an offset: in the "
               f"game's zone, {_zone_of(record)})")
         raise  # not reached: _fail exits
+
+
+def _resume_not_before_pause(state, when: datetime, at: str | None, record) -> None:
+    """`resume --at` before the pause would shorten the phase: refused in one line."""
+    paused = state.data.get("paused_at")
+    if paused and when < datetime.fromisoformat(paused):
+        from tianshen.core.clock import zone_info
+
+        start = datetime.fromisoformat(paused).astimezone(zone_info(_zone_of(record)))
+        given = f"--at {at}" if at else "now"
+        _fail(f"resume {given} is before the pause ({_show(start, _zone_of(record))}): --at accepted: "
+              f"a time at or after it, ISO 8601, e.g. {start.isoformat()}")
 
 
 def _zone_of(record) -> str:  # a GameRecord: the zone its setup was signed up with
