@@ -43,6 +43,7 @@ from tianshen.forum.factory import make_forum
 from tianshen.forum.render import render_parts
 from tianshen.gmwords import span
 from tianshen.service import crash, identity
+from tianshen.service.downtime import OutageNote
 from tianshen.service.driver import GameDriver, default_owner, signed_up, takes_pm
 from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.specs import load_spec
@@ -238,7 +239,20 @@ class Daemon:
         self.scheduler = StepFollowingScheduler(longest=max(config.run.poll_seconds, 0.05), timezone=UTC,
                                                 on_step=self._scheduled.clear)  # the jobs moved: set them again
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
-        self._store_down: tuple[datetime, str, str] | None = None  # since (board time), kind, what it said
+        # the database down: since (board time), kind, what it said; noted in a file for a restart
+        self._note = OutageNote(config.forum._file, self.board_key, config.database.url)
+        self._store_down: tuple[datetime, str, str] | None = self._noted_outage()
+        self._returned: tuple[datetime, datetime] | None = None  # the outage over: since, back (to give back)
+
+    def _noted_outage(self) -> tuple[datetime, str, str] | None:
+        """An outage a process before this one saw and did not give back (a restart)."""
+        noted = self._note.read()
+        if noted is not None:
+            since, kind, said = noted
+            log.warning("the database could not be used since %s (noted before a restart): that time is given back "
+                        "to the games once it is written again", show(since, self.zone))
+            return since, kind if kind in STORE_DOWN else "connection", said
+        return None
 
     def _players_side(self) -> object | None:
         """`[run] simulate`: who the simulated players act through.  On the memory board, the
@@ -419,6 +433,8 @@ class Daemon:
             self._store_back(now)  # before anything folds: the time lost is given back first
         records = self._records()
         self._own(self.games(records=records), now)
+        if self._returned is not None:
+            self._give_back(*self._returned)
         self._heads = {r.id: r for r in records}
         for game_id, served in self.served.items():  # one query for every game: whose step moved
             served.driver.note_head(self._heads[game_id].step_seq, self._heads[game_id].status)
@@ -467,6 +483,7 @@ class Daemon:
             return
         since = self.clock.now()
         self._store_down = (since, kind, said)
+        self._note.write(since, kind, said)
         english, chinese = STORE_DOWN[kind]
         log.error("%s: the games are held and go on once it can be used again (%s)", english, said)
         body = render_parts(f"{chinese}（{said}）", self.forum.markup, self.forum.max_post_chars)[0]
@@ -477,23 +494,31 @@ class Daemon:
                 log.warning("the GM %s could not be told by PM: %s", contact, exc)
 
     def _store_back(self, now: datetime) -> None:
-        """A write to try the database; when it goes through, each started game gets the time
-        it was held given back (as a forum outage: `GameDriver.give_back`) and its GM is told."""
+        """A write to try the database; when it goes through, the time lost is given back
+        once the games are owned again (`_give_back`)."""
         since, kind, _ = self._store_down  # type: ignore[misc]
         self.store.set_mark(self.board_row, "store_ok", now.isoformat())  # raises while still down
         self._store_down = None
+        self._returned = (since, now)
         log.warning("the database can be used again after %s: the games go on", _signed(now - since)[1:])
+
+    def _give_back(self, since: datetime, back: datetime) -> None:
+        """Each started game served here gets the time it was held given back (as a forum
+        outage: `GameDriver.give_back`; a game given it already, by a process before a
+        restart, is not given it twice) and its GM is told; then the note goes."""
         told: set[str] = set()
         for served in self.served.values():
             driver = served.driver
-            if not driver.is_started():
+            if not driver.is_started() or driver.mark("store_down_given") == since.isoformat():
                 continue
-            hours = driver.give_back(since, now)
+            hours = driver.give_back(since, back)
             if driver.gm_contact and driver.gm_contact not in told:
                 told.add(driver.gm_contact)
-                minutes = max(1, round((now - since).total_seconds() / 60))
+                minutes = max(1, round((back - since).total_seconds() / 60))
                 extended = f"，{driver.name}本时段顺延{hours:g}小时" if hours else ""
                 self._tell_gm(driver, f"数据库恢复，游戏继续（暂停了约{minutes}分钟{extended}）。")
+        self._returned = None
+        self._note.remove()
 
     def _schedule_failed(self, exc: Exception) -> None:
         """Issue 32 item 6: setting the deadlines' jobs failed (the database restarted during

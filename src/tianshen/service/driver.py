@@ -730,7 +730,8 @@ class GameDriver:
         hours = round(lost.total_seconds() / 3600, 2)
         log.warning("game=%s held %s while the database could not be used: phase extended by %s h", self.name,
                     lost, hours)
-        self.gm("extend", f"天神的数据库故障约{hours:g}小时，时段顺延", now, hours=hours)
+        self.gm("extend", f"天神的数据库故障约{hours:g}小时，时段顺延", now, hours=hours,
+                marks={"store_down_given": since.isoformat()})  # with the step: never given twice
         return hours
 
     def _collect(self, marks: dict[str, str], pms: list[ForumPm] | None) -> tuple[list[PmIn | PostIn], bool]:
