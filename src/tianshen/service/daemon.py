@@ -661,10 +661,15 @@ class Daemon:
     def _tell_pm_gaps(self, records: list[GameRecord]) -> None:
         """Issue 31 item 1: a PM conversation whose count the board never made agree with what
         its pages show (the adapter hands each out once): the GM of each of the player's
-        games is told, once."""
+        games is told, once.  What was told is kept in the board's marks (how many messages
+        were missing), so a restart, whose adapter hands the same gap out again, is silent."""
         take = getattr(self.forum, "pm_gaps", None)
         gaps: list[PmGap] = take() if callable(take) else []
         for gap in gaps:
+            mark, missing = f"pm_gap:{gap.player}", str(gap.count - gap.read)
+            if self.store.mark(self.board_row, mark) == missing:
+                log.info("the PM conversation with %s is still %s short; the GM was told before", gap.player, missing)
+                continue
             games = [g for g in self._routes(records).get(gap.player, []) if g.status != "over"]
             log.warning("the board counts %d messages in its PM conversation with %s, only %d could be read since %s; "
                         "told the GM of: %s", gap.count, gap.player, gap.read, show(gap.since, self.zone),
@@ -675,6 +680,7 @@ class Daemon:
             for g in games:
                 if g.id in self.served:
                     self._tell_gm(self.served[g.id].driver, text)
+            self.store.set_mark(self.board_row, mark, missing)
 
     def _dealt(self, g: GameRecord) -> bool:
         """Issue 32 item 4: only a dealt game takes PMs (one dealt this tick is read as "new")."""
