@@ -560,12 +560,13 @@ def _list_games(db: str) -> bool:
     games = store.list_games()
     if len(games) < 2:
         return False
+    now = store.lease_now()  # the leases' clock: the database's
     table = Table("#", "game", "ruleset", "status", "phase", "next deadline", "winner", "served by")
     for g in games:
         lease = store.lease(g.id)
         table.add_row(str(g.id), g.name, g.ruleset, g.status, g.phase_label,
                       _show(g.deadline_at, _zone_of(g)) if g.deadline_at and g.status != "over" else "",
-                      g.winner or "", lease[0] if lease and lease[1] > datetime.now(UTC) else "")
+                      g.winner or "", lease[0] if lease and lease[1] > now else "")
     console.print(table)
     for g in games:
         if failed := store.failed_outbox(g.id):

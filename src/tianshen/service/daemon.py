@@ -50,6 +50,7 @@ from tianshen.specs import load_spec
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store, unusable
 
 log = logging.getLogger(__name__)
+CLOCK_JUMP = timedelta(seconds=10)  # host clock against the monotonic one between two ticks: a jump
 
 # what the GM is told when the database cannot be used (issue 32 item 5), by its kind (`unusable`)
 STORE_DOWN = {"write": ("the database cannot be written (disk full? a read-only file?)",
@@ -231,7 +232,10 @@ class Daemon:
         self.store.set_mark(self.board_row, "game_clock", clock_mark(self.clock))  # the web pages' countdown
         self.board_owned = False
         self.login_refused: LoginRefused | None = None
-        self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
+        self._leases: dict[int, float] = {}  # the games held: until when, on this process's monotonic clock
+        self.host_now: Callable[[], datetime] = lambda: datetime.now(UTC)  # the host's clock (tests: virtual)
+        self.monotonic: Callable[[], float] = time.monotonic
+        self._clock_seen: tuple[datetime, float] | None = None  # (host time, monotonic) at the last tick
         self.served: dict[int, Served] = {}
         self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
         self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
@@ -340,10 +344,10 @@ class Daemon:
 
     def _own(self, records: list[GameRecord], now: datetime) -> None:
         """Take or renew the lease of every game; let go of those another process holds."""
-        wall = datetime.now(UTC)
-        self._renew([r.id for r in records] + [self.board_row], wall)
+        self._check_host_clock()
+        self._renew([r.id for r in records] + [self.board_row])
         for r in records:
-            if not self._lease(r.id, wall):
+            if not self._lease(r.id):
                 if self.served.pop(r.id, None) is not None:
                     log.warning("game=%s is now served by another process", r.name)
                 continue
@@ -355,36 +359,53 @@ class Daemon:
         listed = {r.id for r in records}
         for game_id in [g for g in self.served if g not in listed]:
             self.served.pop(game_id)  # over, or no longer the board's
-        self.board_owned = self._lease(self.board_row, wall)
+        self.board_owned = self._lease(self.board_row)
 
-    def _renew(self, game_ids: list[int], wall: datetime) -> None:
+    # The leases are written and compared on the database's clock (`Store.lease_now`); this
+    # process counts how long it holds one on its monotonic clock (`_leases`: until when, in
+    # `monotonic()` seconds, from before the write: never longer than the database counts).
+
+    def _check_host_clock(self) -> None:
+        """A jump of the host clock (its time against the monotonic clock since the last
+        tick) is said in one line, and every lease is taken again from the database before
+        anything is written (SQLite's leases are on the host's clock: written again at once)."""
+        wall, mono = self.host_now(), self.monotonic()
+        if self._clock_seen is not None:
+            jump = (wall - self._clock_seen[0]) - timedelta(seconds=mono - self._clock_seen[1])
+            if abs(jump) > CLOCK_JUMP:
+                log.warning("the host clock jumped %s: the games' leases are checked again with the database",
+                            _signed(jump))
+                self._leases.clear()
+        self._clock_seen = (wall, mono)
+
+    def _renew(self, game_ids: list[int]) -> None:
         """The leases held here that are half run, renewed in one statement (not one a game);
         one that is not renewed is taken again (or let go) by `_lease`."""
-        period = timedelta(seconds=self.config.run.lease_seconds)
-        due = [g for g in game_ids if (until := self._leases.get(g)) is not None and wall >= until - period / 2]
+        period, mono = self.config.run.lease_seconds, self.monotonic()
+        due = [g for g in game_ids if (until := self._leases.get(g)) is not None and mono >= until - period / 2]
         if due:
-            for game_id in self.store.renew_leases(due, self.owner, wall + period):
-                self._leases[game_id] = wall + period
+            for game_id in self.store.renew_leases(due, self.owner, period):
+                self._leases[game_id] = mono + period
 
-    def _lease(self, game_id: int, wall: datetime) -> bool:
+    def _lease(self, game_id: int) -> bool:
         """Hold the game's lease; renewed when half of it has run (one write, not one a tick)."""
-        period = self.config.run.lease_seconds
+        period, mono = self.config.run.lease_seconds, self.monotonic()
         until = self._leases.get(game_id)
-        if until is not None and wall < until - timedelta(seconds=period / 2):
+        if until is not None and mono < until - period / 2:
             return True
-        if self.store.acquire_lease(game_id, self.owner, wall, period) or self._take_from_dead(game_id, wall):
-            self._leases[game_id] = wall + timedelta(seconds=period)
+        if self.store.acquire_lease(game_id, self.owner, None, period) or self._take_from_dead(game_id):
+            self._leases[game_id] = mono + period
             return True
         self._leases.pop(game_id, None)
         return False
 
-    def _take_from_dead(self, game_id: int, wall: datetime) -> bool:
+    def _take_from_dead(self, game_id: int) -> bool:
         """A lease of a process on this host that is gone (a restart): taken over at once."""
         held = self.store.lease(game_id)
         if held is None or not _dead_here(held[0]):
             return False
         log.info("game_id=%s lease of %s (no longer running) taken over", game_id, held[0])
-        return self.store.acquire_lease(game_id, self.owner, wall, self.config.run.lease_seconds, dead_owner=held[0])
+        return self.store.acquire_lease(game_id, self.owner, None, self.config.run.lease_seconds, dead_owner=held[0])
 
     def _serve(self, r: GameRecord) -> Served:
         driver = GameDriver(self.store, self.forum, r.id, owner=self.owner, sender=self.sender)
