@@ -236,6 +236,7 @@ class Daemon:
         self.host_now: Callable[[], datetime] = lambda: datetime.now(UTC)  # the host's clock (tests: virtual)
         self.monotonic: Callable[[], float] = time.monotonic
         self._clock_seen: tuple[datetime, float] | None = None  # (host time, monotonic) at the last tick
+        self._replies: dict[str, list[datetime]] = {}  # "replied:game:player" -> replies sent in the last hour
         self.served: dict[int, Served] = {}
         self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
         self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
@@ -766,33 +767,86 @@ class Daemon:
         posts before the first reply to a player's PM), a burst of replies to one player as
         one PM; spaced by the adapter, stopped after one poll's time (issue 32 item 2)."""
         ids = [g for g in self.served] + ([self.board_row] if self.board_owned else [])
-        rows = in_queue_order(self._fold_bursts(self.store.pending_for_games(ids)))
-        self.sender.clock_hint = self.clock.now()
-        return self.sender.send(rows, budget_s=self.config.run.poll_seconds)
+        now = self.clock.now()
+        rows = in_queue_order(self._fold_bursts(self._reply_cap(self.store.pending_for_games(ids), now)))
+        self.sender.clock_hint = now
+        sent = self.sender.send(rows, budget_s=self.config.run.poll_seconds)
+        self._note_replies([r for r in rows if is_reply(r)], now)
+        return sent
 
     def _fold_bursts(self, rows: list[OutboxRecord]) -> list[OutboxRecord]:
         """Issue 32 item 2: BURST or more replies of one game to one player waiting at once
-        are sent as one PM that answers each of them (`burst_body`); the rows are swapped
-        for it in one transaction, so a crash neither loses nor doubles an answer."""
-        bursts: dict[tuple[int, str], list[OutboxRecord]] = {}
-        for row in rows:
-            if is_reply(row) and row.parts_done == 0 and row.attempt_part is None \
-                    and ":burst:" not in row.key:  # (a burst reply is not folded again)
-                bursts.setdefault((row.game_id, row.target), []).append(row)
-        for (game_id, target), burst in bursts.items():
-            if len(burst) < BURST:
-                continue
-            subjects = {r.subject for r in burst}
-            subject = subjects.pop() if len(subjects) == 1 else "天神回复"
-            item = OutboxItem(kind="pm", target=target, subject=subject, body=burst_body([r.body for r in burst]))
-            merged = self.store.merge_outbox(game_id, [r.id for r in burst], item,
-                                             key=f"{game_id}:burst:{burst[0].id}-{burst[-1].id}")
-            if merged is None:
-                continue  # one of them was taken meanwhile: each is sent as it is
-            log.info("game_id=%s %d replies to %s sent as one PM", game_id, len(burst), target)
-            gone = {r.id for r in burst}
-            rows = [r for r in rows if r.id not in gone] + [merged]
+        are sent as one PM that answers each of them (`burst_body`)."""
+        for (game_id, target), burst in _waiting_replies(rows).items():
+            if len(burst) >= BURST:
+                rows = self._merge(rows, game_id, target, burst)
         return rows
+
+    def _merge(self, rows: list[OutboxRecord], game_id: int, target: str,
+               burst: list[OutboxRecord]) -> list[OutboxRecord]:
+        """The rows swapped for one PM that answers each of them, in one transaction, so a
+        crash neither loses nor doubles an answer."""
+        subjects = {r.subject for r in burst}
+        subject = subjects.pop() if len(subjects) == 1 else "天神回复"
+        item = OutboxItem(kind="pm", target=target, subject=subject, body=burst_body([r.body for r in burst]))
+        merged = self.store.merge_outbox(game_id, [r.id for r in burst], item,
+                                         key=f"{game_id}:burst:{burst[0].id}-{burst[-1].id}")
+        if merged is None:
+            return rows  # one of them was taken meanwhile: each is sent as it is
+        log.info("game_id=%s %d replies to %s sent as one PM", game_id, len(burst), target)
+        gone = {r.id for r in burst}
+        return [r for r in rows if r.id not in gone] + [merged]
+
+    # ---- replies to one player: at most [run] replies_per_hour -------------------------
+
+    def _reply_cap(self, rows: list[OutboxRecord], now: datetime) -> list[OutboxRecord]:
+        """A player who floods the GM's inbox over many polls gets at most `replies_per_hour`
+        replies in any hour: the replies past that wait (his PMs are stored and folded all
+        the same), and the last free one answers every one waiting (`burst_body`)."""
+        cap = self.config.run.replies_per_hour
+        waiting = _waiting_replies(rows, bursts_too=True)
+        for (game_id, target), group in waiting.items():
+            free = cap - len(self._replied(game_id, target, now))
+            singles = [r for r in group if ":burst:" not in r.key]
+            folded = len(group) - len(singles) + (1 if len(singles) >= BURST else len(singles))
+            if folded <= free:
+                continue  # within the cap (`_fold_bursts` makes BURST or more one PM)
+            if free > 0 and len(singles) > 1:
+                rows = self._merge(rows, game_id, target, singles)
+            waiting_now = [r for r in rows if is_reply(r) and (r.game_id, r.target) == (game_id, target)
+                           and r.parts_done == 0 and r.attempt_part is None]
+            held = {r.id for r in waiting_now[max(free, 0):]}
+            if held:
+                log.info("game_id=%s %d replies to %s wait: %d replies in the last hour ([run] replies_per_hour)",
+                         game_id, len(held), target, cap - free)
+            rows = [r for r in rows if r.id not in held]
+        return rows
+
+    def _replied(self, game_id: int, target: str, now: datetime) -> list[datetime]:
+        """When this game's replies to `target` went out in the last hour (board time); kept
+        in the board's marks, so a restart counts them too."""
+        key = f"replied:{game_id}:{target}"
+        if key not in self._replies:
+            stored = self.store.mark(self.board_row, key)
+            self._replies[key] = [datetime.fromisoformat(t) for t in json.loads(stored)] if stored else []
+        self._replies[key] = [t for t in self._replies[key] if now - t < timedelta(hours=1)]
+        return self._replies[key]
+
+    def _note_replies(self, replies: list[OutboxRecord], now: datetime) -> None:
+        """The replies that went out this flush, counted against their player's hour."""
+        sent: dict[tuple[int, str], int] = {}
+        for game_id in {r.game_id for r in replies}:
+            ids = [r.id for r in replies if r.game_id == game_id]
+            for row in self.store.outbox_rows(game_id, ids):
+                if row.status == "sent":
+                    sent[(game_id, row.target)] = sent.get((game_id, row.target), 0) + 1
+        marks = {}
+        for (game_id, target), n in sent.items():
+            times = self._replied(game_id, target, now) + [now] * n
+            self._replies[f"replied:{game_id}:{target}"] = times
+            marks[f"replied:{game_id}:{target}"] = json.dumps([t.isoformat() for t in times])
+        if marks:
+            self.store.set_marks(self.board_row, marks)
 
     def _resume_pacing(self) -> None:
         """Flood pacing survives a restart: the adapter learns when the last write went out."""
@@ -905,6 +959,17 @@ def _log_overrides(served: Served) -> None:
 
 
 BURST = 3  # replies to one player waiting at once that are sent as one PM
+
+
+def _waiting_replies(rows: list[OutboxRecord], bursts_too: bool = False) -> dict[tuple[int, str], list[OutboxRecord]]:
+    """The replies not yet tried, by (game, player); a burst reply (not folded again) only
+    with `bursts_too`."""
+    waiting: dict[tuple[int, str], list[OutboxRecord]] = {}
+    for row in rows:
+        if is_reply(row) and row.parts_done == 0 and row.attempt_part is None \
+                and (bursts_too or ":burst:" not in row.key):
+            waiting.setdefault((row.game_id, row.target), []).append(row)
+    return waiting
 
 
 def burst_body(bodies: list[str]) -> str:

@@ -861,9 +861,9 @@ class Store:
         new row, in one transaction: the rows become "merged" (never sent; `forum_ref` names
         the new row's key), the new row is pending.  None, and nothing changed, when one of
         them was claimed, tried or sent meanwhile (it is then sent as it is)."""
-        now = utcnow()
         try:
             with self._tx() as s:
+                now = self.lease_now(s)  # the claims' clock
                 free = (OutboxRow.claimed_by.is_(None) | OutboxRow.claimed_until.is_(None)
                         | (OutboxRow.claimed_until <= now))
                 merged = s.execute(update(OutboxRow).where(
