@@ -806,7 +806,8 @@ class GameDriver:
                     if known is None:  # only when there are players' posts
                         known = self._post_texts()
                     texts = known.get(str(post.id))
-                    if post.author == self.forum.account or not texts or post.text in texts:
+                    if post.author == self.forum.account or not texts or post.text in texts \
+                            or getattr(post, "full_text", None) in texts:  # stored with its quotes: not an edit
                         continue
                     digest = hashlib.sha256(post.text.encode()).hexdigest()[:12]
                     found.append(PostIn(id=f"{post.id}~{digest}", thread=key, author=post.author, at=post.posted_at,

@@ -28,6 +28,7 @@ from tianshen.forum.spirit.parse import (
     TopicListing,
     field_errors,
     html_to_text,
+    own_text,
     parse_form_errors,
     parse_pages,
     parse_rows,
@@ -340,11 +341,12 @@ class _Account:
             st.first_pk[page] = int(first["data-pk"])
         return rows
 
-    def history_first(self, pk: int) -> str | None:
-        """The first version of an edited comment (its history lists versions oldest first)."""
+    def history_first(self, pk: int, own: bool = False) -> str | None:
+        """The first version of an edited comment (its history lists versions oldest first);
+        `own`: without its quotes (`own_text`)."""
         soup = BeautifulSoup(self.get(f"/comment/history/{pk}/").text, "lxml")
         body = soup.select_one("div.comments_list div.comment__text")
-        return html_to_text(body) if body is not None else None
+        return None if body is None else own_text(body) if own else html_to_text(body)
 
     def private_topics(self) -> list[TopicListing]:
         """All of this account's private topics (every page of /topic/private/)."""
