@@ -35,6 +35,7 @@ from tianshen.forum.spirit.parse import (
     parse_topic_list,
 )
 from tianshen.forum.text import storable
+from tianshen.forum.writes import GuardedLogin
 
 log = logging.getLogger("tianshen.forum.spirit")  # one logger for the adapter, as before the split
 
@@ -51,8 +52,9 @@ class _TopicState:
     pages: int = 1
 
 
-class _Account:
-    """One forum account's HTTP session: login, CSRF, re-login, throttled writes, topic reading."""
+class _Account(GuardedLogin):
+    """One forum account's HTTP session: login (`GuardedLogin`: a refusal is remembered),
+    CSRF, re-login, throttled writes, topic reading."""
 
     def __init__(self, base_url: str, username: str | None, password: str | None, *,
                  client: httpx.Client | None = None, min_write_interval_s: float = 0.0,
@@ -78,6 +80,7 @@ class _Account:
         self.max_throttle_waits = max_throttle_waits
         self.tz = tz
         self.logged_in = False
+        self._relogging = False
         self.logins = 0
         self.topics: dict[int, _TopicState] = {}
         self._list_paths: dict[str, str] = {}  # a list's address -> where it redirected (with the slug)
@@ -115,16 +118,9 @@ class _Account:
         return token
 
     def login(self) -> None:
-        """Log in; a refusal is remembered: every later call raises it again, with no request."""
-        if self.username is None:
-            return
-        self.guard.check()
-        try:
-            self._login()
-        except LoginRefused as exc:
-            self.guard.note_refused(exc)
-            raise
-        self.guard.note_ok()
+        """`GuardedLogin.login`; an account without a name (a guest's reading) never logs in."""
+        if self.username is not None:
+            super().login()
 
     def _login(self) -> None:
         self.client.cookies.clear()
