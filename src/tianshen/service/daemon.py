@@ -770,9 +770,10 @@ class Daemon:
         now = self.clock.now()
         rows = in_queue_order(self._fold_bursts(self._reply_cap(self.store.pending_for_games(ids), now)))
         self.sender.clock_hint = now
-        sent = self.sender.send(rows, budget_s=self.config.run.poll_seconds)
-        self._note_replies([r for r in rows if is_reply(r)], now)
-        return sent
+        try:
+            return self.sender.send(rows, budget_s=self.config.run.poll_seconds)
+        finally:  # a write that failed half-way: what went out before it still counts
+            self._note_replies([r for r in rows if is_reply(r)], now)
 
     def _fold_bursts(self, rows: list[OutboxRecord]) -> list[OutboxRecord]:
         """Issue 32 item 2: BURST or more replies of one game to one player waiting at once
