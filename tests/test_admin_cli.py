@@ -191,3 +191,20 @@ def test_a_gm_slip_is_one_line_never_a_traceback(tmp_path: Path) -> None:
         assert words in _one_line_error(run("admin", *args, "--reason", "x", "--db", url)), args
     line = _one_line_error(run("admin", "export", "--db", url, "--json", str(tmp_path / "no" / "g.json")))
     assert "cannot write" in line and "g.json" in line, line
+
+
+def test_resume_at_a_time_before_the_pause_is_refused_in_one_line(tmp_path: Path) -> None:
+    url, _, _ = make_game(tmp_path)
+    paused_at = START + timedelta(hours=3)
+    assert run("admin", "pause", "--reason", "x", "--db", url, "--at", paused_at.isoformat()).exit_code == 0
+    early = run("admin", "resume", "--reason", "x", "--db", url, "--at", (paused_at - timedelta(hours=1)).isoformat())
+    assert early.exit_code == 2, early.output
+    assert len(early.output.strip().splitlines()) == 1 and "Traceback" not in early.output
+    assert "before the pause" in early.output and "--at accepted" in early.output
+    assert "2026-01-02T07:00:00+08:00" in early.output  # the pause, in the game's zone, as --at takes it
+    store = Store(url)
+    state = GameState.model_validate_json(store.load_game(store.game_id("g")).state_json)
+    assert state.data["paused_at"] == paused_at.isoformat()  # still paused: nothing was folded
+    store.close()
+    later = run("admin", "resume", "--reason", "x", "--db", url, "--at", (paused_at + timedelta(hours=1)).isoformat())
+    assert later.exit_code == 0, later.output

@@ -86,7 +86,7 @@ def test_admin_status_after_a_rehearsal(runner: CliRunner, tmp_path: Path) -> No
     out = result.output
     assert f"{game.name} (classic_10, seed 3) — over" in out
     assert "phase: over" in out
-    assert f"winner: {state.winner}" in out
+    assert "winner: 平民方" in out or "winner: 杀手方" in out  # the side in words, not its key
     for p in state.players:  # the secret view: every role, on the player's own row
         [row] = [line for line in out.splitlines() if f" {p.forum_name} " in line]
         assert f" {p.name} " in row
@@ -205,3 +205,59 @@ def test_a_config_database_url_may_be_a_path(tmp_path: Path) -> None:
     path.write_text('[database]\nurl = "postgres://u@h/d"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"\[database\] url.*not a database URL"):
         load_config(str(path))
+
+
+FAMILY_VARIANTS = ["classic_10", "game_ten", "n_lives", "hex_survival_12", "butterfly_elder"]
+
+
+@pytest.mark.parametrize("variant", FAMILY_VARIANTS)
+def test_admin_status_says_the_step_and_the_winner_in_words_on_every_family(runner: CliRunner, tmp_path: Path,
+                                                                          variant: str) -> None:
+    """The step and the winner as the game names them, never their keys (`civilians`, `good`)."""
+    from datetime import UTC, datetime, timedelta
+
+    from tianshen.cliwords import winner_name
+    from tianshen.core.ruleset import GameSetup, Seat
+    from tianshen.forum.memory import MemoryBoard
+    from tianshen.rules import family
+    from tianshen.service.driver import GameDriver
+    from tianshen.sim.rehearsal import VirtualClock
+    from tianshen.specs import load_spec
+
+    db = f"sqlite:///{tmp_path / 'live.db'}"
+    clock = VirtualClock(datetime(2026, 1, 1, 12, tzinfo=UTC))
+    board = MemoryBoard(clock.now)
+    forum = board.gm()
+    forum.login()
+    store = Store(db)
+    store.upgrade()
+    seats = [Seat(name=f"玩家{i}") for i in range(1, load_spec(variant).players + 1)]
+    driver = GameDriver.create(store, forum, "live", variant, GameSetup(seats=seats, seed=4, start=clock.now()))
+    driver.advance(clock.now())
+    for _ in range(3):  # into the first steps with a word of their own
+        deadline = driver.ruleset.next_deadline(driver.state())
+        if deadline is None or driver.state().phase.step:
+            break
+        clock.set(deadline.at + timedelta(seconds=1))
+        driver.advance(clock.now())
+    state = driver.state()
+    store.close()
+    live = runner.invoke(app, ["admin", "status", "--db", db], env=WIDE)
+    assert live.exit_code == 0, live.output
+    [phase] = [line for line in live.output.splitlines() if line.startswith("phase: ")]
+    if state.phase.step:
+        words = family(state.ruleset).step_words()[state.phase.step]
+        assert f"phase: {state.phase.label} {words}" in phase, phase
+        assert state.phase.step not in phase.split(" — next:")[0].replace(words, ""), phase
+
+    over = f"sqlite:///{tmp_path / 'over.db'}"
+    assert runner.invoke(app, ["rehearse", "--ruleset", variant, "--seed", "3", "--db", over, "--quiet"]).exit_code == 0
+    result = runner.invoke(app, ["admin", "status", "--db", over], env=WIDE)
+    assert result.exit_code == 0, result.output
+    store = Store(over)
+    [game] = store.list_games()
+    store.close()
+    winner = GameState.model_validate_json(game.state_json).winner
+    [line] = [line for line in result.output.splitlines() if line.startswith("winner: ")]
+    assert winner and line == f"winner: {winner_name(game.ruleset, game.config, winner)}", line
+    assert winner not in line  # the name, not the key

@@ -207,3 +207,50 @@ def test_the_queue_keeps_the_pms_in_the_order_they_were_made() -> None:
     rows = [row(5, "pm", "同伴的行动"), row(2, "post"), row(1, "pm", "你的身份"), row(3, "pm", "天神回复"),
             row(4, "post")]
     assert [r.id for r in in_queue_order(rows)] == [1, 2, 4, 3, 5]
+
+
+def _sum_answered(replies: list[StoredPm]) -> int:
+    """How many PMs these replies answer: a burst reply its N, any other one."""
+    total = 0
+    for m in replies:
+        head = re.search(r"收到你的(\d+)条短消息", m.text)
+        total += int(head.group(1)) if head else 1
+    return total
+
+
+def test_a_flood_over_many_polls_gets_at_most_the_hours_replies_and_each_pm_answered(tmp_path: Path) -> None:
+    """One PM a poll for three hours: at most `[run] replies_per_hour` replies in any hour
+    (the rest wait, and the next free reply answers them all); every PM is stored and
+    answered; a restart keeps the count; another player's replies are not held."""
+    path = _config(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace("[run]\n", "[run]\nreplies_per_hour = 5\n"),
+                    encoding="utf-8")
+    clock = Clock(START)
+    board = MemoryBoard(clock.now)
+    daemon = _daemon(path, board, clock)
+    daemon.tick()  # the deal
+    flooder, other = NAMES[0], NAMES[1]
+    clock.at = START + timedelta(minutes=30)
+    for minute in range(180):
+        clock.at += timedelta(minutes=1)
+        board.pm(flooder, GM, f"在吗{minute}")
+        if minute % 60 == 30:
+            board.pm(other, GM, "帮助")
+        if minute == 90:  # a restart mid-flood: the hour's replies are still counted
+            daemon.store.close()
+            daemon = _daemon(path, board, clock)
+        daemon.tick()
+    for _ in range(70):  # the flood is over: what waits goes out within the hour
+        clock.at += timedelta(minutes=1)
+        daemon.tick()
+    driver = daemon.driver("fl")
+    stored = [r for r in daemon.store.inbound(driver.game_id) if r.source == "pm" and r.sender == flooder]
+    assert len(stored) == 180  # nothing he sent went unstored
+    replies = _replies(board, flooder)
+    times = [m.sent_at for m in replies]
+    worst = max(sum(1 for u in times if t <= u < t + timedelta(hours=1)) for t in times)
+    assert worst <= 5, f"{worst} replies in one hour"
+    assert len(replies) >= 15  # three hours of flood: the cap each hour, not one reply in all
+    assert _sum_answered(replies) == 180  # each PM answered, in a reply of its own or a summary
+    assert len(_replies(board, other)) == 3  # the other player's replies did not wait
+    daemon.store.close()

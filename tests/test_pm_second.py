@@ -117,3 +117,32 @@ def test_a_conversation_that_never_agrees_is_told_to_the_gm_once(tmp_path: Path)
     assert len(told) == 1, told
     assert "5条" in told[0] and "4条" in told[0] and "北京时间" in told[0]
     daemon.store.close()
+
+
+def test_the_gap_told_before_a_restart_is_not_told_again_after_it(tmp_path: Path) -> None:
+    """The adapter of a new process hands the same gap out again: the GM is not told twice;
+    a gap grown meanwhile (one more message missing) is new, and told."""
+    def told(daemon: Daemon) -> list[str]:
+        game = daemon.store.game_id("同秒局")
+        return [r.body for r in daemon.store.outbox(game) if r.target == "主持人" and "对不上" in r.body]
+
+    def ticks(daemon: Daemon, real: list[float], gap: PmGap) -> None:
+        gaps = [[gap]]
+        daemon.forum.pm_gaps = lambda: gaps.pop() if gaps else []  # type: ignore[attr-defined]
+        for i in range(1, 3):
+            real[0] = 30.0 * i
+            daemon.tick()
+
+    daemon, real = _daemon(tmp_path, gm_contact="主持人", same_second=False)
+    daemon.tick()  # deals the game
+    player = VESTS[2]
+    ticks(daemon, real, PmGap(player, 5, 4, daemon.clock.now()))
+    assert len(told(daemon)) == 1
+    daemon.store.close()
+
+    again, real = _daemon(tmp_path, gm_contact="主持人", same_second=False)  # the restart
+    ticks(again, real, PmGap(player, 5, 4, again.clock.now()))
+    assert len(told(again)) == 1, told(again)
+    ticks(again, real, PmGap(player, 7, 5, again.clock.now()))  # two missing now
+    assert len(told(again)) == 2 and "7条" in told(again)[1]
+    again.store.close()

@@ -156,3 +156,41 @@ def test_a_database_error_while_setting_the_deadline_jobs_is_one_line_and_they_a
     daemon.tick()  # the next tick sets the job of the next deadline
     at = driver.ruleset.next_deadline(driver.state()).at
     assert daemon.scheduler.get_job(job) is not None and daemon._scheduled[job] == clock.real_at(at)
+
+
+@pytest.mark.parametrize("back_before_restart", [False, True])
+def test_a_restart_during_or_after_an_outage_still_gives_the_time_back_once(
+        tmp_path: Path, back_before_restart: bool) -> None:
+    """The outage's start outlives the process (a note beside the config): a daemon restarted
+    while the database is down, or after it came back but before a tick gave the time back,
+    still extends the phase by the whole outage; a second restart does not extend it again."""
+    daemon, board, clock = _daemon(tmp_path)
+    driver = daemon.driver("sd")
+    night_end = driver.ruleset.next_deadline(driver.state()).at
+    failing = Failing(daemon.store, "full")
+    failing.on = True
+    down_at = night_end - timedelta(hours=1)
+    for minutes in range(0, 5 * 60, 30):
+        clock.at = down_at + timedelta(minutes=minutes)
+        board.pm(driver.state().players[0].name, GM, "帮助") if minutes == 0 else None  # cannot be written
+        daemon.tick()
+    if back_before_restart:
+        failing.heal()  # back, but the process stops before its next tick
+    daemon.scheduler.shutdown(wait=False) if daemon.scheduler.running else None
+    daemon.store.close()
+    failing.heal()
+
+    back = down_at + timedelta(hours=20)
+    clock.at = back
+    again = Daemon(load_config(_config(tmp_path)), forum=MemoryForum(board), clock=clock, players=DaemonPlayers())
+    again.tick()
+    state = again.driver("sd").state()
+    assert state.phase.label == "night 1"  # the 20 hours were given back: the night goes on
+    assert again.driver("sd").ruleset.next_deadline(state).at == night_end + (back - down_at)
+    assert [e["command"] for e in state.data["gm_log"]] == ["extend"]
+    again.store.close()
+
+    third = Daemon(load_config(_config(tmp_path)), forum=MemoryForum(board), clock=clock, players=DaemonPlayers())
+    third.tick()
+    assert [e["command"] for e in third.driver("sd").state().data["gm_log"]] == ["extend"]  # given once
+    third.store.close()

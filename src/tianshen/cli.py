@@ -18,25 +18,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tianshen.cliwords import gm_notes, thread_name, winner_name
 from tianshen.core import overrides
 from tianshen.core.clock import zone_info
 from tianshen.core.model import GameState
 from tianshen.core.overrides import Arg, Override
 from tianshen.specs import available_variants, load_spec
-
-
-def gm_notes(view: dict[str, Any]) -> dict[str, str]:
-    """The web page's notes of a player (tianshen.web is imported when used: `run` does not)."""
-    from tianshen.web.views import gm_notes as notes
-
-    return notes(view)
-
-
-def thread_name(key: str, family: str = "") -> str:
-    from tianshen.web.views import thread_name as name
-
-    return name(key, family)
-
 
 # rich_markup_mode=None: help texts are printed as written (`[game]` is a table, not markup)
 app = typer.Typer(help="tianshen (天神): an automatic game master for forum Mafia games.", no_args_is_help=True,
@@ -124,9 +111,7 @@ def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic
         _fail(_db_error(db, exc))
         return
     winner = result.state.winner
-    factions = load_spec(ruleset).factions
-    label = ({"civilians": "平民方", "killers": "杀手方", "draw": "平局"}.get(winner or "")
-             or factions.get(winner or "", winner))
+    label = winner_name(ruleset, {}, winner) if winner else "none"
     console.print(f"[bold]winner: {label} ({winner})[/bold] — game #{result.game_id} in {db}, "
                   f"{len(result.transcript)} posts and PMs")
 
@@ -208,13 +193,7 @@ def _winner_words(record) -> str:  # a GameRecord of a game over
     """`winner 平民方 (civilians)`, or `no winner` (ended by the GM without one)."""
     if not record.winner:
         return "no winner"
-    try:  # as `rehearse` says it
-        factions = load_spec(record.config.get("ruleset_file") or record.ruleset).factions
-    except ValueError:
-        factions = {}
-    label = ({"civilians": "平民方", "killers": "杀手方", "draw": "平局"}.get(record.winner)
-             or factions.get(record.winner, record.winner))
-    return f"winner {label} ({record.winner})"
+    return f"winner {winner_name(record.ruleset, record.config, record.winner)} ({record.winner})"
 
 
 def _simulated(cfg):  # Config -> the simulated players `[run] simulate` asks for, or None
@@ -393,7 +372,7 @@ def status(game: Annotated[str | None, typer.Argument(help="game name (default: 
                   + (f" — next: {_deadline_words(deadline.kind)} at {_show(deadline.at, state.zone)}"
                      if deadline else ""))
     if state.winner:
-        console.print(f"winner: {state.winner}")
+        console.print(f"winner: {winner_name(record.ruleset, record.config, state.winner)}")
     table = Table("seat", "马甲", "forum name", "role", "faction", "alive", "notes")
     for p in state.players:
         view = ruleset.player_view(state, p.name)
@@ -560,12 +539,13 @@ def _list_games(db: str) -> bool:
     games = store.list_games()
     if len(games) < 2:
         return False
+    now = store.lease_now()  # the leases' clock: the database's
     table = Table("#", "game", "ruleset", "status", "phase", "next deadline", "winner", "served by")
     for g in games:
         lease = store.lease(g.id)
         table.add_row(str(g.id), g.name, g.ruleset, g.status, g.phase_label,
                       _show(g.deadline_at, _zone_of(g)) if g.deadline_at and g.status != "over" else "",
-                      g.winner or "", lease[0] if lease and lease[1] > datetime.now(UTC) else "")
+                      g.winner or "", lease[0] if lease and lease[1] > now else "")
     console.print(table)
     for g in games:
         if failed := store.failed_outbox(g.id):
@@ -655,6 +635,8 @@ def _override(db: str, game: str | None, command: str, reason: str, at: str | No
     if args.get("sent_at"):  # read like --at: in the game's zone when it has no offset
         args["sent_at"] = _at(str(args["sent_at"]), record, "--sent-at").isoformat()
     driver = GameDriver(store, OfflineForum(), record.id)
+    if command == "resume":
+        _resume_not_before_pause(driver.state(), when, at, record)
     if command == "substitute":
         args["last_seen"] = driver.last_seen()
     outcome = driver.gm(command, reason, when, **{k: v for k, v in args.items() if v is not None})
@@ -1179,6 +1161,18 @@ def _at(at: str | None, record, option: str = "--at") -> datetime:  # --at of a 
         _fail(f"{option} {at}: accepted: a date and time, e.g. 2026-03-01T20:00+08:00 (without an offset: in the "
               f"game's zone, {_zone_of(record)})")
         raise  # not reached: _fail exits
+
+
+def _resume_not_before_pause(state, when: datetime, at: str | None, record) -> None:
+    """`resume --at` before the pause would shorten the phase: refused in one line."""
+    paused = state.data.get("paused_at")
+    if paused and when < datetime.fromisoformat(paused):
+        from tianshen.core.clock import zone_info
+
+        start = datetime.fromisoformat(paused).astimezone(zone_info(_zone_of(record)))
+        given = f"--at {at}" if at else "now"
+        _fail(f"resume {given} is before the pause ({_show(start, _zone_of(record))}): --at accepted: "
+              f"a time at or after it, ISO 8601, e.g. {start.isoformat()}")
 
 
 def _zone_of(record) -> str:  # a GameRecord: the zone its setup was signed up with

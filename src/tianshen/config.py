@@ -174,6 +174,8 @@ class RunConfig(Table):
     late_window: Literal["extend", "none"] = "extend"  # issue 22 item 7: a window whose opening post came late
     late_window_minutes: float = 10  # ... later than this is extended by the time it was missing
     lease_seconds: float = 120  # a game is owned by one process this long past its last tick
+    # replies to one player's PMs in any hour; past it they wait, and the next one answers them all
+    replies_per_hour: int = Field(default=20, ge=2, le=3600)
     owner: str = ""  # this process's name in the leases (default host:pid)
     # a deadline is folded this long after its time, so PMs sent just before it that the board
     # shows late are read first (issue 27 item 1); 0: at its time

@@ -6,6 +6,7 @@ Every test works in its own topics and with its own players, so they can share o
 
 from __future__ import annotations
 
+import inspect
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -122,6 +123,19 @@ def test_login_and_forum_shape(gm: SpiritForum, players: SpiritPlayers) -> None:
     assert forum.account == GM
     assert forum.markup == "markdown" and forum.max_post_chars == 3000
     assert callable(side.pm)
+
+
+def test_the_spirit_login_is_the_guarded_login_of_the_other_boards() -> None:
+    """One login that remembers a refusal (forum.writes.GuardedLogin), not a copy of it; a
+    guest's account (no name) never logs in."""
+    from tianshen.forum.spirit.client import _Account
+    from tianshen.forum.writes import GuardedLogin
+
+    assert issubclass(_Account, GuardedLogin)
+    assert "guard.note_refused" not in inspect.getsource(_Account)
+    guest = _Account("http://127.0.0.1:9", None, None)
+    guest.login()  # no request: nothing listens on port 9
+    assert guest.logins == 0 and not guest.logged_in
 
 
 def test_wrong_password_is_a_clear_error_without_retry(spirit_server: SpiritServer) -> None:

@@ -43,12 +43,14 @@ from tianshen.forum.factory import make_forum
 from tianshen.forum.render import render_parts
 from tianshen.gmwords import span
 from tianshen.service import crash, identity
+from tianshen.service.downtime import OutageNote
 from tianshen.service.driver import GameDriver, default_owner, signed_up, takes_pm
 from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.specs import load_spec
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, Store, unusable
 
 log = logging.getLogger(__name__)
+CLOCK_JUMP = timedelta(seconds=10)  # host clock against the monotonic one between two ticks: a jump
 
 # what the GM is told when the database cannot be used (issue 32 item 5), by its kind (`unusable`)
 STORE_DOWN = {"write": ("the database cannot be written (disk full? a read-only file?)",
@@ -230,7 +232,11 @@ class Daemon:
         self.store.set_mark(self.board_row, "game_clock", clock_mark(self.clock))  # the web pages' countdown
         self.board_owned = False
         self.login_refused: LoginRefused | None = None
-        self._leases: dict[int, datetime] = {}  # lease expiry of the games held, as last written
+        self._leases: dict[int, float] = {}  # the games held: until when, on this process's monotonic clock
+        self.host_now: Callable[[], datetime] = lambda: datetime.now(UTC)  # the host's clock (tests: virtual)
+        self.monotonic: Callable[[], float] = time.monotonic
+        self._clock_seen: tuple[datetime, float] | None = None  # (host time, monotonic) at the last tick
+        self._replies: dict[str, list[datetime]] = {}  # "replied:game:player" -> replies sent in the last hour
         self.served: dict[int, Served] = {}
         self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
         self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
@@ -238,7 +244,20 @@ class Daemon:
         self.scheduler = StepFollowingScheduler(longest=max(config.run.poll_seconds, 0.05), timezone=UTC,
                                                 on_step=self._scheduled.clear)  # the jobs moved: set them again
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
-        self._store_down: tuple[datetime, str, str] | None = None  # since (board time), kind, what it said
+        # the database down: since (board time), kind, what it said; noted in a file for a restart
+        self._note = OutageNote(config.forum._file, self.board_key, config.database.url)
+        self._store_down: tuple[datetime, str, str] | None = self._noted_outage()
+        self._returned: tuple[datetime, datetime] | None = None  # the outage over: since, back (to give back)
+
+    def _noted_outage(self) -> tuple[datetime, str, str] | None:
+        """An outage a process before this one saw and did not give back (a restart)."""
+        noted = self._note.read()
+        if noted is not None:
+            since, kind, said = noted
+            log.warning("the database could not be used since %s (noted before a restart): that time is given back "
+                        "to the games once it is written again", show(since, self.zone))
+            return since, kind if kind in STORE_DOWN else "connection", said
+        return None
 
     def _players_side(self) -> object | None:
         """`[run] simulate`: who the simulated players act through.  On the memory board, the
@@ -326,10 +345,10 @@ class Daemon:
 
     def _own(self, records: list[GameRecord], now: datetime) -> None:
         """Take or renew the lease of every game; let go of those another process holds."""
-        wall = datetime.now(UTC)
-        self._renew([r.id for r in records] + [self.board_row], wall)
+        self._check_host_clock()
+        self._renew([r.id for r in records] + [self.board_row])
         for r in records:
-            if not self._lease(r.id, wall):
+            if not self._lease(r.id):
                 if self.served.pop(r.id, None) is not None:
                     log.warning("game=%s is now served by another process", r.name)
                 continue
@@ -341,36 +360,53 @@ class Daemon:
         listed = {r.id for r in records}
         for game_id in [g for g in self.served if g not in listed]:
             self.served.pop(game_id)  # over, or no longer the board's
-        self.board_owned = self._lease(self.board_row, wall)
+        self.board_owned = self._lease(self.board_row)
 
-    def _renew(self, game_ids: list[int], wall: datetime) -> None:
+    # The leases are written and compared on the database's clock (`Store.lease_now`); this
+    # process counts how long it holds one on its monotonic clock (`_leases`: until when, in
+    # `monotonic()` seconds, from before the write: never longer than the database counts).
+
+    def _check_host_clock(self) -> None:
+        """A jump of the host clock (its time against the monotonic clock since the last
+        tick) is said in one line, and every lease is taken again from the database before
+        anything is written (SQLite's leases are on the host's clock: written again at once)."""
+        wall, mono = self.host_now(), self.monotonic()
+        if self._clock_seen is not None:
+            jump = (wall - self._clock_seen[0]) - timedelta(seconds=mono - self._clock_seen[1])
+            if abs(jump) > CLOCK_JUMP:
+                log.warning("the host clock jumped %s: the games' leases are checked again with the database",
+                            _signed(jump))
+                self._leases.clear()
+        self._clock_seen = (wall, mono)
+
+    def _renew(self, game_ids: list[int]) -> None:
         """The leases held here that are half run, renewed in one statement (not one a game);
         one that is not renewed is taken again (or let go) by `_lease`."""
-        period = timedelta(seconds=self.config.run.lease_seconds)
-        due = [g for g in game_ids if (until := self._leases.get(g)) is not None and wall >= until - period / 2]
+        period, mono = self.config.run.lease_seconds, self.monotonic()
+        due = [g for g in game_ids if (until := self._leases.get(g)) is not None and mono >= until - period / 2]
         if due:
-            for game_id in self.store.renew_leases(due, self.owner, wall + period):
-                self._leases[game_id] = wall + period
+            for game_id in self.store.renew_leases(due, self.owner, period):
+                self._leases[game_id] = mono + period
 
-    def _lease(self, game_id: int, wall: datetime) -> bool:
+    def _lease(self, game_id: int) -> bool:
         """Hold the game's lease; renewed when half of it has run (one write, not one a tick)."""
-        period = self.config.run.lease_seconds
+        period, mono = self.config.run.lease_seconds, self.monotonic()
         until = self._leases.get(game_id)
-        if until is not None and wall < until - timedelta(seconds=period / 2):
+        if until is not None and mono < until - period / 2:
             return True
-        if self.store.acquire_lease(game_id, self.owner, wall, period) or self._take_from_dead(game_id, wall):
-            self._leases[game_id] = wall + timedelta(seconds=period)
+        if self.store.acquire_lease(game_id, self.owner, None, period) or self._take_from_dead(game_id):
+            self._leases[game_id] = mono + period
             return True
         self._leases.pop(game_id, None)
         return False
 
-    def _take_from_dead(self, game_id: int, wall: datetime) -> bool:
+    def _take_from_dead(self, game_id: int) -> bool:
         """A lease of a process on this host that is gone (a restart): taken over at once."""
         held = self.store.lease(game_id)
         if held is None or not _dead_here(held[0]):
             return False
         log.info("game_id=%s lease of %s (no longer running) taken over", game_id, held[0])
-        return self.store.acquire_lease(game_id, self.owner, wall, self.config.run.lease_seconds, dead_owner=held[0])
+        return self.store.acquire_lease(game_id, self.owner, None, self.config.run.lease_seconds, dead_owner=held[0])
 
     def _serve(self, r: GameRecord) -> Served:
         driver = GameDriver(self.store, self.forum, r.id, owner=self.owner, sender=self.sender)
@@ -419,6 +455,8 @@ class Daemon:
             self._store_back(now)  # before anything folds: the time lost is given back first
         records = self._records()
         self._own(self.games(records=records), now)
+        if self._returned is not None:
+            self._give_back(*self._returned)
         self._heads = {r.id: r for r in records}
         for game_id, served in self.served.items():  # one query for every game: whose step moved
             served.driver.note_head(self._heads[game_id].step_seq, self._heads[game_id].status)
@@ -467,6 +505,7 @@ class Daemon:
             return
         since = self.clock.now()
         self._store_down = (since, kind, said)
+        self._note.write(since, kind, said)
         english, chinese = STORE_DOWN[kind]
         log.error("%s: the games are held and go on once it can be used again (%s)", english, said)
         body = render_parts(f"{chinese}（{said}）", self.forum.markup, self.forum.max_post_chars)[0]
@@ -477,23 +516,31 @@ class Daemon:
                 log.warning("the GM %s could not be told by PM: %s", contact, exc)
 
     def _store_back(self, now: datetime) -> None:
-        """A write to try the database; when it goes through, each started game gets the time
-        it was held given back (as a forum outage: `GameDriver.give_back`) and its GM is told."""
+        """A write to try the database; when it goes through, the time lost is given back
+        once the games are owned again (`_give_back`)."""
         since, kind, _ = self._store_down  # type: ignore[misc]
         self.store.set_mark(self.board_row, "store_ok", now.isoformat())  # raises while still down
         self._store_down = None
+        self._returned = (since, now)
         log.warning("the database can be used again after %s: the games go on", _signed(now - since)[1:])
+
+    def _give_back(self, since: datetime, back: datetime) -> None:
+        """Each started game served here gets the time it was held given back (as a forum
+        outage: `GameDriver.give_back`; a game given it already, by a process before a
+        restart, is not given it twice) and its GM is told; then the note goes."""
         told: set[str] = set()
         for served in self.served.values():
             driver = served.driver
-            if not driver.is_started():
+            if not driver.is_started() or driver.mark("store_down_given") == since.isoformat():
                 continue
-            hours = driver.give_back(since, now)
+            hours = driver.give_back(since, back)
             if driver.gm_contact and driver.gm_contact not in told:
                 told.add(driver.gm_contact)
-                minutes = max(1, round((now - since).total_seconds() / 60))
+                minutes = max(1, round((back - since).total_seconds() / 60))
                 extended = f"，{driver.name}本时段顺延{hours:g}小时" if hours else ""
                 self._tell_gm(driver, f"数据库恢复，游戏继续（暂停了约{minutes}分钟{extended}）。")
+        self._returned = None
+        self._note.remove()
 
     def _schedule_failed(self, exc: Exception) -> None:
         """Issue 32 item 6: setting the deadlines' jobs failed (the database restarted during
@@ -636,10 +683,15 @@ class Daemon:
     def _tell_pm_gaps(self, records: list[GameRecord]) -> None:
         """Issue 31 item 1: a PM conversation whose count the board never made agree with what
         its pages show (the adapter hands each out once): the GM of each of the player's
-        games is told, once."""
+        games is told, once.  What was told is kept in the board's marks (how many messages
+        were missing), so a restart, whose adapter hands the same gap out again, is silent."""
         take = getattr(self.forum, "pm_gaps", None)
         gaps: list[PmGap] = take() if callable(take) else []
         for gap in gaps:
+            mark, missing = f"pm_gap:{gap.player}", str(gap.count - gap.read)
+            if self.store.mark(self.board_row, mark) == missing:
+                log.info("the PM conversation with %s is still %s short; the GM was told before", gap.player, missing)
+                continue
             games = [g for g in self._routes(records).get(gap.player, []) if g.status != "over"]
             log.warning("the board counts %d messages in its PM conversation with %s, only %d could be read since %s; "
                         "told the GM of: %s", gap.count, gap.player, gap.read, show(gap.since, self.zone),
@@ -650,6 +702,7 @@ class Daemon:
             for g in games:
                 if g.id in self.served:
                     self._tell_gm(self.served[g.id].driver, text)
+            self.store.set_mark(self.board_row, mark, missing)
 
     def _dealt(self, g: GameRecord) -> bool:
         """Issue 32 item 4: only a dealt game takes PMs (one dealt this tick is read as "new")."""
@@ -714,33 +767,87 @@ class Daemon:
         posts before the first reply to a player's PM), a burst of replies to one player as
         one PM; spaced by the adapter, stopped after one poll's time (issue 32 item 2)."""
         ids = [g for g in self.served] + ([self.board_row] if self.board_owned else [])
-        rows = in_queue_order(self._fold_bursts(self.store.pending_for_games(ids)))
-        self.sender.clock_hint = self.clock.now()
-        return self.sender.send(rows, budget_s=self.config.run.poll_seconds)
+        now = self.clock.now()
+        rows = in_queue_order(self._fold_bursts(self._reply_cap(self.store.pending_for_games(ids), now)))
+        self.sender.clock_hint = now
+        try:
+            return self.sender.send(rows, budget_s=self.config.run.poll_seconds)
+        finally:  # a write that failed half-way: what went out before it still counts
+            self._note_replies([r for r in rows if is_reply(r)], now)
 
     def _fold_bursts(self, rows: list[OutboxRecord]) -> list[OutboxRecord]:
         """Issue 32 item 2: BURST or more replies of one game to one player waiting at once
-        are sent as one PM that answers each of them (`burst_body`); the rows are swapped
-        for it in one transaction, so a crash neither loses nor doubles an answer."""
-        bursts: dict[tuple[int, str], list[OutboxRecord]] = {}
-        for row in rows:
-            if is_reply(row) and row.parts_done == 0 and row.attempt_part is None \
-                    and ":burst:" not in row.key:  # (a burst reply is not folded again)
-                bursts.setdefault((row.game_id, row.target), []).append(row)
-        for (game_id, target), burst in bursts.items():
-            if len(burst) < BURST:
-                continue
-            subjects = {r.subject for r in burst}
-            subject = subjects.pop() if len(subjects) == 1 else "天神回复"
-            item = OutboxItem(kind="pm", target=target, subject=subject, body=burst_body([r.body for r in burst]))
-            merged = self.store.merge_outbox(game_id, [r.id for r in burst], item,
-                                             key=f"{game_id}:burst:{burst[0].id}-{burst[-1].id}")
-            if merged is None:
-                continue  # one of them was taken meanwhile: each is sent as it is
-            log.info("game_id=%s %d replies to %s sent as one PM", game_id, len(burst), target)
-            gone = {r.id for r in burst}
-            rows = [r for r in rows if r.id not in gone] + [merged]
+        are sent as one PM that answers each of them (`burst_body`)."""
+        for (game_id, target), burst in _waiting_replies(rows).items():
+            if len(burst) >= BURST:
+                rows = self._merge(rows, game_id, target, burst)
         return rows
+
+    def _merge(self, rows: list[OutboxRecord], game_id: int, target: str,
+               burst: list[OutboxRecord]) -> list[OutboxRecord]:
+        """The rows swapped for one PM that answers each of them, in one transaction, so a
+        crash neither loses nor doubles an answer."""
+        subjects = {r.subject for r in burst}
+        subject = subjects.pop() if len(subjects) == 1 else "天神回复"
+        item = OutboxItem(kind="pm", target=target, subject=subject, body=burst_body([r.body for r in burst]))
+        merged = self.store.merge_outbox(game_id, [r.id for r in burst], item,
+                                         key=f"{game_id}:burst:{burst[0].id}-{burst[-1].id}")
+        if merged is None:
+            return rows  # one of them was taken meanwhile: each is sent as it is
+        log.info("game_id=%s %d replies to %s sent as one PM", game_id, len(burst), target)
+        gone = {r.id for r in burst}
+        return [r for r in rows if r.id not in gone] + [merged]
+
+    # ---- replies to one player: at most [run] replies_per_hour -------------------------
+
+    def _reply_cap(self, rows: list[OutboxRecord], now: datetime) -> list[OutboxRecord]:
+        """A player who floods the GM's inbox over many polls gets at most `replies_per_hour`
+        replies in any hour: the replies past that wait (his PMs are stored and folded all
+        the same), and the last free one answers every one waiting (`burst_body`)."""
+        cap = self.config.run.replies_per_hour
+        waiting = _waiting_replies(rows, bursts_too=True)
+        for (game_id, target), group in waiting.items():
+            free = cap - len(self._replied(game_id, target, now))
+            singles = [r for r in group if ":burst:" not in r.key]
+            folded = len(group) - len(singles) + (1 if len(singles) >= BURST else len(singles))
+            if folded <= free:
+                continue  # within the cap (`_fold_bursts` makes BURST or more one PM)
+            if free > 0 and len(singles) > 1:
+                rows = self._merge(rows, game_id, target, singles)
+            waiting_now = [r for r in rows if is_reply(r) and (r.game_id, r.target) == (game_id, target)
+                           and r.parts_done == 0 and r.attempt_part is None]
+            held = {r.id for r in waiting_now[max(free, 0):]}
+            if held:
+                log.info("game_id=%s %d replies to %s wait: %d replies in the last hour ([run] replies_per_hour)",
+                         game_id, len(held), target, cap - free)
+            rows = [r for r in rows if r.id not in held]
+        return rows
+
+    def _replied(self, game_id: int, target: str, now: datetime) -> list[datetime]:
+        """When this game's replies to `target` went out in the last hour (board time); kept
+        in the board's marks, so a restart counts them too."""
+        key = f"replied:{game_id}:{target}"
+        if key not in self._replies:
+            stored = self.store.mark(self.board_row, key)
+            self._replies[key] = [datetime.fromisoformat(t) for t in json.loads(stored)] if stored else []
+        self._replies[key] = [t for t in self._replies[key] if now - t < timedelta(hours=1)]
+        return self._replies[key]
+
+    def _note_replies(self, replies: list[OutboxRecord], now: datetime) -> None:
+        """The replies that went out this flush, counted against their player's hour."""
+        sent: dict[tuple[int, str], int] = {}
+        for game_id in {r.game_id for r in replies}:
+            ids = [r.id for r in replies if r.game_id == game_id]
+            for row in self.store.outbox_rows(game_id, ids):
+                if row.status == "sent":
+                    sent[(game_id, row.target)] = sent.get((game_id, row.target), 0) + 1
+        marks = {}
+        for (game_id, target), n in sent.items():
+            times = self._replied(game_id, target, now) + [now] * n
+            self._replies[f"replied:{game_id}:{target}"] = times
+            marks[f"replied:{game_id}:{target}"] = json.dumps([t.isoformat() for t in times])
+        if marks:
+            self.store.set_marks(self.board_row, marks)
 
     def _resume_pacing(self) -> None:
         """Flood pacing survives a restart: the adapter learns when the last write went out."""
@@ -853,6 +960,17 @@ def _log_overrides(served: Served) -> None:
 
 
 BURST = 3  # replies to one player waiting at once that are sent as one PM
+
+
+def _waiting_replies(rows: list[OutboxRecord], bursts_too: bool = False) -> dict[tuple[int, str], list[OutboxRecord]]:
+    """The replies not yet tried, by (game, player); a burst reply (not folded again) only
+    with `bursts_too`."""
+    waiting: dict[tuple[int, str], list[OutboxRecord]] = {}
+    for row in rows:
+        if is_reply(row) and row.parts_done == 0 and row.attempt_part is None \
+                and (bursts_too or ":burst:" not in row.key):
+            waiting.setdefault((row.game_id, row.target), []).append(row)
+    return waiting
 
 
 def burst_body(bodies: list[str]) -> str:

@@ -730,7 +730,8 @@ class GameDriver:
         hours = round(lost.total_seconds() / 3600, 2)
         log.warning("game=%s held %s while the database could not be used: phase extended by %s h", self.name,
                     lost, hours)
-        self.gm("extend", f"天神的数据库故障约{hours:g}小时，时段顺延", now, hours=hours)
+        self.gm("extend", f"天神的数据库故障约{hours:g}小时，时段顺延", now, hours=hours,
+                marks={"store_down_given": since.isoformat()})  # with the step: never given twice
         return hours
 
     def _collect(self, marks: dict[str, str], pms: list[ForumPm] | None) -> tuple[list[PmIn | PostIn], bool]:
@@ -805,7 +806,8 @@ class GameDriver:
                     if known is None:  # only when there are players' posts
                         known = self._post_texts()
                     texts = known.get(str(post.id))
-                    if post.author == self.forum.account or not texts or post.text in texts:
+                    if post.author == self.forum.account or not texts or post.text in texts \
+                            or getattr(post, "full_text", None) in texts:  # stored with its quotes: not an edit
                         continue
                     digest = hashlib.sha256(post.text.encode()).hexdigest()[:12]
                     found.append(PostIn(id=f"{post.id}~{digest}", thread=key, author=post.author, at=post.posted_at,

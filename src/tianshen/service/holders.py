@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from tianshen.core.clock import DEFAULT_ZONE, show
 from tianshen.service.daemon import Daemon, _dead_here
@@ -29,7 +29,7 @@ class Held:
 
 def held_elsewhere(daemon: Daemon, now: datetime | None = None) -> list[Held]:
     """The board's games (and its PM reading) whose lease another running process holds."""
-    now = now or datetime.now(UTC)
+    now = now or daemon.store.lease_now()  # the leases' clock: the database's
     rows = [(r.id, r.name) for r in daemon.games()] + [(daemon.board_row, BOARD)]
     held = []
     for game_id, name in rows:

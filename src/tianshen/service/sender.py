@@ -137,8 +137,7 @@ class OutboxSender:
                 continue
             retry = row.attempt_part == i
             since = row.attempt_since if retry and row.attempt_since else self._now() - SINCE_MARGIN
-            until = datetime.now(UTC) + timedelta(seconds=self.claim_seconds)
-            if not self.store.claim(row.id, self.owner, until, part=i, since=since):
+            if not self.store.claim(row.id, self.owner, self.claim_seconds, part=i, since=since):
                 log.info("game_id=%s outbox %s is claimed by another process", row.game_id, row.key)
                 return False
             found = self.forum.find_written(self._asked(row, write, since)) if retry else None

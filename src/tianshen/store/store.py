@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -422,6 +422,9 @@ class Store:
         # (`queued`); the same objects are updated as the rows are claimed, sent or failed
         self._queues: dict[int, dict[int, OutboxRecord]] = {}
         self._out_seqs: dict[int, int] = {}  # game id -> its newest outbox seq, as this process wrote it
+        # the leases' clock: None is the database's own (PostgreSQL's, one for every host; SQLite,
+        # one process on one host, has none: the host's); a test sets a virtual one
+        self.lease_clock: Callable[[], datetime] | None = None
 
     def close(self) -> None:
         """Release every pooled connection."""
@@ -858,9 +861,9 @@ class Store:
         new row, in one transaction: the rows become "merged" (never sent; `forum_ref` names
         the new row's key), the new row is pending.  None, and nothing changed, when one of
         them was claimed, tried or sent meanwhile (it is then sent as it is)."""
-        now = utcnow()
         try:
             with self._tx() as s:
+                now = self.lease_now(s)  # the claims' clock
                 free = (OutboxRow.claimed_by.is_(None) | OutboxRow.claimed_until.is_(None)
                         | (OutboxRow.claimed_until <= now))
                 merged = s.execute(update(OutboxRow).where(
@@ -942,14 +945,17 @@ class Store:
         if known is not None:
             known.status, known.forum_ref, known.sent_at = "sent", forum_ref, row.sent_at
 
-    def claim(self, outbox_id: int, owner: str, until: datetime, part: int | None = None,
+    def claim(self, outbox_id: int, owner: str, until: datetime | float, part: int | None = None,
               since: datetime | None = None) -> bool:
-        """Take a pending row for sending (no other process sends it while the claim holds).
+        """Take a pending row for sending (no other process sends it while the claim holds):
+        until a time, or for so many seconds on the leases' clock (`lease_now`).
 
         With `part`, also record that this part is about to be written, first tried at
         `since` (forum time), unless an earlier try of the same part is recorded already."""
-        now = utcnow()
         with self._tx() as s:
+            now = self.lease_now(s)
+            if not isinstance(until, datetime):
+                until = now + timedelta(seconds=until)
             row = s.scalars(select(OutboxRow).where(OutboxRow.id == outbox_id).with_for_update()).one_or_none()
             if row is None or row.status != "pending":
                 return False
@@ -998,13 +1004,27 @@ class Store:
 
     # ---- leases (one process moderates a game at a time) -------------------------------
 
-    def acquire_lease(self, game_id: int, owner: str, now: datetime, period_s: float,
+    def lease_now(self, conn: Connection | Session | None = None) -> datetime:
+        """The time the leases are taken and compared at: the database's clock, so a host
+        clock that jumps (an NTP step, a VM resumed) neither lets two processes hold one game
+        nor makes one drop its games (`lease_clock`)."""
+        if self.lease_clock is not None:
+            return self.lease_clock()
+        if self.engine.dialect.name != "postgresql":
+            return datetime.now(UTC)
+        if conn is None:
+            with self._conn() as c:
+                return self.lease_now(c)
+        return conn.execute(select(func.now())).scalar_one().astimezone(UTC)
+
+    def acquire_lease(self, game_id: int, owner: str, now: datetime | None, period_s: float,
                       dead_owner: str | None = None) -> bool:
-        """Take or renew the game's lease until now + period; False while another holds it
-        (unless it is `dead_owner`, known to be gone)."""
-        until = now + timedelta(seconds=period_s)
+        """Take or renew the game's lease until now + period (now None: `lease_now`); False
+        while another holds it (unless it is `dead_owner`, known to be gone)."""
         try:
             with self._tx() as s:
+                now = self.lease_now(s) if now is None else now
+                until = now + timedelta(seconds=period_s)
                 row = s.scalars(select(LeaseRow).where(LeaseRow.game_id == game_id).with_for_update()).one_or_none()
                 if row is None:
                     s.add(LeaseRow(game_id=game_id, owner=owner, expires_at=until))
@@ -1017,11 +1037,13 @@ class Store:
         except IntegrityError:  # another process inserted the first lease at the same moment
             return False
 
-    def renew_leases(self, game_ids: list[int], owner: str, until: datetime) -> set[int]:
-        """The leases of these games that `owner` holds, renewed until `until` in one
-        statement; the games renewed (the others are another's now, or were never taken)."""
+    def renew_leases(self, game_ids: list[int], owner: str, period_s: float, now: datetime | None = None) -> set[int]:
+        """The leases of these games that `owner` holds, renewed until now + period (now
+        None: `lease_now`) in one statement; the games renewed (the others are another's
+        now, or were never taken)."""
         lease = LeaseRow.__table__
         with self._conn() as conn:
+            until = (self.lease_now(conn) if now is None else now) + timedelta(seconds=period_s)
             rows = conn.execute(update(lease).where(lease.c.owner == owner, lease.c.game_id.in_(game_ids))
                                 .values(expires_at=until).returning(lease.c.game_id))
             return {game_id for (game_id,) in rows}

@@ -28,12 +28,14 @@ from tianshen.forum.spirit.parse import (
     TopicListing,
     field_errors,
     html_to_text,
+    own_text,
     parse_form_errors,
     parse_pages,
     parse_rows,
     parse_topic_list,
 )
 from tianshen.forum.text import storable
+from tianshen.forum.writes import GuardedLogin
 
 log = logging.getLogger("tianshen.forum.spirit")  # one logger for the adapter, as before the split
 
@@ -50,8 +52,9 @@ class _TopicState:
     pages: int = 1
 
 
-class _Account:
-    """One forum account's HTTP session: login, CSRF, re-login, throttled writes, topic reading."""
+class _Account(GuardedLogin):
+    """One forum account's HTTP session: login (`GuardedLogin`: a refusal is remembered),
+    CSRF, re-login, throttled writes, topic reading."""
 
     def __init__(self, base_url: str, username: str | None, password: str | None, *,
                  client: httpx.Client | None = None, min_write_interval_s: float = 0.0,
@@ -77,6 +80,7 @@ class _Account:
         self.max_throttle_waits = max_throttle_waits
         self.tz = tz
         self.logged_in = False
+        self._relogging = False
         self.logins = 0
         self.topics: dict[int, _TopicState] = {}
         self._list_paths: dict[str, str] = {}  # a list's address -> where it redirected (with the slug)
@@ -114,16 +118,9 @@ class _Account:
         return token
 
     def login(self) -> None:
-        """Log in; a refusal is remembered: every later call raises it again, with no request."""
-        if self.username is None:
-            return
-        self.guard.check()
-        try:
-            self._login()
-        except LoginRefused as exc:
-            self.guard.note_refused(exc)
-            raise
-        self.guard.note_ok()
+        """`GuardedLogin.login`; an account without a name (a guest's reading) never logs in."""
+        if self.username is not None:
+            super().login()
 
     def _login(self) -> None:
         self.client.cookies.clear()
@@ -340,11 +337,12 @@ class _Account:
             st.first_pk[page] = int(first["data-pk"])
         return rows
 
-    def history_first(self, pk: int) -> str | None:
-        """The first version of an edited comment (its history lists versions oldest first)."""
+    def history_first(self, pk: int, own: bool = False) -> str | None:
+        """The first version of an edited comment (its history lists versions oldest first);
+        `own`: without its quotes (`own_text`)."""
         soup = BeautifulSoup(self.get(f"/comment/history/{pk}/").text, "lxml")
         body = soup.select_one("div.comments_list div.comment__text")
-        return html_to_text(body) if body is not None else None
+        return None if body is None else own_text(body) if own else html_to_text(body)
 
     def private_topics(self) -> list[TopicListing]:
         """All of this account's private topics (every page of /topic/private/)."""

@@ -41,6 +41,11 @@ log = logging.getLogger("tianshen.forum.spirit")  # one logger for the adapter, 
 # ---- the GM's adapter ------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SpiritPost(ForumPost):
+    full_text: str = ""  # with its quotes (`text` is without them)
+
+
 class SpiritForum:
     """The GM account on a django-spirit 0.14 forum (implements `forum.base.Forum`)."""
 
@@ -276,17 +281,20 @@ class SpiritForum:
         return self._posts(str(thread_id), self._http.read_topic(int(thread_id), after_id))
 
     def _posts(self, thread_id: str, rows: list[Row]) -> list[ForumPost]:
-        out = []
+        """The players' comments as a vote is read from them: without their quotes (a vote
+        inside a quote never counts), the whole comment in `full_text`."""
+        out: list[ForumPost] = []
         for r in rows:
             original = self._original(r) if r.edited else None
-            out.append(ForumPost(r.pk, thread_id, r.author, r.at, r.text, r.edited, r.number, original))
+            out.append(SpiritPost(r.pk, thread_id, r.author, r.at, r.own_text, r.edited, r.number, original,
+                                  full_text=r.text))
         return out
 
     def _original(self, row: Row) -> str | None:
         """The first version of an edited comment; its history is read again only after another edit."""
         key = (row.pk, row.edits)
         if key not in self._originals:
-            self._originals[key] = self._http.history_first(row.pk)
+            self._originals[key] = self._http.history_first(row.pk, own=True)
         return self._originals[key]
 
     # -- exactly once --------------------------------------------------------------------

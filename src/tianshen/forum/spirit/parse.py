@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 from dataclasses import dataclass
@@ -81,6 +82,17 @@ def html_to_text(el: Tag) -> str:
     code, mention links) keeps only its text.
     """
     return "\n\n".join(b for b in _blocks(el) if b != "").strip("\n")
+
+
+def own_text(el: Tag) -> str:
+    """`html_to_text` without the quotes: what the poster wrote himself, the text a vote is
+    read from.  A Markdown quote's paragraph runs on over the next lines (lazy
+    continuation), so a page cannot tell a line typed after a quote from a quoted one: a
+    vote inside a quote never counts (Discuz drops its quotes the same way)."""
+    own = copy.copy(el)
+    for quote in own.find_all("blockquote"):
+        quote.decompose()
+    return html_to_text(own)
 
 
 def _blocks(el: Tag) -> list[str]:
@@ -170,6 +182,7 @@ class Row:
     text: str
     edited: bool
     edits: int = 0  # how many times it was edited (the history link's number)
+    own_text: str = ""  # the text without its quotes (`own_text`)
 
 
 def parse_rows(soup: BeautifulSoup, tz: tzinfo = UTC) -> list[Row]:
@@ -190,7 +203,7 @@ def parse_rows(soup: BeautifulSoup, tz: tzinfo = UTC) -> list[Row]:
         rows.append(Row(
             pk=int(div["data-pk"]), number=int(div.get("data-number") or 0),
             author=name.get_text(strip=True), at=parse_spirit_date(str(date["title"]), tz),
-            text=html_to_text(body), edited=history is not None, edits=int(count or 0)))
+            text=html_to_text(body), edited=history is not None, edits=int(count or 0), own_text=own_text(body)))
     return rows
 
 
