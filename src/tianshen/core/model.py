@@ -1,6 +1,6 @@
 """The ruleset-independent game model: players, phases, inputs and outcomes.
 
-Everything here round-trips through JSON (pydantic), because replay and crash recovery
+Everything here round-trips through JSON (the inputs by pydantic, the state by hand), because replay and crash recovery
 rebuild a game from its stored state and inputs.  Nothing here reads a clock or does I/O:
 times always come in with the inputs.
 """
@@ -8,9 +8,10 @@ times always come in with the inputs.
 from __future__ import annotations
 
 import copy as _copy
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal, TypeVar
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -18,24 +19,28 @@ from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.tally import DayTally
 from tianshen.core.text import clean, clean_value
 
-_M = TypeVar("_M", bound=BaseModel)
-
 NIGHT = "night"
 DAY = "day"
 
 
-class Player(BaseModel):
+class Player:
     """One seat.  `name` is the 马甲 (game account) every other player sees and names."""
 
-    name: str
-    forum_name: str  # the player's own forum account: gets the role PM at the start
-    seat: int
-    role: str = ""
-    faction: str = ""
-    alive: bool = True
-    died_in: str | None = None  # phase label of the announcement, e.g. "night 2"
-    death_cause: str | None = None
-    extra: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific fields
+    __slots__ = ("name", "forum_name", "seat", "role", "faction", "alive", "died_in", "death_cause", "extra")
+    _FIELDS = __slots__
+
+    def __init__(self, *, name: str, forum_name: str, seat: int, role: str = "", faction: str = "",
+                 alive: bool = True, died_in: str | None = None, death_cause: str | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        self.name = name
+        self.forum_name = forum_name  # the player's own forum account: gets the role PM at the start
+        self.seat = seat
+        self.role = role
+        self.faction = faction
+        self.alive = alive
+        self.died_in = died_in  # phase label of the announcement, e.g. "night 2"
+        self.death_cause = death_cause
+        self.extra = {} if extra is None else extra  # ruleset-specific fields
 
     @property
     def label(self) -> str:
@@ -43,15 +48,49 @@ class Player(BaseModel):
         the account is the 马甲 itself (the end post's list of roles)."""
         return self.name if self.forum_name in ("", self.name) else f"{self.name}（{self.forum_name}）"
 
+    def copy(self) -> Player:
+        new = _new(Player)
+        new.name, new.forum_name, new.seat, new.role, new.faction = (
+            self.name, self.forum_name, self.seat, self.role, self.faction)
+        new.alive, new.died_in, new.death_cause = self.alive, self.died_in, self.death_cause
+        new.extra = copy_json(self.extra) if self.extra else {}
+        return new
 
-class Phase(BaseModel):
+    def _dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self._FIELDS}
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> Player:
+        return cls(**{f: raw[f] for f in cls._FIELDS if f in raw})
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Player and self._dict() == other._dict()  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Player(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+
+PhaseKind = Literal["setup", "night", "day", "over"]
+
+
+class Phase:
     """Where the game is.  `step` lets a ruleset split a phase (e.g. day: vote, ld, summon1)."""
 
-    kind: Literal["setup", "night", "day", "over"] = "setup"
-    number: int = 0
-    started_at: datetime | None = None
-    ends_at: datetime | None = None
-    step: str = ""
+    __slots__ = ("kind", "number", "started_at", "ends_at", "step")
+    _FIELDS = __slots__
+
+    def __init__(self, *, kind: PhaseKind = "setup", number: int = 0, started_at: datetime | None = None,
+                 ends_at: datetime | None = None, step: str = "") -> None:
+        self.kind = kind
+        self.number = number
+        self.started_at = started_at
+        self.ends_at = ends_at
+        self.step = step
 
     @property
     def label(self) -> str:
@@ -65,23 +104,63 @@ class Phase(BaseModel):
             return f"第{self.number}{'夜' if self.kind == NIGHT else '天'}"
         return {"setup": "开局前", "over": "游戏结束"}[self.kind]
 
+    def copy(self) -> Phase:
+        new = _new(Phase)
+        new.kind, new.number, new.started_at, new.ends_at, new.step = (
+            self.kind, self.number, self.started_at, self.ends_at, self.step)
+        return new
 
-class GameState(BaseModel):
-    """The whole state of one game; the seeded RNG lives here (see core.rng)."""
+    def _dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self._FIELDS}
 
-    ruleset: str
-    variant: str
-    seed: int
-    salt: str = ""  # secret until the end post (core.rng.seed_digest); "" in games older than salts
-    rng_draws: int = 0
-    players: list[Player]
-    phase: Phase = Field(default_factory=Phase)
-    winner: str | None = None
-    # The zone every time in the texts is shown in (core.clock.show); set from GameSetup.zone at
-    # the deal.  A state stored before it existed reads as the default (issue 23 item 1).
-    zone: str = DEFAULT_ZONE
-    # Ruleset-owned data: pending actions, streaks, votes, schedules…  JSON only.
-    data: dict[str, Any] = Field(default_factory=dict)
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else self._dict()
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> Phase:
+        values = {f: raw[f] for f in cls._FIELDS if f in raw}
+        for key in ("started_at", "ends_at"):
+            if isinstance(values.get(key), str):
+                values[key] = datetime.fromisoformat(values[key])
+        if values.get("kind", "setup") not in ("setup", "night", "day", "over"):
+            raise ValueError(f"unknown phase kind {values['kind']!r}")
+        return cls(**values)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Phase and self._dict() == other._dict()  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Phase(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+
+class GameState:
+    """The whole state of one game; the seeded RNG lives here (see core.rng).
+
+    Plain slotted objects, not pydantic (issue 37: the engine's hot path): the JSON of
+    `model_dump_json` is byte for byte what pydantic wrote (field order, `Z` for UTC times),
+    and `model_validate_json` reads what it wrote, older states included (defaults)."""
+
+    __slots__ = ("ruleset", "variant", "seed", "salt", "rng_draws", "players", "phase", "winner", "zone", "data")
+    _FIELDS = __slots__
+
+    def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,
+                 players: list[Player], phase: Phase | None = None, winner: str | None = None,
+                 zone: str = DEFAULT_ZONE, data: dict[str, Any] | None = None) -> None:
+        self.ruleset = ruleset
+        self.variant = variant
+        self.seed = seed
+        self.salt = salt  # secret until the end post (core.rng.seed_digest); "" in games older than salts
+        self.rng_draws = rng_draws
+        self.players = players
+        self.phase = Phase() if phase is None else phase
+        self.winner = winner
+        # The zone every time in the texts is shown in (core.clock.show); set from GameSetup.zone at
+        # the deal.  A state stored before it existed reads as the default (issue 23 item 1).
+        self.zone = zone
+        # Ruleset-owned data: pending actions, streaks, votes, schedules…  JSON only.
+        self.data = {} if data is None else data
 
     def player(self, name: str) -> Player:
         for p in self.players:
@@ -102,41 +181,79 @@ class GameState(BaseModel):
         return [p for p in self.players if p.alive]
 
     def copy(self) -> GameState:
-        """A copy that shares nothing mutable with this state (what `Ruleset.apply` folds
-        into).  The same as `model_copy(deep=True)` for this JSON-only state, many times
-        faster: the fields' types are known, so the models are rebuilt field by field and
-        the dicts and lists of `data` and `Player.extra` by a plain recursive copy
+        """A copy that shares nothing mutable with this state: the players and the phase
+        rebuilt, the dicts and lists of `data` and `Player.extra` by a plain recursive copy
         (`copy_json`)."""
-        fields = self.__dict__.copy()  # the scalars (str, int, None) are shared
-        fields["phase"] = _shallow(self.phase, self.phase.__dict__.copy())  # its fields are immutable
-        fields["players"] = [_copy_player(p) for p in self.players]
-        fields["data"] = copy_json(self.data)
-        return _shallow(self, fields)
+        new = _new(GameState)
+        new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
+            self.ruleset, self.variant, self.seed, self.salt, self.rng_draws)
+        new.players = [p.copy() for p in self.players]
+        new.phase = self.phase.copy()
+        new.winner, new.zone = self.winner, self.zone
+        new.data = copy_json(self.data)
+        return new
 
+    def model_copy(self, *, deep: bool = False) -> GameState:
+        return self.copy() if deep else _copy.copy(self)
 
-def _copy_player(p: Player) -> Player:
-    fields = p.__dict__.copy()
-    if fields["extra"]:
-        fields["extra"] = copy_json(fields["extra"])
-    else:
-        fields["extra"] = {}
-    return _shallow(p, fields)
+    def _dict(self) -> dict[str, Any]:
+        out = {f: getattr(self, f) for f in self._FIELDS}
+        out["players"] = [p._dict() for p in self.players]
+        out["phase"] = self.phase._dict()
+        return out
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
+
+    def model_dump_json(self) -> str:
+        """The state as pydantic wrote it: compact, UTF-8, times in ISO 8601 with `Z` for UTC."""
+        return _dumps(self._dict())
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> GameState:
+        values = {f: raw[f] for f in cls._FIELDS if f in raw}
+        values["players"] = [Player.model_validate(p) for p in raw["players"]]
+        if "phase" in raw:
+            values["phase"] = Phase.model_validate(raw["phase"])
+        return cls(**values)
+
+    @classmethod
+    def model_validate_json(cls, text: str | bytes) -> GameState:
+        return cls.model_validate(json.loads(text))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GameState and self._dict() == other._dict()  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "GameState(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
 _new = object.__new__
-_set = object.__setattr__
 
 
-def _shallow(model: _M, fields: dict[str, Any]) -> _M:
-    """A new model of `model`'s class with these field values, unvalidated (what pydantic's
-    `__copy__` does, without its generic copying).  For models without extra fields or
-    private attributes, as all of this module's are."""
-    new = _new(type(model))
-    _set(new, "__dict__", fields)
-    _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
-    _set(new, "__pydantic_extra__", None)
-    _set(new, "__pydantic_private__", None)
-    return new
+def _json_default(value: Any) -> Any:
+    """What `json.dumps` cannot write, as pydantic writes it."""
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    if isinstance(value, set | frozenset):
+        return list(value)
+    if isinstance(value, date | time):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_json_default).encode
+
+
+def _dumps(value: Any) -> str:
+    return _encode(value)
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(_dumps(value))
 
 
 _ATOMIC = frozenset((str, int, float, bool, type(None)))
@@ -233,7 +350,20 @@ class InputEnvelope(BaseModel):
 # ---- outputs ------------------------------------------------------------------------
 
 
-class PublicPost(BaseModel):
+class _Message:
+    """`model_dump_json` / `model_dump` of the message dataclasses, as pydantic wrote them."""
+
+    __slots__ = ()
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__slots__}  # type: ignore[attr-defined]
+
+    def model_dump_json(self) -> str:
+        return _dumps(self.model_dump())
+
+
+@dataclass(slots=True)
+class PublicPost(_Message):
     """A post on the board.  `thread` is a logical key; `title` set ⇒ open that thread."""
 
     thread: str
@@ -241,13 +371,15 @@ class PublicPost(BaseModel):
     title: str | None = None
 
 
-class PrivateMessage(BaseModel):
+@dataclass(slots=True)
+class PrivateMessage(_Message):
     to: str  # forum account name
     subject: str
     body: str
 
 
-class Refusal(BaseModel):
+@dataclass(slots=True)
+class Refusal(_Message):
     """An input that changed nothing, and why (also sent to the player as a PM)."""
 
     sender: str
@@ -274,14 +406,15 @@ class Event:
     tally: DayTally | None = None
 
 
-class Outcome(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Outcome:
     """What one input did: the new state and the messages it causes."""
 
     state: GameState
-    posts: list[PublicPost] = Field(default_factory=list)
-    pms: list[PrivateMessage] = Field(default_factory=list)
-    refusals: list[Refusal] = Field(default_factory=list)
-    log: list[str] = Field(default_factory=list)  # GM-only explanation lines
-    notes: list[str] = Field(default_factory=list)  # what the human GM should know (诈尸, removals…)
-    deaths: list[Death] = Field(default_factory=list)  # who left the game by this input, in seat order
-    events: list[Event] = Field(default_factory=list)  # what resolution did (core.events), in order
+    posts: list[PublicPost] = field(default_factory=list)
+    pms: list[PrivateMessage] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)  # GM-only explanation lines
+    notes: list[str] = field(default_factory=list)  # what the human GM should know (诈尸, removals…)
+    deaths: list[Death] = field(default_factory=list)  # who left the game by this input, in seat order
+    events: list[Event] = field(default_factory=list)  # what resolution did (core.events), in order
