@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
-
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.tally import DayTally
 from tianshen.core.text import clean, clean_value
@@ -275,76 +273,151 @@ def copy_json(value: Any) -> Any:
 # ---- inputs -------------------------------------------------------------------------
 
 
-class PmIn(BaseModel):
+class _Input:
+    """What every input has: the JSON pydantic wrote for it (`type` first, then the fields in
+    order, `Z` for UTC times), reading it back, equality.  Plain slotted objects, not pydantic
+    (issue 37); the strings from outside are cleaned on the way in (core.text)."""
+
+    __slots__ = ()
+    type: str = ""
+    _FIELDS: tuple[str, ...] = ()
+
+    def _dict(self) -> dict[str, Any]:
+        return {"type": self.type} | {f: getattr(self, f) for f in self._FIELDS}
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
+
+    def model_dump_json(self) -> str:
+        return _dumps(self._dict())
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> Any:
+        if raw.get("type", cls.type) != cls.type:
+            raise ValueError(f"a {raw.get('type')!r} input is not a {cls.type!r} input")
+        values = {f: raw[f] for f in cls._FIELDS if f in raw}
+        if isinstance(values.get("at"), str):
+            values["at"] = datetime.fromisoformat(values["at"])
+        return cls(**values)
+
+    @classmethod
+    def model_validate_json(cls, text: str | bytes) -> Any:
+        return cls.model_validate(json.loads(text))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._dict() == other._dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+
+def _when(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    raise TypeError(f"expected a datetime, got {type(value).__name__}")
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+class PmIn(_Input):
     """A private message to the GM account, as the forum delivered it."""
 
-    type: Literal["pm"] = "pm"
-    id: str  # the forum's message id (dedup key)
-    sender: str
-    at: datetime  # forum server time
-    text: str
+    __slots__ = ("id", "sender", "at", "text")
+    _FIELDS = __slots__
+    type = "pm"
 
-    @field_validator("sender", "text")
-    @classmethod
-    def _clean(cls, value: str) -> str:
-        return clean(value)
+    def __init__(self, *, id: str, sender: str, at: datetime, text: str) -> None:
+        self.id = _text(id)  # the forum's message id (dedup key)
+        self.sender = clean(sender)
+        self.at = _when(at)  # forum server time
+        self.text = clean(text)
 
 
-class PostIn(BaseModel):
+class PostIn(_Input):
     """A post in one of the game's threads.  `thread` is the logical key (e.g. "vote:1")."""
 
-    type: Literal["post"] = "post"
-    id: str
-    thread: str
-    author: str
-    at: datetime
-    text: str
-    edited: bool = False
-    original_text: str | None = None  # the first version of an edited post, when known
+    __slots__ = ("id", "thread", "author", "at", "text", "edited", "original_text")
+    _FIELDS = __slots__
+    type = "post"
 
-    @field_validator("author", "text", "original_text")
-    @classmethod
-    def _clean(cls, value: str | None) -> str | None:
-        return None if value is None else clean(value)
+    def __init__(self, *, id: str, thread: str, author: str, at: datetime, text: str, edited: bool = False,
+                 original_text: str | None = None) -> None:
+        self.id = _text(id)
+        self.thread = _text(thread)
+        self.author = clean(author)
+        self.at = _when(at)
+        self.text = clean(text)
+        self.edited = bool(edited)
+        self.original_text = None if original_text is None else clean(original_text)  # the first version, when known
 
 
-class DeadlineIn(BaseModel):
+class DeadlineIn(_Input):
     """A scheduled moment was reached.  `kind` names what it closes or opens."""
 
-    type: Literal["deadline"] = "deadline"
-    id: str
-    at: datetime
-    kind: str
+    __slots__ = ("id", "at", "kind")
+    _FIELDS = __slots__
+    type = "deadline"
+
+    def __init__(self, *, id: str, at: datetime, kind: str) -> None:
+        self.id = _text(id)
+        self.at = _when(at)
+        self.kind = _text(kind)
 
 
-class GmIn(BaseModel):
+class GmIn(_Input):
     """A human GM's override, always with a reason."""
 
-    type: Literal["gm"] = "gm"
-    id: str
-    at: datetime
-    command: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    reason: str = ""
+    __slots__ = ("id", "at", "command", "args", "reason")
+    _FIELDS = __slots__
+    type = "gm"
 
-    @field_validator("command", "reason")
-    @classmethod
-    def _clean(cls, value: str) -> str:
-        return clean(value)
-
-    @field_validator("args")
-    @classmethod
-    def _clean_args(cls, value: dict[str, Any]) -> dict[str, Any]:
-        return {clean(k): clean_value(v) for k, v in value.items()}
+    def __init__(self, *, id: str, at: datetime, command: str, args: dict[str, Any] | None = None,
+                 reason: str = "") -> None:
+        self.id = _text(id)
+        self.at = _when(at)
+        self.command = clean(command)
+        if args is not None and not isinstance(args, dict):
+            raise TypeError(f"expected a dict of arguments, got {type(args).__name__}")
+        self.args: dict[str, Any] = {clean(k): clean_value(v) for k, v in (args or {}).items()}
+        self.reason = clean(reason)
 
 
 Input = PmIn | PostIn | DeadlineIn | GmIn
+_KINDS: dict[str, type[_Input]] = {"pm": PmIn, "post": PostIn, "deadline": DeadlineIn, "gm": GmIn}
 
 
-class InputEnvelope(BaseModel):
-    """Wraps any input for storage: `Input` is a discriminated union on `type`."""
+def read_input(raw: dict[str, Any]) -> Input:
+    """An input from its stored JSON object, by its `type`."""
+    kind = _KINDS.get(raw.get("type"))  # type: ignore[arg-type]
+    if kind is None:
+        raise ValueError(f"unknown input type {raw.get('type')!r}")
+    return kind.model_validate(raw)  # type: ignore[no-any-return]
 
-    input: PmIn | PostIn | DeadlineIn | GmIn = Field(discriminator="type")
+
+class InputEnvelope:
+    """Wraps any input for storage: `Input` told apart by its `type`."""
+
+    __slots__ = ("input",)
+
+    def __init__(self, *, input: Input) -> None:
+        self.input = input
+
+    def model_dump_json(self) -> str:
+        return '{"input":' + self.input.model_dump_json() + "}"
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> InputEnvelope:
+        return cls(input=read_input(raw["input"]))
+
+    @classmethod
+    def model_validate_json(cls, text: str | bytes) -> InputEnvelope:
+        return cls.model_validate(json.loads(text))
 
 
 # ---- outputs ------------------------------------------------------------------------
