@@ -24,8 +24,8 @@ DAY = "day"
 class Player:
     """One seat.  `name` is the 马甲 (game account) every other player sees and names."""
 
-    __slots__ = ("name", "forum_name", "seat", "role", "faction", "alive", "died_in", "death_cause", "extra")
-    _FIELDS = __slots__
+    # not slotted: a copy is one C-level copy of the instance dict (`copy`)
+    _FIELDS = ("name", "forum_name", "seat", "role", "faction", "alive", "died_in", "death_cause", "extra")
 
     def __init__(self, *, name: str, forum_name: str, seat: int, role: str = "", faction: str = "",
                  alive: bool = True, died_in: str | None = None, death_cause: str | None = None,
@@ -47,15 +47,16 @@ class Player:
         return self.name if self.forum_name in ("", self.name) else f"{self.name}（{self.forum_name}）"
 
     def copy(self) -> Player:
+        fields = self.__dict__.copy()
+        fields["extra"] = SharedDict(fields["extra"]) if fields["extra"] else {}
         new = _new(Player)
-        new.name, new.forum_name, new.seat, new.role, new.faction = (
-            self.name, self.forum_name, self.seat, self.role, self.faction)
-        new.alive, new.died_in, new.death_cause = self.alive, self.died_in, self.death_cause
-        new.extra = copy_json(self.extra) if self.extra else {}
+        _set(new, "__dict__", fields)
         return new
 
     def _dict(self) -> dict[str, Any]:
-        return {f: getattr(self, f) for f in self._FIELDS}
+        out = {f: getattr(self, f) for f in self._FIELDS}
+        out["extra"] = _raw(self.extra)
+        return out
 
     def model_dump(self, mode: str = "python") -> dict[str, Any]:
         return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
@@ -179,16 +180,19 @@ class GameState:
         return [p for p in self.players if p.alive]
 
     def copy(self) -> GameState:
-        """A copy that shares nothing mutable with this state: the players and the phase
-        rebuilt, the dicts and lists of `data` and `Player.extra` by a plain recursive copy
-        (`copy_json`)."""
+        """A copy to fold into while this state stays as it is: the players and the phase
+        rebuilt, and `data` and each `Player.extra` a `SharedDict`, whose values are copied
+        the first time the copy reads them (issue 37: a step copies what it touches, not the
+        whole state).  So this state must not change while the copy is in use: `apply`
+        never changes the state it was given, and a rule's trial copy is read and dropped
+        before its own state moves on."""
         new = _new(GameState)
         new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
             self.ruleset, self.variant, self.seed, self.salt, self.rng_draws)
         new.players = [p.copy() for p in self.players]
         new.phase = self.phase.copy()
         new.winner, new.zone = self.winner, self.zone
-        new.data = copy_json(self.data)
+        new.data = SharedDict(self.data)
         return new
 
     def model_copy(self, *, deep: bool = False) -> GameState:
@@ -196,6 +200,7 @@ class GameState:
 
     def _dict(self) -> dict[str, Any]:
         out = {f: getattr(self, f) for f in self._FIELDS}
+        out["data"] = _raw(self.data)
         out["players"] = [p._dict() for p in self.players]
         out["phase"] = self.phase._dict()
         return out
@@ -229,6 +234,7 @@ class GameState:
 
 
 _new = object.__new__
+_set = object.__setattr__
 
 
 def _json_default(value: Any) -> Any:
@@ -261,8 +267,8 @@ def copy_json(value: Any) -> Any:
     """A deep copy of JSON-like data: dicts and lists are rebuilt, str/int/float/bool/None
     shared, anything else (a datetime, a tuple…) goes through `copy.deepcopy`."""
     kind = type(value)
-    if kind is dict:
-        return {k: v if type(v) in _ATOMIC else copy_json(v) for k, v in value.items()}
+    if kind is dict or kind is SharedDict:
+        return {k: v if type(v) in _ATOMIC else copy_json(v) for k, v in dict.items(value)}
     if kind is list:
         return [v if type(v) in _ATOMIC else copy_json(v) for v in value]
     if kind in _ATOMIC:
@@ -270,7 +276,101 @@ def copy_json(value: Any) -> Any:
     return _copy.deepcopy(value)
 
 
-# ---- inputs -------------------------------------------------------------------------
+class SharedDict(dict):  # type: ignore[type-arg]
+    """The `data` (or a player's `extra`) of a copied state: its values are first those of
+    the state it was copied from, and each one is copied (`copy_json`) the first time it is
+    read through this dict, so what the copy changes never reaches the original, and what
+    an input does not touch is not copied at all.  Every way to a value goes through here
+    (`[]`, get, setdefault, pop, items, values, copy…); a value written is this dict's own.
+    Written to JSON, compared and copied by its current values (`_raw`)."""
+
+    __slots__ = ("_own",)
+
+    def __init__(self, values: dict[str, Any] | None = None) -> None:
+        dict.__init__(self, values or ())  # a dict's values, not through `items`: no copy yet
+        self._own: set[Any] = set()
+
+    def _mine(self, key: Any, value: Any) -> Any:
+        if type(value) in _ATOMIC or key in self._own:
+            return value
+        value = copy_json(value)
+        dict.__setitem__(self, key, value)
+        self._own.add(key)
+        return value
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._mine(key, dict.__getitem__(self, key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._mine(key, dict.__getitem__(self, key)) if dict.__contains__(self, key) else default
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return self._mine(key, dict.__getitem__(self, key))
+        self[key] = default
+        return default
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if dict.__contains__(self, key):
+            value = self._mine(key, dict.__getitem__(self, key))
+            del self[key]
+            return value
+        if default:
+            return default[0]
+        raise KeyError(key)
+
+    def popitem(self) -> tuple[Any, Any]:
+        if not self:
+            raise KeyError("popitem(): dictionary is empty")
+        key = next(reversed(dict.keys(self)))
+        return key, self.pop(key)
+
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
+        return [(k, self._mine(k, v)) for k, v in list(dict.items(self))]
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self._mine(k, v) for k, v in list(dict.items(self))]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self._own.add(key)
+
+    def __delitem__(self, key: Any) -> None:
+        dict.__delitem__(self, key)
+        self._own.discard(key)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def __ior__(self, other: Any) -> SharedDict:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def __or__(self, other: Any) -> dict[str, Any]:  # type: ignore[override]
+        return self.copy() | other
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self._own.clear()
+
+    def copy(self) -> dict[str, Any]:  # type: ignore[override]
+        return dict(self.items())
+
+    def __copy__(self) -> dict[str, Any]:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return copy_json(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return dict, (copy_json(self),)
+
+
+def _raw(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` to write or compare, not to change: a `SharedDict`'s current values without
+    copying them (`dict()` of a dict subclass that keeps dict's iteration reads them as stored)."""
+    return dict(values) if type(values) is SharedDict else values
 
 
 class _Input:
