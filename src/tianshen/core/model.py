@@ -268,9 +268,17 @@ def copy_json(value: Any) -> Any:
     shared, anything else (a datetime, a tuple…) goes through `copy.deepcopy`."""
     kind = type(value)
     if kind is dict or kind is SharedDict:
-        return {k: v if type(v) in _ATOMIC else copy_json(v) for k, v in dict.items(value)}
+        new = dict.copy(value)  # the atomic values as they are, in C; then the containers
+        for k, v in new.items():
+            if type(v) not in _ATOMIC:
+                new[k] = copy_json(v)  # an existing key: the dict's size does not change
+        return new
     if kind is list:
-        return [v if type(v) in _ATOMIC else copy_json(v) for v in value]
+        new_list = value[:]
+        for i, v in enumerate(new_list):
+            if type(v) not in _ATOMIC:
+                new_list[i] = copy_json(v)
+        return new_list
     if kind in _ATOMIC:
         return value
     return _copy.deepcopy(value)
