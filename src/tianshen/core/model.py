@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy as _copy
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Literal
 
@@ -599,3 +599,10 @@ class Outcome:
     notes: list[str] = field(default_factory=list)  # what the human GM should know (诈尸, removals…)
     deaths: list[Death] = field(default_factory=list)  # who left the game by this input, in seat order
     events: list[Event] = field(default_factory=list)  # what resolution did (core.events), in order
+
+    def model_dump_json(self) -> str:
+        """Everything the input did as JSON, in field order (as pydantic wrote it)."""
+        return _dumps({"state": self.state._dict(), "posts": [m.model_dump() for m in self.posts],
+                       "pms": [m.model_dump() for m in self.pms], "refusals": [m.model_dump() for m in self.refusals],
+                       "log": list(self.log), "notes": self.notes, "deaths": [asdict(d) for d in self.deaths],
+                       "events": [asdict(e) for e in self.events]})
