@@ -1,25 +1,26 @@
 """Benchmark: the pure core with simulated players (no database, no forum) — whole games
-per second of CPU time, for every ruleset, three ways in the same run:
+per second of CPU time, for every ruleset, two ways in the same run:
 
-- `deep copy`: `Ruleset.apply` with the old `GameState.copy` (pydantic `model_copy(deep=True)`);
-- `apply`: `Ruleset.apply` with today's structural copy (what the driver and replay use);
+- `apply`: `Ruleset.apply`, the state passed in left as it was (what the driver and replay use);
 - `in place`: `Ruleset.apply_in_place`, no copy at all (what `tianshen simulate` uses).
 
 Each way plays the same seeds.  Every variant of `tianshen rulesets` is played (n_lives at
-5, 6 and 7 players).  The last line, from the same run, is bench/reference_classic.py: a
-minimal plain-Python classic_10 loop, the yardstick (issue 24 asks >= 1,000 classic_10 games/s
-in place and >= 200 for the slowest variant).  Prints figures; asserts nothing.
+5, 6 and 7 players).  The reference, bench/reference_classic.py (a minimal plain-Python
+classic_10 loop, the yardstick), is timed first and last in the same run; each variant's line
+shows its rate in place ÷ the mean of the two (issue 37: classic_10 >= 0.09, the slowest >= 0.018)
+and apply ÷ in place (>= 0.8).  Prints figures; asserts nothing.
 
-    .venv/bin/python bench/core_speed.py [games-per-variant]
+    .venv/bin/python bench/core_speed.py [games-per-variant] [variant ...]
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
 
-from tianshen.core.model import DeadlineIn, GameState, PmIn, PostIn
+from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Ruleset
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game
@@ -39,14 +40,18 @@ def variants() -> list[tuple[str, int | None]]:
 
 
 class CopyingGame(Game):
-    """Folds with `apply`: one copy of the state per step."""
+    """Folds with `apply`, as the driver and a replay do: the state passed in is left as it
+    was, and the caller keeps the new one only (a `Game` keeps every outcome, which costs
+    nothing in place, where they all share one state, but would keep a state a step alive
+    here, which no caller of `apply` does)."""
 
     def fold(self, event: PmIn | PostIn | DeadlineIn) -> None:
         self.state = self._took(self.ruleset.apply(self.state, event))
 
-
-def deep_copy(state: GameState) -> GameState:
-    return state.model_copy(deep=True)
+    def _took(self, outcome: Outcome) -> GameState:
+        self.steps = getattr(self, "steps", 0) + 1
+        self.threads.update(post.thread for post in outcome.posts)
+        return outcome.state
 
 
 def one_game(game: type[Game], ruleset: Ruleset, players: int, seed: int) -> tuple[float, int]:
@@ -54,29 +59,24 @@ def one_game(game: type[Game], ruleset: Ruleset, players: int, seed: int) -> tup
     t0 = time.process_time()
     played = game(ruleset, seed, players)
     played.play()
-    return time.process_time() - t0, len(played.outcomes)
+    return time.process_time() - t0, getattr(played, "steps", len(played.outcomes))
 
 
-class _DeepCopyingGame(CopyingGame):
-    def fold(self, event: PmIn | PostIn | DeadlineIn) -> None:
-        fast_copy = GameState.copy
-        GameState.copy = deep_copy  # type: ignore[method-assign]
-        try:
-            super().fold(event)
-        finally:
-            GameState.copy = fast_copy  # type: ignore[method-assign]
+WAYS: tuple[tuple[str, type[Game]], ...] = (("apply", CopyingGame), ("in place", Game))
 
 
-WAYS: tuple[tuple[str, type[Game]], ...] = (("deep copy", _DeepCopyingGame), ("apply", CopyingGame), ("in place", Game))
-
-
-def main(games: int) -> None:
-    """The three ways take turns game by game (same seed), so the load of a shared machine
-    weighs on all three alike."""
-    print(f"{'variant':<16} {'games':>5} {'steps/game':>10} " + " ".join(f"{name:>10}" for name, _ in WAYS)
-          + "  (games per CPU second)")
-    slowest = ("", float("inf"))
+def main(games: int, only: list[str]) -> None:
+    """The two ways take turns game by game (same seed), so the load of a shared machine
+    weighs on both alike.  The reference is timed before and after the variants, and the
+    ratios use the mean of the two (a shared machine's speed moves during a run)."""
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    ref_games = max(games * 20, 1000)
+    before = reference_classic.games_per_second(ref_games)
+    rows: list[tuple[str, int, float, dict[str, float]]] = []
     for variant, players in variants():
+        label = f"{variant}/{players}p" if players else variant
+        if only and variant not in only and label not in only:
+            continue
         ruleset = load_ruleset(variant)
         n = players or ruleset.spec.players
         one_game(Game, ruleset, n, 0)  # warm up: imports, the sims' variant data
@@ -87,15 +87,21 @@ def main(games: int) -> None:
                 seconds, steps_ = one_game(way, ruleset, n, seed)
                 cpu[name] += seconds
             steps += steps_
-        label = f"{variant}/{players}p" if players else variant
-        rates = {name: games / seconds for name, seconds in cpu.items()}
-        slowest = min(slowest, (label, rates["in place"]), key=lambda x: x[1])
-        print(f"{label:<16} {games:>5} {steps / games:>10.0f} " + " ".join(f"{r:>10.1f}" for r in rates.values()),
-              flush=True)
-    print(f"slowest ruleset in place: {slowest[0]} at {slowest[1]:.1f} games/s")
-    print(f"reference classic_10 (bench/reference_classic.py, plain Python): "
-          f"{reference_classic.games_per_second(max(games * 20, 1000)):.0f} games/s")
+        rows.append((label, steps, games, {name: games / seconds for name, seconds in cpu.items()}))
+    after = reference_classic.games_per_second(ref_games)
+    reference = (before + after) / 2
+    print(f"reference classic_10 (bench/reference_classic.py, plain Python): {before:.0f} games/CPU s before the "
+          f"variants, {after:.0f} after, mean {reference:.0f}; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'variant':<16} {'games':>5} {'steps/game':>10} " + " ".join(f"{name:>10}" for name, _ in WAYS)
+          + f" {'÷ ref':>7} {'apply ÷':>8}  (games per CPU second)")
+    for label, steps, played, rates in rows:
+        print(f"{label:<16} {played:>5} {steps / played:>10.0f} " + " ".join(f"{r:>10.1f}" for r in rates.values())
+              + f" {rates['in place'] / reference:>7.4f} {rates['apply'] / rates['in place']:>8.2f}")
+    if rows:
+        label, _, _, rates = min(rows, key=lambda r: r[3]["in place"])
+        print(f"slowest in place: {label} at {rates['in place']:.1f} games/CPU s, "
+              f"{rates['in place'] / reference:.4f} of the reference")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 50)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 50, sys.argv[2:])

@@ -68,8 +68,8 @@ class Table:
         return [self.by_id[a] for a in self.of_role.get(role, ())]
 
     def first(self, role: str) -> Ability | None:
-        held = self.held(role)
-        return held[0] if held else None
+        held = self.of_role.get(role)
+        return self.by_id[held[0]] if held else None
 
     def by_command(self, command: str) -> Ability | None:
         return next((a for a in self.by_id.values() if a.command == command), None)

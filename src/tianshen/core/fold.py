@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from tianshen.core.model import GameState, Input, InputEnvelope, Outcome
+from tianshen.core.model import GameState, Input, Outcome, read_input
 from tianshen.core.ruleset import GameSetup, Ruleset
 
 
@@ -36,7 +36,7 @@ class Step:
 
 def stored_input(payload_json: str) -> Input:
     """An input as the event log keeps it."""
-    return InputEnvelope.model_validate({"input": json.loads(payload_json)}).input
+    return read_input(json.loads(payload_json))
 
 
 def steps(ruleset: Ruleset, events: Iterable[StoredEvent]) -> Iterator[Step]:

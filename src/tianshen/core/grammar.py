@@ -57,8 +57,23 @@ def _compiled(key: VerbsKey) -> Aliases:
     return _aliases(dict(key))
 
 
+_KEYS: dict[int, tuple[dict[str, tuple[str, ...]], VerbsKey]] = {}
+
+
 def _verbs_key(verbs: Verbs) -> VerbsKey:
-    return tuple((v, tuple(al)) for v, al in verbs.items())
+    """The table as a hashable key.  A table of tuples (every ruleset's `pm_verbs`) is
+    remembered with a copy of it: the key is reused while the table still equals the copy
+    (a dict comparison, its tuples compared by identity first), so a table changed in
+    place is read by its new words."""
+    known = _KEYS.get(id(verbs))
+    if known is not None and known[0] == verbs:
+        return known[1]
+    key = tuple((v, tuple(al)) for v, al in verbs.items())
+    if all(type(al) is tuple for al in verbs.values()):
+        if len(_KEYS) >= 64:
+            _KEYS.clear()
+        _KEYS[id(verbs)] = (dict(verbs), key)  # type: ignore[arg-type]
+    return key
 
 
 _ALIASES = _aliases(VERBS)

@@ -1,6 +1,6 @@
 """The ruleset-independent game model: players, phases, inputs and outcomes.
 
-Everything here round-trips through JSON (pydantic), because replay and crash recovery
+Everything here round-trips through JSON (the inputs by pydantic, the state by hand), because replay and crash recovery
 rebuild a game from its stored state and inputs.  Nothing here reads a clock or does I/O:
 times always come in with the inputs.
 """
@@ -8,34 +8,37 @@ times always come in with the inputs.
 from __future__ import annotations
 
 import copy as _copy
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel, Field, field_validator
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, time
+from typing import Any, Literal
 
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.tally import DayTally
 from tianshen.core.text import clean, clean_value
 
-_M = TypeVar("_M", bound=BaseModel)
-
 NIGHT = "night"
 DAY = "day"
 
 
-class Player(BaseModel):
+class Player:
     """One seat.  `name` is the 马甲 (game account) every other player sees and names."""
 
-    name: str
-    forum_name: str  # the player's own forum account: gets the role PM at the start
-    seat: int
-    role: str = ""
-    faction: str = ""
-    alive: bool = True
-    died_in: str | None = None  # phase label of the announcement, e.g. "night 2"
-    death_cause: str | None = None
-    extra: dict[str, Any] = Field(default_factory=dict)  # ruleset-specific fields
+    # not slotted: a copy is one C-level copy of the instance dict (`copy`)
+    _FIELDS = ("name", "forum_name", "seat", "role", "faction", "alive", "died_in", "death_cause", "extra")
+
+    def __init__(self, *, name: str, forum_name: str, seat: int, role: str = "", faction: str = "",
+                 alive: bool = True, died_in: str | None = None, death_cause: str | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        self.name = name
+        self.forum_name = forum_name  # the player's own forum account: gets the role PM at the start
+        self.seat = seat
+        self.role = role
+        self.faction = faction
+        self.alive = alive
+        self.died_in = died_in  # phase label of the announcement, e.g. "night 2"
+        self.death_cause = death_cause
+        self.extra = {} if extra is None else extra  # ruleset-specific fields
 
     @property
     def label(self) -> str:
@@ -43,15 +46,50 @@ class Player(BaseModel):
         the account is the 马甲 itself (the end post's list of roles)."""
         return self.name if self.forum_name in ("", self.name) else f"{self.name}（{self.forum_name}）"
 
+    def copy(self) -> Player:
+        fields = self.__dict__.copy()
+        fields["extra"] = SharedDict(fields["extra"]) if fields["extra"] else {}
+        new = _new(Player)
+        _set(new, "__dict__", fields)
+        return new
 
-class Phase(BaseModel):
+    def _dict(self) -> dict[str, Any]:
+        out = {f: getattr(self, f) for f in self._FIELDS}
+        out["extra"] = _raw(self.extra)
+        return out
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> Player:
+        return cls(**{f: raw[f] for f in cls._FIELDS if f in raw})
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Player and self._dict() == other._dict()  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Player(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+
+PhaseKind = Literal["setup", "night", "day", "over"]
+
+
+class Phase:
     """Where the game is.  `step` lets a ruleset split a phase (e.g. day: vote, ld, summon1)."""
 
-    kind: Literal["setup", "night", "day", "over"] = "setup"
-    number: int = 0
-    started_at: datetime | None = None
-    ends_at: datetime | None = None
-    step: str = ""
+    __slots__ = ("kind", "number", "started_at", "ends_at", "step")
+    _FIELDS = __slots__
+
+    def __init__(self, *, kind: PhaseKind = "setup", number: int = 0, started_at: datetime | None = None,
+                 ends_at: datetime | None = None, step: str = "") -> None:
+        self.kind = kind
+        self.number = number
+        self.started_at = started_at
+        self.ends_at = ends_at
+        self.step = step
 
     @property
     def label(self) -> str:
@@ -65,23 +103,63 @@ class Phase(BaseModel):
             return f"第{self.number}{'夜' if self.kind == NIGHT else '天'}"
         return {"setup": "开局前", "over": "游戏结束"}[self.kind]
 
+    def copy(self) -> Phase:
+        new = _new(Phase)
+        new.kind, new.number, new.started_at, new.ends_at, new.step = (
+            self.kind, self.number, self.started_at, self.ends_at, self.step)
+        return new
 
-class GameState(BaseModel):
-    """The whole state of one game; the seeded RNG lives here (see core.rng)."""
+    def _dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self._FIELDS}
 
-    ruleset: str
-    variant: str
-    seed: int
-    salt: str = ""  # secret until the end post (core.rng.seed_digest); "" in games older than salts
-    rng_draws: int = 0
-    players: list[Player]
-    phase: Phase = Field(default_factory=Phase)
-    winner: str | None = None
-    # The zone every time in the texts is shown in (core.clock.show); set from GameSetup.zone at
-    # the deal.  A state stored before it existed reads as the default (issue 23 item 1).
-    zone: str = DEFAULT_ZONE
-    # Ruleset-owned data: pending actions, streaks, votes, schedules…  JSON only.
-    data: dict[str, Any] = Field(default_factory=dict)
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else self._dict()
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> Phase:
+        values = {f: raw[f] for f in cls._FIELDS if f in raw}
+        for key in ("started_at", "ends_at"):
+            if isinstance(values.get(key), str):
+                values[key] = datetime.fromisoformat(values[key])
+        if values.get("kind", "setup") not in ("setup", "night", "day", "over"):
+            raise ValueError(f"unknown phase kind {values['kind']!r}")
+        return cls(**values)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Phase and self._dict() == other._dict()  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Phase(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+
+class GameState:
+    """The whole state of one game; the seeded RNG lives here (see core.rng).
+
+    Plain slotted objects, not pydantic (issue 37: the engine's hot path): the JSON of
+    `model_dump_json` is byte for byte what pydantic wrote (field order, `Z` for UTC times),
+    and `model_validate_json` reads what it wrote, older states included (defaults)."""
+
+    __slots__ = ("ruleset", "variant", "seed", "salt", "rng_draws", "players", "phase", "winner", "zone", "data")
+    _FIELDS = __slots__
+
+    def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,
+                 players: list[Player], phase: Phase | None = None, winner: str | None = None,
+                 zone: str = DEFAULT_ZONE, data: dict[str, Any] | None = None) -> None:
+        self.ruleset = ruleset
+        self.variant = variant
+        self.seed = seed
+        self.salt = salt  # secret until the end post (core.rng.seed_digest); "" in games older than salts
+        self.rng_draws = rng_draws
+        self.players = players
+        self.phase = Phase() if phase is None else phase
+        self.winner = winner
+        # The zone every time in the texts is shown in (core.clock.show); set from GameSetup.zone at
+        # the deal.  A state stored before it existed reads as the default (issue 23 item 1).
+        self.zone = zone
+        # Ruleset-owned data: pending actions, streaks, votes, schedules…  JSON only.
+        self.data = {} if data is None else data
 
     def player(self, name: str) -> Player:
         for p in self.players:
@@ -102,41 +180,84 @@ class GameState(BaseModel):
         return [p for p in self.players if p.alive]
 
     def copy(self) -> GameState:
-        """A copy that shares nothing mutable with this state (what `Ruleset.apply` folds
-        into).  The same as `model_copy(deep=True)` for this JSON-only state, many times
-        faster: the fields' types are known, so the models are rebuilt field by field and
-        the dicts and lists of `data` and `Player.extra` by a plain recursive copy
-        (`copy_json`)."""
-        fields = self.__dict__.copy()  # the scalars (str, int, None) are shared
-        fields["phase"] = _shallow(self.phase, self.phase.__dict__.copy())  # its fields are immutable
-        fields["players"] = [_copy_player(p) for p in self.players]
-        fields["data"] = copy_json(self.data)
-        return _shallow(self, fields)
+        """A copy to fold into while this state stays as it is: the players and the phase
+        rebuilt, and `data` and each `Player.extra` a `SharedDict`, whose values are copied
+        the first time the copy reads them (issue 37: a step copies what it touches, not the
+        whole state).  So this state must not change while the copy is in use: `apply`
+        never changes the state it was given, and a rule's trial copy is read and dropped
+        before its own state moves on."""
+        new = _new(GameState)
+        new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
+            self.ruleset, self.variant, self.seed, self.salt, self.rng_draws)
+        new.players = [p.copy() for p in self.players]
+        new.phase = self.phase.copy()
+        new.winner, new.zone = self.winner, self.zone
+        new.data = SharedDict(self.data)
+        return new
 
+    def model_copy(self, *, deep: bool = False) -> GameState:
+        return self.copy() if deep else _copy.copy(self)
 
-def _copy_player(p: Player) -> Player:
-    fields = p.__dict__.copy()
-    if fields["extra"]:
-        fields["extra"] = copy_json(fields["extra"])
-    else:
-        fields["extra"] = {}
-    return _shallow(p, fields)
+    def _dict(self) -> dict[str, Any]:
+        out = {f: getattr(self, f) for f in self._FIELDS}
+        out["data"] = _raw(self.data)
+        out["players"] = [p._dict() for p in self.players]
+        out["phase"] = self.phase._dict()
+        return out
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
+
+    def model_dump_json(self) -> str:
+        """The state as pydantic wrote it: compact, UTF-8, times in ISO 8601 with `Z` for UTC."""
+        return _dumps(self._dict())
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> GameState:
+        values = {f: raw[f] for f in cls._FIELDS if f in raw}
+        values["players"] = [Player.model_validate(p) for p in raw["players"]]
+        if "phase" in raw:
+            values["phase"] = Phase.model_validate(raw["phase"])
+        return cls(**values)
+
+    @classmethod
+    def model_validate_json(cls, text: str | bytes) -> GameState:
+        return cls.model_validate(json.loads(text))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GameState and self._dict() == other._dict()  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "GameState(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
 _new = object.__new__
 _set = object.__setattr__
 
 
-def _shallow(model: _M, fields: dict[str, Any]) -> _M:
-    """A new model of `model`'s class with these field values, unvalidated (what pydantic's
-    `__copy__` does, without its generic copying).  For models without extra fields or
-    private attributes, as all of this module's are."""
-    new = _new(type(model))
-    _set(new, "__dict__", fields)
-    _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
-    _set(new, "__pydantic_extra__", None)
-    _set(new, "__pydantic_private__", None)
-    return new
+def _json_default(value: Any) -> Any:
+    """What `json.dumps` cannot write, as pydantic writes it."""
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    if isinstance(value, set | frozenset):
+        return list(value)
+    if isinstance(value, date | time):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_json_default).encode
+
+
+def _dumps(value: Any) -> str:
+    return _encode(value)
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(_dumps(value))
 
 
 _ATOMIC = frozenset((str, int, float, bool, type(None)))
@@ -146,94 +267,284 @@ def copy_json(value: Any) -> Any:
     """A deep copy of JSON-like data: dicts and lists are rebuilt, str/int/float/bool/None
     shared, anything else (a datetime, a tuple…) goes through `copy.deepcopy`."""
     kind = type(value)
-    if kind is dict:
-        return {k: v if type(v) in _ATOMIC else copy_json(v) for k, v in value.items()}
+    if kind is dict or kind is SharedDict:
+        new = dict.copy(value)  # the atomic values as they are, in C; then the containers
+        for k, v in new.items():
+            if type(v) not in _ATOMIC:
+                new[k] = copy_json(v)  # an existing key: the dict's size does not change
+        return new
     if kind is list:
-        return [v if type(v) in _ATOMIC else copy_json(v) for v in value]
+        new_list = value[:]
+        for i, v in enumerate(new_list):
+            if type(v) not in _ATOMIC:
+                new_list[i] = copy_json(v)
+        return new_list
     if kind in _ATOMIC:
         return value
     return _copy.deepcopy(value)
 
 
-# ---- inputs -------------------------------------------------------------------------
+class SharedDict(dict):  # type: ignore[type-arg]
+    """The `data` (or a player's `extra`) of a copied state: its values are first those of
+    the state it was copied from, and each one is copied (`copy_json`) the first time it is
+    read through this dict, so what the copy changes never reaches the original, and what
+    an input does not touch is not copied at all.  Every way to a value goes through here
+    (`[]`, get, setdefault, pop, items, values, copy…); a value written is this dict's own.
+    Written to JSON, compared and copied by its current values (`_raw`)."""
+
+    __slots__ = ("_own",)
+
+    def __init__(self, values: dict[str, Any] | None = None) -> None:
+        dict.__init__(self, values or ())  # a dict's values, not through `items`: no copy yet
+        self._own: set[Any] = set()
+
+    def _mine(self, key: Any, value: Any) -> Any:
+        if type(value) in _ATOMIC or key in self._own:
+            return value
+        value = copy_json(value)
+        dict.__setitem__(self, key, value)
+        self._own.add(key)
+        return value
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._mine(key, dict.__getitem__(self, key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._mine(key, dict.__getitem__(self, key)) if dict.__contains__(self, key) else default
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return self._mine(key, dict.__getitem__(self, key))
+        self[key] = default
+        return default
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if dict.__contains__(self, key):
+            value = self._mine(key, dict.__getitem__(self, key))
+            del self[key]
+            return value
+        if default:
+            return default[0]
+        raise KeyError(key)
+
+    def popitem(self) -> tuple[Any, Any]:
+        if not self:
+            raise KeyError("popitem(): dictionary is empty")
+        key = next(reversed(dict.keys(self)))
+        return key, self.pop(key)
+
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
+        return [(k, self._mine(k, v)) for k, v in list(dict.items(self))]
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self._mine(k, v) for k, v in list(dict.items(self))]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self._own.add(key)
+
+    def __delitem__(self, key: Any) -> None:
+        dict.__delitem__(self, key)
+        self._own.discard(key)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def __ior__(self, other: Any) -> SharedDict:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def __or__(self, other: Any) -> dict[str, Any]:  # type: ignore[override]
+        return self.copy() | other
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self._own.clear()
+
+    def copy(self) -> dict[str, Any]:  # type: ignore[override]
+        return dict(self.items())
+
+    def __copy__(self) -> dict[str, Any]:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return copy_json(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return dict, (copy_json(self),)
 
 
-class PmIn(BaseModel):
+def _raw(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` to write or compare, not to change: a `SharedDict`'s current values without
+    copying them (`dict()` of a dict subclass that keeps dict's iteration reads them as stored)."""
+    return dict(values) if type(values) is SharedDict else values
+
+
+class _Input:
+    """What every input has: the JSON pydantic wrote for it (`type` first, then the fields in
+    order, `Z` for UTC times), reading it back, equality.  Plain slotted objects, not pydantic
+    (issue 37); the strings from outside are cleaned on the way in (core.text)."""
+
+    __slots__ = ()
+    type: str = ""
+    _FIELDS: tuple[str, ...] = ()
+
+    def _dict(self) -> dict[str, Any]:
+        return {"type": self.type} | {f: getattr(self, f) for f in self._FIELDS}
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
+
+    def model_dump_json(self) -> str:
+        return _dumps(self._dict())
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> Any:
+        if raw.get("type", cls.type) != cls.type:
+            raise ValueError(f"a {raw.get('type')!r} input is not a {cls.type!r} input")
+        values = {f: raw[f] for f in cls._FIELDS if f in raw}
+        if isinstance(values.get("at"), str):
+            values["at"] = datetime.fromisoformat(values["at"])
+        return cls(**values)
+
+    @classmethod
+    def model_validate_json(cls, text: str | bytes) -> Any:
+        return cls.model_validate(json.loads(text))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._dict() == other._dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+
+def _when(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    raise TypeError(f"expected a datetime, got {type(value).__name__}")
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+class PmIn(_Input):
     """A private message to the GM account, as the forum delivered it."""
 
-    type: Literal["pm"] = "pm"
-    id: str  # the forum's message id (dedup key)
-    sender: str
-    at: datetime  # forum server time
-    text: str
+    __slots__ = ("id", "sender", "at", "text")
+    _FIELDS = __slots__
+    type = "pm"
 
-    @field_validator("sender", "text")
-    @classmethod
-    def _clean(cls, value: str) -> str:
-        return clean(value)
+    def __init__(self, *, id: str, sender: str, at: datetime, text: str) -> None:
+        self.id = _text(id)  # the forum's message id (dedup key)
+        self.sender = clean(sender)
+        self.at = _when(at)  # forum server time
+        self.text = clean(text)
 
 
-class PostIn(BaseModel):
+class PostIn(_Input):
     """A post in one of the game's threads.  `thread` is the logical key (e.g. "vote:1")."""
 
-    type: Literal["post"] = "post"
-    id: str
-    thread: str
-    author: str
-    at: datetime
-    text: str
-    edited: bool = False
-    original_text: str | None = None  # the first version of an edited post, when known
+    __slots__ = ("id", "thread", "author", "at", "text", "edited", "original_text")
+    _FIELDS = __slots__
+    type = "post"
 
-    @field_validator("author", "text", "original_text")
-    @classmethod
-    def _clean(cls, value: str | None) -> str | None:
-        return None if value is None else clean(value)
+    def __init__(self, *, id: str, thread: str, author: str, at: datetime, text: str, edited: bool = False,
+                 original_text: str | None = None) -> None:
+        self.id = _text(id)
+        self.thread = _text(thread)
+        self.author = clean(author)
+        self.at = _when(at)
+        self.text = clean(text)
+        self.edited = bool(edited)
+        self.original_text = None if original_text is None else clean(original_text)  # the first version, when known
 
 
-class DeadlineIn(BaseModel):
+class DeadlineIn(_Input):
     """A scheduled moment was reached.  `kind` names what it closes or opens."""
 
-    type: Literal["deadline"] = "deadline"
-    id: str
-    at: datetime
-    kind: str
+    __slots__ = ("id", "at", "kind")
+    _FIELDS = __slots__
+    type = "deadline"
+
+    def __init__(self, *, id: str, at: datetime, kind: str) -> None:
+        self.id = _text(id)
+        self.at = _when(at)
+        self.kind = _text(kind)
 
 
-class GmIn(BaseModel):
+class GmIn(_Input):
     """A human GM's override, always with a reason."""
 
-    type: Literal["gm"] = "gm"
-    id: str
-    at: datetime
-    command: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    reason: str = ""
+    __slots__ = ("id", "at", "command", "args", "reason")
+    _FIELDS = __slots__
+    type = "gm"
 
-    @field_validator("command", "reason")
-    @classmethod
-    def _clean(cls, value: str) -> str:
-        return clean(value)
-
-    @field_validator("args")
-    @classmethod
-    def _clean_args(cls, value: dict[str, Any]) -> dict[str, Any]:
-        return {clean(k): clean_value(v) for k, v in value.items()}
+    def __init__(self, *, id: str, at: datetime, command: str, args: dict[str, Any] | None = None,
+                 reason: str = "") -> None:
+        self.id = _text(id)
+        self.at = _when(at)
+        self.command = clean(command)
+        if args is not None and not isinstance(args, dict):
+            raise TypeError(f"expected a dict of arguments, got {type(args).__name__}")
+        self.args: dict[str, Any] = {clean(k): clean_value(v) for k, v in (args or {}).items()}
+        self.reason = clean(reason)
 
 
 Input = PmIn | PostIn | DeadlineIn | GmIn
+_KINDS: dict[str, type[_Input]] = {"pm": PmIn, "post": PostIn, "deadline": DeadlineIn, "gm": GmIn}
 
 
-class InputEnvelope(BaseModel):
-    """Wraps any input for storage: `Input` is a discriminated union on `type`."""
+def read_input(raw: dict[str, Any]) -> Input:
+    """An input from its stored JSON object, by its `type`."""
+    kind = _KINDS.get(raw.get("type"))  # type: ignore[arg-type]
+    if kind is None:
+        raise ValueError(f"unknown input type {raw.get('type')!r}")
+    return kind.model_validate(raw)  # type: ignore[no-any-return]
 
-    input: PmIn | PostIn | DeadlineIn | GmIn = Field(discriminator="type")
+
+class InputEnvelope:
+    """Wraps any input for storage: `Input` told apart by its `type`."""
+
+    __slots__ = ("input",)
+
+    def __init__(self, *, input: Input) -> None:
+        self.input = input
+
+    def model_dump_json(self) -> str:
+        return '{"input":' + self.input.model_dump_json() + "}"
+
+    @classmethod
+    def model_validate(cls, raw: dict[str, Any]) -> InputEnvelope:
+        return cls(input=read_input(raw["input"]))
+
+    @classmethod
+    def model_validate_json(cls, text: str | bytes) -> InputEnvelope:
+        return cls.model_validate(json.loads(text))
 
 
 # ---- outputs ------------------------------------------------------------------------
 
 
-class PublicPost(BaseModel):
+class _Message:
+    """`model_dump_json` / `model_dump` of the message dataclasses, as pydantic wrote them."""
+
+    __slots__ = ()
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__slots__}  # type: ignore[attr-defined]
+
+    def model_dump_json(self) -> str:
+        return _dumps(self.model_dump())
+
+
+@dataclass(slots=True)
+class PublicPost(_Message):
     """A post on the board.  `thread` is a logical key; `title` set ⇒ open that thread."""
 
     thread: str
@@ -241,13 +552,15 @@ class PublicPost(BaseModel):
     title: str | None = None
 
 
-class PrivateMessage(BaseModel):
+@dataclass(slots=True)
+class PrivateMessage(_Message):
     to: str  # forum account name
     subject: str
     body: str
 
 
-class Refusal(BaseModel):
+@dataclass(slots=True)
+class Refusal(_Message):
     """An input that changed nothing, and why (also sent to the player as a PM)."""
 
     sender: str
@@ -274,14 +587,22 @@ class Event:
     tally: DayTally | None = None
 
 
-class Outcome(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Outcome:
     """What one input did: the new state and the messages it causes."""
 
     state: GameState
-    posts: list[PublicPost] = Field(default_factory=list)
-    pms: list[PrivateMessage] = Field(default_factory=list)
-    refusals: list[Refusal] = Field(default_factory=list)
-    log: list[str] = Field(default_factory=list)  # GM-only explanation lines
-    notes: list[str] = Field(default_factory=list)  # what the human GM should know (诈尸, removals…)
-    deaths: list[Death] = Field(default_factory=list)  # who left the game by this input, in seat order
-    events: list[Event] = Field(default_factory=list)  # what resolution did (core.events), in order
+    posts: list[PublicPost] = field(default_factory=list)
+    pms: list[PrivateMessage] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)  # GM-only explanation lines
+    notes: list[str] = field(default_factory=list)  # what the human GM should know (诈尸, removals…)
+    deaths: list[Death] = field(default_factory=list)  # who left the game by this input, in seat order
+    events: list[Event] = field(default_factory=list)  # what resolution did (core.events), in order
+
+    def model_dump_json(self) -> str:
+        """Everything the input did as JSON, in field order (as pydantic wrote it)."""
+        return _dumps({"state": self.state._dict(), "posts": [m.model_dump() for m in self.posts],
+                       "pms": [m.model_dump() for m in self.pms], "refusals": [m.model_dump() for m in self.refusals],
+                       "log": list(self.log), "notes": self.notes, "deaths": [asdict(d) for d in self.deaths],
+                       "events": [asdict(e) for e in self.events]})

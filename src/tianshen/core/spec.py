@@ -90,9 +90,12 @@ class RulesetSpec(BaseModel):
     def derived(self, key: str, build: Callable[[RulesetSpec], Any]) -> Any:
         """A table a family reads out of the spec, built once per spec object and kept on it
         (it goes with the spec: no module-wide cache grows in a long-running process)."""
-        if key not in self._derived:
-            self._derived[key] = build(self)
-        return self._derived[key]
+        cache = self.__pydantic_private__["_derived"]  # not `self._derived`: pydantic's __getattr__ is slow
+        try:
+            return cache[key]
+        except KeyError:
+            cache[key] = value = build(self)
+            return value
 
     def section(self, name: str) -> dict[str, Any]:
         """A family's own top-level table of the variant file."""

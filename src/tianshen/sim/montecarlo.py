@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
-from tianshen.core.ruleset import GameSetup, Ruleset
+from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.rules import load_ruleset
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import DEFAULT_START, MAX_STEPS, default_seats
@@ -116,7 +116,7 @@ class Game:
             self.sims.act(self.state, self.now, self.thread)
             pending = self._read()
             self.now = max(self.now, deadline.at)
-            self.advance(pending)
+            self.advance(pending, deadline)  # the sims wrote on the board only: still the next deadline
         raise RuntimeError(f"the game did not end within {max_steps} steps")
 
     def _read(self) -> list[PmIn | PostIn]:
@@ -125,10 +125,13 @@ class Game:
         return [e for e in self.board.take()
                 if isinstance(e, PmIn) or self.watch_board or e.thread in watched]
 
-    def advance(self, pending: list[PmIn | PostIn]) -> None:
-        """`GameDriver.advance(now)`: inputs stamped before a due deadline first."""
+    def advance(self, pending: list[PmIn | PostIn], known: Deadline | None = None) -> None:
+        """`GameDriver.advance(now)`: inputs stamped before a due deadline first; `known` is
+        the state's next deadline when the caller has just asked for it."""
+        dl = known
         while True:
-            dl = self.ruleset.next_deadline(self.state)
+            if dl is None:
+                dl = self.ruleset.next_deadline(self.state)
             due = dl is not None and dl.at <= self.now
             while pending and (dl is None or not due or pending[0].at <= dl.at):
                 self.fold(pending.pop(0))
@@ -137,6 +140,7 @@ class Game:
             if dl is None or not due:
                 return
             self.fold(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
+            dl = None
 
 
 def _watched(state: GameState) -> list[str]:

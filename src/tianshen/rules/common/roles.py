@@ -51,19 +51,25 @@ def on_duty_killer(state: GameState, night: int) -> str | None:
     return None
 
 
+def _group_kinds(spec: RulesetSpec) -> dict[str, str]:
+    """Each role's group kind (its first ability's `group`), read once per spec."""
+    found = table(spec)
+    return {role: ability.group for role in spec.roles if (ability := found.first(role)) is not None}
+
+
 def group_of(spec: RulesetSpec, state: GameState, p: Player) -> str | None:
     """The acting entity of a player's power: its ability's group (core.abilities)."""
-    ability = table(spec).first(p.role)
-    if ability is None:
+    group = spec.derived("roles.group_kind", _group_kinds).get(p.role)
+    if group is None:
         return None
-    if ability.group == "faction":
+    if group == "faction":
         mode = killer_mode(state)
         if mode == "alternate":
             return f"{p.role}:{p.name}"
         if mode == "allied_independent":
             return "independent" if p.role == "independent_killer" else "allied"
         return p.faction
-    if ability.group == "own":
+    if group == "own":
         return f"{p.role}:{p.name}"
     # one entity per role, so two holders of a role (002 13p, 001 §2.10 after a conversion,
     # DECISIONS B11) act jointly

@@ -1,0 +1,102 @@
+"""`GameState.copy` copies what a step touches (issue 37): `data` and each player's `extra`
+are `SharedDict`s whose values are copied when first read; whatever way the copy is
+written to, the original stays as it was, and a failing input leaves `apply`'s state as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from tianshen.core.model import DeadlineIn, GameState, Player, PmIn, SharedDict
+from tianshen.rules import load_ruleset
+from tianshen.sim.montecarlo import Game
+
+
+def _state() -> GameState:
+    players = [Player(name="甲", forum_name="a", seat=1, extra={"hp": 3, "marks": ["x"]}),
+               Player(name="乙", forum_name="b", seat=2)]
+    return GameState(ruleset="classic", variant="classic_10", seed=1, players=players,
+                     data={"day": {"votes": {"甲": "乙"}}, "log": [1, [2]], "n": 1, "untouched": {"big": [1, 2]}})
+
+
+def test_a_copy_shares_what_it_has_not_read_and_nothing_it_has() -> None:
+    state = _state()
+    copied = state.copy()
+    assert dict.__getitem__(copied.data, "untouched") is state.data["untouched"]  # not copied until read
+    assert copied.data["untouched"] is not state.data["untouched"]
+    assert copied.data["untouched"] == state.data["untouched"]
+
+
+WRITES = [
+    lambda d: d["day"]["votes"].update(乙="甲"),
+    lambda d: d.get("day")["votes"].clear(),
+    lambda d: d.setdefault("log", []).append(3),
+    lambda d: d.pop("log")[1].append(3),
+    lambda d: [v.append(9) for k, v in d.items() if k == "log"],
+    lambda d: [v.clear() for v in d.values() if isinstance(v, dict)],
+    lambda d: d.copy()["day"]["votes"].clear(),
+    lambda d: (d | {})["log"].append(1),
+    lambda d: d.popitem()[1]["big"].append(3),
+    lambda d: d.update(n=2),
+    lambda d: d.clear(),
+]
+
+
+@pytest.mark.parametrize("write", WRITES)
+def test_no_write_through_the_copy_reaches_the_original(write) -> None:  # type: ignore[no-untyped-def]
+    state = _state()
+    before = state.model_dump_json()
+    for copied in (state.copy(), state.copy().copy()):
+        write(copied.data)
+        copied.players[0].extra["marks"].append("y")
+        copied.players[0].extra["hp"] -= 1
+        copied.players[1].alive = False
+        assert state.model_dump_json() == before
+    assert copied.model_dump_json() != before
+
+
+def test_a_value_written_is_the_copys_own() -> None:
+    copied = _state().copy()
+    mine: dict[str, list[int]] = {"a": []}
+    copied.data["new"] = mine
+    copied.data["new"]["a"].append(1)
+    assert mine == {"a": [1]}
+    copied.data.setdefault("other", mine)["a"].append(2)
+    assert copied.data["new"] is copied.data["other"] is mine
+
+
+def test_a_copy_writes_compares_and_reads_back_like_its_original() -> None:
+    state = _state()
+    copied = state.copy()
+    assert copied == state
+    assert copied.model_dump_json() == state.model_dump_json()
+    assert GameState.model_validate_json(copied.model_dump_json()) == state
+    assert type(copied.data) is SharedDict and type(copied.model_dump()["data"]) is dict
+
+
+def test_a_failing_input_leaves_the_state_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fold that has changed the state when it fails (a bug): `apply` was folding into a
+    copy, so the state it was given is as it was, and the next input folds on it."""
+    ruleset = load_ruleset("classic_10")
+    game = Game(ruleset, 2, 10)
+    state = game.state
+    before = state.model_dump_json()
+    real = type(ruleset).on_pm
+
+    def failing(self, state, pm):  # type: ignore[no-untyped-def]
+        for p in state.players:
+            p.alive = False
+            p.extra["broken"] = True
+        state.data.clear()
+        state.phase.number = 99
+        raise RuntimeError("a bug in the middle of a fold")
+
+    monkeypatch.setattr(type(ruleset), "on_pm", failing)
+    killer = next(p for p in state.players if p.role == "killer")
+    with pytest.raises(RuntimeError):
+        ruleset.apply(state, PmIn(id="1", sender=killer.name, at=state.phase.started_at, text="杀 1"))
+    assert state.model_dump_json() == before
+    monkeypatch.setattr(type(ruleset), "on_pm", real)
+    due = ruleset.next_deadline(state)
+    assert due is not None
+    assert ruleset.apply(state, DeadlineIn(id="d", at=due.at, kind=due.kind)).state.phase.label != state.phase.label
+    assert state.model_dump_json() == before
