@@ -32,8 +32,10 @@ class Running:
 
 
 def play_until(db_url: str, variant: str, seed: int, done, max_steps: int = 60, act: bool = True,
-               start: datetime = DEFAULT_START) -> Running:
-    """Play deadline by deadline until `done(state)`; the simulated players act before each."""
+               start: datetime = DEFAULT_START, name: str | None = None, created=None, each=None) -> Running:
+    """Play deadline by deadline until `done(state)`; the simulated players act before each.
+    `created(running)` is called once the game is created, `each(running, state)` after the
+    players acted, before the deadline (the deadline is asked again after it)."""
     clock = VirtualClock(start)
     board = MemoryBoard(clock.now)
     forum = board.gm()
@@ -44,17 +46,23 @@ def play_until(db_url: str, variant: str, seed: int, done, max_steps: int = 60, 
 
     spec = load_spec(variant)
     setup = GameSetup(seats=default_seats(spec.players), seed=seed, start=start)
-    driver = GameDriver.create(store, forum, f"{variant}-web", spec.id, setup)
+    driver = GameDriver.create(store, forum, name or f"{variant}-web", spec.id, setup)
+    running = Running(store, driver, clock, board)
+    if created is not None:
+        created(running)
     sims = sims_for(spec.ruleset, board, forum.account, seed)
     for _ in range(max_steps):
         state = driver.state()
         if done(state):
-            return Running(store, driver, clock, board)
+            return running
         deadline = driver.ruleset.next_deadline(state)
         assert deadline is not None, "the game ended before the wanted point"
         if act:
             clock.set(min(clock.now() + timedelta(hours=1), deadline.at - timedelta(minutes=1)))
             sims.act(state, clock.now(), lambda key: store.thread_id(driver.game_id, key))
+        if each is not None:
+            each(running, state)
+            deadline = driver.ruleset.next_deadline(driver.state()) or deadline
         clock.set(deadline.at)
         driver.advance(clock.now())
     raise AssertionError("the wanted point was not reached")
