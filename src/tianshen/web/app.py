@@ -702,7 +702,7 @@ def _gm_context(store: Store, settings: WebSettings, game_id: int, game: GameFol
     ctx["commands"] = views.admin_commands(record.name)
     ctx["shared_notes"] = _shared_notes(ctx["players"])
     ctx["inputs"] = _inputs(store, record.name, game_id, state.phase.label, outbox)
-    ctx["preview"] = _preview(store, game_id)
+    ctx["preview"] = _preview(store, record, game or GameFold())
     ctx["hexmap"] = views.hex_map(ruleset, state, secret=True) if ctx["is_hex"] else None
     ctx["seed"] = record.seed
     return ctx
@@ -783,13 +783,20 @@ def _overrides(store: Store, game_id: int, game: GameFold, upto: int) -> list[Gm
     return list(gm.overrides)
 
 
-def _preview(store: Store, game_id: int) -> dict[str, Any] | None:
-    """GameDriver.preview with an offline forum: what the next deadline would do now."""
-    result = GameDriver(store, OfflineForum(), game_id).preview()
-    if result is None:
-        return None
-    due, outcome = result
-    return {"due": due, "posts": outcome.posts, "pms": outcome.pms,
-            "phase": views.phase_name(outcome.state.phase, outcome.state.ruleset), "kind": views.words(
-                views.DEADLINE_WORDS, due.kind)}
+def _preview(store: Store, record: Any, game: GameFold) -> dict[str, Any] | None:
+    """GameDriver.preview with an offline forum: what the next deadline would do now; made
+    once per state of the game (its step seq) and version of the variant file, kept with the
+    game's folds (a post sent or an input stored renders the GM page again, not this)."""
+    key = (record.step_seq, RULESETS.versions())
+    if game.preview is not None and game.preview[0] == key:
+        return game.preview[1]
+    result = GameDriver(store, OfflineForum(), record.id).preview()
+    made = None
+    if result is not None:
+        due, outcome = result
+        made = {"due": due, "posts": outcome.posts, "pms": outcome.pms,
+                "phase": views.phase_name(outcome.state.phase, outcome.state.ruleset), "kind": views.words(
+                    views.DEADLINE_WORDS, due.kind)}
+    game.preview = (key, made)
+    return made
 

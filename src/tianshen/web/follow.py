@@ -130,6 +130,7 @@ class GameFold:
         self.lock = threading.Lock()
         self.public: PublicFold | None = None
         self.gm = GmFold()
+        self.preview: tuple[Any, Any] | None = None  # the GM page's preview with its key (step seq, rulesets)
 
 
 class Folds:
