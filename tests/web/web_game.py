@@ -8,6 +8,8 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 from tianshen.core.model import GameState, PostIn
 from tianshen.core.ruleset import GameSetup
@@ -88,16 +90,39 @@ def vote(running: Running, voter: str, target: str, post_id: str, minutes: int =
                                  at=running.clock.now() + timedelta(minutes=minutes), text=f"投票 {target}"))
 
 
+def web_command(db_url: str, folder: Path, extra: str = "") -> tuple[object, dict[str, Any]]:
+    """The app and uvicorn's options as `tianshen web --config` makes them (its uvicorn.run
+    caught): the token from [web] token_env, `extra` lines added to [web]."""
+    import pytest
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    config = folder / "web.toml"
+    config.write_text(f'[database]\nurl = "{db_url}"\n[web]\ntoken_env = "TIANSHEN_TEST_WEB_T"\n{extra}',
+                      encoding="utf-8")
+    served: dict[str, Any] = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(uvicorn, "run", lambda app_, **kw: served.update(app=app_, **kw))
+        mp.setenv("TIANSHEN_TEST_WEB_T", TOKEN)
+        result = CliRunner().invoke(app, ["web", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    return served.pop("app"), served
+
+
 class Server:
-    def __init__(self, app: object) -> None:
+    def __init__(self, app: object, **options: Any) -> None:
+        """uvicorn on a free port of 127.0.0.1; `options` of uvicorn's (web_command's) besides."""
         import uvicorn
 
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                         server_header=False))
+        kw = {"log_level": "warning", "server_header": False} | {
+            k: v for k, v in options.items() if k not in ("host", "port")}
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, **kw))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> Server:
