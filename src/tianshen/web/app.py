@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
+from anyio import to_thread
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup, escape
 from sqlalchemy import bindparam, func, literal, select
@@ -361,7 +363,14 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         response.headers.update({k.decode(): v.decode() for k, v in SecurityHeaders.HEADERS})
         return response
 
-    app = Starlette(routes=routes, exception_handlers={404: missing, Exception: failed})
+    threads = _threads(store)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        to_thread.current_default_thread_limiter().total_tokens = threads
+        yield
+
+    app = Starlette(routes=routes, exception_handlers={404: missing, Exception: failed}, lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
     app.state.throttle = throttle
     app.state.pages = cached
@@ -370,6 +379,15 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     app.state.folds = folds
     app.state.sessions = sessions
     return app
+
+
+def _threads(store: Store) -> int:
+    """The worker threads of the pages (every page reads the database in one): as many as the
+    database pool keeps connections.  With more, a burst of requests checks out connections
+    beyond the pool's, and each is closed when it comes back: under load a new connection
+    (on PostgreSQL a new server process) every few requests, and their waits in the p99."""
+    size = getattr(store.engine.pool, "size", None)
+    return max(2, size()) if callable(size) else 8
 
 
 class SecurityHeaders:
