@@ -64,7 +64,8 @@ def test_countdown_runs_in_the_rehearsal_clock(tmp_path, browser, shots: Path) -
     board = running.store.board_game("memory:rehearsal")
     clock = GameClock(due.at - timedelta(hours=2), 60.0)
     running.store.set_mark(board, "game_clock", clock_mark(clock))
-    with Server(create_app(running.store, WebSettings(token=TOKEN))) as srv:
+    # no poll while it runs: each would swap the head in anew (the game time moves), under a screenshot
+    with Server(create_app(running.store, WebSettings(token=TOKEN, poll_ms=600_000))) as srv:
         for width, label in WIDTHS:
             context, page = open_page(browser, width)
             page.goto(f"{srv.url}/game/{gid}")
