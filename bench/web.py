@@ -4,7 +4,9 @@ Plays three games on the memory board (classic_10 to day 2's vote, hex_survival_
 vote, classic_8 to its end), copies their rows into 500 games (a fifth signing up, three
 fifths running, a fifth over), serves the database with uvicorn in a process of its own, and
 lets 20 clients fetch `/`, `/game/N` and `/game/N/fragment` as fast as they can.  Prints the
-median and p99 latency of each and the requests per second; asserts nothing.
+median and p99 latency of each, the requests per second, the server's CPU a request, the
+database connections it opened, its full garbage collections (and the longest pause) and the
+load average after each path; asserts nothing.
 Goals: `/` ≤ 100 ms median, `/game/N` ≤ 50 ms median.
 
     .venv/bin/python bench/web.py                       # SQLite in a temp file
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import socket
@@ -118,6 +121,26 @@ def build(url: str, games: int) -> list[int]:
     return ids
 
 
+# What the server notes for the bench (in a file beside it, written every half second): the
+# database connections it opened and its garbage collector's full (generation 2) pauses.
+SERVER_NOTES = """import gc, json, threading, time
+from sqlalchemy import event
+notes = {"connections": 0, "gc2": []}
+started = [0.0]
+def _gc(phase, info):
+    if phase == "start":
+        started[0] = time.perf_counter()
+    elif info["generation"] == 2:
+        notes["gc2"].append((time.perf_counter() - started[0]) * 1000)
+gc.callbacks.append(_gc)
+event.listen(store.engine, "connect", lambda *_: notes.__setitem__("connections", notes["connections"] + 1))
+def _write():
+    while True:
+        time.sleep(0.5)
+        with open(sys.argv[5], "w") as f:
+            json.dump(notes, f)
+threading.Thread(target=_write, daemon=True).start()
+"""
 KEEP_ALIVE_S = 60  # uvicorn's default 5 s closes a warm connection before a slow warm-up ends
 
 
@@ -130,10 +153,12 @@ def served(url: str, cache_s: float) -> Iterator[tuple[str, Callable[[], float]]
     code = (f"KEEP_ALIVE_S = {KEEP_ALIVE_S}\nimport uvicorn, sys\nfrom tianshen.store import Store\n"
             "from tianshen.web.app import WebSettings, create_app\n"
             "settings = WebSettings(token=sys.argv[2], cache_s=float(sys.argv[4]))\n"
-            "app = create_app(Store(sys.argv[1]), settings)\n"
+            "store = Store(sys.argv[1])\napp = create_app(store, settings)\n" + SERVER_NOTES +
             "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[3]), log_level='warning', server_header=False,\n"
             "            timeout_keep_alive=KEEP_ALIVE_S)\n")
-    proc = subprocess.Popen([sys.executable, "-c", code, url, TOKEN, str(port), str(cache_s)], env=os.environ.copy())
+    notes = Path(tempfile.mkdtemp()) / "notes.json"
+    proc = subprocess.Popen([sys.executable, "-c", code, url, TOKEN, str(port), str(cache_s), str(notes)],
+                            env=os.environ.copy())
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120  # a loaded machine starts it slowly
@@ -145,10 +170,21 @@ def served(url: str, cache_s: float) -> Iterator[tuple[str, Callable[[], float]]
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise RuntimeError("the web server did not start") from None
                 time.sleep(0.2)
-        yield base, lambda: cpu_seconds(proc.pid)
+        yield base, lambda: cpu_seconds(proc.pid), lambda: server_notes(notes)
     finally:
         proc.terminate()
         proc.wait(10)
+        notes.unlink(missing_ok=True)
+        notes.parent.rmdir()
+
+
+def server_notes(path: Path) -> dict:
+    """The server's notes as last written (they lag by at most half a second)."""
+    time.sleep(0.6)
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"connections": 0, "gc2": []}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -293,16 +329,21 @@ def main() -> None:
               f"{args.clients} clients, {args.requests} requests a path; load average {os.getloadavg()[0]:.1f}")
         for cache_s in (WebConfig().cache_seconds, 0.0):
             print(f"[web] cache_seconds = {cache_s:g}" + (" (the default)" if cache_s else " (every page rendered)"))
-            with served(url, cache_s) as (base, cpu):
+            with served(url, cache_s) as (base, cpu, notes):
                 warm = asyncio.run(warm_up(base, running))
                 print(f"  every running game's page and fragment once (its view made): {warm:.1f} s")
                 for label, path in scenarios(running, random.Random(1)).items():
-                    cpu0 = cpu()
+                    cpu0, before = cpu(), notes()
                     latencies, wall = asyncio.run(load(base, path, args.clients, args.requests))
                     used = (cpu() - cpu0) / (len(latencies) + args.clients) * 1000
+                    after = notes()
+                    pauses = after["gc2"][len(before["gc2"]):]
                     print(f"  {label:22} median {statistics.median(latencies):7.1f} ms   "
                           f"p99 {p99(latencies):7.1f} ms   {len(latencies) / wall:6.1f} req/s   "
-                          f"server CPU {used:5.2f} ms a request")
+                          f"server CPU {used:5.2f} ms a request   "
+                          f"{after['connections'] - before['connections']} connections opened, "
+                          f"{len(pauses)} full GC ({max(pauses, default=0):.0f} ms longest)   "
+                          f"load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from web_game import TOKEN, Running, Server, at_vote, play_until_now, vote  # noqa: E402
+from web_game import TOKEN, Running, Server, at_vote, play_until, play_until_now, vote  # noqa: E402
 
 from tianshen.web.app import WebSettings, create_app  # noqa: E402
 
@@ -49,7 +49,25 @@ def _no_browser(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Server]]:
+    """classic_8 (seed 3) played to its end and served (polling every 300 ms): read only, so
+    one for the session."""
+    db = tmp_path_factory.mktemp("over") / "g.db"
+    running = play_until(f"sqlite:///{db}", "classic_8", 3, lambda s: s.phase.kind == "over", max_steps=80)
+    with Server(create_app(running.store, WebSettings(token=TOKEN, poll_ms=300))) as srv:
+        yield running, srv
+
+
+def polls_handled(page: object, n: int, timeout_ms: float = 15_000) -> None:
+    """Wait until the page's script has handled `n` polls that started after this call: it
+    asks for the next fragment only once it handled the answer to the one before."""
+    for _ in range(n + 1):
+        page.wait_for_event("request", predicate=lambda r: r.url.endswith("/fragment"),  # type: ignore[attr-defined]
+                            timeout=timeout_ms)
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     try:
         from playwright.sync_api import sync_playwright

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from web_game import TOKEN, Running, Server, at_vote, log_in, play_until, vote
 
+from conftest import polls_handled
 from tianshen.web.app import WebSettings, create_app
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -24,15 +23,6 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = SHOTS if os.environ.get("TIANSHEN_WEB_SCREENSHOTS") == "1" else tmp_path_factory.mktemp("shots")
     out.mkdir(parents=True, exist_ok=True)
     return out
-
-
-@pytest.fixture(scope="module")
-def over(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Server]]:
-    """classic_8 played to its end."""
-    db = tmp_path_factory.mktemp("over") / "g.db"
-    running = play_until(f"sqlite:///{db}", "classic_8", 3, lambda s: s.phase.kind == "over", max_steps=80)
-    with Server(create_app(running.store, WebSettings(token=TOKEN, poll_ms=300))) as srv:
-        yield running, srv
 
 
 def open_page(browser, width: int, **kw):
@@ -74,17 +64,19 @@ def test_countdown_runs_in_the_rehearsal_clock(tmp_path, browser, shots: Path) -
     board = running.store.board_game("memory:rehearsal")
     clock = GameClock(due.at - timedelta(hours=2), 60.0)
     running.store.set_mark(board, "game_clock", clock_mark(clock))
-    with Server(create_app(running.store, WebSettings(token=TOKEN))) as srv:
+    # no poll while it runs: each would swap the head in anew (the game time moves), under a screenshot
+    with Server(create_app(running.store, WebSettings(token=TOKEN, poll_ms=600_000))) as srv:
         for width, label in WIDTHS:
             context, page = open_page(browser, width)
             page.goto(f"{srv.url}/game/{gid}")
             first = page.locator(".countdown").inner_text()
             assert first.startswith("还剩 01:5"), first  # game time, not the browser's (days away)
-            time.sleep(2.2)
-            second = page.locator(".countdown").inner_text()
-            seconds = [int(x[0]) * 3600 + int(x[1]) * 60 + int(x[2])
-                       for x in (t.replace("还剩 ", "").split(":") for t in (first, second))]
-            assert seconds[0] - seconds[1] >= 100, (first, second)
+            left = "([h, m, s]) => h * 3600 + m * 60 + s"
+            start = page.evaluate(f"t => ({left})(t.replace('还剩 ', '').split(':').map(Number))", first)
+            # 60×: two real seconds are two game minutes (waited for, at most 10 s)
+            page.wait_for_function(f"""start => ({left})(document.querySelector('.countdown').textContent
+                                   .replace('还剩 ', '').split(':').map(Number)) <= start - 100""", arg=start,
+                                   timeout=10_000)
             assert "排练时钟" in page.locator(".rehearsal").inner_text()
             page.locator(".head").screenshot(path=str(shots / f"rehearsal-{label}.png"))
             context.close()
@@ -133,13 +125,14 @@ def test_timeline_pages(server, game: Running, browser, shots: Path, width: int,
 
 
 @pytest.mark.parametrize(("width", "label"), WIDTHS)
-def test_the_finished_game(over, browser, shots: Path, width: int, label: str) -> None:
+def test_the_finished_game(finished, browser, shots: Path, width: int, label: str) -> None:
     """Item 8: roles revealed, the seed checked in the browser, the JSON downloaded, no polling."""
-    running, srv = over
+    running, srv = finished
     gid = running.driver.game_id
     context, page = open_page(browser, width)
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url))
+    page.clock.install()  # a virtual clock: its timers run when it is run on
     page.goto(f"{srv.url}/game/{gid}")
     state = running.state()
     for p in state.players:
@@ -152,7 +145,8 @@ def test_the_finished_game(over, browser, shots: Path, width: int, label: str) -
         page.locator("a.download").click()
     data = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))
     assert data["record"]["seed"] == str(state.seed) and data["announcements"]
-    time.sleep(1.0)  # three poll periods: nothing is fetched
+    page.clock.run_for(1000)  # three poll periods: nothing is fetched
+    assert page.evaluate("fetch('/favicon.ico').then(r => r.status)") == 200  # a request after them
     assert not [u for u in asked if u.endswith("/fragment")]
     no_sideways_scroll(page)
     page.screenshot(path=str(shots / f"finished-{label}.png"), full_page=label == "desktop")
@@ -191,7 +185,7 @@ def test_swap_keeps_what_the_reader_opened_and_selected(server, game: Running, b
     page.evaluate("""() => { const r = document.createRange(); r.selectNodeContents(document.querySelector('#log h2'));
                              window.getSelection().removeAllRanges(); window.getSelection().addRange(r); }""")
     vote(game, alive[5].name, alive[6].name, "9011", minutes=8)
-    time.sleep(1.5)  # three polls: held back while selected
+    polls_handled(page, 2)  # held back while selected
     assert page.evaluate("window.getSelection().toString()").startswith("天神的公告")
     assert page.locator("#votes .vote-post", has_text="#9011").count() == 0
     page.evaluate("window.getSelection().removeAllRanges()")
@@ -262,7 +256,7 @@ def test_an_unchanged_fragment_is_not_swapped(server, game: Running, browser) ->
     context, page = open_page(browser, 1280)
     log_in(page, server.url, f"/game/{game.driver.game_id}/gm")
     page.evaluate("document.querySelector('#roles h2').kept = 'yes'")  # a property: the HTML stays the same
-    time.sleep(1.6)
+    polls_handled(page, 3)
     assert page.evaluate("document.querySelector('#roles h2').kept") == "yes"
     context.close()
 
@@ -284,7 +278,7 @@ def test_swap_keeps_the_readers_scroll(server, game: Running, browser) -> None:
     context, page = open_page(browser, 390)
     page.set_viewport_size({"width": 390, "height": 500})
     page.goto(f"{server.url}/game/{game.driver.game_id}")
-    time.sleep(0.8)  # the first poll has been
+    polls_handled(page, 1)  # the first poll has been
     day1 = "document.querySelector('#votes details[data-key=\"day-1\"]')"
     page.evaluate(f"window.scrollTo(0, {day1}.getBoundingClientRect().top + window.scrollY - 20)")
     assert page.evaluate("window.scrollY") > 500

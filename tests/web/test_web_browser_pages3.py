@@ -23,14 +23,6 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Server]]:
-    db = tmp_path_factory.mktemp("over38") / "g.db"
-    running = play_until(f"sqlite:///{db}", "classic_8", 3, lambda s: s.phase.kind == "over", max_steps=80)
-    with Server(create_app(running.store, WebSettings(token=TOKEN, poll_ms=300))) as srv:
-        yield running, srv
-
-
 @pytest.mark.parametrize(("width", "label"), WIDTHS)
 def test_a_finished_game_shows_tables_quotes_and_no_live_clock(finished, browser, shots: Path, width: int,
                                                                label: str) -> None:
@@ -66,41 +58,58 @@ def test_previous_and_next_between_phases(finished, browser, shots: Path, width:
     context.close()
 
 
+@pytest.fixture(scope="module")
+def first_vote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Server]]:
+    """classic_8 (seed 3) at day 1's vote, served: read only."""
+    running = play_until(f"sqlite:///{tmp_path_factory.mktemp('vote38') / 'g.db'}", "classic_8", 3, at_vote(1))
+    with Server(create_app(running.store, WebSettings(token=TOKEN))) as srv:
+        yield running, srv
+
+
 @pytest.mark.parametrize(("width", "label"), WIDTHS)
-def test_the_tab_title_counts_down_and_without_javascript_the_page_says_so(tmp_path, browser, shots: Path,
+def test_the_tab_title_counts_down_and_without_javascript_the_page_says_so(first_vote, browser, shots: Path,
                                                                            width: int, label: str) -> None:
-    running = play_until(f"sqlite:///{tmp_path / 'g.db'}", "classic_8", 3, at_vote(1))
+    running, srv = first_vote
     gid = running.driver.game_id
-    with Server(create_app(running.store, WebSettings(token=TOKEN))) as srv:
-        context, page = open_page(browser, width)
-        page.goto(f"{srv.url}/game/{gid}")
-        page.wait_for_function("document.title.includes('·') && /已到时间|还剩/.test(document.title)")
-        assert re.match(rf"第1天 · {re.escape(running.driver.name)} · (已到时间|还剩 )", page.title())
-        assert page.locator("footer").inner_text() == "只读页面 · 自动更新，无需刷新"
-        context.close()
-        context, page = open_page(browser, width, java_script_enabled=False)
-        page.goto(f"{srv.url}/game/{gid}")
-        footer = page.locator("footer").inner_text()
-        assert "不会自动更新" in footer and "自动更新，无需刷新" not in footer
-        assert "北京时间" in page.locator(".deadline time").inner_text()
-        page.screenshot(path=str(shots / f"no-javascript-{label}.png"))
-        context.close()
+    context, page = open_page(browser, width)
+    page.goto(f"{srv.url}/game/{gid}")
+    page.wait_for_function("document.title.includes('·') && /已到时间|还剩/.test(document.title)")
+    assert re.match(rf"第1天 · {re.escape(running.driver.name)} · (已到时间|还剩 )", page.title())
+    assert page.locator("footer").inner_text() == "只读页面 · 自动更新，无需刷新"
+    context.close()
+    context, page = open_page(browser, width, java_script_enabled=False)
+    page.goto(f"{srv.url}/game/{gid}")
+    footer = page.locator("footer").inner_text()
+    assert "不会自动更新" in footer and "自动更新，无需刷新" not in footer
+    assert "北京时间" in page.locator(".deadline time").inner_text()
+    page.screenshot(path=str(shots / f"no-javascript-{label}.png"))
+    context.close()
 
 
-def test_every_tap_target_of_the_gm_page_is_24_px(tmp_path, browser, shots: Path) -> None:
-    """Item 7: on a phone, every link, button, summary and map cell of the GM page is at
-    least 24 px each way."""
-    running = play_until(f"sqlite:///{tmp_path / 'hex.db'}", "hex_survival_12", 3, at_vote(1))
+@pytest.fixture(scope="module")
+def hex_vote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Server]]:
+    """hex_survival_12 (seed 3) at day 1's vote, served: read only."""
+    running = play_until(f"sqlite:///{tmp_path_factory.mktemp('hex38') / 'g.db'}", "hex_survival_12", 3, at_vote(1))
     with Server(create_app(running.store, WebSettings(token=TOKEN))) as srv:
-        context, page = open_page(browser, 390, extra_http_headers={"Authorization": f"Bearer {TOKEN}"})
-        page.goto(f"{srv.url}/game/{running.driver.game_id}/gm")
-        small = page.evaluate("""() => Array.from(document.querySelectorAll('a, button, summary, [tabindex="0"]'))
-            .map(e => [e.tagName, (e.textContent || '').trim().slice(0, 20), e.getBoundingClientRect()])
-            .filter(([, , r]) => r.width > 0 && (r.width < 24 || r.height < 24))
-            .map(([tag, text, r]) => `${tag} ${text} ${Math.round(r.width)}x${Math.round(r.height)}`)""")
-        assert small == []
-        page.locator("#roles").screenshot(path=str(shots / "gm-cards-phone.png"))
-        context.close()
+        yield running, srv
+
+
+TAP_TARGETS = """() => Array.from(document.querySelectorAll('a, button, summary, [tabindex="0"]'))
+    .map(e => [e.tagName, (e.textContent || '').trim().slice(0, 20), e.getBoundingClientRect()])
+    .filter(([, , r]) => r.width > 0 && (r.width < 24 || r.height < 24))
+    .map(([tag, text, r]) => `${tag} ${text} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+
+
+@pytest.mark.parametrize(("width", "label"), WIDTHS)
+def test_every_tap_target_of_the_gm_page_is_24_px(hex_vote, browser, shots: Path, width: int, label: str) -> None:
+    """Item 7: on a phone and on a desktop, every link, button, summary and map cell of the
+    GM page is at least 24 px each way."""
+    running, srv = hex_vote
+    context, page = open_page(browser, width, extra_http_headers={"Authorization": f"Bearer {TOKEN}"})
+    page.goto(f"{srv.url}/game/{running.driver.game_id}/gm")
+    assert page.evaluate(TAP_TARGETS) == []
+    page.locator("#roles").screenshot(path=str(shots / f"gm-tap-targets-{label}.png"))
+    context.close()
 
 
 @pytest.mark.parametrize(("width", "label"), WIDTHS)

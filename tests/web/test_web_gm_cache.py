@@ -100,3 +100,30 @@ def test_a_kept_gm_page_is_served_to_no_one_without_the_login(made) -> None:
     r = gm_a.get(f"/game/{gid}/gm")
     assert r.status_code == 401 and SECRET not in r.text  # the revoked cookie: the kept page is not served
     assert cookie and SECRET in gm_b.get(f"/game/{gid}/gm").text and renders == [gid]
+
+
+def test_the_preview_is_made_once_per_state_of_the_game(made, monkeypatch) -> None:
+    """Item 3: the GM page's preview (a GameDriver on an offline forum) is made once per step
+    of the game, not per render: a post queued or refused renders the page again, not it."""
+    running, renders = made
+    previews: list[int] = []
+    real = web_app.GameDriver.preview
+
+    def counting(self):
+        previews.append(self.game_id)
+        return real(self)
+
+    monkeypatch.setattr(web_app.GameDriver, "preview", counting)
+    app = create_app(running.store, WebSettings(token=TOKEN))
+    c, gid = TestClient(app), running.driver.game_id
+    first = c.get(f"/game/{gid}/gm", headers=BEARER).text
+    c.get(f"/game/{gid}/gm/fragment", headers=BEARER)
+    running.store.add_outbox(gid, [OutboxItem(kind="post", target="main", body="等着发的公告")])
+    page = c.get(f"/game/{gid}/gm", headers=BEARER).text
+    assert len(renders) == 3 and previews == [gid]  # three renders, one preview
+    preview = re.search(r'<section class="card" id="preview">.*?</section>', first, re.S)
+    assert preview and preview.group(0) in page
+    voter, target = running.state().players[0].name, running.state().players[1].name
+    vote(running, voter, target, "9302")  # a new event: a new state, a new preview
+    c.get(f"/game/{gid}/gm", headers=BEARER)
+    assert len(renders) == 4 and previews == [gid, gid]

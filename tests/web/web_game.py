@@ -8,6 +8,8 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 from tianshen.core.model import GameState, PostIn
 from tianshen.core.ruleset import GameSetup
@@ -32,8 +34,10 @@ class Running:
 
 
 def play_until(db_url: str, variant: str, seed: int, done, max_steps: int = 60, act: bool = True,
-               start: datetime = DEFAULT_START) -> Running:
-    """Play deadline by deadline until `done(state)`; the simulated players act before each."""
+               start: datetime = DEFAULT_START, name: str | None = None, created=None, each=None) -> Running:
+    """Play deadline by deadline until `done(state)`; the simulated players act before each.
+    `created(running)` is called once the game is created, `each(running, state)` after the
+    players acted, before the deadline (the deadline is asked again after it)."""
     clock = VirtualClock(start)
     board = MemoryBoard(clock.now)
     forum = board.gm()
@@ -44,17 +48,23 @@ def play_until(db_url: str, variant: str, seed: int, done, max_steps: int = 60, 
 
     spec = load_spec(variant)
     setup = GameSetup(seats=default_seats(spec.players), seed=seed, start=start)
-    driver = GameDriver.create(store, forum, f"{variant}-web", spec.id, setup)
+    driver = GameDriver.create(store, forum, name or f"{variant}-web", spec.id, setup)
+    running = Running(store, driver, clock, board)
+    if created is not None:
+        created(running)
     sims = sims_for(spec.ruleset, board, forum.account, seed)
     for _ in range(max_steps):
         state = driver.state()
         if done(state):
-            return Running(store, driver, clock, board)
+            return running
         deadline = driver.ruleset.next_deadline(state)
         assert deadline is not None, "the game ended before the wanted point"
         if act:
             clock.set(min(clock.now() + timedelta(hours=1), deadline.at - timedelta(minutes=1)))
             sims.act(state, clock.now(), lambda key: store.thread_id(driver.game_id, key))
+        if each is not None:
+            each(running, state)
+            deadline = driver.ruleset.next_deadline(driver.state()) or deadline
         clock.set(deadline.at)
         driver.advance(clock.now())
     raise AssertionError("the wanted point was not reached")
@@ -80,16 +90,39 @@ def vote(running: Running, voter: str, target: str, post_id: str, minutes: int =
                                  at=running.clock.now() + timedelta(minutes=minutes), text=f"投票 {target}"))
 
 
+def web_command(db_url: str, folder: Path, extra: str = "") -> tuple[object, dict[str, Any]]:
+    """The app and uvicorn's options as `tianshen web --config` makes them (its uvicorn.run
+    caught): the token from [web] token_env, `extra` lines added to [web]."""
+    import pytest
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    config = folder / "web.toml"
+    config.write_text(f'[database]\nurl = "{db_url}"\n[web]\ntoken_env = "TIANSHEN_TEST_WEB_T"\n{extra}',
+                      encoding="utf-8")
+    served: dict[str, Any] = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(uvicorn, "run", lambda app_, **kw: served.update(app=app_, **kw))
+        mp.setenv("TIANSHEN_TEST_WEB_T", TOKEN)
+        result = CliRunner().invoke(app, ["web", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    return served.pop("app"), served
+
+
 class Server:
-    def __init__(self, app: object) -> None:
+    def __init__(self, app: object, **options: Any) -> None:
+        """uvicorn on a free port of 127.0.0.1; `options` of uvicorn's (web_command's) besides."""
         import uvicorn
 
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                         server_header=False))
+        kw = {"log_level": "warning", "server_header": False} | {
+            k: v for k, v in options.items() if k not in ("host", "port")}
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, **kw))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> Server:

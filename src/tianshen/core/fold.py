@@ -39,10 +39,14 @@ def stored_input(payload_json: str) -> Input:
     return read_input(json.loads(payload_json))
 
 
-def steps(ruleset: Ruleset, events: Iterable[StoredEvent]) -> Iterator[Step]:
-    """Each input of the log with what it did, after the setup (the first event)."""
-    state: GameState | None = None
+def steps(ruleset: Ruleset, events: Iterable[StoredEvent], state: GameState | None = None,
+          after: int | None = None) -> Iterator[Step]:
+    """Each input of the log with what it did, after the setup (the first event); or, carried
+    on from `state`, the state after the event `after`: each input after that one (the
+    events up to it are skipped)."""
     for e in events:
+        if after is not None and e.seq <= after:
+            continue
         if e.kind == "setup":
             state = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state
             continue

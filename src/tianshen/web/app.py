@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
+from anyio import to_thread
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup, escape
 from sqlalchemy import bindparam, func, literal, select
@@ -361,7 +363,14 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
         response.headers.update({k.decode(): v.decode() for k, v in SecurityHeaders.HEADERS})
         return response
 
-    app = Starlette(routes=routes, exception_handlers={404: missing, Exception: failed})
+    threads = _threads(store)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        to_thread.current_default_thread_limiter().total_tokens = threads
+        yield
+
+    app = Starlette(routes=routes, exception_handlers={404: missing, Exception: failed}, lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
     app.state.throttle = throttle
     app.state.pages = cached
@@ -370,6 +379,15 @@ def create_app(store: Store, settings: WebSettings) -> Starlette:
     app.state.folds = folds
     app.state.sessions = sessions
     return app
+
+
+def _threads(store: Store) -> int:
+    """The worker threads of the pages (every page reads the database in one): as many as the
+    database pool keeps connections.  With more, a burst of requests checks out connections
+    beyond the pool's, and each is closed when it comes back: under load a new connection
+    (on PostgreSQL a new server process) every few requests, and their waits in the p99."""
+    size = getattr(store.engine.pool, "size", None)
+    return max(2, size()) if callable(size) else 8
 
 
 class SecurityHeaders:
@@ -702,7 +720,7 @@ def _gm_context(store: Store, settings: WebSettings, game_id: int, game: GameFol
     ctx["commands"] = views.admin_commands(record.name)
     ctx["shared_notes"] = _shared_notes(ctx["players"])
     ctx["inputs"] = _inputs(store, record.name, game_id, state.phase.label, outbox)
-    ctx["preview"] = _preview(store, game_id)
+    ctx["preview"] = _preview(store, record, game or GameFold())
     ctx["hexmap"] = views.hex_map(ruleset, state, secret=True) if ctx["is_hex"] else None
     ctx["seed"] = record.seed
     return ctx
@@ -783,13 +801,20 @@ def _overrides(store: Store, game_id: int, game: GameFold, upto: int) -> list[Gm
     return list(gm.overrides)
 
 
-def _preview(store: Store, game_id: int) -> dict[str, Any] | None:
-    """GameDriver.preview with an offline forum: what the next deadline would do now."""
-    result = GameDriver(store, OfflineForum(), game_id).preview()
-    if result is None:
-        return None
-    due, outcome = result
-    return {"due": due, "posts": outcome.posts, "pms": outcome.pms,
-            "phase": views.phase_name(outcome.state.phase, outcome.state.ruleset), "kind": views.words(
-                views.DEADLINE_WORDS, due.kind)}
+def _preview(store: Store, record: Any, game: GameFold) -> dict[str, Any] | None:
+    """GameDriver.preview with an offline forum: what the next deadline would do now; made
+    once per state of the game (its step seq) and version of the variant file, kept with the
+    game's folds (a post sent or an input stored renders the GM page again, not this)."""
+    key = (record.step_seq, RULESETS.versions())
+    if game.preview is not None and game.preview[0] == key:
+        return game.preview[1]
+    result = GameDriver(store, OfflineForum(), record.id).preview()
+    made = None
+    if result is not None:
+        due, outcome = result
+        made = {"due": due, "posts": outcome.posts, "pms": outcome.pms,
+                "phase": views.phase_name(outcome.state.phase, outcome.state.ruleset), "kind": views.words(
+                    views.DEADLINE_WORDS, due.kind)}
+    game.preview = (key, made)
+    return made
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from itertools import takewhile
 from typing import Any
 
-from tianshen.core.fold import Step, StoredEvent, steps, stored_input
+from tianshen.core.fold import StoredEvent, fold, steps
 from tianshen.core.model import GameState, GmIn
-from tianshen.core.ruleset import GameSetup, Ruleset
+from tianshen.core.ruleset import Ruleset
 from tianshen.web import views
 
 
@@ -78,7 +78,11 @@ class PublicFold:
     def add(self, events: Iterable[StoredEvent], links: views.PostLinks) -> None:
         """Fold the events after `seq`, in order (once each)."""
         self.links.threads = dict(links.threads)
-        for step in _steps(self.ruleset, self, events):
+        events = [e for e in events if e.seq > self.seq]
+        if self.state is None and events and events[0].kind == "setup":  # no input folded yet
+            self.state, self.seq = fold(self.ruleset, events[:1]), events[0].seq
+        for step in steps(self.ruleset, events, self.state, self.seq):
+            self.state, self.seq = step.outcome.state, step.seq
             self.counts = views.vote_counts(self.ruleset, [step], self.links, days=self.days)
             self.phases += views.phase_ends(self.ruleset, [step])
 
@@ -101,23 +105,6 @@ class PublicFold:
 
     def newest_first(self, counts: dict[int, views.DayCount] | None = None) -> list[views.DayCount]:
         return sorted((self.counts if counts is None else counts).values(), key=lambda d: d.number, reverse=True)
-
-
-def _steps(ruleset: Ruleset, fold: PublicFold, events: Iterable[StoredEvent]) -> Iterable[Step]:
-    """core.fold.steps carried on from the fold's state (its `seq`), moving it along."""
-    for e in events:
-        if e.seq <= fold.seq:
-            continue
-        if e.kind == "setup":
-            fold.state, fold.seq = ruleset.setup(GameSetup.model_validate_json(e.payload_json)).state, e.seq
-            continue
-        if fold.state is None:
-            raise ValueError(f"event {e.seq} comes before the setup")
-        event = stored_input(e.payload_json)
-        outcome = ruleset.apply(fold.state, event)
-        step = Step(e.seq, event, outcome, fold.state)
-        fold.state, fold.seq = outcome.state, e.seq
-        yield step
 
 
 class GmFold:
@@ -143,6 +130,7 @@ class GameFold:
         self.lock = threading.Lock()
         self.public: PublicFold | None = None
         self.gm = GmFold()
+        self.preview: tuple[Any, Any] | None = None  # the GM page's preview with its key (step seq, rulesets)
 
 
 class Folds:
