@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import create_engine, event, select
 from sqlalchemy.exc import IntegrityError
 
 from test_driver import GM, ROLES, START, Env, RecordingForum, gm_pms
@@ -22,6 +22,7 @@ from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.sim.rehearsal import VESTS, VirtualClock, rehearse
 from tianshen.specs import load_spec, shared_spec
 from tianshen.store import OutboxItem, Step, Store
+from tianshen.store import store as store_module
 from tianshen.store.models import PlayerRow
 
 
@@ -314,3 +315,31 @@ def test_a_steps_statements_skip_sqlalchemys_execution_layer_but_not_its_events(
                               outbox=[OutboxItem(kind="post", target="main", body="不该发出")], then=[then])
     assert env.store.step_seq(env.game_id) == seq and env.store.load_game(env.game_id).phase_label != "x"
     assert all(r.body != "不该发出" for r in env.store.pending_outbox(env.game_id) + env.store.outbox(env.game_id))
+
+
+def test_a_pooled_postgresql_connection_is_tried_only_after_lying_idle(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No SELECT 1 before each of a busy process's transactions (issue 37), yet a connection
+    that lay idle and died meanwhile (a restarted server) is replaced, not used."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("the pool's ping is PostgreSQL's")
+    store = Store(db_url)
+    store.upgrade()
+    pings: list[bool] = []
+    real = store_module._ping
+    monkeypatch.setattr(store_module, "_ping", lambda conn: pings.append(True) or real(conn))
+    for _ in range(5):
+        store.list_games()
+    assert pings == []  # used a moment ago: taken as it is
+    with store.engine.connect() as conn:
+        pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    other = create_engine(db_url)
+    with other.connect() as conn:
+        conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+    other.dispose()
+    monkeypatch.setattr(store_module, "IDLE_PING_S", -1.0)  # as if it lay idle since
+    store.list_games()  # the dead connection is tried, fails, and a new one serves
+    assert pings
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
+    store.close()
