@@ -9,18 +9,20 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import create_engine, event, select
+from sqlalchemy.exc import IntegrityError
 
 from test_driver import GM, ROLES, START, Env, RecordingForum, gm_pms
 from tianshen.config import load_config
-from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.core.ruleset import GameSetup, Ruleset, Seat
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.daemon import Daemon
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.sim.rehearsal import VESTS, VirtualClock, rehearse
 from tianshen.specs import load_spec, shared_spec
-from tianshen.store import Store
+from tianshen.store import OutboxItem, Step, Store
+from tianshen.store import store as store_module
 from tianshen.store.models import PlayerRow
 
 
@@ -271,3 +273,73 @@ def test_an_input_whose_fold_failed_is_read_again(env: Env) -> None:
     env.driver.ruleset.apply = real  # type: ignore[method-assign]
     assert env.driver.advance(env.clock.now()) == 1
     assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲", "天神你好"]
+
+
+def test_a_game_created_and_dealt_at_once_is_dealt_once(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`GameDriver.create` deals with the setup it tried at sign-up (issue 37): the role list
+    is still checked before the game is stored, the deal is not made a second time."""
+    store = Store(db_url)
+    store.upgrade()
+    made: list[object] = []
+    real = Ruleset.setup
+    monkeypatch.setattr(Ruleset, "setup", lambda self, setup: made.append(setup) or real(self, setup))
+    forum = RecordingForum(MemoryBoard(VirtualClock(START).now))
+    forum.login()
+    setup = GameSetup(seats=[Seat(name=n) for n in ROLES], seed=7, start=START, fixed_roles=ROLES)
+    driver = GameDriver.create(store, forum, "once", "classic_10", setup)
+    assert len(made) == 1
+    assert driver.state().phase.label == "night 1" and len(driver.state().players) == len(ROLES)
+    store.close()
+
+
+def test_a_steps_statements_skip_sqlalchemys_execution_layer_but_not_its_events(env: Env) -> None:
+    """A step's and a flush's statements run on the transaction's cursor, compiled once
+    (issue 37); the engine's cursor events still see each of them, and a refused write is
+    SQLAlchemy's IntegrityError, the transaction rolled back."""
+    env.driver.flush()
+    seen = _statements(env.store)
+    compiled: list[object] = []  # writes run through Connection.execute (compiled per call)
+    event.listen(env.store.engine, "before_execute", lambda *a: compiled.append(a[1]) if a[1].is_dml else None)
+    _night_pms(env)
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())
+    assert {"UPDATE games SET", "INSERT INTO events", "INSERT INTO outbox", "UPDATE outbox SET"} <= {
+        " ".join(s.split()[:3]) for s in seen}
+    assert compiled == []
+    seq, stored = env.store.step_seq(env.game_id), env.store.inbound(env.game_id)[0]
+    then = Step(inbound=None, event_kind="gm", event_payload="{}", phase_label="x", state_json="{}",
+                status="running", deadline_at=None, winner=None, players=None, outbox=[], at=env.clock.now())
+    with pytest.raises(IntegrityError):  # an input stored already: nothing of the steps is written
+        env.store.commit_step(env.game_id, inbound=stored, event_kind="pm", event_payload="{}", phase_label="x",
+                              state_json="{}", status="running", deadline_at=None, winner=None, players=None,
+                              outbox=[OutboxItem(kind="post", target="main", body="不该发出")], then=[then])
+    assert env.store.step_seq(env.game_id) == seq and env.store.load_game(env.game_id).phase_label != "x"
+    assert all(r.body != "不该发出" for r in env.store.pending_outbox(env.game_id) + env.store.outbox(env.game_id))
+
+
+def test_a_pooled_postgresql_connection_is_tried_only_after_lying_idle(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No SELECT 1 before each of a busy process's transactions (issue 37), yet a connection
+    that lay idle and died meanwhile (a restarted server) is replaced, not used."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("the pool's ping is PostgreSQL's")
+    store = Store(db_url)
+    store.upgrade()
+    pings: list[bool] = []
+    real = store_module._ping
+    monkeypatch.setattr(store_module, "_ping", lambda conn: pings.append(True) or real(conn))
+    for _ in range(5):
+        store.list_games()
+    assert pings == []  # used a moment ago: taken as it is
+    with store.engine.connect() as conn:
+        pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    other = create_engine(db_url)
+    with other.connect() as conn:
+        conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+    other.dispose()
+    monkeypatch.setattr(store_module, "IDLE_PING_S", -1.0)  # as if it lay idle since
+    store.list_games()  # the dead connection is tried, fails, and a new one serves
+    assert pings
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
+    store.close()

@@ -27,7 +27,7 @@ from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmI
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.gmwords import without_citations
-from tianshen.rules import family_class, game_ruleset
+from tianshen.rules import game_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
@@ -100,9 +100,10 @@ class GameDriver:
     def create(cls, store: Store, forum: Forum, name: str, variant: str, setup: GameSetup,
                on_step: StepHook | None = None, alone: bool = False) -> GameDriver:
         """Sign the game up and start it at once (`alone`: see `self.alone`)."""
-        driver = cls(store, forum, cls.register(store, name, variant, setup), on_step)
+        game_id, dealt = cls._register(store, name, variant, setup)
+        driver = cls(store, forum, game_id, on_step)
         driver.alone = alone
-        driver.start(record=driver._record)
+        driver.start(record=driver._record, dealt=dealt)  # the deal tried at sign-up is the deal
         return driver
 
     @staticmethod
@@ -113,24 +114,30 @@ class GameDriver:
         setup without a salt gets a secret random one (core.rng: the seed commitment).
         `variant` is an id or a .toml file; the record keeps the id.  `signed_up_at`, the
         moment of the sign-up by the forum's clock: no PM sent before it is the game's."""
+        return GameDriver._register(store, name, variant, setup, board, signed_up_at)[0]
+
+    @staticmethod
+    def _register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "",
+                  signed_up_at: datetime | None = None) -> tuple[int, Outcome]:
+        """`register`, and the deal it tried (the same `start` would make: setup and seed alike)."""
         from tianshen.core.rng import new_salt
         from tianshen.specs import game_file, shared_spec
 
         if setup.salt is None:
             setup = setup.model_copy(update={"salt": new_salt()})
         spec = shared_spec(variant)  # `variant`: an id or a .toml file
-        ruleset = family_class(spec.ruleset)(spec)
-        ruleset.setup(setup)
         config: dict[str, object] = {"setup": setup.model_dump(mode="json")}
         if file := game_file(variant):
             config["ruleset_file"] = file  # reloaded from this file, not by id (GameDriver.__init__)
         if signed_up_at is not None:
             config["signed_up_at"] = signed_up_at.isoformat()
+        # the ruleset the game's driver will have (its GM account's name in the texts): its deal
+        dealt = game_ruleset(spec.id, config).setup(setup)
         return store.create_game(
-            name=name, ruleset=ruleset.spec.id, seed=setup.seed, config=config,
+            name=name, ruleset=spec.id, seed=setup.seed, config=config,
             state_json="{}", phase_label="setup", deadline_at=setup.start, players=[], at=setup.start,
             status="new", board=board,
-        )
+        ), dealt
 
     def is_started(self) -> bool:
         if self._cached is not None:  # a game once dealt stays dealt
@@ -148,9 +155,11 @@ class GameDriver:
         self._head_status = status
         self.trust_cache = True
 
-    def start(self, at: datetime | None = None, send: bool = True, record: GameRecord | None = None) -> Outcome:
+    def start(self, at: datetime | None = None, send: bool = True, record: GameRecord | None = None,
+              dealt: Outcome | None = None) -> Outcome:
         """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start).
-        `record`: the game's row as just read (its commit checks it is still the newest)."""
+        `record`: the game's row as just read (its commit checks it is still the newest);
+        `dealt`: this setup's outcome as `create` tried it at sign-up (not made twice)."""
         record = record or self.store.load_game(self.game_id)
         self._record = None
         if record.status != "new":
@@ -160,7 +169,7 @@ class GameDriver:
             setup = setup.model_copy(update={"start": at})
         marks = self._old_marks() if self.reads_pms or self.watch_board else {}
         self._marks = None  # read again: another driver may have dealt it before (the commit fails then)
-        outcome = self.ruleset.setup(setup)
+        outcome = dealt if dealt is not None and at is None else self.ruleset.setup(setup)
         self._others = None
         state = outcome.state
         dl = self.next_deadline(state)

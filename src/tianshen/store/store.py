@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -32,7 +33,13 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
+from sqlalchemy.exc import (
+    DisconnectionError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    ProgrammingError,
+)
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -82,7 +89,6 @@ _HEADS = (select(_G.c.id, _G.c.name, _G.c.ruleset, _G.c.seed, _G.c.status, _G.c.
 # a step's outbox rows take the seqs after the game's newest, read in the step's transaction
 # (the game's row is locked by then); the INSERT answers each row's id (one statement)
 _OUT_SEQ = select(func.coalesce(func.max(_O.c.seq), 0)).where(_O.c.game_id == _GID)
-_ADD_OUT = insert(_O).returning(_O.c.id, _O.c.key)
 _PENDING = select(_O).where(_O.c.game_id == _GID, _O.c.status == "pending").order_by(_O.c.seq)
 _WINDOW = select(_O).where(_O.c.game_id == _GID, _O.c.kind == "post",
                            func.substr(_O.c.key, 1, bindparam("n")) == bindparam("prefix")).order_by(_O.c.seq)
@@ -104,46 +110,146 @@ _END_PHASE = update(_P).where(_P.c.game_id == _GID, _P.c.ended_at.is_(None)).val
 _DROP_PLAYERS = delete(_PL).where(_PL.c.game_id == _GID)
 
 
-def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str) -> Insert:
+# ---- the hot statements through the DBAPI cursor (issue 37) ---------------------------
+# SQLAlchemy's Python side (the compiled cache's key, the execution context, the type layer
+# per parameter) cost several times what sqlite3 itself takes for a step's few statements.
+# Each hot statement is compiled once per dialect here and run on the cursor of the
+# transaction's own connection: the same transaction, the engine's cursor events fired
+# (the benches count them, the tests fail writes through them), the errors wrapped as
+# SQLAlchemy wraps them (IntegrityError, a lost connection invalidated).
+
+
+@dataclass(frozen=True)
+class _Fast:
+    """A statement compiled for one dialect: its SQL and how to make its parameters."""
+
+    sql: str
+    positional: bool
+    # (name, taken from the row, constant value, bind processor) per placeholder
+    binds: tuple[tuple[str, bool, Any, Callable[[Any], Any] | None], ...]
+
+    def params(self, row: dict[str, Any]) -> Any:
+        values = []
+        for name, taken, const, proc in self.binds:
+            value = row[name] if taken else const
+            values.append(proc(value) if proc else value)
+        return tuple(values) if self.positional else dict(zip((b[0] for b in self.binds), values, strict=True))
+
+
+_FAST: dict[tuple[str, Any], _Fast] = {}
+
+
+def _fast(conn: Connection, key: Any, build: Callable[[], Any]) -> _Fast:
+    """The statement `build` makes, compiled once for the connection's dialect (by `key`)."""
+    dialect = conn.dialect
+    found = _FAST.get((dialect.name, key))
+    if found is None:
+        compiled = build().compile(dialect=dialect)
+        if compiled.insert_prefetch or compiled.update_prefetch or compiled.literal_execute_params:
+            raise RuntimeError(f"not a plain statement: {compiled.string}")  # a default to compute: give it
+        by_name = {name: bind for bind, name in compiled.bind_names.items()}
+        names = compiled.positiontup if compiled.positional else list(by_name)
+        procs = {n: _remembered(proc) for n, proc in compiled._bind_processors.items()}
+        binds = tuple((n, by_name[n].required, None if by_name[n].required else by_name[n].effective_value,
+                       procs.get(n)) for n in names)
+        found = _FAST[(dialect.name, key)] = _Fast(compiled.string, compiled.positional, binds)
+    return found
+
+
+def _remembered(proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`proc` (a type's bind processor: a datetime into the database's form, about 6 µs)
+    answering the value it last had again without the work: a step's or a flush's rows
+    share their times (`now`)."""
+    last: tuple[Any, Any] = (None, None)
+
+    def process(value: Any) -> Any:
+        nonlocal last
+        seen, out = last  # one tuple, replaced whole: threads may share it
+        if value is seen and value is not None:
+            return out
+        out = proc(value)
+        last = (value, out)
+        return out
+
+    return process
+
+
+def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]]) -> Any:
+    """Run `fast` once per row (an executemany when there are several) on the transaction's
+    cursor; the cursor (its rowcount, its RETURNING rows)."""
+    many, params = len(rows) > 1, None
+    cursor = conn.connection.cursor()
+    events = conn._has_events or conn.engine._has_events
+    try:  # a value the type layer refuses (a naive datetime) is a StatementError too
+        params = [fast.params(r) for r in rows] if many else fast.params(rows[0])
+        if events:  # the engine's listeners see it as any statement
+            conn.dispatch.before_cursor_execute(conn, cursor, fast.sql, params, None, many)
+        if many:
+            cursor.executemany(fast.sql, params)
+        else:
+            cursor.execute(fast.sql, params)
+        if events:
+            conn.dispatch.after_cursor_execute(conn, cursor, fast.sql, params, None, many)
+    except Exception as e:  # noqa: BLE001 - wrapped and raised as SQLAlchemy raises it
+        conn._handle_dbapi_exception(e, fast.sql, params, cursor, None)
+    return cursor
+
+
+def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
+    """INSERT rows that all give the same columns (no RETURNING, no defaults computed)."""
+    if rows:
+        keys = tuple(rows[0])
+        _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
+            {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
+
+
+def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], *returned: str) -> list[Any]:
+    """INSERT rows in one statement (one VALUES list a row), the `returned` columns of each
+    in no particular order."""
+    keys = tuple(rows[0])
+    fast = _fast(conn, (table.name, keys, len(rows), returned), lambda: insert(table).values(
+        [{k: bindparam(f"{k}__{n}", type_=table.c[k].type) for k in keys} for n in range(len(rows))]
+    ).returning(*(table.c[c] for c in returned)))
+    flat = {f"{k}__{n}": v for n, row in enumerate(rows) for k, v in row.items()}
+    return _run(conn, fast, [flat]).fetchall()
+
+
+def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...]) -> Insert:
     """INSERT … ON CONFLICT (keys) DO UPDATE SET column (SQLite and PostgreSQL alike): one
     statement where an UPDATE and, when it found nothing, an INSERT were two."""
     if dialect == "postgresql":  # imported only here: a daemon on SQLite starts without it
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    stmt = dialect_insert(table)
+    stmt = dialect_insert(table).inline().values({c: bindparam(c, type_=table.c[c].type) for c in columns})
     return stmt.on_conflict_do_update(index_elements=list(keys), set_={column: getattr(stmt.excluded, column)})
 
 
-_UPSERTS: dict[tuple[str, str], Insert] = {}
+_UPSERTS = {
+    "marks": (_M, ("game_id", "name"), "value", ("game_id", "name", "value")),
+    "threads": (_T, ("game_id", "key"), "forum_thread_id", ("game_id", "key", "forum_thread_id")),
+    # a label seen before (unusual) is reopened rather than duplicated
+    "phases": (_P, ("game_id", "label"), "ended_at", ("game_id", "label", "started_at", "ended_at")),
+}
 
 
-def _upserted(conn: Connection, table: str) -> Insert:
-    dialect = conn.dialect.name
-    found = _UPSERTS.get((dialect, table))
-    if found is None:
-        found = _UPSERTS[(dialect, table)] = {
-            "marks": lambda: _upsert(dialect, _M, ("game_id", "name"), "value"),
-            "threads": lambda: _upsert(dialect, _T, ("game_id", "key"), "forum_thread_id"),
-            # a label seen before (unusual) is reopened rather than duplicated
-            "phases": lambda: _upsert(dialect, _P, ("game_id", "label"), "ended_at"),
-        }[table]()
-    return found
+def _upserted(conn: Connection, table: str) -> _Fast:
+    return _fast(conn, ("upsert", table), lambda: _upsert(conn.dialect.name, *_UPSERTS[table]))
 
 
 def _set_marks(conn: Connection, game_id: int, marks: dict[str, str]) -> None:
     if marks:
-        conn.execute(_upserted(conn, "marks"), [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()])
+        _run(conn, _upserted(conn, "marks"), [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()])
 
 
 def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
     if threads:
-        conn.execute(_upserted(conn, "threads"), [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
+        _run(conn, _upserted(conn, "threads"), [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
 
 
 def _next_phase(conn: Connection, game_id: int, phase_label: str, at: datetime) -> None:
-    conn.execute(_END_PHASE, dict(gid=game_id, b_at=at))
-    conn.execute(_upserted(conn, "phases"), dict(game_id=game_id, label=phase_label, started_at=at, ended_at=None))
+    _run(conn, _fast(conn, "end_phase", lambda: _END_PHASE), [dict(gid=game_id, b_at=at)])
+    _run(conn, _upserted(conn, "phases"), [dict(game_id=game_id, label=phase_label, started_at=at, ended_at=None)])
 
 
 @dataclass
@@ -356,7 +462,41 @@ def make_engine(url: str, durable: bool = True) -> Engine:
         if not durable and not memory:
             event.listen(engine, "connect", _sqlite_wal)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url)
+    event.listen(engine, "checkin", _returned)
+    event.listen(engine, "checkout", _ping_when_idle)
+    return engine
+
+
+# A pooled PostgreSQL connection is tried (SELECT 1) before use only when it lay idle in the
+# pool longer than this: a restarted server is noticed at the next tick as with SQLAlchemy's
+# pool_pre_ping, without a round trip before each of a busy tick's or rehearsal's
+# transactions (30 a classic_10 rehearsal: about a tenth of its CPU on PostgreSQL).
+IDLE_PING_S = 1.0
+
+
+def _returned(_dbapi_connection: Any, record: Any) -> None:
+    record.info["idle_since"] = time.monotonic()
+
+
+def _ping_when_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    """A connection idle too long that no longer answers is replaced (the pool tries a new
+    one); a fresh or recently used one is taken as it is."""
+    since = record.info.get("idle_since")
+    if since is None or time.monotonic() - since <= IDLE_PING_S:
+        return
+    try:
+        _ping(dbapi_connection)
+    except Exception as e:  # noqa: BLE001 - any failure: a dead connection, try another
+        raise DisconnectionError(f"a pooled connection no longer answers: {e}") from e
+
+
+def _ping(dbapi_connection: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("SELECT 1")
+    finally:
+        cursor.close()
 
 
 @contextmanager
@@ -635,9 +775,9 @@ class Store:
         last = steps[-1]
         # The optimistic check and the row lock in one statement: it changes nothing when
         # another process committed this seq first (PostgreSQL waits for that one's commit).
-        moved = conn.execute(_GAME_STEP, dict(
+        moved = _run(conn, _fast(conn, "game_step", lambda: _GAME_STEP), [dict(
             gid=game_id, newest=newest, b_phase=last.phase_label, b_state=last.state_json, b_status=last.status,
-            b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow()))
+            b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow())])
         if moved.rowcount != 1:
             if conn.scalar(_SEQ, dict(gid=game_id)) is None:
                 raise KeyError(game_id)
@@ -661,14 +801,13 @@ class Store:
             phase = step.phase_label
             marks.update(step.marks)
         if inbound:  # a duplicate fails here, before anything else is written
-            conn.execute(insert(_I), inbound)
-        conn.execute(insert(_E), events)
+            _insert(conn, _I, inbound)
+        _insert(conn, _E, events)
         _set_marks(conn, game_id, marks)
         players = next((s.players for s in reversed(steps) if s.players is not None), None)
         if players is not None:
-            conn.execute(_DROP_PLAYERS, dict(gid=game_id))
-            if players:
-                conn.execute(insert(_PL), [_player_values(game_id, p) for p in players])
+            _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])
+            _insert(conn, _PL, [_player_values(game_id, p) for p in players])
         for label, at in phases:
             _next_phase(conn, game_id, label, at)
         if outbox:
@@ -686,7 +825,7 @@ class Store:
         first = (conn.scalar(_OUT_SEQ, dict(gid=game_id)) if newest is None else newest) + 1
         for n, row in enumerate(rows):
             row["seq"] = first + n
-        ids = dict((key, oid) for oid, key in conn.execute(_ADD_OUT, rows))
+        ids = dict((key, oid) for oid, key in _insert_returning(conn, _O, rows, "id", "key"))
         return [OutboxRecord(id=ids[r["key"]], game_id=game_id, seq=r["seq"], kind=r["kind"], target=r["target"],
                              title=r["title"], subject=r["subject"], body=r["body"], key=r["key"], status="pending",
                              forum_ref=None, created_at=r["created_at"], sent_at=None) for r in rows]
@@ -986,7 +1125,7 @@ class Store:
         now = utcnow()
         with self._conn() as conn:
             _set_threads(conn, [(p.game_id, *p.thread) for p in parts if p.thread is not None])
-            done = conn.execute(_RECORD_PART, [
+            done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), [
                 dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=now,
                      b_board=p.board_at)
                 for p in parts])
