@@ -204,6 +204,11 @@ def parse_order(spec: RulesetSpec, state: GameState, p: Player, text: str) -> li
 
 
 def _name_lookup(spec: RulesetSpec) -> dict[str, str]:
+    """Every folded name a card type is written by (built once per spec object; read only)."""
+    return spec.derived("n_lives.card_names", _read_name_lookup)
+
+
+def _read_name_lookup(spec: RulesetSpec) -> dict[str, str]:
     lookup: dict[str, str] = {}
     for ctype in card_types(spec).values():
         for alias in (ctype.name, *ctype.aliases, *ctype.name.split("/")):
