@@ -92,7 +92,9 @@ class NLivesSims:
     def side(self, p: Player) -> str:
         """The side a player plays for (the chooser's side as sent tonight, before the GM
         has read it)."""
-        if p.role == "chooser" and p.name in self.sides:
+        if p.role != "chooser":
+            return "civilians" if p.faction == "chooser" else p.faction  # victory.side, without its call
+        if p.name in self.sides:
             faction, mode = self.sides[p.name]
             return "solo" if mode == "solo" else faction
         return victory.side(p)
