@@ -62,6 +62,7 @@ class NLivesSims:
         self.reordered: dict[str, int] = {}  # player -> reorder windows answered
         self.spec: RulesetSpec | None = None
         self.table: dict[str, Ability] = {}
+        self._sides_now: dict[str, str] = {}  # every player's side, while `act` runs (see `_sides`)
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         """What the simulated players do at this point of the game."""
@@ -75,11 +76,17 @@ class NLivesSims:
             self.first_orders(state)
             self.choose_sides(state)
         self.reorder(state, at)
-        if ph.kind == "night":
-            self.night(state)
-        elif ph.kind == "day" and (vote := thread(f"vote:{ph.number}")) is not None:
-            self.day_privileges(state)
-            self.vote(state, vote)
+        # the sides stay as they are until `act` returns: the state does not change while the
+        # sims write, and only choose_sides (above) changes self.sides
+        self._sides_now = {q.name: self.side(q) for q in state.players}
+        try:
+            if ph.kind == "night":
+                self.night(state)
+            elif ph.kind == "day" and (vote := thread(f"vote:{ph.number}")) is not None:
+                self.day_privileges(state)
+                self.vote(state, vote)
+        finally:
+            self._sides_now = {}
 
     def _rng(self, state: GameState, what: str) -> random.Random:
         return random.Random(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
@@ -273,21 +280,27 @@ class NLivesSims:
 
     # ---- whom to hit, whom to help -------------------------------------------------------
 
+    def _sides(self, state: GameState) -> dict[str, str]:
+        """Every player's side (the one `act` worked out, when it runs)."""
+        return self._sides_now or {q.name: self.side(q) for q in state.players}
+
     def _enemy(self, state: GameState, p: Player, rng: random.Random) -> str | None:
         """Attackers know their enemies; a civilian has a good read now and then."""
+        side = self._sides(state)
         others = [q for q in state.players if q.alive and q.name != p.name]
-        mine = self.side(p)
-        foes = [q for q in others if self.side(q) != mine or mine == "solo"]
+        mine = side[p.name]
+        foes = others if mine == "solo" else [q for q in others if side[q.name] != mine]
         if mine in HOSTILE:
             pool = foes
         else:
-            bad = [q for q in foes if self.side(q) in HOSTILE]
+            bad = [q for q in foes if side[q.name] in HOSTILE]
             pool = bad if bad and rng.random() < 0.4 else others
         return rng.choice(pool).name if pool else None
 
     def _friend(self, state: GameState, p: Player, rng: random.Random) -> str:
-        mine = self.side(p)
-        friends = [q.name for q in state.players if q.alive and q.name != p.name and self.side(q) == mine
+        side = self._sides(state)
+        mine = side[p.name]
+        friends = [q.name for q in state.players if q.alive and q.name != p.name and side[q.name] == mine
                    and mine != "solo"]
         if friends and rng.random() < 0.5:
             return rng.choice(friends)
