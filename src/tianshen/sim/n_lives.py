@@ -62,6 +62,7 @@ class NLivesSims:
         self.reordered: dict[str, int] = {}  # player -> reorder windows answered
         self.spec: RulesetSpec | None = None
         self.table: dict[str, Ability] = {}
+        self._random = random.Random()  # re-seeded by `_rng` for every use
         self._sides_now: dict[str, str] = {}  # every player's side, while `act` runs (see `_sides`)
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
@@ -89,7 +90,11 @@ class NLivesSims:
             self._sides_now = {}
 
     def _rng(self, state: GameState, what: str) -> random.Random:
-        return random.Random(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+        """The draws of one purpose: the one Random re-seeded (the same draws as a new
+        `random.Random` of the string, without making one; each caller is done with the
+        previous purpose's draws before it asks for the next)."""
+        self._random.seed(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+        return self._random
 
     def _pm(self, name: str, text: str, subject: str = "行动") -> None:
         self.board.pm(name, self.gm, text, subject=subject)
