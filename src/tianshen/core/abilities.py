@@ -13,7 +13,7 @@ A role built from abilities the family has is then a variant file: `[roles.x] ab
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -63,6 +63,13 @@ class Table:
     by_id: dict[str, Ability]
     of_role: dict[str, tuple[str, ...]]
     lock: float | None = None  # the variant's lock ([options] lock_minutes), an ability's unless its own
+    _by_command: dict[str, Ability] = field(init=False, repr=False, compare=False)  # the first per command
+
+    def __post_init__(self) -> None:
+        first: dict[str, Ability] = {}
+        for a in self.by_id.values():
+            first.setdefault(a.command, a)
+        object.__setattr__(self, "_by_command", first)
 
     def held(self, role: str) -> list[Ability]:
         return [self.by_id[a] for a in self.of_role.get(role, ())]
@@ -72,7 +79,7 @@ class Table:
         return self.by_id[held[0]] if held else None
 
     def by_command(self, command: str) -> Ability | None:
-        return next((a for a in self.by_id.values() if a.command == command), None)
+        return self._by_command.get(command)
 
     def holds(self, role: str, command: str) -> Ability | None:
         return next((a for a in self.held(role) if a.command == command), None)

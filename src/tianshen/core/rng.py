@@ -28,8 +28,15 @@ def below(state: GameState, n: int) -> int:
     if n <= 0:
         raise ValueError("n must be positive")
     state.rng_draws += 1
-    digest = hashlib.sha256(f"{state.seed}:{state.rng_draws}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % n
+    return _draw(state.seed, state.rng_draws) % n
+
+
+def _draw(seed: int, number: int) -> int:
+    """The 64 bits of draw `number`: sha256 of "<seed>:<number>" (both in decimal)."""
+    return int.from_bytes(_sha256(b"%d:%d" % (seed, number)).digest()[:8], "big")
+
+
+_sha256 = hashlib.sha256
 
 
 def choice(state: GameState, items: Sequence[T]) -> T:
@@ -39,9 +46,12 @@ def choice(state: GameState, items: Sequence[T]) -> T:
 def shuffled(state: GameState, items: Sequence[T]) -> list[T]:
     """Fisher–Yates with the state's RNG."""
     out = list(items)
+    seed, drawn = state.seed, state.rng_draws
     for i in range(len(out) - 1, 0, -1):
-        j = below(state, i + 1)
+        drawn += 1
+        j = _draw(seed, drawn) % (i + 1)  # `below`, without a call and an attribute write a draw
         out[i], out[j] = out[j], out[i]
+    state.rng_draws = drawn
     return out
 
 

@@ -73,7 +73,8 @@ class RulesetSpec(BaseModel):
             template = self.texts[key]
         except KeyError as exc:
             raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
-        return template.format(**{"gm": self.gm_account, **values}).strip("\n")
+        values.setdefault("gm", self.gm_account)  # `values` is this call's own dict
+        return template.format_map(values).strip("\n")
 
     def role_description(self, role: str) -> str:
         """A role's description for its role PM, with the GM account's name filled in."""

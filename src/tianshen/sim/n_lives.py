@@ -62,6 +62,8 @@ class NLivesSims:
         self.reordered: dict[str, int] = {}  # player -> reorder windows answered
         self.spec: RulesetSpec | None = None
         self.table: dict[str, Ability] = {}
+        self._random = random.Random()  # re-seeded by `_rng` for every use
+        self._sides_now: dict[str, str] = {}  # every player's side, while `act` runs (see `_sides`)
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         """What the simulated players do at this point of the game."""
@@ -75,14 +77,24 @@ class NLivesSims:
             self.first_orders(state)
             self.choose_sides(state)
         self.reorder(state, at)
-        if ph.kind == "night":
-            self.night(state)
-        elif ph.kind == "day" and (vote := thread(f"vote:{ph.number}")) is not None:
-            self.day_privileges(state)
-            self.vote(state, vote)
+        # the sides stay as they are until `act` returns: the state does not change while the
+        # sims write, and only choose_sides (above) changes self.sides
+        self._sides_now = {q.name: self.side(q) for q in state.players}
+        try:
+            if ph.kind == "night":
+                self.night(state)
+            elif ph.kind == "day" and (vote := thread(f"vote:{ph.number}")) is not None:
+                self.day_privileges(state)
+                self.vote(state, vote)
+        finally:
+            self._sides_now = {}
 
     def _rng(self, state: GameState, what: str) -> random.Random:
-        return random.Random(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+        """The draws of one purpose: the one Random re-seeded (the same draws as a new
+        `random.Random` of the string, without making one; each caller is done with the
+        previous purpose's draws before it asks for the next)."""
+        self._random.seed(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+        return self._random
 
     def _pm(self, name: str, text: str, subject: str = "行动") -> None:
         self.board.pm(name, self.gm, text, subject=subject)
@@ -92,7 +104,9 @@ class NLivesSims:
     def side(self, p: Player) -> str:
         """The side a player plays for (the chooser's side as sent tonight, before the GM
         has read it)."""
-        if p.role == "chooser" and p.name in self.sides:
+        if p.role != "chooser":
+            return "civilians" if p.faction == "chooser" else p.faction  # victory.side, without its call
+        if p.name in self.sides:
             faction, mode = self.sides[p.name]
             return "solo" if mode == "solo" else faction
         return victory.side(p)
@@ -271,21 +285,27 @@ class NLivesSims:
 
     # ---- whom to hit, whom to help -------------------------------------------------------
 
+    def _sides(self, state: GameState) -> dict[str, str]:
+        """Every player's side (the one `act` worked out, when it runs)."""
+        return self._sides_now or {q.name: self.side(q) for q in state.players}
+
     def _enemy(self, state: GameState, p: Player, rng: random.Random) -> str | None:
         """Attackers know their enemies; a civilian has a good read now and then."""
+        side = self._sides(state)
         others = [q for q in state.players if q.alive and q.name != p.name]
-        mine = self.side(p)
-        foes = [q for q in others if self.side(q) != mine or mine == "solo"]
+        mine = side[p.name]
+        foes = others if mine == "solo" else [q for q in others if side[q.name] != mine]
         if mine in HOSTILE:
             pool = foes
         else:
-            bad = [q for q in foes if self.side(q) in HOSTILE]
+            bad = [q for q in foes if side[q.name] in HOSTILE]
             pool = bad if bad and rng.random() < 0.4 else others
         return rng.choice(pool).name if pool else None
 
     def _friend(self, state: GameState, p: Player, rng: random.Random) -> str:
-        mine = self.side(p)
-        friends = [q.name for q in state.players if q.alive and q.name != p.name and self.side(q) == mine
+        side = self._sides(state)
+        mine = side[p.name]
+        friends = [q.name for q in state.players if q.alive and q.name != p.name and side[q.name] == mine
                    and mine != "solo"]
         if friends and rng.random() < 0.5:
             return rng.choice(friends)

@@ -59,17 +59,22 @@ def _group_kinds(spec: RulesetSpec) -> dict[str, str]:
 
 def group_of(spec: RulesetSpec, state: GameState, p: Player) -> str | None:
     """The acting entity of a player's power: its ability's group (core.abilities)."""
-    group = spec.derived("roles.group_kind", _group_kinds).get(p.role)
-    if group is None:
+    return _group(spec.derived("roles.group_kind", _group_kinds).get(p.role), state, p)
+
+
+def _group(kind: str | None, state: GameState, p: Player) -> str | None:
+    """`group_of` for a player whose role's group kind is `kind` (the kinds are read once by
+    the callers that ask for every player)."""
+    if kind is None:
         return None
-    if group == "faction":
+    if kind == "faction":
         mode = killer_mode(state)
         if mode == "alternate":
             return f"{p.role}:{p.name}"
         if mode == "allied_independent":
             return "independent" if p.role == "independent_killer" else "allied"
         return p.faction
-    if group == "own":
+    if kind == "own":
         return f"{p.role}:{p.name}"
     # one entity per role, so two holders of a role (002 13p, 001 §2.10 after a conversion,
     # DECISIONS B11) act jointly
@@ -82,20 +87,23 @@ def acts_alone(spec: RulesetSpec, state: GameState, p: Player) -> bool:
 
 
 def members(spec: RulesetSpec, state: GameState, group: str) -> list[Player]:
-    return [p for p in state.players if p.alive and group_of(spec, state, p) == group]
+    kinds = spec.derived("roles.group_kind", _group_kinds)
+    return [p for p in state.players if p.alive and _group(kinds.get(p.role), state, p) == group]
 
 
 def partners(spec: RulesetSpec, state: GameState, p: Player) -> list[Player]:
-    if acts_alone(spec, state, p):
-        return []
     group = group_of(spec, state, p)
-    return [q for q in state.players if q.name != p.name and group_of(spec, state, q) == group]
+    if group is None or group.endswith(":" + p.name):  # acts alone
+        return []
+    kinds = spec.derived("roles.group_kind", _group_kinds)
+    return [q for q in state.players if q.name != p.name and _group(kinds.get(q.role), state, q) == group]
 
 
 def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> list[str]:
     """The acting groups of the holders of an ability (its `roles`), in seat order."""
+    kinds = spec.derived("roles.group_kind", _group_kinds)
     return list(dict.fromkeys(g for p in state.players if p.role in roles
-                              and (g := group_of(spec, state, p)) is not None))
+                              and (g := _group(kinds.get(p.role), state, p)) is not None))
 
 
 def winner(state: GameState, tie_holders: tuple[str, ...]) -> str | None:

@@ -109,15 +109,18 @@ def deal(spec: RulesetSpec, state: GameState) -> None:
     each = int(deal_table(spec, len(state.players))["cards_each"])
     limit = int(spec.options.get("max_commoners_per_hand", 2))
     owned = {c: types[t].owner for c, t in cards if types[t].owner}
+    holder = {card: next(p.name for p in state.players if p.faction == owner) for card, owner in owned.items()}
+    loose = [c for c, _ in cards if c not in owned]
     for _ in range(MAX_DEAL_TRIES):
-        order = rng.shuffled(state, [c for c, _ in cards if c not in owned])
+        order = rng.shuffled(state, loose)
         hands: dict[str, list[str]] = {p.name: [] for p in state.players}
-        for card, owner in owned.items():
-            hands[next(p.name for p in state.players if p.faction == owner)].append(card)
+        for card, name in holder.items():
+            hands[name].append(card)
         for p in state.players:
-            while len(hands[p.name]) < each:
-                hands[p.name].append(order.pop())
-        if all(_legal(hands[n], limit) for n in hands):
+            hand_ = hands[p.name]
+            while len(hand_) < each:
+                hand_.append(order.pop())
+        if all(_legal(h, limit) for h in hands.values()):
             for p in state.players:
                 p.extra["hand"] = rng.shuffled(state, hands[p.name])
             state.data["cards"] = {c: {"type": t, "attr": None} for c, t in cards}
@@ -204,6 +207,11 @@ def parse_order(spec: RulesetSpec, state: GameState, p: Player, text: str) -> li
 
 
 def _name_lookup(spec: RulesetSpec) -> dict[str, str]:
+    """Every folded name a card type is written by (built once per spec object; read only)."""
+    return spec.derived("n_lives.card_names", _read_name_lookup)
+
+
+def _read_name_lookup(spec: RulesetSpec) -> dict[str, str]:
     lookup: dict[str, str] = {}
     for ctype in card_types(spec).values():
         for alias in (ctype.name, *ctype.aliases, *ctype.name.split("/")):

@@ -28,29 +28,29 @@ Refused = shared_intake.Refused  # the command is not taken; the message says wh
 
 def pick_ability(spec: RulesetSpec, state: GameState, p: Player, verb: str) -> tuple[Ability, str]:
     """The ability a verb means for this player, and the card that carries it."""
-    table = abilities(spec)
-    candidates = [a for a in table.values() if a.command == verb]
-    for ability in candidates:
-        card = _card_with(spec, state, p, ability.id)
+    candidates = _by_verb(spec).get(verb, ())
+    for ability, types in candidates:
+        card = next((c for t in types if (c := cards.holds(state, p, t))), None)
         if card:
             return ability, card
-    names = "或".join(sorted({cards.card_types(spec)[t].name for a in candidates
-                              for t in _types_with(spec, a.id)}))
-    if p.extra.get("escrow") and any(cards.card_type(state, p.extra["escrow"]) in _types_with(spec, a.id)
-                                     for a in candidates):
-        raise Refused(f"“{candidates[0].name}”需要{names}牌，而你的那张牌因为被处决暂时不在手中（要等天亮才知道是否被特赦）。")
-    raise Refused(f"“{candidates[0].name}”需要{names}牌，你手中没有。你的手牌：{cards.describe_hand(spec, state, cards.hand(p))}")
+    names = "或".join(sorted({cards.card_types(spec)[t].name for _, types in candidates for t in types}))
+    if p.extra.get("escrow") and any(cards.card_type(state, p.extra["escrow"]) in types for _, types in candidates):
+        raise Refused(f"“{candidates[0][0].name}”需要{names}牌，而你的那张牌因为被处决暂时不在手中（要等天亮才知道是否被特赦）。")
+    raise Refused(f"“{candidates[0][0].name}”需要{names}牌，你手中没有。你的手牌：{cards.describe_hand(spec, state, cards.hand(p))}")
 
 
-def _types_with(spec: RulesetSpec, ability: str) -> list[str]:
-    return [t.id for t in cards.card_types(spec).values() if ability in t.abilities]
+def _by_verb(spec: RulesetSpec) -> dict[str, tuple[tuple[Ability, tuple[str, ...]], ...]]:
+    """Each verb's abilities, in table order, with the card types that carry each (built once
+    per spec: `pick_ability` runs for every command)."""
+    return spec.derived("n_lives.by_verb", _read_by_verb)
 
 
-def _card_with(spec: RulesetSpec, state: GameState, p: Player, ability: str) -> str | None:
-    for t in _types_with(spec, ability):
-        if card := cards.holds(state, p, t):
-            return card
-    return None
+def _read_by_verb(spec: RulesetSpec) -> dict[str, tuple[tuple[Ability, tuple[str, ...]], ...]]:
+    out: dict[str, tuple[tuple[Ability, tuple[str, ...]], ...]] = {}
+    for a in abilities(spec).values():
+        types = tuple(t.id for t in cards.card_types(spec).values() if a.id in t.abilities)
+        out[a.command] = out.get(a.command, ()) + ((a, types),)
+    return out
 
 
 def lock_time(spec: RulesetSpec, state: GameState) -> datetime | None:
