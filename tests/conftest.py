@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -100,6 +100,26 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     kept = dict(cache.get(DURATIONS_KEY, {}))
     kept.update({nodeid: round(seconds, 3) for nodeid, seconds in _DURATIONS.items()})
     cache.set(DURATIONS_KEY, kept)
+
+
+SUMMARY = "tianshen-summary"  # a user property a test sets for the end-of-run summary
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The one-line summaries tests left in their report (`summary_line`): a worker's output
+    is not shown under xdist, its reports' user properties are."""
+    lines = {(r.nodeid, value): None for reports in terminalreporter.stats.values() for r in reports
+             for key, value in getattr(r, "user_properties", ()) if key == SUMMARY}  # call and teardown
+    if lines:
+        terminalreporter.section("test summaries")
+        for nodeid, value in lines:
+            terminalreporter.write_line(f"{nodeid.split('::')[-1]}: {value}")
+
+
+@pytest.fixture
+def summary_line(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Adds a line to the run's "test summaries" section (also under `-n 2`)."""
+    return lambda line: request.node.user_properties.append((SUMMARY, line))
 
 
 @pytest.fixture(params=BACKENDS)

@@ -240,7 +240,7 @@ def fast_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, 
 
 
 def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factory, fast_ruleset, tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+                                                            summary_line: Callable[[str], None]) -> None:
     ruleset, rulesets = fast_ruleset
     t0 = time.monotonic()
     trace = tmp_path / "trace.txt"
@@ -254,17 +254,16 @@ def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factor
     kills = crashed.daemon.kills()
     killed_at = Counter(line.split(" ", 2)[2] for line in kills)
     phases = list(dict.fromkeys(crashed.kill_phases))
-    with capsys.disabled():
-        print(f"\ncrash test: {len(kills)} kills at {len(killed_at)} kinds of point "
-              f"({', '.join(f'{n}×{c}' for n, c in killed_at.most_common())}) in {len(phases)} phases; "
-              f"{crashed.daemon.starts} daemon starts; {len(points)} points in the uncrashed run "
-              f"({len(set(points))} kinds); uncrashed {clean.seconds:.0f} s, crashed {crashed.seconds:.0f} s, "
-              f"test {time.monotonic() - t0:.0f} s")
-
     expected, clean_extensions = clean.transcript.without_extensions()
     got, extensions = crashed.transcript.without_extensions()
-    with capsys.disabled():
-        print(f"extensions: {len(extensions)} in the crashed run, {len(clean_extensions)} uncrashed")
+    per_phase = Counter(crashed.kill_phases)
+    summary_line(f"{len(kills)} kills at {len(killed_at)} kinds of point "
+                 f"({', '.join(f'{n}×{c}' for n, c in killed_at.most_common())}) in {len(phases)} phases "
+                 f"({', '.join(f'{p} {c}' for p, c in per_phase.items())}); "
+                 f"{crashed.daemon.starts} daemon starts; {len(points)} points in the uncrashed run "
+                 f"({len(set(points))} kinds); uncrashed {clean.seconds:.0f} s, crashed {crashed.seconds:.0f} s, "
+                 f"test {time.monotonic() - t0:.0f} s; extensions: {len(extensions)} in the crashed run, "
+                 f"{len(clean_extensions)} uncrashed")
     problems = differences(expected, got)
     problems += [f"the uncrashed run was extended: {clean_extensions}"] if clean_extensions else []
     problems += [f"uncrashed run: {clean.stuck}"] if clean.stuck else []
