@@ -14,6 +14,7 @@ pytest's cache for the next run's order.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -84,10 +85,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
 
 
 _DURATIONS: dict[str, float] = {}
+_STARTED = time.monotonic()
+_WORKERS: dict[str, list[float]] = {}  # xdist worker -> [seconds of tests, seconds from the start to its last]
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _DURATIONS[report.nodeid] = _DURATIONS.get(report.nodeid, 0.0) + report.duration
+    node = getattr(report, "node", None)  # the worker that ran it, in the controller of an xdist run
+    if node is not None:
+        busy = _WORKERS.setdefault(getattr(node.gateway, "id", "?"), [0.0, 0.0])
+        busy[0] += report.duration
+        busy[1] = time.monotonic() - _STARTED
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -114,6 +122,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("test summaries")
         for nodeid, value in lines:
             terminalreporter.write_line(f"{nodeid.split('::')[-1]}: {value}")
+    if _WORKERS:  # does the scheduler (scheduling.py) keep both workers busy to the end?
+        terminalreporter.write_line("xdist workers: " + "; ".join(
+            f"{w} {busy:.0f} s of tests, its last ended {last:.0f} s in" for w, (busy, last) in sorted(_WORKERS.items())))
 
 
 @pytest.fixture

@@ -37,7 +37,10 @@ DURATIONS_KEY = "tianshen/durations"
 def weight(nodeid: str, durations: Mapping[str, float]) -> float:
     if nodeid in durations:
         return durations[nodeid]
-    return KNOWN_LONG.get(nodeid.split("::", 1)[0], 0.0)
+    for key in (nodeid, nodeid.split("[", 1)[0], nodeid.split("::", 1)[0]):  # the test, its function, its file
+        if key in KNOWN_LONG:
+            return KNOWN_LONG[key]
+    return 0.0
 
 
 class LongFirst(LoadScheduling):
