@@ -74,6 +74,7 @@ class Run:
     pending: list[str] = field(default_factory=list)  # outbox rows never sent
     phases: list[str] = field(default_factory=list)  # the game's phases, in order
     stuck: str = ""  # why the run was given up before everything was sent, if it was
+    read_seconds: float = 0.0  # reading the transcript back from the forum
 
 
 def forum_clock(server: SpiritServer) -> Callable[[], datetime]:
@@ -144,7 +145,9 @@ def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, t
             forks.close()
         players.close()
         store.close()
-    return Run(final, read_transcript(server, PLAYERS), daemon, seconds, kill_phases, pending, phases, given_up)
+    t1 = time.monotonic()
+    transcript = read_transcript(server, PLAYERS)
+    return Run(final, transcript, daemon, seconds, kill_phases, pending, phases, given_up, time.monotonic() - t1)
 
 
 def _stopped(daemon: Daemon) -> str:
@@ -271,7 +274,8 @@ def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factor
                  f"({', '.join(f'{n}×{c}' for n, c in killed_at.most_common())}) in {len(phases)} phases "
                  f"({', '.join(f'{p} {c}' for p, c in per_phase.items())}); "
                  f"{crashed.daemon.starts} daemon starts; {len(points)} points in the uncrashed run "
-                 f"({len(set(points))} kinds); uncrashed {clean.seconds:.0f} s, crashed {crashed.seconds:.0f} s, "
+                 f"({len(set(points))} kinds); uncrashed {clean.seconds:.0f} s, crashed {crashed.seconds:.0f} s "
+                 f"(transcripts read in {clean.read_seconds:.0f} s and {crashed.read_seconds:.0f} s), "
                  f"test {time.monotonic() - t0:.0f} s; extensions: {len(extensions)} in the crashed run, "
                  f"{len(clean_extensions)} uncrashed")
     problems = differences(expected, got)
