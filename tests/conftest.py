@@ -14,8 +14,9 @@ pytest's cache for the next run's order.
 from __future__ import annotations
 
 import os
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -84,10 +85,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
 
 
 _DURATIONS: dict[str, float] = {}
+_STARTED = time.monotonic()
+_WORKERS: dict[str, list[float]] = {}  # xdist worker -> [seconds of tests, seconds from the start to its last]
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _DURATIONS[report.nodeid] = _DURATIONS.get(report.nodeid, 0.0) + report.duration
+    node = getattr(report, "node", None)  # the worker that ran it, in the controller of an xdist run
+    if node is not None:
+        busy = _WORKERS.setdefault(getattr(node.gateway, "id", "?"), [0.0, 0.0])
+        busy[0] += report.duration
+        busy[1] = time.monotonic() - _STARTED
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -100,6 +108,29 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     kept = dict(cache.get(DURATIONS_KEY, {}))
     kept.update({nodeid: round(seconds, 3) for nodeid, seconds in _DURATIONS.items()})
     cache.set(DURATIONS_KEY, kept)
+
+
+SUMMARY = "tianshen-summary"  # a user property a test sets for the end-of-run summary
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The one-line summaries tests left in their report (`summary_line`): a worker's output
+    is not shown under xdist, its reports' user properties are."""
+    lines = {(r.nodeid, value): None for reports in terminalreporter.stats.values() for r in reports
+             for key, value in getattr(r, "user_properties", ()) if key == SUMMARY}  # call and teardown
+    if lines:
+        terminalreporter.section("test summaries")
+        for nodeid, value in lines:
+            terminalreporter.write_line(f"{nodeid.split('::')[-1]}: {value}")
+    if _WORKERS:  # does the scheduler (scheduling.py) keep both workers busy to the end?
+        terminalreporter.write_line("xdist workers: " + "; ".join(
+            f"{w} {busy:.0f} s of tests, its last ended {last:.0f} s in" for w, (busy, last) in sorted(_WORKERS.items())))
+
+
+@pytest.fixture
+def summary_line(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Adds a line to the run's "test summaries" section (also under `-n 2`)."""
+    return lambda line: request.node.user_properties.append((SUMMARY, line))
 
 
 @pytest.fixture(params=BACKENDS)

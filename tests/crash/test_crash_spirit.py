@@ -1,8 +1,8 @@
 """Issue 13: exactly once after every crash.  A whole fast classic_10 game on a live Spirit
 forum with `tianshen run` as a child process, played by simulated players in this process
-(`sim.external`), twice with one seed, each on a fresh forum: once uncrashed (its crash
-trace lists the points a run passes), once with the daemon killed by SIGKILL at one point
-after another (TIANSHEN_CRASH_AT, restarted after each kill) until the game is over.  What
+(`sim.external`), twice at once with one seed, each on a fresh forum: once uncrashed (its
+crash trace lists the points a run passes), once with the daemon killed by SIGKILL at one
+point after another (TIANSHEN_CRASH_AT, restarted after each kill) until the game is over.  What
 every player and the GM account saw on the forum, and the winner, must be the same; only
 the crashed run may carry notices that extend a window which opened late (issue 22 item 7).
 """
@@ -13,6 +13,7 @@ import signal
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +29,8 @@ from tianshen.store import Store
 
 from .harness import (
     MAX_PHASES,
+    POINT_NAMES,
+    POINTS_PER_GAME,
     TIMINGS_S,
     CrashPlan,
     Daemon,
@@ -51,6 +54,8 @@ SEED = 11
 GAME = "crash-classic10"
 PLAYERS = list(DEFAULT_PLAYERS[:10])
 MIN_KILLS = 30
+KILL_QUOTA = 8  # kills a phase (six phases): then a restart gets a large N (CrashPlan)
+MAX_KILLS = MIN_KILLS + 8  # then the daemon runs to the end: each restart costs 3-10 s
 MAX_GAME_SECONDS = min(MAX_PHASES * max(TIMINGS_S.values()), 1200)  # a bound: the phases end early
 STUCK_SECONDS = 120  # one daemon process running this long without sending a pending row
 # Issue 22 item 7 at the test's time scale: a window whose opening post reached the board more
@@ -69,6 +74,7 @@ class Run:
     pending: list[str] = field(default_factory=list)  # outbox rows never sent
     phases: list[str] = field(default_factory=list)  # the game's phases, in order
     stuck: str = ""  # why the run was given up before everything was sent, if it was
+    read_seconds: float = 0.0  # reading the transcript back from the forum
 
 
 def forum_clock(server: SpiritServer) -> Callable[[], datetime]:
@@ -114,7 +120,7 @@ def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, t
             raise DaemonDied(f"tianshen run exited with {rc} ({len(daemon.kills())} kills logged):\n"
                              f"{daemon.tail()}")
         kill_phases.append(_phase(store, sims))
-        daemon.start(crash_at.next(behind=_behind(store, sims, now)), trace)
+        daemon.start(crash_at.next(behind=_behind(store, sims, now), phase=kill_phases[-1]), trace)
 
     now = forum_clock(server)
     t0 = time.monotonic()
@@ -139,7 +145,9 @@ def play(server: SpiritServer, workdir: Path, ruleset: str, rulesets: Path, *, t
             forks.close()
         players.close()
         store.close()
-    return Run(final, read_transcript(server, PLAYERS), daemon, seconds, kill_phases, pending, phases, given_up)
+    t1 = time.monotonic()
+    transcript = read_transcript(server, PLAYERS)
+    return Run(final, transcript, daemon, seconds, kill_phases, pending, phases, given_up, time.monotonic() - t1)
 
 
 def _stopped(daemon: Daemon) -> str:
@@ -240,31 +248,36 @@ def fast_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, 
 
 
 def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factory, fast_ruleset, tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+                                                            summary_line: Callable[[str], None]) -> None:
     ruleset, rulesets = fast_ruleset
     t0 = time.monotonic()
     trace = tmp_path / "trace.txt"
-    clean = play(spirit_server_factory(), tmp_path / "uncrashed", ruleset, rulesets, trace=trace)
+    servers = spirit_server_factory(), spirit_server_factory()
+    # the uncrashed reference game plays beside the crashed one (each on its own forum), not
+    # before it: the crashed run is planned from POINTS_PER_GAME, and the trace checked after
+    plan = CrashPlan(POINT_NAMES, POINTS_PER_GAME, MIN_KILLS + 5, quota=KILL_QUOTA, cap=MAX_KILLS)
+    with ThreadPoolExecutor(1) as pool:
+        reference = pool.submit(play, servers[0], tmp_path / "uncrashed", ruleset, rulesets, trace=trace)
+        crashed = play(servers[1], tmp_path / "crashed", ruleset, rulesets, crash_at=plan)
+        clean = reference.result()
     points = read_trace(trace)
     assert clean.final.winner in ("civilians", "killers"), clean.daemon.tail()
     assert points, "the daemon passed no crash point: tianshen.service.crash.point is not called"
-
-    crashed = play(spirit_server_factory(), tmp_path / "crashed", ruleset, rulesets,
-                   crash_at=CrashPlan(points, MIN_KILLS + 5))  # each restart costs 2-5 s of wall time
+    assert set(points) <= set(POINT_NAMES), f"crash points not in harness.POINT_NAMES: {set(points) - set(POINT_NAMES)}"
     kills = crashed.daemon.kills()
     killed_at = Counter(line.split(" ", 2)[2] for line in kills)
     phases = list(dict.fromkeys(crashed.kill_phases))
-    with capsys.disabled():
-        print(f"\ncrash test: {len(kills)} kills at {len(killed_at)} kinds of point "
-              f"({', '.join(f'{n}×{c}' for n, c in killed_at.most_common())}) in {len(phases)} phases; "
-              f"{crashed.daemon.starts} daemon starts; {len(points)} points in the uncrashed run "
-              f"({len(set(points))} kinds); uncrashed {clean.seconds:.0f} s, crashed {crashed.seconds:.0f} s, "
-              f"test {time.monotonic() - t0:.0f} s")
-
     expected, clean_extensions = clean.transcript.without_extensions()
     got, extensions = crashed.transcript.without_extensions()
-    with capsys.disabled():
-        print(f"extensions: {len(extensions)} in the crashed run, {len(clean_extensions)} uncrashed")
+    per_phase = Counter(crashed.kill_phases)
+    summary_line(f"{len(kills)} kills at {len(killed_at)} kinds of point "
+                 f"({', '.join(f'{n}×{c}' for n, c in killed_at.most_common())}) in {len(phases)} phases "
+                 f"({', '.join(f'{p} {c}' for p, c in per_phase.items())}); "
+                 f"{crashed.daemon.starts} daemon starts; {len(points)} points in the uncrashed run "
+                 f"({len(set(points))} kinds); uncrashed {clean.seconds:.0f} s, crashed {crashed.seconds:.0f} s "
+                 f"(transcripts read in {clean.read_seconds:.0f} s and {crashed.read_seconds:.0f} s), "
+                 f"test {time.monotonic() - t0:.0f} s; extensions: {len(extensions)} in the crashed run, "
+                 f"{len(clean_extensions)} uncrashed")
     problems = differences(expected, got)
     problems += [f"the uncrashed run was extended: {clean_extensions}"] if clean_extensions else []
     problems += [f"uncrashed run: {clean.stuck}"] if clean.stuck else []
@@ -289,3 +302,13 @@ def test_an_inbox_may_interleave_a_partners_pm_but_never_reorder_or_lose_receipt
     assert not same_inbox([kill, partner, done], [done, partner, kill])  # his own answers reordered
     assert not same_inbox([kill, partner, done], [kill, done])  # lost
     assert not same_inbox([kill, partner, done], [kill, partner, partner, done])  # doubled
+
+
+def test_a_phase_past_its_kill_quota_gets_a_late_crash_point_and_past_the_cap_none() -> None:
+    plan = CrashPlan(POINT_NAMES, points=120, kills=10, quota=2, cap=5)  # a step of 12 points
+    first = [plan.next()] + [plan.next(phase="night 1")]  # the start, then the first kill's restart
+    assert all(at is not None and at != "48" for at in first)
+    assert plan.next(phase="night 1") == "48"  # night 1's second kill: its quota is reached
+    assert plan.next(phase="day 1") != "48"  # a new phase has its own quota
+    assert plan.next(phase="day 1") == "48"
+    assert plan.next(phase="night 2") is None  # the fifth kill: the daemon runs to the end

@@ -29,6 +29,7 @@ GAP_S = float(os.environ.get("TIANSHEN_TWO_GAMES_GAP_S", "10"))  # the second ga
 # margin a slow machine has.  The vote thread opens `vote` into the day; a tie's LD step
 # and summon rounds have no early end.
 EVENT_TIMINGS_S = dict(night=600, day=600, vote=3, ext=120, ld=60, summon=30)
+POLL_S = 0.5
 MAX_PHASES = 16  # classic_8 is over within four nights and days, each with LD and summon rounds
 
 
@@ -66,12 +67,15 @@ def test_two_games_of_one_variant_on_spirit(spirit_server_factory, fast_classic_
     give_up = time.monotonic() + GAP_S + MAX_PHASES * max(EVENT_TIMINGS_S.values())
     while not daemon.all_over():
         assert time.monotonic() < give_up, [g.phase_label for g in daemon.store.list_games()]
+        tick_at = time.monotonic()
         daemon.tick()
         for served in daemon.served.values():  # the players act through their own accounts
             if served.sims is None:
                 seed = served.driver.state().seed if served.driver.is_started() else 5
                 served.sims = sims_for("classic", players, forum.account, seed, done=True)
-        time.sleep(0.5)  # the daemon's poll interval
+        # the daemon's poll interval, from the start of one tick to the next (as its scheduler
+        # does): a tick that took longer is followed at once
+        time.sleep(max(0.0, POLL_S - (time.monotonic() - tick_at)))
 
     store = Store(db)
     seen: set[str] = set()
