@@ -19,12 +19,12 @@ from xdist.workermanage import WorkerController
 # seconds a test of these files (or a test by its node id, any parameters) takes on an idle
 # machine: the first run's guess (the CI run of 2026-12-06 and suite3's runs)
 KNOWN_LONG = {
-    "tests/crash/test_crash_spirit.py": 200.0,
+    "tests/crash/test_crash_spirit.py": 100.0,
     "tests/forums/test_spirit_game.py": 100.0,
     "tests/crash/test_two_processes_pg.py": 95.0,
     "tests/forums/test_spirit_two_games.py": 50.0,
     "tests/test_fuzz_inputs.py": 8.0,
-    "tests/web/test_web_follow.py": 25.0,
+    "tests/web/test_web_follow.py": 8.0,
     "tests/web/test_web_words.py": 8.0,
     "tests/forums/test_spirit_adapter.py": 5.0,
     "tests/forums/test_spirit_adapter.py::test_throttled_reply_is_waited_out_and_not_duplicated": 15.0,
