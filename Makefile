@@ -1,5 +1,7 @@
 # Developer and CI entry points.  `make test` creates .venv and installs the package
 # (editable, with the dev extra) once; it re-installs only when pyproject.toml changes.
+# --no-compile: Python compiles what it imports when it first imports it, not every
+# installed module up front (an install 53 s -> 35 s here).
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -11,7 +13,7 @@ venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -e '.[dev]'
+	$(VENV)/bin/python -m pip install --no-compile --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
 # PYTHONDONTWRITEBYTECODE cleared: pytest caches its rewritten test modules (collection
