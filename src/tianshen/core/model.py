@@ -21,7 +21,23 @@ NIGHT = "night"
 DAY = "day"
 
 
-class Player:
+class _Plain:
+    """`model_dump` / `model_dump_json` over a class's `_dict()`, as pydantic wrote them."""
+
+    __slots__ = ()
+
+    def _dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
+
+    def model_dump_json(self) -> str:
+        """Compact, UTF-8, times in ISO 8601 with `Z` for UTC."""
+        return _dumps(self._dict())
+
+
+class Player(_Plain):
     """One seat.  `name` is the 马甲 (game account) every other player sees and names."""
 
     # not slotted: a copy is one C-level copy of the instance dict (`copy`)
@@ -57,9 +73,6 @@ class Player:
         out = {f: getattr(self, f) for f in self._FIELDS}
         out["extra"] = _raw(self.extra)
         return out
-
-    def model_dump(self, mode: str = "python") -> dict[str, Any]:
-        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
 
     @classmethod
     def model_validate(cls, raw: dict[str, Any]) -> Player:
@@ -134,7 +147,7 @@ class Phase:
         return "Phase(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
-class GameState:
+class GameState(_Plain):
     """The whole state of one game; the seeded RNG lives here (see core.rng).
 
     Plain slotted objects, not pydantic (issue 37: the engine's hot path): the JSON of
@@ -204,13 +217,6 @@ class GameState:
         out["players"] = [p._dict() for p in self.players]
         out["phase"] = self.phase._dict()
         return out
-
-    def model_dump(self, mode: str = "python") -> dict[str, Any]:
-        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
-
-    def model_dump_json(self) -> str:
-        """The state as pydantic wrote it: compact, UTF-8, times in ISO 8601 with `Z` for UTC."""
-        return _dumps(self._dict())
 
     @classmethod
     def model_validate(cls, raw: dict[str, Any]) -> GameState:
@@ -381,7 +387,7 @@ def _raw(values: dict[str, Any]) -> dict[str, Any]:
     return dict(values) if type(values) is SharedDict else values
 
 
-class _Input:
+class _Input(_Plain):
     """What every input has: the JSON pydantic wrote for it (`type` first, then the fields in
     order, `Z` for UTC times), reading it back, equality.  Plain slotted objects, not pydantic
     (issue 37); the strings from outside are cleaned on the way in (core.text)."""
@@ -392,12 +398,6 @@ class _Input:
 
     def _dict(self) -> dict[str, Any]:
         return {"type": self.type} | {f: getattr(self, f) for f in self._FIELDS}
-
-    def model_dump(self, mode: str = "python") -> dict[str, Any]:
-        return _jsonable(self._dict()) if mode == "json" else copy_json(self._dict())
-
-    def model_dump_json(self) -> str:
-        return _dumps(self._dict())
 
     @classmethod
     def model_validate(cls, raw: dict[str, Any]) -> Any:
