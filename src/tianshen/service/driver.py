@@ -55,7 +55,7 @@ class GameDriver:
         self.gm_contact: str | None = record.config["setup"].get("gm_contact")
         self._signed_up = signed_up(record.config)
         self._record: GameRecord | None = record if record.step_seq == 0 else None  # for `create`'s start
-        events = store.events(game_id)[:1] if record.step_seq else []
+        events = store.events(game_id, limit=1) if record.step_seq else []
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
         self.ruleset: Ruleset = game_ruleset(record.ruleset, record.config)  # see register

@@ -863,10 +863,12 @@ class Store:
                 for r in s.scalars(q.order_by(InboundRow.id))
             ]
 
-    def events(self, game_id: int) -> list[EventRecord]:
-        """Every event of the game in seq order (phase_label = the phase it arrived in)."""
+    def events(self, game_id: int, limit: int | None = None) -> list[EventRecord]:
+        """Every event of the game in seq order (phase_label = the phase it arrived in); the
+        first `limit` only when given."""
         with self._tx() as s:
-            rows = s.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.seq))
+            rows = s.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.seq)
+                             .limit(limit))
             return [
                 EventRecord(
                     seq=r.seq,
