@@ -50,24 +50,29 @@ def test_index_filters_search_and_pages(site, browser, tmp_path: Path, width: in
     assert "共 61 局" in page.locator("p.count").inner_text()
     assert len(names(page)) == 20 and names(page)[0] == "周末局59"  # newest first
     page.screenshot(path=str(shots_dir(tmp_path) / f"index-{label}.png"), full_page=label == "desktop")
-    page.locator("nav.pager a[rel=next]").click()
+    with page.expect_navigation():  # its load, not only the new URL: the list is read next
+        page.locator("nav.pager a[rel=next]").click()
     assert "第 2/4 页" in page.locator("nav.pager").inner_text() and names(page)[0] == "周末局39"
     page.goto(srv.url + "/")
     page.select_option("select[name=status]", "signup")
-    page.click("form.filters button")
+    with page.expect_navigation():
+        page.click("form.filters button")
     assert "status=signup" in page.url
     tags = page.locator("ul.games li .tag").all_inner_texts()
     assert len(tags) == 15 and set(tags) == {"报名中"}
     page.select_option("select[name=ruleset]", "game_ten")
     page.fill("input[name=q]", "局1")
-    page.click("form.filters button")
+    with page.expect_navigation():
+        page.click("form.filters button")
     shown = names(page)  # new and game_ten: i % 4 == 0 and i % 5 == 2, i.e. 12, 32, 52; named 局1x: 12
     assert shown == ["周末局12"]
     page.screenshot(path=str(shots_dir(tmp_path) / f"index-filtered-{label}.png"))
     page.fill("input[name=q]", "没有这样的名字")
-    page.click("form.filters button")
+    with page.expect_navigation():
+        page.click("form.filters button")
     assert "没有符合条件的游戏" in page.locator("main").inner_text()
-    page.click("a.clear")
+    with page.expect_navigation():
+        page.click("a.clear")
     assert page.url == srv.url + "/" and len(names(page)) == 20
     context.close()
 
