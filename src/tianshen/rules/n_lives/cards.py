@@ -111,16 +111,10 @@ def deal(spec: RulesetSpec, state: GameState) -> None:
     owned = {c: types[t].owner for c, t in cards if types[t].owner}
     holder = {card: next(p.name for p in state.players if p.faction == owner) for card, owner in owned.items()}
     loose = [c for c, _ in cards if c not in owned]
+    kind = dict(cards)
     for _ in range(MAX_DEAL_TRIES):
-        order = rng.shuffled(state, loose)
-        hands: dict[str, list[str]] = {p.name: [] for p in state.players}
-        for card, name in holder.items():
-            hands[name].append(card)
-        for p in state.players:
-            hand_ = hands[p.name]
-            while len(hand_) < each:
-                hand_.append(order.pop())
-        if all(_legal(h, limit) for h in hands.values()):
+        hands = _try_deal(state, loose, holder, kind, each, limit)
+        if hands is not None:
             for p in state.players:
                 p.extra["hand"] = rng.shuffled(state, hands[p.name])
             state.data["cards"] = {c: {"type": t, "attr": None} for c, t in cards}
@@ -128,10 +122,41 @@ def deal(spec: RulesetSpec, state: GameState) -> None:
     raise RuntimeError("no legal deal found")  # pragma: no cover - the constraints are loose
 
 
-def _legal(cards: list[str], commoner_limit: int) -> bool:
-    types = [c.rsplit("-", 1)[0] for c in cards]
-    privileges = [t for t in types if t != COMMONER]
-    return len(set(privileges)) == len(privileges) and types.count(COMMONER) <= commoner_limit
+def _try_deal(state: GameState, loose: list[str], holder: dict[str, str], kind: dict[str, str], each: int,
+              limit: int) -> dict[str, list[str]] | None:
+    """One uniform deal: `rng.shuffled(state, loose)` (the same draws in the same order), the
+    players in seat order taking cards from its end.  Fisher–Yates fixes the list from the end,
+    one place a draw, so each card is dealt as soon as its place is drawn; a hand that breaks §4
+    (two privilege cards of one type, or more than `limit` 庶民) ends the try there, and the
+    draws the rest of the shuffle would have made are counted as made (the next try starts
+    where a whole shuffle would have left the RNG): None."""
+    order = list(loose)
+    hands: dict[str, list[str]] = {p.name: [] for p in state.players}
+    for card, name in holder.items():
+        hands[name].append(card)
+    i = len(order) - 1  # the next place to fix
+    for p in state.players:
+        hand_ = hands[p.name]
+        privileges = {kind[c] for c in hand_ if kind[c] != COMMONER}
+        commoners = sum(1 for c in hand_ if kind[c] == COMMONER)
+        while len(hand_) < each:
+            if i > 0:
+                j = rng.below(state, i + 1)
+                order[i], order[j] = order[j], order[i]
+            card = order[i]
+            i -= 1
+            ctype = kind[card]
+            if ctype == COMMONER:
+                commoners += 1
+                legal = commoners <= limit
+            else:
+                legal = ctype not in privileges
+                privileges.add(ctype)
+            if not legal:
+                state.rng_draws += max(i, 0)
+                return None
+            hand_.append(card)
+    return hands
 
 
 def draw_attributes(spec: RulesetSpec, state: GameState) -> None:
