@@ -196,7 +196,7 @@ class NLivesSims:
 
     def night(self, state: GameState) -> None:
         for p in state.players:
-            if not p.alive or not cards.hand(p):
+            if not p.alive or not cards.held(p):
                 continue
             rng = self._rng(state, f"night:{p.name}")
             plan = self.plan_night(state, p, rng)
@@ -206,7 +206,7 @@ class NLivesSims:
     def plan_night(self, state: GameState, p: Player, rng: random.Random) -> Plan:
         plan = Plan(ap=int(p.extra.get("ap", 0)))
         reserve = rng.choice((0, 0, 0, 1, 2))  # sometimes keep points for later nights
-        held = {cards.card_type(state, c): c for c in cards.hand(p)}
+        held = _held(state, p)
         self._attacks(state, p, held, plan, rng)
         self._protections(state, p, held, plan, rng, reserve)
         self._support(state, p, held, plan, rng, reserve)
@@ -222,7 +222,7 @@ class NLivesSims:
                     self._attack(state, p, attack, plan, rng)
         if "sniper" in held and not self.cowin(p) and rng.random() < (0.6 if hostile else 0.45):
             target = self._enemy(state, p, rng)
-            size = len(cards.hand(state.player(target))) if target else 0
+            size = len(cards.held(state.player(target))) if target else 0
             if size and plan.can(3) and rng.random() < 0.3:
                 self._attack(state, p, "aimed", plan, rng, target, _position(size, rng))
             elif target and plan.can(1):
@@ -344,7 +344,7 @@ class NLivesSims:
         for p in state.players:
             if not p.alive:
                 continue
-            held = {cards.card_type(state, c): c for c in p.extra.get("hand", [])}
+            held = _held(state, p)
             bisha = held.get("bisha")
             may_bisha = bool(bisha) and bisha not in state.data["bisha_used"] and not self.cowin(p)
             if "curse" not in held and not may_bisha:
@@ -368,7 +368,7 @@ class NLivesSims:
             target = self._choose_vote(state, p, counts, rng)
             if target is None:
                 continue
-            counts[target] = counts.get(target, 0) + len(cards.hand(p))
+            counts[target] = counts.get(target, 0) + len(cards.held(p))
             if rng.random() < 0.1:
                 self._pm(p.name, f"委托投票 {target}", subject="委托投票")
             else:
@@ -385,6 +385,12 @@ class NLivesSims:
             if leader in options and (mine not in HOSTILE or reads.side[leader] != mine or mine == "solo"):
                 return leader
         return self._enemy(state, p, rng) or rng.choice(options)
+
+
+def _held(state: GameState, p: Player) -> dict[str, str]:
+    """Card type -> card of the player's hand (the last of a type; only 庶民 come twice)."""
+    data = state.data["cards"]
+    return {data[c]["type"]: c for c in cards.held(p)}
 
 
 def _position(size: int, rng: random.Random) -> str:

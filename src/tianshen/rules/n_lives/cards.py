@@ -62,16 +62,27 @@ def is_privilege(state: GameState, card: str) -> bool:
 
 
 def hand(p: Player) -> list[str]:
+    """A copy of the player's hand, the caller's to change (`held` reads it without a copy)."""
     return list(p.extra.get("hand", []))
 
 
-def holds(state: GameState, p: Player, ctype: str) -> str | None:
-    """The active card of type `ctype` the player holds (escrow excluded), or None."""
-    return next((c for c in p.extra.get("hand", []) if card_type(state, c) == ctype), None)
+def held(p: Player) -> list[str]:
+    """The player's hand itself: read it, do not change it."""
+    return p.extra.get("hand", [])  # type: ignore[no-any-return]
+
+
+def held_types(state: GameState, p: Player) -> dict[str, str]:
+    """Card type -> the first active card of that type the player holds (escrow excluded)."""
+    data = state.data["cards"]
+    out: dict[str, str] = {}
+    for c in p.extra.get("hand", []):
+        out.setdefault(data[c]["type"], c)
+    return out
 
 
 def count_commoners(state: GameState, p: Player) -> int:
-    return sum(1 for c in p.extra.get("hand", []) if card_type(state, c) == COMMONER)
+    data = state.data["cards"]
+    return sum(1 for c in p.extra.get("hand", []) if data[c]["type"] == COMMONER)
 
 
 # ---- dealing (§2, §4, §3.4.1) --------------------------------------------------------
@@ -199,7 +210,12 @@ class OrderError(ValueError):
 
 
 def name_of(spec: RulesetSpec, state: GameState, card: str) -> str:
-    return card_types(spec)[card_type(state, card)].name
+    return type_names(spec)[state.data["cards"][card]["type"]]
+
+
+def type_names(spec: RulesetSpec) -> dict[str, str]:
+    """Card type -> its name (once per spec object; read only)."""
+    return spec.derived("n_lives.type_names", lambda s: {t.id: t.name for t in card_types(s).values()})
 
 
 def parse_order(spec: RulesetSpec, state: GameState, p: Player, text: str) -> list[str]:
@@ -269,7 +285,8 @@ def random_order(state: GameState, p: Player) -> list[str]:
 
 
 def describe_hand(spec: RulesetSpec, state: GameState, cards: list[str]) -> str:
-    return "、".join(name_of(spec, state, c) for c in cards) or "（无）"
+    names, data = type_names(spec), state.data["cards"]
+    return "、".join([names[data[c]["type"]] for c in cards]) or "（无）"
 
 
 # ---- losing cards (§5.8, §6) ---------------------------------------------------------------
@@ -394,7 +411,8 @@ def kind(spec: RulesetSpec, state: GameState, card: str) -> str:
 
 def kinds(spec: RulesetSpec, state: GameState, lost: list[str]) -> str:
     """§5.8: how many 特权牌 and 庶民牌, never which card."""
-    privileges = sum(1 for c in lost if is_privilege(state, c))
+    data = state.data["cards"]
+    privileges = sum(1 for c in lost if data[c]["type"] != COMMONER)
     commoners = len(lost) - privileges
     parts = []
     if privileges:
@@ -407,5 +425,5 @@ def kinds(spec: RulesetSpec, state: GameState, lost: list[str]) -> str:
 def hand_text(spec: RulesetSpec, state: GameState, p: Player) -> str:
     escrow = p.extra.get("escrow")
     extra = spec.text("hand_escrow", card=name_of(spec, state, escrow)) if escrow else ""
-    return spec.text("hand_pm", hand=describe_hand(spec, state, hand(p)), escrow=extra,
+    return spec.text("hand_pm", hand=describe_hand(spec, state, held(p)), escrow=extra,
                           ap=p.extra["ap"])

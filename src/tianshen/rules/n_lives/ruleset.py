@@ -178,7 +178,7 @@ class NLives(Ruleset):
         for actor, lines in answers.items():
             out.pm(actor, spec.text("answer_subject", n=k), "\n".join(lines))
         for p in state.players:
-            if p.alive and (cards.hand(p) or p.extra.get("escrow")):
+            if p.alive and (cards.held(p) or p.extra.get("escrow")):
                 out.pm(p.name, spec.text("hand_subject", n=k), cards.hand_text(self.spec, state, p))
 
 
@@ -243,7 +243,7 @@ class NLives(Ruleset):
         """§5.8: a player is out when it is announced that he holds no card (escrow is held)."""
         dead = []
         for p in state.players:
-            if p.alive and not cards.hand(p) and not p.extra.get("escrow"):
+            if p.alive and not cards.held(p) and not p.extra.get("escrow"):
                 die(state, p, "cards")
                 dead.append(p.name)
         return dead
