@@ -13,6 +13,7 @@ from typing import Protocol
 
 from tianshen.core.model import GameState
 from tianshen.core.ruleset import Seat
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 
 ThreadLookup = Callable[[str], str | None]
@@ -38,6 +39,9 @@ def check_in(board: PlayerSide, state: GameState, main_thread: str, already: set
 
 class Sims(Protocol):
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None: ...
+
+    def know(self, spec: RulesetSpec) -> None:
+        """Read `spec` for its variant (the game's ruleset's own), not a spec loaded again."""
 
 
 class DaemonPlayers:
@@ -71,9 +75,11 @@ class Finishing:
 
 
 def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default",
-             done: bool = False) -> Sims:
+             done: bool = False, spec: RulesetSpec | None = None) -> Sims:
     """The simulated players of a ruleset family, playing by `policy`; with `done`, they
-    also say when they are finished (`Finishing`)."""
+    also say when they are finished (`Finishing`).  `spec`: the variant as the game's ruleset
+    holds it, read by the sims instead of loading it again (a Monte Carlo run plays thousands
+    of games; a variant file given by path may share its id with a shipped one)."""
     from tianshen.rules import families
 
     if policy not in policies():
@@ -81,4 +87,6 @@ def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy:
     if family not in families():
         raise ValueError(f"no simulated players for ruleset family '{family}'")
     sims: Sims = families()[family].sims_class(policy)(board, gm_account, seed)
+    if spec is not None:
+        sims.know(spec)
     return Finishing(sims, board, gm_account) if done else sims

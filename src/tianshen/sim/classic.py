@@ -36,8 +36,14 @@ class ClassicSims:
         self.last_bind: str | None = None
         self.checked_in: set[str] = set()
         self._specs: dict[str, RulesetSpec] = {}
+        self._forms: dict[tuple[str, str], tuple[str, ...]] = {}  # (variant, role) -> forms
+        self._killers: set[str] = set()  # the killers' names, while `vote` runs
 
     # ---- the ability table (core.abilities): who holds what, and the words to write ----
+
+    def know(self, spec: RulesetSpec) -> None:
+        """The variant the game is played by, as its ruleset holds it (read only)."""
+        self._specs[spec.id] = spec
 
     def spec(self, state: GameState) -> RulesetSpec:
         if state.variant not in self._specs:
@@ -48,11 +54,15 @@ class ClassicSims:
         return group_of(self.spec(state), state, p) or p.name
 
     def forms(self, state: GameState, p: Player) -> tuple[str, ...]:
-        """How this player writes his ability: its `sim_forms`, else its first word."""
-        ability = table(self.spec(state)).first(p.role)
-        if ability is None:
-            return ()
-        return tuple(ability.get("sim_forms") or [ability.words[0] + " {t}"])
+        """How this player writes his ability: its `sim_forms`, else its first word (once a
+        role: the spec does not change)."""
+        key = (state.variant, p.role)
+        found = self._forms.get(key)
+        if found is None:
+            ability = table(self.spec(state)).first(p.role)
+            found = () if ability is None else tuple(ability.get("sim_forms") or [ability.words[0] + " {t}"])
+            self._forms[key] = found
+        return found
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         """What the simulated players do at this point of the game."""
@@ -136,10 +146,14 @@ class ClassicSims:
             voters = [state.player(n) for n in d["summoned"]]
             candidates = list(d["candidates"])
         counts: dict[str, int] = {}
-        for p in rng.sample(voters, len(voters)):
-            target = self._choose_vote(p, candidates, counts, state, rng)
-            counts[target] = counts.get(target, 0) + 1
-            self.board.post(p.name, thread_id, rng.choice(VOTE_FORMS).format(t=target))
+        self._killers = {q.name for q in state.players if is_killer(q)}
+        try:
+            for p in rng.sample(voters, len(voters)):
+                target = self._choose_vote(p, candidates, counts, state, rng)
+                counts[target] = counts.get(target, 0) + 1
+                self.board.post(p.name, thread_id, rng.choice(VOTE_FORMS).format(t=target))
+        finally:
+            self._killers = set()
 
     def _choose_vote(self, p: Player, candidates: list[str], counts: dict[str, int], state: GameState,
                      rng: random.Random) -> str:
@@ -148,10 +162,11 @@ class ClassicSims:
             leader = max(counts, key=lambda c: counts[c])
             if leader in options:
                 return leader
+        killer_names = self._killers or {q.name for q in state.players if is_killer(q)}
         if is_killer(p):
-            civilians = [c for c in options if not is_killer(state.player(c))]
+            civilians = [c for c in options if c not in killer_names]
             return rng.choice(civilians or options)
-        killers = [c for c in options if is_killer(state.player(c))]
+        killers = [c for c in options if c in killer_names]
         if killers and rng.random() < 0.3:
             return rng.choice(killers)  # a good read
         return rng.choice(options)

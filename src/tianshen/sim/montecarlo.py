@@ -90,7 +90,7 @@ class Game:
         setup = GameSetup(seats=default_seats(players), seed=seed, start=start)
         self.state = self._took(ruleset.setup(setup))
         self.watch_board = bool(ruleset.spec.options.get("analysis_quota") or ruleset.spec.options.get("watch_board"))
-        self.sims = sims_for(ruleset.spec.ruleset, self.board, GM_ACCOUNT, seed, policy=policy)
+        self.sims = sims_for(ruleset.spec.ruleset, self.board, GM_ACCOUNT, seed, policy=policy, spec=ruleset.spec)
 
     def _took(self, outcome: Outcome) -> GameState:
         self.outcomes.append(outcome)

@@ -79,6 +79,10 @@ class NLivesSims:
         self._point = ""  # "<seed>:<phase>:<step>:" of the `act` running, the head of its seeds
         self._reads: Reads | None = None  # while `act` runs (see `_read`)
 
+    def know(self, spec: RulesetSpec) -> None:
+        """The variant the game is played by, as its ruleset holds it (read only)."""
+        self.spec, self.table = spec, abilities(spec)
+
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         """What the simulated players do at this point of the game.  The state does not change
         while the sims write, so the head of this point's seeds and (once the chooser's side is
