@@ -102,3 +102,18 @@ def test_workers_start_with_the_ruleset_loaded(monkeypatch) -> None:
     monkeypatch.setattr(mc, "load_ruleset", lambda v: loads.append(v) or real(v))
     results = mc.run("classic_8", 4, workers=2)
     assert [r.seed for r in results] == [1, 2, 3, 4] and loads == ["classic_8"]
+
+
+def test_survival_by_night_counts_each_player_up_to_his_death() -> None:
+    """The share of a side alive at the start of night k: a player counts for the nights up
+    to his death's number (died in night 2 or day 2: nights 1 and 2), a survivor or an unknown
+    label for all, "night 0" for none; a side's rows divide by all its players."""
+    from tianshen.sim.report import _survival_by_night
+
+    def result(*players: tuple[str, bool, str | None]) -> montecarlo.GameResult:
+        return montecarlo.GameResult(seed=0, winner=None, rounds=3, steps=0, players=[
+            {"role": "x", "faction": f, "alive": alive, "died_in": died, "cause": None} for f, alive, died in players])
+
+    played = [result(("a", False, "night 2"), ("a", False, "day 1"), ("b", True, None), ("b", False, "night 0")),
+              result(("a", False, "day 3"), ("a", False, "limbo"), ("b", False, "night 1"), ("c", True, "night 1"))]
+    assert _survival_by_night(played, 3) == {"a": [1.0, 0.75, 0.5], "b": [2 / 3, 1 / 3, 1 / 3], "c": [1.0, 1.0, 1.0]}
