@@ -75,3 +75,35 @@ def test_monte_carlo_sims_read_the_games_own_variant(tmp_path, monkeypatch) -> N
         game.play()
     assert diviner_pms and all(text.startswith("查验 ") for text in diviner_pms), diviner_pms[:3]
     assert loads == []
+
+
+def test_pick_draws_what_choice_draws() -> None:
+    """`sim.pick` is `Random.choice` without its calls: the same element and the same state
+    after, for every length up to 70 (powers of two and one more, where rejection differs)."""
+    from tianshen.sim import pick
+
+    for seed in range(40):
+        mine, theirs = random.Random(f"{seed}:pick"), random.Random(f"{seed}:pick")
+        for n in [*range(1, 70), 128, 129, 1000]:
+            items = list(range(n))
+            assert pick(mine, items) == theirs.choice(items)
+        assert mine.getstate() == theirs.getstate()
+    with pytest.raises(IndexError):
+        pick(random.Random(0), [])
+
+
+def test_sims_draw_without_random_choice(monkeypatch) -> None:
+    """The classic and n_lives sims draw their choices through `pick` (about 500 a 7-player
+    n_lives game went through `Random.choice` and `_randbelow`)."""
+    calls = 0
+    real = random.Random.choice
+
+    def counting(self: random.Random, seq):  # type: ignore[no-untyped-def]
+        nonlocal calls
+        calls += 1
+        return real(self, seq)
+
+    monkeypatch.setattr(random.Random, "choice", counting)
+    for variant, players in (("n_lives", 7), ("classic_10", 10)):
+        Game(load_ruleset(variant), 1, players).play()
+    assert calls == 0

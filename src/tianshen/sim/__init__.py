@@ -7,9 +7,10 @@ would write at this point of the game; `thread(key)` is the forum id of a game t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from tianshen.core.model import GameState
 from tianshen.core.ruleset import Seat
@@ -17,6 +18,21 @@ from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 
 ThreadLookup = Callable[[str], str | None]
+T = TypeVar("T")
+
+
+def pick(rng: random.Random, seq: Sequence[T]) -> T:
+    """`rng.choice(seq)`, the same draw: CPython's choice takes getrandbits of n's bit length
+    until it is below n.  Without choice's two calls a draw (the sims make about 500 draws a
+    game, pinned by the golden games; tests/test_sim_draws.py holds it to rng.choice)."""
+    n = len(seq)
+    if not n:
+        raise IndexError("Cannot choose from an empty sequence")
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return seq[r]
 
 # policy names: `default` is each family's own sims (rehearsals use them); other policies play
 # better where a family names them (core.family.Family.policies, docs/simulate.md) and fall

@@ -23,7 +23,7 @@ from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.n_lives import cards, victory
 from tianshen.rules.n_lives.abilities import Ability, abilities
-from tianshen.sim import ThreadLookup, check_in
+from tianshen.sim import ThreadLookup, check_in, pick
 from tianshen.specs import load_spec
 
 HOSTILE = {"killers", "werewolves", "solo"}
@@ -146,8 +146,8 @@ class NLivesSims:
                 continue
             rng = self._rng(state, f"side:{p.name}")
             sides = ["杀手", "狼人"] + ([] if len(state.players) == 7 else ["平民"])
-            side = rng.choice(sides)
-            mode = None if side == "平民" else rng.choice(["共赢", "一山不容二虎"])
+            side = pick(rng, sides)
+            mode = None if side == "平民" else pick(rng, ["共赢", "一山不容二虎"])
             faction = {"平民": "civilians", "杀手": "killers", "狼人": "werewolves"}[side]
             self.sides[p.name] = (faction, {"共赢": "cowin", "一山不容二虎": "solo"}.get(mode or ""))
             self._pm(p.name, f"立场 {side}" + (f" {mode}" if mode else ""), subject="立场")
@@ -184,7 +184,7 @@ class NLivesSims:
         if bottom is None:
             privileges = [c for c in hand if cards.is_privilege(state, c)]
             own = [c for c in privileges if cards.card_type(state, c) in ("killer", "werewolf")]
-            bottom = own[0] if own and rng.random() < 0.6 else rng.choice(privileges)
+            bottom = own[0] if own and rng.random() < 0.6 else pick(rng, privileges)
         rest = [c for c in hand if c != bottom]
         rng.shuffle(rest)
         if rng.random() < 0.7:
@@ -209,7 +209,7 @@ class NLivesSims:
 
     def plan_night(self, state: GameState, p: Player, rng: random.Random) -> Plan:
         plan = Plan(ap=int(p.extra.get("ap", 0)))
-        reserve = rng.choice((0, 0, 0, 1, 2))  # sometimes keep points for later nights
+        reserve = pick(rng, (0, 0, 0, 1, 2))  # sometimes keep points for later nights
         held = _held(state, p)
         self._attacks(state, p, held, plan, rng)
         self._protections(state, p, held, plan, rng, reserve)
@@ -242,7 +242,7 @@ class NLivesSims:
         if target is None:
             return
         plan.ap -= self.table[ability].cost
-        word = rng.choice(self.table[ability].words)
+        word = pick(rng, self.table[ability].words)
         head = f"{word} {target}" + (f" {position}" if position else "")
         plan.attacks.append(head + "\n" + declaration(target, rng))
 
@@ -269,20 +269,20 @@ class NLivesSims:
         waiting = [q for q in state.players if q.alive and q.extra.get("escrow") and not q.extra.get("pardoned")]
         friends = [q for q in waiting if q.name == p.name or self.side(q) == self.side(p)]
         if friends and rng.random() < 0.6:
-            self._use(plan, "pardon", rng.choice(friends).name, rng)
+            self._use(plan, "pardon", pick(rng, friends).name, rng)
         elif waiting and rng.random() < 0.15:
-            self._use(plan, "pardon", rng.choice(waiting).name, rng)
+            self._use(plan, "pardon", pick(rng, waiting).name, rng)
 
     def _support(self, state: GameState, p: Player, held: dict[str, str], plan: Plan, rng: random.Random,
                  reserve: int) -> None:
-        others = self._read(state).others[p.name]
+        others = (self._reads or self._read(state)).others[p.name]
         if not others:
             return
         options = [
-            ("diviner", "divine", 0.35, rng.choice(others)),
-            ("prophet", "foresee", 0.35, rng.choice(others)),
-            ("vest", "probe_diviner", 0.12, rng.choice(others)),
-            ("vest", "probe_prophet", 0.12, rng.choice(others)),
+            ("diviner", "divine", 0.35, pick(rng, others)),
+            ("prophet", "foresee", 0.35, pick(rng, others)),
+            ("vest", "probe_diviner", 0.12, pick(rng, others)),
+            ("vest", "probe_prophet", 0.12, pick(rng, others)),
             ("jail", "jail", 0.2, self._enemy(state, p, rng)),
             ("curse", "curse", 0.35, self._enemy(state, p, rng)),
             ("curse", "hex", 0.1, self._enemy(state, p, rng)),
@@ -302,7 +302,7 @@ class NLivesSims:
             return
         plan.used.add(ability)
         plan.ap -= info.cost
-        word = rng.choice(info.words)
+        word = pick(rng, info.words)
         plan.lines.append(word if info.target == "none" else f"{word} {target}")
 
     # ---- whom to hit, whom to help -------------------------------------------------------
@@ -327,18 +327,18 @@ class NLivesSims:
 
     def _enemy(self, state: GameState, p: Player, rng: random.Random) -> str | None:
         """Attackers know their enemies; a civilian has a good read now and then."""
-        reads = self._read(state)
+        reads = self._reads or self._read(state)
         if reads.side[p.name] in HOSTILE:
             pool = reads.foes[p.name]
         else:
             bad = reads.bad[p.name]
             pool = bad if bad and rng.random() < 0.4 else reads.others[p.name]
-        return rng.choice(pool) if pool else None
+        return pick(rng, pool) if pool else None
 
     def _friend(self, state: GameState, p: Player, rng: random.Random) -> str:
-        friends = self._read(state).friends[p.name]
+        friends = (self._reads or self._read(state)).friends[p.name]
         if friends and rng.random() < 0.5:
-            return rng.choice(friends)
+            return pick(rng, friends)
         return p.name
 
     # ---- days ---------------------------------------------------------------------------
@@ -356,7 +356,7 @@ class NLivesSims:
             rng = self._rng(state, f"day:{p.name}")
             plan = Plan(ap=int(p.extra.get("ap", 0)))
             if "curse" in held and rng.random() < 0.25:
-                self._use(plan, rng.choice(("curse", "curse", "hex")), self._enemy(state, p, rng), rng)
+                self._use(plan, pick(rng, ("curse", "curse", "hex")), self._enemy(state, p, rng), rng)
             if may_bisha and rng.random() < 0.1:
                 self._use(plan, "bisha", self._enemy(state, p, rng), rng)
             if plan.lines:
@@ -376,10 +376,10 @@ class NLivesSims:
             if rng.random() < 0.1:
                 self._pm(p.name, f"委托投票 {target}", subject="委托投票")
             else:
-                self.board.post(p.name, thread_id, rng.choice(VOTE_FORMS).format(t=target))
+                self.board.post(p.name, thread_id, pick(rng, VOTE_FORMS).format(t=target))
 
     def _choose_vote(self, state: GameState, p: Player, counts: dict[str, int], rng: random.Random) -> str | None:
-        reads = self._read(state)
+        reads = self._reads or self._read(state)
         options = reads.others[p.name]
         if not options:
             return None
@@ -388,7 +388,7 @@ class NLivesSims:
             leader = max(counts, key=lambda c: counts[c])
             if leader in options and (mine not in HOSTILE or reads.side[leader] != mine or mine == "solo"):
                 return leader
-        return self._enemy(state, p, rng) or rng.choice(options)
+        return self._enemy(state, p, rng) or pick(rng, options)
 
 
 def _held(state: GameState, p: Player) -> dict[str, str]:
