@@ -107,3 +107,17 @@ def test_sims_draw_without_random_choice(monkeypatch) -> None:
     for variant, players in (("n_lives", 7), ("classic_10", 10)):
         Game(load_ruleset(variant), 1, players).play()
     assert calls == 0
+
+
+def test_every_sims_takes_the_games_spec() -> None:
+    """`Sims.know` is met by every family's default sims and by the `Finishing` wrapper."""
+    from tianshen.rules import families
+    from tianshen.sim import sims_for
+    from tianshen.sim.montecarlo import CoreBoard
+
+    for family in families():
+        spec = next(load_ruleset(v).spec for v in ("classic_10", "game_ten", "n_lives", "hex_survival_12",
+                                                     "butterfly_elder") if load_ruleset(v).spec.ruleset == family)
+        for done in (False, True):
+            sims = sims_for(family, CoreBoard(lambda: None), "神的使者", 1, done=done, spec=spec)  # type: ignore[arg-type,return-value]
+            sims.know(spec)

@@ -2,7 +2,8 @@
 
 Every family's sims implement `Sims`: `act(state, at, thread)` writes what the players
 would write at this point of the game; `thread(key)` is the forum id of a game thread
-(`"main"`, `"vote:2"`…) or None when it is not open yet.
+(`"main"`, `"vote:2"`…) or None when it is not open yet; `know(spec)` hands them the
+variant as the game's ruleset holds it (a Monte Carlo game does; elsewhere they load it).
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ class Finishing:
 
     def __init__(self, sims: Sims, board: PlayerSide, gm_account: str) -> None:
         self.sims, self.board, self.gm = sims, board, gm_account
+
+    def know(self, spec: RulesetSpec) -> None:
+        self.sims.know(spec)
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         self.sims.act(state, at, thread)
