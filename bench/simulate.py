@@ -34,8 +34,7 @@ def main(games: int, workers: int) -> None:
     print(f"{'variant':<16} {'policy':<8} {'wall s':>7} {'games/s':>8} {'games/CPU s':>12} {'failed':>6}")
     for variant, players, policy in RUNS:
         cpu0, t0 = children_cpu() + time.process_time(), time.perf_counter()
-        results = montecarlo.run(variant, games, players=players, policy=policy, workers=workers,
-                                 chunk=max(1, min(200, games // (workers * 8))))
+        results = montecarlo.run(variant, games, players=players, policy=policy, workers=workers)
         wall = time.perf_counter() - t0
         cpu = children_cpu() + time.process_time() - cpu0
         failed = sum(1 for r in results if r.error)

@@ -12,6 +12,7 @@ from collections import Counter
 import pytest
 
 from n_lives_helpers import Game
+from tianshen.rules import load_ruleset
 
 SEEDS = range(200)
 # players -> (cards each, commoners, civilians, self-choosers)   (§2, DECISIONS 1.1.1 table)
@@ -136,3 +137,68 @@ def test_role_pm_shows_hand_and_faction_not_attributes(games):
             body = "\n".join(m.body for m in g.setup_out.pms if m.to == p.name)
             assert f"{len(p.extra['hand'])}张" in body
             assert "属性" not in body
+
+
+def _whole_shuffles(spec, state) -> None:
+    """The deal as DECISIONS 1.1.1 words it: whole uniform shuffles until every hand is legal
+    (the reference for `cards.deal`, which stops reading a shuffle at the first broken hand)."""
+    from tianshen.core import rng
+    from tianshen.rules.n_lives import cards
+
+    deck = cards.deck(spec, len(state.players))
+    types = cards.card_types(spec)
+    each = int(cards.deal_table(spec, len(state.players))["cards_each"])
+    holder = {c: next(p.name for p in state.players if p.faction == types[t].owner) for c, t in deck
+              if types[t].owner}
+    while True:
+        order = rng.shuffled(state, [c for c, _ in deck if c not in holder])
+        hands = {p.name: [c for c, name in holder.items() if name == p.name] for p in state.players}
+        for p in state.players:
+            while len(hands[p.name]) < each:
+                hands[p.name].append(order.pop())
+        kinds_ = [[c.rsplit("-", 1)[0] for c in h] for h in hands.values()]
+        if all(k.count("commoner") <= 2 and len({t for t in k if t != "commoner"}) == len(k) - k.count("commoner")
+               for k in kinds_):
+            for p in state.players:
+                p.extra["hand"] = rng.shuffled(state, hands[p.name])
+            return
+
+
+@pytest.mark.parametrize("players", [5, 6, 7])
+def test_deal_is_whole_shuffles_draw_for_draw(players):
+    """The deal stops a try at its first broken hand, yet deals what whole shuffles deal, and
+    leaves the RNG where they leave it (the pinned games depend on both)."""
+    from tianshen.rules.n_lives import cards
+
+    for seed in SEEDS:
+        g = deal(players, seed)
+        mine, reference = g.state.copy(), g.state.copy()
+        cards.deal(g.ruleset.spec, mine)
+        _whole_shuffles(g.ruleset.spec, reference)
+        assert [p.extra["hand"] for p in mine.players] == [p.extra["hand"] for p in reference.players]
+        assert mine.rng_draws == reference.rng_draws
+
+
+def test_deal_hashes_only_the_draws_it_reads(monkeypatch):
+    """A try ends at its first broken hand: the draws left in its shuffle are counted, not
+    hashed (the deal was about a tenth of a 7-player game)."""
+    from tianshen.core import rng
+    from tianshen.rules.n_lives import cards
+
+    hashed = 0
+    sha256 = rng._sha256
+
+    def counting(data: bytes):
+        nonlocal hashed
+        hashed += 1
+        return sha256(data)
+
+    counted = 0
+    for seed in range(20):
+        state = deal(7, seed).state.copy()
+        before = state.rng_draws
+        monkeypatch.setattr(rng, "_sha256", counting)
+        cards.deal(load_ruleset("n_lives").spec, state)
+        monkeypatch.setattr(rng, "_sha256", sha256)
+        counted += state.rng_draws - before
+    assert hashed < counted * 0.7, (hashed, counted)

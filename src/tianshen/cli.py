@@ -319,7 +319,6 @@ def simulate(
         for variant in variants:
             task = bar.add_task(f"{variant} ({policy})", total=games)
             results = montecarlo.run(variant, games, players=players, policy=policy, seed=seed, workers=workers,
-                                     chunk=max(1, min(200, games // (workers * 8) or 1)),
                                      progress=lambda n, task=task: bar.advance(task, n))
             summaries.append(report.summarize(results, variant, policy, players))
     elapsed = time.perf_counter() - t0

@@ -2,20 +2,38 @@
 
 Every family's sims implement `Sims`: `act(state, at, thread)` writes what the players
 would write at this point of the game; `thread(key)` is the forum id of a game thread
-(`"main"`, `"vote:2"`…) or None when it is not open yet.
+(`"main"`, `"vote:2"`…) or None when it is not open yet; `know(spec)` hands them the
+variant as the game's ruleset holds it (a Monte Carlo game does; elsewhere they load it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from tianshen.core.model import GameState
 from tianshen.core.ruleset import Seat
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 
 ThreadLookup = Callable[[str], str | None]
+T = TypeVar("T")
+
+
+def pick(rng: random.Random, seq: Sequence[T]) -> T:
+    """`rng.choice(seq)`, the same draw: CPython's choice takes getrandbits of n's bit length
+    until it is below n.  Without choice's two calls a draw (the sims make about 500 draws a
+    game, pinned by the golden games; tests/test_sim_draws.py holds it to rng.choice)."""
+    n = len(seq)
+    if not n:
+        raise IndexError("Cannot choose from an empty sequence")
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return seq[r]
 
 # policy names: `default` is each family's own sims (rehearsals use them); other policies play
 # better where a family names them (core.family.Family.policies, docs/simulate.md) and fall
@@ -39,6 +57,9 @@ def check_in(board: PlayerSide, state: GameState, main_thread: str, already: set
 class Sims(Protocol):
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None: ...
 
+    def know(self, spec: RulesetSpec) -> None:
+        """Read `spec` for its variant (the game's ruleset's own), not a spec loaded again."""
+
 
 class DaemonPlayers:
     """The simulated players `tianshen run` gives the daemon (service.daemon.SimulatedPlayers)."""
@@ -61,6 +82,9 @@ class Finishing:
     def __init__(self, sims: Sims, board: PlayerSide, gm_account: str) -> None:
         self.sims, self.board, self.gm = sims, board, gm_account
 
+    def know(self, spec: RulesetSpec) -> None:
+        self.sims.know(spec)
+
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         self.sims.act(state, at, thread)
         ph = state.phase
@@ -71,9 +95,11 @@ class Finishing:
 
 
 def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default",
-             done: bool = False) -> Sims:
+             done: bool = False, spec: RulesetSpec | None = None) -> Sims:
     """The simulated players of a ruleset family, playing by `policy`; with `done`, they
-    also say when they are finished (`Finishing`)."""
+    also say when they are finished (`Finishing`).  `spec`: the variant as the game's ruleset
+    holds it, read by the sims instead of loading it again (a Monte Carlo run plays thousands
+    of games; a variant file given by path may share its id with a shipped one)."""
     from tianshen.rules import families
 
     if policy not in policies():
@@ -81,4 +107,6 @@ def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy:
     if family not in families():
         raise ValueError(f"no simulated players for ruleset family '{family}'")
     sims: Sims = families()[family].sims_class(policy)(board, gm_account, seed)
+    if spec is not None:
+        sims.know(spec)
     return Finishing(sims, board, gm_account) if done else sims

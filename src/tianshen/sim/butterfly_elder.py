@@ -29,6 +29,10 @@ class ButterflySims:
         self.wills_written: set[str] = set()
         self._specs: dict[str, RulesetSpec] = {}
 
+    def know(self, spec: RulesetSpec) -> None:
+        """The variant the game is played by, as its ruleset holds it (read only)."""
+        self._specs[spec.id] = spec
+
     def form(self, state: GameState, ability: str, target: str) -> str:
         """What a player writes for an ability (its `sim_forms` or first word, core.abilities)."""
         if state.variant not in self._specs:

@@ -17,7 +17,7 @@ from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.common.roles import acts_alone, group_of, is_killer, on_duty_killer
-from tianshen.sim import ThreadLookup, check_in
+from tianshen.sim import ThreadLookup, check_in, pick
 from tianshen.specs import shared_spec
 
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
@@ -36,8 +36,14 @@ class ClassicSims:
         self.last_bind: str | None = None
         self.checked_in: set[str] = set()
         self._specs: dict[str, RulesetSpec] = {}
+        self._forms: dict[tuple[str, str], tuple[str, ...]] = {}  # (variant, role) -> forms
+        self._killers: set[str] = set()  # the killers' names, while `vote` runs
 
     # ---- the ability table (core.abilities): who holds what, and the words to write ----
+
+    def know(self, spec: RulesetSpec) -> None:
+        """The variant the game is played by, as its ruleset holds it (read only)."""
+        self._specs[spec.id] = spec
 
     def spec(self, state: GameState) -> RulesetSpec:
         if state.variant not in self._specs:
@@ -48,11 +54,15 @@ class ClassicSims:
         return group_of(self.spec(state), state, p) or p.name
 
     def forms(self, state: GameState, p: Player) -> tuple[str, ...]:
-        """How this player writes his ability: its `sim_forms`, else its first word."""
-        ability = table(self.spec(state)).first(p.role)
-        if ability is None:
-            return ()
-        return tuple(ability.get("sim_forms") or [ability.words[0] + " {t}"])
+        """How this player writes his ability: its `sim_forms`, else its first word (once a
+        role: the spec does not change)."""
+        key = (state.variant, p.role)
+        found = self._forms.get(key)
+        if found is None:
+            ability = table(self.spec(state)).first(p.role)
+            found = () if ability is None else tuple(ability.get("sim_forms") or [ability.words[0] + " {t}"])
+            self._forms[key] = found
+        return found
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         """What the simulated players do at this point of the game."""
@@ -89,9 +99,9 @@ class ClassicSims:
             return  # 8p: not my night
         if group not in chosen:
             victims = [q for q in alive if not is_killer(q)] or alive
-            chosen[group] = rng.choice(victims).name
+            chosen[group] = pick(rng, victims).name
         target = chosen[group]
-        form = rng.choice(self.forms(state, p)).format(t=target)
+        form = pick(rng, self.forms(state, p)).format(t=target)
         self.board.pm(p.name, self.gm, form + "\n" + declaration(target, rng), subject="行动")
 
     def _power(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
@@ -102,15 +112,15 @@ class ClassicSims:
         elif p.role == "binder" and self.last_bind and state.find(self.last_bind) and rng.random() < 0.3:
             target = self.last_bind
         elif p.role == "commoner" and rng.random() < 0.4:
-            target = chosen.setdefault("prayer", rng.choice(alive).name)
+            target = chosen.setdefault("prayer", pick(rng, alive).name)
         else:
             others = [q for q in alive if q.name != p.name] or alive
-            target = rng.choice(others).name
+            target = pick(rng, others).name
         if not acts_alone(self.spec(state), state, p):
             chosen[group] = target
         if p.role == "binder":
             self.last_bind = target
-        self.board.pm(p.name, self.gm, rng.choice(self.forms(state, p)).format(t=target), subject="行动")
+        self.board.pm(p.name, self.gm, pick(rng, self.forms(state, p)).format(t=target), subject="行动")
 
     # ---- days -------------------------------------------------------------------------
 
@@ -120,7 +130,7 @@ class ClassicSims:
         for name in state.data.get("day", {}).get("night_dead", []):
             suspects = [p.name for p in state.players if p.alive]
             if suspects and rng.random() < 0.7:
-                self.board.pm(name, self.gm, f"指控 {rng.choice(suspects)}", subject="遗言")
+                self.board.pm(name, self.gm, f"指控 {pick(rng, suspects)}", subject="遗言")
 
     def vote(self, state: GameState, thread_id: str) -> None:
         rng = self._rng(state, "vote")
@@ -136,10 +146,14 @@ class ClassicSims:
             voters = [state.player(n) for n in d["summoned"]]
             candidates = list(d["candidates"])
         counts: dict[str, int] = {}
-        for p in rng.sample(voters, len(voters)):
-            target = self._choose_vote(p, candidates, counts, state, rng)
-            counts[target] = counts.get(target, 0) + 1
-            self.board.post(p.name, thread_id, rng.choice(VOTE_FORMS).format(t=target))
+        self._killers = {q.name for q in state.players if is_killer(q)}
+        try:
+            for p in rng.sample(voters, len(voters)):
+                target = self._choose_vote(p, candidates, counts, state, rng)
+                counts[target] = counts.get(target, 0) + 1
+                self.board.post(p.name, thread_id, pick(rng, VOTE_FORMS).format(t=target))
+        finally:
+            self._killers = set()
 
     def _choose_vote(self, p: Player, candidates: list[str], counts: dict[str, int], state: GameState,
                      rng: random.Random) -> str:
@@ -148,13 +162,14 @@ class ClassicSims:
             leader = max(counts, key=lambda c: counts[c])
             if leader in options:
                 return leader
+        killer_names = self._killers or {q.name for q in state.players if is_killer(q)}
         if is_killer(p):
-            civilians = [c for c in options if not is_killer(state.player(c))]
-            return rng.choice(civilians or options)
-        killers = [c for c in options if is_killer(state.player(c))]
+            civilians = [c for c in options if c not in killer_names]
+            return pick(rng, civilians or options)
+        killers = [c for c in options if c in killer_names]
         if killers and rng.random() < 0.3:
-            return rng.choice(killers)  # a good read
-        return rng.choice(options)
+            return pick(rng, killers)  # a good read
+        return pick(rng, options)
 
 
 def declaration(target: str, rng: random.Random) -> str:

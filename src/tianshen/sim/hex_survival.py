@@ -16,6 +16,7 @@ from functools import cache
 
 from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules import load_ruleset
 from tianshen.sim import ThreadLookup, check_in
@@ -31,6 +32,9 @@ class HexSims:
         self.dug: dict[str, set[str]] = {}  # what each player remembers digging
         self.acted: set[str] = set()
         self._map = None
+
+    def know(self, spec: RulesetSpec) -> None:
+        """Nothing to keep: the words come from `_forms`, read once per process."""
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
         ph = state.phase

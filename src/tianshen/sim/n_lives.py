@@ -23,7 +23,7 @@ from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.n_lives import cards, victory
 from tianshen.rules.n_lives.abilities import Ability, abilities
-from tianshen.sim import ThreadLookup, check_in
+from tianshen.sim import ThreadLookup, check_in, pick
 from tianshen.specs import load_spec
 
 HOSTILE = {"killers", "werewolves", "solo"}
@@ -35,6 +35,19 @@ STORY = (
     "天亮时人们只在台阶上找到半截蜡烛和几根灰色的猫毛，谁也说不清昨夜究竟是谁出的手。",
     "凶手把刀擦干净，混进早起打水的人群里，和大家一样摇头叹气，仿佛什么都没有发生过。",
 )
+
+
+@dataclass
+class Reads:
+    """What the players' choices read at one `act`, by player: his side, the other living
+    players (seat order), those not on his side (all of them for a solo chooser), the hostile
+    ones among those, and his allies."""
+
+    side: dict[str, str]
+    others: dict[str, list[str]] = field(default_factory=dict)
+    foes: dict[str, list[str]] = field(default_factory=dict)
+    bad: dict[str, list[str]] = field(default_factory=dict)
+    friends: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -63,37 +76,45 @@ class NLivesSims:
         self.spec: RulesetSpec | None = None
         self.table: dict[str, Ability] = {}
         self._random = random.Random()  # re-seeded by `_rng` for every use
-        self._sides_now: dict[str, str] = {}  # every player's side, while `act` runs (see `_sides`)
+        self._point = ""  # "<seed>:<phase>:<step>:" of the `act` running, the head of its seeds
+        self._reads: Reads | None = None  # while `act` runs (see `_read`)
+
+    def know(self, spec: RulesetSpec) -> None:
+        """The variant the game is played by, as its ruleset holds it (read only)."""
+        self.spec, self.table = spec, abilities(spec)
 
     def act(self, state: GameState, at: datetime, thread: ThreadLookup) -> None:
-        """What the simulated players do at this point of the game."""
+        """What the simulated players do at this point of the game.  The state does not change
+        while the sims write, so the head of this point's seeds and (once the chooser's side is
+        sent) what the choices read are worked out once, and dropped when `act` returns."""
         if self.spec is None:
             self.spec, self.table = _spec_of(state.variant)
         ph = state.phase
-        main = thread("main")
-        if state.data.get("checkin") and main:
-            check_in(self.board, state, main, self.checked_in)
-        if ph.kind == "night" and ph.number == 1:
-            self.first_orders(state)
-            self.choose_sides(state)
-        self.reorder(state, at)
-        # the sides stay as they are until `act` returns: the state does not change while the
-        # sims write, and only choose_sides (above) changes self.sides
-        self._sides_now = {q.name: self.side(q) for q in state.players}
+        self._point = f"{self.seed}:{ph.label}:{ph.step}:"
         try:
+            main = thread("main")
+            if state.data.get("checkin") and main:
+                check_in(self.board, state, main, self.checked_in)
+            if ph.kind == "night" and ph.number == 1:
+                self.first_orders(state)
+                self.choose_sides(state)  # the only change to self.sides
+            self.reorder(state, at)
             if ph.kind == "night":
+                self._reads = self._read(state)
                 self.night(state)
             elif ph.kind == "day" and (vote := thread(f"vote:{ph.number}")) is not None:
+                self._reads = self._read(state)
                 self.day_privileges(state)
                 self.vote(state, vote)
         finally:
-            self._sides_now = {}
+            self._point, self._reads = "", None
 
     def _rng(self, state: GameState, what: str) -> random.Random:
         """The draws of one purpose: the one Random re-seeded (the same draws as a new
         `random.Random` of the string, without making one; each caller is done with the
         previous purpose's draws before it asks for the next)."""
-        self._random.seed(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+        point = self._point or f"{self.seed}:{state.phase.label}:{state.phase.step}:"
+        self._random.seed(point + what)
         return self._random
 
     def _pm(self, name: str, text: str, subject: str = "行动") -> None:
@@ -125,8 +146,8 @@ class NLivesSims:
                 continue
             rng = self._rng(state, f"side:{p.name}")
             sides = ["杀手", "狼人"] + ([] if len(state.players) == 7 else ["平民"])
-            side = rng.choice(sides)
-            mode = None if side == "平民" else rng.choice(["共赢", "一山不容二虎"])
+            side = pick(rng, sides)
+            mode = None if side == "平民" else pick(rng, ["共赢", "一山不容二虎"])
             faction = {"平民": "civilians", "杀手": "killers", "狼人": "werewolves"}[side]
             self.sides[p.name] = (faction, {"共赢": "cowin", "一山不容二虎": "solo"}.get(mode or ""))
             self._pm(p.name, f"立场 {side}" + (f" {mode}" if mode else ""), subject="立场")
@@ -149,11 +170,12 @@ class NLivesSims:
             if not p.alive or self.reordered.get(p.name, 0) >= windows:
                 continue
             self.reordered[p.name] = windows
-            rng = self._rng(state, f"reorder:{p.name}")
-            hand = cards.hand(p)
+            hand = p.extra.get("hand", [])
             bottom = p.extra.get("bottom")
-            if len(hand) > 1 and bottom == hand[-1] and rng.random() < 0.5:
-                self._send_order(state, p, self._order(state, p, rng, bottom=bottom))
+            if len(hand) > 1 and bottom == hand[-1]:  # the only players who draw: seeded for them
+                rng = self._rng(state, f"reorder:{p.name}")
+                if rng.random() < 0.5:
+                    self._send_order(state, p, self._order(state, p, rng, bottom=bottom))
 
     def _order(self, state: GameState, p: Player, rng: random.Random, bottom: str | None) -> list[str]:
         """Mostly 庶民 first; the bottom a privilege card (the killer and the werewolf often keep
@@ -162,7 +184,7 @@ class NLivesSims:
         if bottom is None:
             privileges = [c for c in hand if cards.is_privilege(state, c)]
             own = [c for c in privileges if cards.card_type(state, c) in ("killer", "werewolf")]
-            bottom = own[0] if own and rng.random() < 0.6 else rng.choice(privileges)
+            bottom = own[0] if own and rng.random() < 0.6 else pick(rng, privileges)
         rest = [c for c in hand if c != bottom]
         rng.shuffle(rest)
         if rng.random() < 0.7:
@@ -178,7 +200,7 @@ class NLivesSims:
 
     def night(self, state: GameState) -> None:
         for p in state.players:
-            if not p.alive or not cards.hand(p):
+            if not p.alive or not cards.held(p):
                 continue
             rng = self._rng(state, f"night:{p.name}")
             plan = self.plan_night(state, p, rng)
@@ -187,8 +209,8 @@ class NLivesSims:
 
     def plan_night(self, state: GameState, p: Player, rng: random.Random) -> Plan:
         plan = Plan(ap=int(p.extra.get("ap", 0)))
-        reserve = rng.choice((0, 0, 0, 1, 2))  # sometimes keep points for later nights
-        held = {cards.card_type(state, c): c for c in cards.hand(p)}
+        reserve = pick(rng, (0, 0, 0, 1, 2))  # sometimes keep points for later nights
+        held = _held(state, p)
         self._attacks(state, p, held, plan, rng)
         self._protections(state, p, held, plan, rng, reserve)
         self._support(state, p, held, plan, rng, reserve)
@@ -204,7 +226,7 @@ class NLivesSims:
                     self._attack(state, p, attack, plan, rng)
         if "sniper" in held and not self.cowin(p) and rng.random() < (0.6 if hostile else 0.45):
             target = self._enemy(state, p, rng)
-            size = len(cards.hand(state.player(target))) if target else 0
+            size = len(cards.held(state.player(target))) if target else 0
             if size and plan.can(3) and rng.random() < 0.3:
                 self._attack(state, p, "aimed", plan, rng, target, _position(size, rng))
             elif target and plan.can(1):
@@ -220,7 +242,7 @@ class NLivesSims:
         if target is None:
             return
         plan.ap -= self.table[ability].cost
-        word = rng.choice(self.table[ability].words)
+        word = pick(rng, self.table[ability].words)
         head = f"{word} {target}" + (f" {position}" if position else "")
         plan.attacks.append(head + "\n" + declaration(target, rng))
 
@@ -247,20 +269,20 @@ class NLivesSims:
         waiting = [q for q in state.players if q.alive and q.extra.get("escrow") and not q.extra.get("pardoned")]
         friends = [q for q in waiting if q.name == p.name or self.side(q) == self.side(p)]
         if friends and rng.random() < 0.6:
-            self._use(plan, "pardon", rng.choice(friends).name, rng)
+            self._use(plan, "pardon", pick(rng, friends).name, rng)
         elif waiting and rng.random() < 0.15:
-            self._use(plan, "pardon", rng.choice(waiting).name, rng)
+            self._use(plan, "pardon", pick(rng, waiting).name, rng)
 
     def _support(self, state: GameState, p: Player, held: dict[str, str], plan: Plan, rng: random.Random,
                  reserve: int) -> None:
-        others = [q.name for q in state.players if q.alive and q.name != p.name]
+        others = (self._reads or self._read(state)).others[p.name]
         if not others:
             return
         options = [
-            ("diviner", "divine", 0.35, rng.choice(others)),
-            ("prophet", "foresee", 0.35, rng.choice(others)),
-            ("vest", "probe_diviner", 0.12, rng.choice(others)),
-            ("vest", "probe_prophet", 0.12, rng.choice(others)),
+            ("diviner", "divine", 0.35, pick(rng, others)),
+            ("prophet", "foresee", 0.35, pick(rng, others)),
+            ("vest", "probe_diviner", 0.12, pick(rng, others)),
+            ("vest", "probe_prophet", 0.12, pick(rng, others)),
             ("jail", "jail", 0.2, self._enemy(state, p, rng)),
             ("curse", "curse", 0.35, self._enemy(state, p, rng)),
             ("curse", "hex", 0.1, self._enemy(state, p, rng)),
@@ -280,35 +302,43 @@ class NLivesSims:
             return
         plan.used.add(ability)
         plan.ap -= info.cost
-        word = rng.choice(info.words)
+        word = pick(rng, info.words)
         plan.lines.append(word if info.target == "none" else f"{word} {target}")
 
     # ---- whom to hit, whom to help -------------------------------------------------------
 
-    def _sides(self, state: GameState) -> dict[str, str]:
-        """Every player's side (the one `act` worked out, when it runs)."""
-        return self._sides_now or {q.name: self.side(q) for q in state.players}
+    def _read(self, state: GameState) -> Reads:
+        """Every player's side and the players his choices pick from (the one `act` worked
+        out, while it runs)."""
+        if self._reads is not None:
+            return self._reads
+        side = {q.name: self.side(q) for q in state.players}
+        alive = [q.name for q in state.players if q.alive]
+        reads = Reads(side)
+        for q in state.players:
+            mine = side[q.name]
+            others = [n for n in alive if n != q.name]
+            foes = others if mine == "solo" else [n for n in others if side[n] != mine]
+            reads.others[q.name] = others
+            reads.foes[q.name] = foes
+            reads.bad[q.name] = [n for n in foes if side[n] in HOSTILE]
+            reads.friends[q.name] = [] if mine == "solo" else [n for n in others if side[n] == mine]
+        return reads
 
     def _enemy(self, state: GameState, p: Player, rng: random.Random) -> str | None:
         """Attackers know their enemies; a civilian has a good read now and then."""
-        side = self._sides(state)
-        others = [q for q in state.players if q.alive and q.name != p.name]
-        mine = side[p.name]
-        foes = others if mine == "solo" else [q for q in others if side[q.name] != mine]
-        if mine in HOSTILE:
-            pool = foes
+        reads = self._reads or self._read(state)
+        if reads.side[p.name] in HOSTILE:
+            pool = reads.foes[p.name]
         else:
-            bad = [q for q in foes if side[q.name] in HOSTILE]
-            pool = bad if bad and rng.random() < 0.4 else others
-        return rng.choice(pool).name if pool else None
+            bad = reads.bad[p.name]
+            pool = bad if bad and rng.random() < 0.4 else reads.others[p.name]
+        return pick(rng, pool) if pool else None
 
     def _friend(self, state: GameState, p: Player, rng: random.Random) -> str:
-        side = self._sides(state)
-        mine = side[p.name]
-        friends = [q.name for q in state.players if q.alive and q.name != p.name and side[q.name] == mine
-                   and mine != "solo"]
+        friends = (self._reads or self._read(state)).friends[p.name]
         if friends and rng.random() < 0.5:
-            return rng.choice(friends)
+            return pick(rng, friends)
         return p.name
 
     # ---- days ---------------------------------------------------------------------------
@@ -318,13 +348,16 @@ class NLivesSims:
         for p in state.players:
             if not p.alive:
                 continue
+            held = _held(state, p)
+            bisha = held.get("bisha")
+            may_bisha = bool(bisha) and bisha not in state.data["bisha_used"] and not self.cowin(p)
+            if "curse" not in held and not may_bisha:
+                continue  # draws nothing: not seeded
             rng = self._rng(state, f"day:{p.name}")
-            held = {cards.card_type(state, c): c for c in cards.hand(p)}
             plan = Plan(ap=int(p.extra.get("ap", 0)))
             if "curse" in held and rng.random() < 0.25:
-                self._use(plan, rng.choice(("curse", "curse", "hex")), self._enemy(state, p, rng), rng)
-            bisha = held.get("bisha")
-            if bisha and bisha not in state.data["bisha_used"] and not self.cowin(p) and rng.random() < 0.1:
+                self._use(plan, pick(rng, ("curse", "curse", "hex")), self._enemy(state, p, rng), rng)
+            if may_bisha and rng.random() < 0.1:
                 self._use(plan, "bisha", self._enemy(state, p, rng), rng)
             if plan.lines:
                 self._pm(p.name, plan.text())
@@ -339,23 +372,29 @@ class NLivesSims:
             target = self._choose_vote(state, p, counts, rng)
             if target is None:
                 continue
-            counts[target] = counts.get(target, 0) + len(cards.hand(p))
+            counts[target] = counts.get(target, 0) + len(cards.held(p))
             if rng.random() < 0.1:
                 self._pm(p.name, f"委托投票 {target}", subject="委托投票")
             else:
-                self.board.post(p.name, thread_id, rng.choice(VOTE_FORMS).format(t=target))
+                self.board.post(p.name, thread_id, pick(rng, VOTE_FORMS).format(t=target))
 
     def _choose_vote(self, state: GameState, p: Player, counts: dict[str, int], rng: random.Random) -> str | None:
-        options = [q.name for q in state.players if q.alive and q.name != p.name]
+        reads = self._reads or self._read(state)
+        options = reads.others[p.name]
         if not options:
             return None
-        mine = self.side(p)
+        mine = reads.side[p.name]
         if counts and rng.random() < 0.4:
             leader = max(counts, key=lambda c: counts[c])
-            if leader in options and (mine not in HOSTILE or self.side(state.player(leader)) != mine
-                                      or mine == "solo"):
+            if leader in options and (mine not in HOSTILE or reads.side[leader] != mine or mine == "solo"):
                 return leader
-        return self._enemy(state, p, rng) or rng.choice(options)
+        return self._enemy(state, p, rng) or pick(rng, options)
+
+
+def _held(state: GameState, p: Player) -> dict[str, str]:
+    """Card type -> card of the player's hand (the last of a type; only 庶民 come twice)."""
+    data = state.data["cards"]
+    return {data[c]["type"]: c for c in cards.held(p)}
 
 
 def _position(size: int, rng: random.Random) -> str:

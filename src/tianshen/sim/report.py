@@ -13,7 +13,7 @@ import html
 import json
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -59,15 +59,18 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
 
     counters: Counter[str] = Counter()
     names = family(ruleset.spec.ruleset).events
-    announcements = _announcements(ruleset.spec)
+    bodies: list[str] = []
     for outcome in outcomes:
         counters["refusals"] += len(outcome.refusals)
         counters["GM notes"] += len(outcome.notes)
         for event in outcome.events:
             if event.kind in names:
                 counters[names[event.kind]] += 1
-        for body in [post.body for post in outcome.posts] + [pm.body for pm in outcome.pms]:
-            for name, literal, rx in announcements:
+        bodies += [post.body for post in outcome.posts] + [pm.body for pm in outcome.pms]
+    every = "\0".join(bodies)  # an announcement not in the game's text is looked for in no message
+    for name, literal, rx in _announcements(ruleset.spec):
+        if literal in every:
+            for body in bodies:
                 if literal in body:
                     counters[name] += len(rx.findall(body))
     players = []
@@ -123,8 +126,12 @@ def summarize(results: list[Any], variant: str, policy: str, players: int | None
     survival = {role: {"players": total, "survived": alive, "rate": alive / total}
                 for role, (total, alive) in sorted(by_role.items())}
     counters: Counter[str] = Counter()
+    games_with: Counter[str] = Counter()
     for r in played:
         counters.update(r.counters)
+        for k, v in r.counters.items():
+            if v:
+                games_with[k] += 1
     return {
         "variant": variant, "policy": policy, "players": players, "games": len(results), "played": n,
         "errors": [{"seed": r.seed, "error": r.error} for r in results if r.error][:20],
@@ -136,7 +143,7 @@ def summarize(results: list[Any], variant: str, policy: str, players: int | None
         "survival_by_role": survival,
         "survival_by_night": _survival_by_night(played, max_night),
         "rules": {k: {"total": v, "per_game": v / n if n else 0.0,
-                      "games_with": sum(1 for r in played if r.counters.get(k))}
+                      "games_with": games_with[k]}
                   for k, v in sorted(counters.items())},
     }
 
@@ -144,17 +151,24 @@ def summarize(results: list[Any], variant: str, policy: str, players: int | None
 def _survival_by_night(played: list[Any], max_night: int) -> dict[str, list[float]]:
     """Per side, the share of its players alive at the start of night 1, 2, … (games that
     ended earlier count with the players they ended with)."""
-    alive: dict[str, list[int]] = {}
     total: Counter[str] = Counter()
+    nights: defaultdict[str, Counter[int]] = defaultdict(Counter)  # side -> players alive at nights 1 … k, by k
     for r in played:
         for p in r.players:
             side = p["faction"] or "?"
             total[side] += 1
-            row = alive.setdefault(side, [0] * max_night)
             t = _death_time(p["died_in"]) if not p["alive"] else None
-            for k in range(1, max_night + 1):
-                row[k - 1] += t is None or t >= (k, 0)
-    return {side: [a / total[side] for a in row] for side, row in sorted(alive.items())}
+            # alive at night k's start when t >= (k, 0), i.e. for k up to his death's number
+            seen = max_night if t is None else max(0, min(max_night, t[0]))
+            nights[side][seen] += 1
+    out = {}
+    for side in sorted(nights):
+        row, alive = [], total[side] - nights[side][0]
+        for k in range(1, max_night + 1):
+            row.append(alive / total[side])
+            alive -= nights[side][k]
+        out[side] = row
+    return out
 
 
 # ---- plots and page ------------------------------------------------------------------

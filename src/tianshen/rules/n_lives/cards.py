@@ -62,16 +62,27 @@ def is_privilege(state: GameState, card: str) -> bool:
 
 
 def hand(p: Player) -> list[str]:
+    """A copy of the player's hand, the caller's to change (`held` reads it without a copy)."""
     return list(p.extra.get("hand", []))
 
 
-def holds(state: GameState, p: Player, ctype: str) -> str | None:
-    """The active card of type `ctype` the player holds (escrow excluded), or None."""
-    return next((c for c in p.extra.get("hand", []) if card_type(state, c) == ctype), None)
+def held(p: Player) -> list[str]:
+    """The player's hand itself: read it, do not change it."""
+    return p.extra.get("hand", [])  # type: ignore[no-any-return]
+
+
+def held_types(state: GameState, p: Player) -> dict[str, str]:
+    """Card type -> the first active card of that type the player holds (escrow excluded)."""
+    data = state.data["cards"]
+    out: dict[str, str] = {}
+    for c in p.extra.get("hand", []):
+        out.setdefault(data[c]["type"], c)
+    return out
 
 
 def count_commoners(state: GameState, p: Player) -> int:
-    return sum(1 for c in p.extra.get("hand", []) if card_type(state, c) == COMMONER)
+    data = state.data["cards"]
+    return sum(1 for c in p.extra.get("hand", []) if data[c]["type"] == COMMONER)
 
 
 # ---- dealing (§2, §4, §3.4.1) --------------------------------------------------------
@@ -111,16 +122,10 @@ def deal(spec: RulesetSpec, state: GameState) -> None:
     owned = {c: types[t].owner for c, t in cards if types[t].owner}
     holder = {card: next(p.name for p in state.players if p.faction == owner) for card, owner in owned.items()}
     loose = [c for c, _ in cards if c not in owned]
+    kind = dict(cards)
     for _ in range(MAX_DEAL_TRIES):
-        order = rng.shuffled(state, loose)
-        hands: dict[str, list[str]] = {p.name: [] for p in state.players}
-        for card, name in holder.items():
-            hands[name].append(card)
-        for p in state.players:
-            hand_ = hands[p.name]
-            while len(hand_) < each:
-                hand_.append(order.pop())
-        if all(_legal(h, limit) for h in hands.values()):
+        hands = _try_deal(state, loose, holder, kind, each, limit)
+        if hands is not None:
             for p in state.players:
                 p.extra["hand"] = rng.shuffled(state, hands[p.name])
             state.data["cards"] = {c: {"type": t, "attr": None} for c, t in cards}
@@ -128,10 +133,41 @@ def deal(spec: RulesetSpec, state: GameState) -> None:
     raise RuntimeError("no legal deal found")  # pragma: no cover - the constraints are loose
 
 
-def _legal(cards: list[str], commoner_limit: int) -> bool:
-    types = [c.rsplit("-", 1)[0] for c in cards]
-    privileges = [t for t in types if t != COMMONER]
-    return len(set(privileges)) == len(privileges) and types.count(COMMONER) <= commoner_limit
+def _try_deal(state: GameState, loose: list[str], holder: dict[str, str], kind: dict[str, str], each: int,
+              limit: int) -> dict[str, list[str]] | None:
+    """One uniform deal: `rng.shuffled(state, loose)` (the same draws in the same order), the
+    players in seat order taking cards from its end.  Fisher–Yates fixes the list from the end,
+    one place a draw, so each card is dealt as soon as its place is drawn; a hand that breaks §4
+    (two privilege cards of one type, or more than `limit` 庶民) ends the try there, and the
+    draws the rest of the shuffle would have made are counted as made (the next try starts
+    where a whole shuffle would have left the RNG): None."""
+    order = list(loose)
+    hands: dict[str, list[str]] = {p.name: [] for p in state.players}
+    for card, name in holder.items():
+        hands[name].append(card)
+    i = len(order) - 1  # the next place to fix
+    for p in state.players:
+        hand_ = hands[p.name]
+        privileges = {kind[c] for c in hand_ if kind[c] != COMMONER}
+        commoners = sum(1 for c in hand_ if kind[c] == COMMONER)
+        while len(hand_) < each:
+            if i > 0:
+                j = rng.below(state, i + 1)
+                order[i], order[j] = order[j], order[i]
+            card = order[i]
+            i -= 1
+            ctype = kind[card]
+            if ctype == COMMONER:
+                commoners += 1
+                legal = commoners <= limit
+            else:
+                legal = ctype not in privileges
+                privileges.add(ctype)
+            if not legal:
+                state.rng_draws += max(i, 0)
+                return None
+            hand_.append(card)
+    return hands
 
 
 def draw_attributes(spec: RulesetSpec, state: GameState) -> None:
@@ -174,7 +210,12 @@ class OrderError(ValueError):
 
 
 def name_of(spec: RulesetSpec, state: GameState, card: str) -> str:
-    return card_types(spec)[card_type(state, card)].name
+    return type_names(spec)[state.data["cards"][card]["type"]]
+
+
+def type_names(spec: RulesetSpec) -> dict[str, str]:
+    """Card type -> its name (once per spec object; read only)."""
+    return spec.derived("n_lives.type_names", lambda s: {t.id: t.name for t in card_types(s).values()})
 
 
 def parse_order(spec: RulesetSpec, state: GameState, p: Player, text: str) -> list[str]:
@@ -244,7 +285,8 @@ def random_order(state: GameState, p: Player) -> list[str]:
 
 
 def describe_hand(spec: RulesetSpec, state: GameState, cards: list[str]) -> str:
-    return "、".join(name_of(spec, state, c) for c in cards) or "（无）"
+    names, data = type_names(spec), state.data["cards"]
+    return "、".join([names[data[c]["type"]] for c in cards]) or "（无）"
 
 
 # ---- losing cards (§5.8, §6) ---------------------------------------------------------------
@@ -369,7 +411,8 @@ def kind(spec: RulesetSpec, state: GameState, card: str) -> str:
 
 def kinds(spec: RulesetSpec, state: GameState, lost: list[str]) -> str:
     """§5.8: how many 特权牌 and 庶民牌, never which card."""
-    privileges = sum(1 for c in lost if is_privilege(state, c))
+    data = state.data["cards"]
+    privileges = sum(1 for c in lost if data[c]["type"] != COMMONER)
     commoners = len(lost) - privileges
     parts = []
     if privileges:
@@ -382,5 +425,5 @@ def kinds(spec: RulesetSpec, state: GameState, lost: list[str]) -> str:
 def hand_text(spec: RulesetSpec, state: GameState, p: Player) -> str:
     escrow = p.extra.get("escrow")
     extra = spec.text("hand_escrow", card=name_of(spec, state, escrow)) if escrow else ""
-    return spec.text("hand_pm", hand=describe_hand(spec, state, hand(p)), escrow=extra,
+    return spec.text("hand_pm", hand=describe_hand(spec, state, held(p)), escrow=extra,
                           ap=p.extra["ap"])

@@ -29,8 +29,9 @@ Refused = shared_intake.Refused  # the command is not taken; the message says wh
 def pick_ability(spec: RulesetSpec, state: GameState, p: Player, verb: str) -> tuple[Ability, str]:
     """The ability a verb means for this player, and the card that carries it."""
     candidates = _by_verb(spec).get(verb, ())
+    held = cards.held_types(state, p)
     for ability, types in candidates:
-        card = next((c for t in types if (c := cards.holds(state, p, t))), None)
+        card = next((held[t] for t in types if t in held), None)
         if card:
             return ability, card
     names = "或".join(sorted({cards.card_types(spec)[t].name for _, types in candidates for t in types}))
@@ -128,7 +129,7 @@ def check_position(state: GameState, action: dict[str, Any]) -> None:
     position = action["position"]
     if position is None:
         raise Refused("瞄准狙击要写明狙哪一张，例如“瞄准狙击 名字 倒数第2”。")
-    size = len(cards.hand(state.player(action["target"])))
+    size = len(cards.held(state.player(action["target"])))
     index = position - 1 if position > 0 else size + position
     if position == 0 or not 0 <= index < size:
         raise Refused(f"{action['target']}手中只有{size}张牌，没有这个位置。")

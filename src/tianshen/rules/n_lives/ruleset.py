@@ -78,23 +78,20 @@ class NLives(Ruleset):
         if p.role == "chooser":
             restriction = spec.text("chooser_no_civilian" if len(state.players) == 7 else "chooser_default_civilian")
             chooser = "\n" + spec.text("chooser_menu", restriction=restriction)
+        held = cards.held(p)
         lines = [spec.text("card_line", n=i + 1, card=cards.name_of(spec, state, c), abilities=self._powers(state, c))
-                 for i, c in enumerate(cards.hand(p))]
-        commoners_first = sorted(cards.hand(p), key=lambda c: cards.is_privilege(state, c))  # §6.2: 底牌 a privilege
+                 for i, c in enumerate(held)]
+        commoners_first = sorted(held, key=lambda c: cards.is_privilege(state, c))  # §6.2: 底牌 a privilege
         example = "、".join(cards.name_of(spec, state, c) for c in commoners_first)
         other = next(q.name for q in state.players if q.name != p.name)
         return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         faction=spec.factions[p.faction], chooser=chooser, count=len(cards.hand(p)),
+                         faction=spec.factions[p.faction], chooser=chooser, count=len(held),
                          hand="\n".join(lines), ap=p.extra["ap"], order_until=show_for(state, _ts(state.data["order_until"])),
                          example=example, example_action=f"占卜 {other}",
                          min_chars=int(spec.options.get("decl_min_chars", 100)))
 
     def _powers(self, state: GameState, card: str) -> str:
-        table = abilities(self.spec)
-        ctype = cards.card_types(self.spec)[cards.card_type(state, card)]
-        if ctype.is_commoner:
-            return "每夜多得1点行动点数"
-        return "、".join(f"{table[a].name}（{table[a].cost}点）" for a in ctype.abilities)
+        return self.spec.derived("n_lives.powers", _powers_by_type)[cards.card_type(state, card)]
 
     # ---- the clock ----------------------------------------------------------------------
 
@@ -178,7 +175,7 @@ class NLives(Ruleset):
         for actor, lines in answers.items():
             out.pm(actor, spec.text("answer_subject", n=k), "\n".join(lines))
         for p in state.players:
-            if p.alive and (cards.hand(p) or p.extra.get("escrow")):
+            if p.alive and (cards.held(p) or p.extra.get("escrow")):
                 out.pm(p.name, spec.text("hand_subject", n=k), cards.hand_text(self.spec, state, p))
 
 
@@ -243,7 +240,7 @@ class NLives(Ruleset):
         """§5.8: a player is out when it is announced that he holds no card (escrow is held)."""
         dead = []
         for p in state.players:
-            if p.alive and not cards.hand(p) and not p.extra.get("escrow"):
+            if p.alive and not cards.held(p) and not p.extra.get("escrow"):
                 die(state, p, "cards")
                 dead.append(p.name)
         return dead
@@ -415,6 +412,14 @@ class NLives(Ruleset):
 def _all_cards_of(state: GameState, p: Player) -> list[tuple[str, str]]:
     held = cards.hand(p) + ([p.extra["escrow"]] if p.extra.get("escrow") else [])
     return [(c, cards.card_type(state, c)) for c in held]
+
+
+def _powers_by_type(spec: RulesetSpec) -> dict[str, str]:
+    """Card type -> what its role-PM line says it can do (once per spec)."""
+    table = abilities(spec)
+    return {ctype.id: "每夜多得1点行动点数" if ctype.is_commoner
+            else "、".join(f"{table[a].name}（{table[a].cost}点）" for a in ctype.abilities)
+            for ctype in cards.card_types(spec).values()}
 
 
 def _ts(value: str) -> datetime:

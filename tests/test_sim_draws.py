@@ -1,0 +1,123 @@
+"""The simulated players' work (issue 37): their draws are pinned by the golden games, so what
+is made cheaper is what they do around the draws.  These tests count that work."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tianshen.rules import load_ruleset
+from tianshen.sim.montecarlo import Game
+
+
+def _watch(rng: random.Random, log: list[str]) -> None:
+    """Log each seeding of `rng` ("seed") and each draw from it ("draw")."""
+    seed, bits, unit = rng.seed, rng.getrandbits, rng.random
+
+    def seeding(s: object) -> None:
+        log.append("seed")
+        seed(s)
+
+    def drawing_bits(k: int) -> int:
+        log.append("draw")
+        return bits(k)
+
+    def drawing() -> float:
+        log.append("draw")
+        return unit()
+
+    rng.seed, rng.getrandbits, rng.random = seeding, drawing_bits, drawing  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("players", [5, 6, 7])
+def test_n_lives_sims_seed_only_for_draws(players: int) -> None:
+    """A seed (sha512 and a Mersenne Twister start, about half of a whole choice's cost) is
+    made only for a purpose that draws: a player with no day privilege, or whose cards
+    cannot be reordered, draws nothing and is not seeded."""
+    for seed in range(4):
+        game = Game(load_ruleset("n_lives"), seed, players)
+        log: list[str] = []
+        _watch(game.sims._random, log)  # type: ignore[attr-defined]
+        game.play()
+        assert log.count("seed") > 10
+        wasted = sum(1 for a, b in zip(log, [*log[1:], "seed"], strict=True) if a == b == "seed")
+        assert wasted == 0, f"{wasted} of {log.count('seed')} seeds drew nothing"
+
+
+def test_monte_carlo_sims_read_the_games_own_variant(tmp_path, monkeypatch) -> None:
+    """The sims read the spec the game's ruleset holds: a variant file given by path whose id
+    is a shipped variant's is played with its own words, and no spec is loaded again a game
+    (it was: `shared_spec` by id, about 0.2 ms a game, and the shipped file's words)."""
+    import tianshen.specs
+
+    variant = tmp_path / "classic_10.toml"
+    variant.write_text('include = ["classic_10"]\n\n[abilities.divine]\nsim_forms = ["查验 {t}"]\n',
+                       encoding="utf-8")
+    ruleset = load_ruleset(str(variant))
+    loads = []
+    real = tianshen.specs.shared_spec
+    monkeypatch.setattr(tianshen.specs, "shared_spec", lambda v: loads.append(v) or real(v))
+    for module in ("classic", "butterfly_elder", "hex_survival"):
+        monkeypatch.setattr(f"tianshen.sim.{module}.shared_spec", tianshen.specs.shared_spec)
+    diviner_pms: list[str] = []
+    for seed in range(3):
+        game = Game(ruleset, seed, 10)
+        diviner = next(p.name for p in game.state.players if p.role == "diviner")
+        pm = game.board.pm
+
+        def sent(sender: str, to: str, text: str, subject: str = "", pm=pm, diviner=diviner) -> int:
+            if sender == diviner and subject == "行动":
+                diviner_pms.append(text)
+            return pm(sender, to, text, subject)
+
+        game.board.pm = sent  # type: ignore[method-assign]
+        game.play()
+    assert diviner_pms and all(text.startswith("查验 ") for text in diviner_pms), diviner_pms[:3]
+    assert loads == []
+
+
+def test_pick_draws_what_choice_draws() -> None:
+    """`sim.pick` is `Random.choice` without its calls: the same element and the same state
+    after, for every length up to 70 (powers of two and one more, where rejection differs)."""
+    from tianshen.sim import pick
+
+    for seed in range(40):
+        mine, theirs = random.Random(f"{seed}:pick"), random.Random(f"{seed}:pick")
+        for n in [*range(1, 70), 128, 129, 1000]:
+            items = list(range(n))
+            assert pick(mine, items) == theirs.choice(items)
+        assert mine.getstate() == theirs.getstate()
+    with pytest.raises(IndexError):
+        pick(random.Random(0), [])
+
+
+def test_sims_draw_without_random_choice(monkeypatch) -> None:
+    """The classic and n_lives sims draw their choices through `pick` (about 500 a 7-player
+    n_lives game went through `Random.choice` and `_randbelow`)."""
+    calls = 0
+    real = random.Random.choice
+
+    def counting(self: random.Random, seq):  # type: ignore[no-untyped-def]
+        nonlocal calls
+        calls += 1
+        return real(self, seq)
+
+    monkeypatch.setattr(random.Random, "choice", counting)
+    for variant, players in (("n_lives", 7), ("classic_10", 10)):
+        Game(load_ruleset(variant), 1, players).play()
+    assert calls == 0
+
+
+def test_every_sims_takes_the_games_spec() -> None:
+    """`Sims.know` is met by every family's default sims and by the `Finishing` wrapper."""
+    from tianshen.rules import families
+    from tianshen.sim import sims_for
+    from tianshen.sim.montecarlo import CoreBoard
+
+    for family in families():
+        spec = next(load_ruleset(v).spec for v in ("classic_10", "game_ten", "n_lives", "hex_survival_12",
+                                                     "butterfly_elder") if load_ruleset(v).spec.ruleset == family)
+        for done in (False, True):
+            sims = sims_for(family, CoreBoard(lambda: None), "神的使者", 1, done=done, spec=spec)  # type: ignore[arg-type,return-value]
+            sims.know(spec)
