@@ -103,6 +103,9 @@ class GameDriver:
         game_id, dealt = cls._register(store, name, variant, setup)
         driver = cls(store, forum, game_id, on_step)
         driver.alone = alone
+        # a game signed up and dealt here has no inputs and no threads yet: not read back
+        driver._seen, driver._texts = set(), {}
+        driver.sender.none_opened(game_id)
         driver.start(record=driver._record, dealt=dealt)  # the deal tried at sign-up is the deal
         return driver
 

@@ -106,6 +106,7 @@ _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(
     claimed_until=case((_DONE, None), else_=_O.c.claimed_until))
 _MARKS = select(_M.c.name, _M.c.value).where(_M.c.game_id == _GID)
 _THREAD = select(_T.c.forum_thread_id).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
+_THREADS = select(_T.c.forum_thread_id, _T.c.key).where(_T.c.game_id == _GID)
 _END_PHASE = update(_P).where(_P.c.game_id == _GID, _P.c.ended_at.is_(None)).values(ended_at=bindparam("b_at"))
 _DROP_PLAYERS = delete(_PL).where(_PL.c.game_id == _GID)
 
@@ -1218,9 +1219,8 @@ class Store:
 
     def threads(self, game_id: int) -> dict[str, str]:
         """Every thread the game opened: forum thread id -> logical key."""
-        with self._tx() as s:
-            rows = s.execute(select(ThreadRow.forum_thread_id, ThreadRow.key).where(ThreadRow.game_id == game_id))
-            return {forum_id: key for forum_id, key in rows}
+        with self._conn() as conn:
+            return dict(conn.execute(_THREADS, dict(gid=game_id)).all())
 
     def revoke_session(self, sid: str, expires_at: datetime) -> None:
         """A GM login ended by its logout (`tianshen web`); the expired ones are dropped."""
