@@ -3,10 +3,15 @@ what a process knows already (a game it signed up and dealt itself)."""
 
 from __future__ import annotations
 
-from sqlalchemy import event
+from datetime import UTC, datetime
+
+from sqlalchemy import event, select
 
 from tianshen.sim.rehearsal import rehearse
 from tianshen.store import Store
+from tianshen.store.models import PlayerRow
+
+T0 = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
 
 
 def _selects(store: Store) -> list[str]:
@@ -25,3 +30,39 @@ def test_a_game_dealt_here_reads_back_neither_its_inputs_nor_its_threads(db_url:
     assert not [s for s in seen if " FROM inbound" in s or " FROM threads" in s]
     assert store.inbound(result.game_id) and store.threads(result.game_id)  # written all the same
     store.close()
+
+
+def _writes(store: Store) -> list[str]:
+    seen: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *a: seen.append(" ".join(a[2].split()[:3])))
+    return seen
+
+
+def test_a_step_writes_only_the_players_rows_it_changed(db_url: str) -> None:
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    seen = _writes(store)
+    result = rehearse("classic_10", 1, db_url, store=store, name="seats")
+    assert seen.count("DELETE FROM players") == 1  # the deal's: a death updates its row alone
+    assert 0 < seen.count("UPDATE players SET") < 15
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(PlayerRow.name, PlayerRow.alive, PlayerRow.role).where(
+            PlayerRow.game_id == result.game_id)).all()
+    assert {r.name: (r.alive, r.role) for r in rows} == {p.name: (p.alive, p.role) for p in result.state.players}
+    store.close()
+
+
+def test_a_changed_seat_that_is_not_stored_writes_every_row_again(store: Store) -> None:
+    gid = store.create_game(name="g", ruleset="classic_10", seed=1, config={}, state_json="{}",
+                            phase_label="night 1", deadline_at=None, players=[_seat("甲", 1)], at=T0)
+    seats = [_seat("甲", 1, alive=False), _seat("乙", 2)]
+    store.commit_step(gid, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
+                      state_json="{}", status="running", deadline_at=None, winner=None, players=seats,
+                      outbox=[], at=T0, players_changed=["甲", "乙"])
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(PlayerRow.name, PlayerRow.alive).where(PlayerRow.game_id == gid)).all()
+    assert sorted(rows) == [("乙", True), ("甲", False)]
+
+
+def _seat(name: str, seat: int, alive: bool = True) -> dict:
+    return dict(name=name, forum_name=name, seat=seat, role="平民", faction="civilians", alive=alive)

@@ -388,10 +388,11 @@ class GameDriver:
         `_commit_deferred`)."""
         new = outcome.state
         dl = self.next_deadline(new)
+        players, changed = _changed_players(state, new) if whole else (None, None)
         return Step(inbound=inbound, event_kind=event.type, event_payload=event.model_dump_json(),
                     phase_label=new.phase.label, state_json=new.model_dump_json() if whole else "",
                     status="over" if new.phase.kind == "over" else "running", deadline_at=dl.at if dl else None,
-                    winner=new.winner, players=_changed_players(state, new) if whole else None,
+                    winner=new.winner, players=players, players_changed=changed,
                     outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, marks=marks or {})
 
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
@@ -407,6 +408,7 @@ class GameDriver:
             phase_label=step.phase_label, state_json=step.state_json, status=step.status,
             deadline_at=step.deadline_at, winner=step.winner, players=step.players, outbox=step.outbox, at=step.at,
             expected_seq=seq_before, marks=marks, head=(self.name, state.phase.label) if self._cached else None,
+            players_changed=step.players_changed,
         )
         self._took(inbound)
         if seq is None:
@@ -466,7 +468,8 @@ class GameDriver:
             return 0
         first_seq, first_state, first = batch[0][0], batch[0][1], batch[0][4]
         last, newest = batch[-1][4], batch[-1][3].state  # the run's states are not changed after their fold
-        last.state_json, last.players = newest.model_dump_json(), _changed_players(first_state, newest)
+        last.state_json = newest.model_dump_json()
+        last.players, last.players_changed = _changed_players(first_state, newest)
         lead = self._changed({**self._unsaved, **(marks or {}), **first.marks})  # the steps' own marks win
         try:
             seq = self.store.commit_step(
@@ -474,7 +477,7 @@ class GameDriver:
                 phase_label=first.phase_label, state_json=first.state_json, status=first.status,
                 deadline_at=first.deadline_at, winner=first.winner, players=first.players, outbox=first.outbox,
                 at=first.at, expected_seq=first_seq, head=(self.name, first_state.phase.label),
-                marks=lead, then=[b[4] for b in batch[1:]])
+                marks=lead, then=[b[4] for b in batch[1:]], players_changed=first.players_changed)
         except (StaleState, IntegrityError) as exc:
             log.info("game=%s %d inputs not written together (%s)", self.name, len(batch), type(exc).__name__)
             seq = None
@@ -943,10 +946,15 @@ def _outbox(outcome: Outcome) -> list[OutboxItem]:
     return items
 
 
-def _changed_players(old: GameState, new: GameState) -> list[dict] | None:
-    """The players' rows when a step changed them (None: the stored rows still hold)."""
-    rows = _player_rows(new)
-    return rows if rows != _player_rows(old) else None
+def _changed_players(old: GameState, new: GameState) -> tuple[list[dict] | None, list[str] | None]:
+    """The players' rows when a step changed them (None: the stored rows still hold), and
+    the names of the seats changed when the seats are the same (None: write them all)."""
+    rows, before = _player_rows(new), _player_rows(old)
+    if rows == before:
+        return None, None
+    if [r["name"] for r in rows] != [r["name"] for r in before]:
+        return rows, None
+    return rows, [r["name"] for r, b in zip(rows, before, strict=True) if r != b]
 
 
 def _player_rows(state: GameState) -> list[dict]:

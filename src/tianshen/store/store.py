@@ -109,6 +109,10 @@ _THREAD = select(_T.c.forum_thread_id).where(_T.c.game_id == _GID, _T.c.key == b
 _THREADS = select(_T.c.forum_thread_id, _T.c.key).where(_T.c.game_id == _GID)
 _END_PHASE = update(_P).where(_P.c.game_id == _GID, _P.c.ended_at.is_(None)).values(ended_at=bindparam("b_at"))
 _DROP_PLAYERS = delete(_PL).where(_PL.c.game_id == _GID)
+# the seats a step changed, each by its name (a game's seats keep their names)
+_SET_PLAYER = update(_PL).where(_PL.c.game_id == _GID, _PL.c.name == bindparam("b_name")).values(
+    forum_name=bindparam("b_forum_name"), seat=bindparam("b_seat"), role=bindparam("b_role"),
+    faction=bindparam("b_faction"), alive=bindparam("b_alive", type_=Boolean))
 
 
 # ---- the hot statements through the DBAPI cursor (issue 37) ---------------------------
@@ -248,6 +252,31 @@ def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
         _run(conn, _upserted(conn, "threads"), [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
 
 
+def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
+    """The players' rows as the steps left them: the changed seats' rows updated (one
+    statement), or all of them written again when a step changed which seats there are."""
+    players, changed = None, set()
+    for step in steps:
+        if step.players is not None:
+            players = step.players  # every row, as that step left them
+            if changed is not None and step.players_changed is not None:
+                changed.update(step.players_changed)
+            else:
+                changed = None
+    if players is None:
+        return
+    if changed is not None:
+        rows = [_player_values(game_id, p) for p in players if p["name"] in changed]
+        if rows:
+            done = _run(conn, _fast(conn, "set_player", lambda: _SET_PLAYER), [
+                dict(gid=game_id, b_name=r["name"], b_forum_name=r["forum_name"], b_seat=r["seat"], b_role=r["role"],
+                     b_faction=r["faction"], b_alive=r["alive"]) for r in rows])
+        if not rows or not conn.dialect.supports_sane_multi_rowcount or done.rowcount == len(rows):
+            return
+    _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])  # a seat not stored
+    _insert(conn, _PL, [_player_values(game_id, p) for p in players])
+
+
 def _next_phase(conn: Connection, game_id: int, phase_label: str, at: datetime) -> None:
     _run(conn, _fast(conn, "end_phase", lambda: _END_PHASE), [dict(gid=game_id, b_at=at)])
     _run(conn, _upserted(conn, "phases"), [dict(game_id=game_id, label=phase_label, started_at=at, ended_at=None)])
@@ -269,6 +298,9 @@ class Step:
     outbox: list[OutboxItem]
     at: datetime
     marks: dict[str, str] = field(default_factory=dict)
+    # the names of the seats whose rows changed, when `players` holds the same seats as the
+    # stored rows (only those rows are written); None: every row written again
+    players_changed: list[str] | None = None
 
 
 class StaleState(Exception):
@@ -723,6 +755,7 @@ class Store:
         marks: dict[str, str] | None = None,
         head: tuple[str, str] | None = None,
         then: list[Step] | None = None,
+        players_changed: list[str] | None = None,
     ) -> int | None:
         """Write one engine step in one transaction; returns the event seq.
 
@@ -736,6 +769,9 @@ class Store:
         A caller that knows the head it folded on (`expected_seq`, and `head`: the game's name
         and the phase of that state) saves reading it: the step's UPDATE checks the seq all the same.
 
+        `players_changed`: the names of the seats whose rows changed, when `players` holds
+        the same seats as the stored rows: only those rows are written.
+
         `then`: steps folded one after the other on this one's state, written in the same
         transaction (a few statements, each an executemany); the last seq is returned.  All or
         nothing: an input among them stored already raises IntegrityError (the caller writes
@@ -745,7 +781,7 @@ class Store:
             at = inbound.sent_at if inbound is not None else utcnow()
         step = Step(inbound=inbound, event_kind=event_kind, event_payload=event_payload, phase_label=phase_label,
                     state_json=state_json, status=status, deadline_at=deadline_at, winner=winner, players=players,
-                    outbox=outbox, at=at, marks=marks or {})
+                    outbox=outbox, at=at, marks=marks or {}, players_changed=players_changed)
         written: list[OutboxRecord] = []
         try:
             with self._conn() as conn:
@@ -805,10 +841,7 @@ class Store:
             _insert(conn, _I, inbound)
         _insert(conn, _E, events)
         _set_marks(conn, game_id, marks)
-        players = next((s.players for s in reversed(steps) if s.players is not None), None)
-        if players is not None:
-            _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])
-            _insert(conn, _PL, [_player_values(game_id, p) for p in players])
+        _write_players(conn, game_id, steps)
         for label, at in phases:
             _next_phase(conn, game_id, label, at)
         if outbox:
