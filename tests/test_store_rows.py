@@ -3,12 +3,12 @@ what a process knows already (a game it signed up and dealt itself)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import event, select
 
 from tianshen.sim.rehearsal import rehearse
-from tianshen.store import Store
+from tianshen.store import Step, Store
 from tianshen.store.models import PlayerRow
 
 T0 = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
@@ -66,3 +66,19 @@ def test_a_changed_seat_that_is_not_stored_writes_every_row_again(store: Store) 
 
 def _seat(name: str, seat: int, alive: bool = True) -> dict:
     return dict(name=name, forum_name=name, seat=seat, role="平民", faction="civilians", alive=alive)
+
+
+def test_a_phase_change_is_one_statement_and_ends_the_phase_before(store: Store) -> None:
+    gid = store.create_game(name="g", ruleset="classic_10", seed=1, config={}, state_json="{}",
+                            phase_label="night 1", deadline_at=None, players=[_seat("甲", 1)], at=T0)
+    seen = _writes(store)
+    t1, t2, t3 = (T0 + timedelta(hours=h) for h in (1, 2, 3))
+    steps = [Step(inbound=None, event_kind="deadline", event_payload="{}", phase_label=label, state_json="{}",
+                  status="running", deadline_at=None, winner=None, players=None, outbox=[], at=at)
+             for label, at in (("day 1", t2), ("night 2", t3))]
+    store.commit_step(gid, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
+                      state_json="{}", status="running", deadline_at=None, winner=None, players=None, outbox=[],
+                      at=t1, then=steps)
+    assert [s for s in seen if "phases" in s] == ["INSERT INTO phases"]
+    assert [(p.label, p.started_at, p.ended_at) for p in store.phases(gid)] == [
+        ("night 1", T0, t2), ("day 1", t2, t3), ("night 2", t3, None)]

@@ -107,7 +107,6 @@ _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(
 _MARKS = select(_M.c.name, _M.c.value).where(_M.c.game_id == _GID)
 _THREAD = select(_T.c.forum_thread_id).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
 _THREADS = select(_T.c.forum_thread_id, _T.c.key).where(_T.c.game_id == _GID)
-_END_PHASE = update(_P).where(_P.c.game_id == _GID, _P.c.ended_at.is_(None)).values(ended_at=bindparam("b_at"))
 _DROP_PLAYERS = delete(_PL).where(_PL.c.game_id == _GID)
 # the seats a step changed, each by its name (a game's seats keep their names)
 _SET_PLAYER = update(_PL).where(_PL.c.game_id == _GID, _PL.c.name == bindparam("b_name")).values(
@@ -277,9 +276,14 @@ def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
     _insert(conn, _PL, [_player_values(game_id, p) for p in players])
 
 
-def _next_phase(conn: Connection, game_id: int, phase_label: str, at: datetime) -> None:
-    _run(conn, _fast(conn, "end_phase", lambda: _END_PHASE), [dict(gid=game_id, b_at=at)])
-    _run(conn, _upserted(conn, "phases"), [dict(game_id=game_id, label=phase_label, started_at=at, ended_at=None)])
+def _next_phases(conn: Connection, game_id: int, changes: list[tuple[str, str, datetime]]) -> None:
+    """Each (phase ended, phase begun, at): the phase ended gets its end and the phase begun
+    its row, in one statement (the upsert, one row for each: the ended phase's row is there
+    already, so its `ended_at` is what is set; a label seen before is reopened)."""
+    if changes:
+        _run(conn, _upserted(conn, "phases"), [
+            dict(game_id=game_id, label=label, started_at=at, ended_at=end)
+            for ended, begun, at in changes for label, end in ((ended, at), (begun, None))])
 
 
 @dataclass
@@ -834,7 +838,7 @@ class Store:
                             status="pending", created_at=now, sent_at=None, forum_ref=None, parts_done=0)
                        for k, item in enumerate(step.outbox)]
             if step.phase_label != phase:
-                phases.append((step.phase_label, step.at))
+                phases.append((phase, step.phase_label, step.at))
             phase = step.phase_label
             marks.update(step.marks)
         if inbound:  # a duplicate fails here, before anything else is written
@@ -842,8 +846,7 @@ class Store:
         _insert(conn, _E, events)
         _set_marks(conn, game_id, marks)
         _write_players(conn, game_id, steps)
-        for label, at in phases:
-            _next_phase(conn, game_id, label, at)
+        _next_phases(conn, game_id, phases)
         if outbox:
             # the newest seq as this process wrote it holds while no other step came between
             # (the seq check above); a row another process added meanwhile fails the unique seq
