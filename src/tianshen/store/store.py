@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,7 +138,11 @@ class _Fast:
         for name, taken, const, proc in self.binds:
             value = row[name] if taken else const
             values.append(proc(value) if proc else value)
-        return tuple(values) if self.positional else dict(zip((b[0] for b in self.binds), values, strict=True))
+        return tuple(values) if self.positional else dict(zip(self.names, values, strict=True))
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        return tuple(b[0] for b in self.binds)
 
 
 _FAST: dict[tuple[str, Any], _Fast] = {}
