@@ -101,3 +101,16 @@ def test_a_steps_outbox_rows_come_back_with_their_ids(store: Store) -> None:
     stored = {r.key: (r.id, r.seq, r.body) for r in store.outbox(gid)}
     assert {r.key: (r.id, r.seq, r.body) for r in store.queued(gid)} == stored
     assert sorted(seq for _, seq, _ in stored.values()) == [1, 2, 3, 4]
+
+
+def test_a_games_row_is_written_by_statements_compiled_once(store: Store) -> None:
+    """`create_game` runs its INSERTs on the transaction's cursor as a step does (issue 37),
+    not through Connection.execute; the game reads back as written."""
+    compiled: list[object] = []
+    event.listen(store.engine, "before_execute", lambda *a: compiled.append(a[1]) if a[1].is_dml else None)
+    gid = store.create_game(name="g", ruleset="classic_10", seed=5, config={"setup": {"x": "甲"}}, state_json="{}",
+                            phase_label="night 1", deadline_at=T0, players=[_seat("甲", 1), _seat("乙", 2)], at=T0)
+    assert compiled == []
+    game = store.load_game(gid)
+    assert (game.name, game.seed, game.config, game.deadline_at, game.step_seq) == ("g", 5, {"setup": {"x": "甲"}}, T0, 0)
+    assert [(p.label, p.started_at, p.ended_at) for p in store.phases(gid)] == [("night 1", T0, None)]

@@ -683,15 +683,15 @@ class Store:
         dealt has status "new", no players and the phase "setup".
         """
         now = utcnow()
-        with self._conn() as conn:
-            game_id = conn.scalar(insert(_G).returning(_G.c.id), dict(
+        with self._conn() as conn:  # the statements compiled once (`_fast`), as a step's
+            ((game_id,),) = _insert_returning(conn, _G, [dict(
                 name=name, board=board, ruleset=ruleset, seed=seed, status=status, phase_label=phase_label,
                 deadline_at=deadline_at, winner=None, state_json=state_json,
                 config_json=json.dumps(config, ensure_ascii=False, sort_keys=True), created_at=now, updated_at=now,
-                step_seq=0))
+                step_seq=0)], "id")
             if players:
-                conn.execute(insert(_PL), [_player_values(game_id, p) for p in players])
-            conn.execute(insert(_P), dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None))
+                _insert(conn, _PL, [_player_values(game_id, p) for p in players])
+            _insert(conn, _P, [dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None)])
         self._queues[game_id], self._out_seqs[game_id] = {}, 0  # a new game has nothing to send
         return game_id
 
