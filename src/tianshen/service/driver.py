@@ -45,9 +45,11 @@ def default_owner() -> str:
 
 class GameDriver:
     def __init__(self, store: Store, forum: Forum, game_id: int, on_step: StepHook | None = None,
-                 owner: str | None = None, sender: OutboxSender | None = None) -> None:
+                 owner: str | None = None, sender: OutboxSender | None = None,
+                 record: GameRecord | None = None) -> None:
+        """`record`: the game's row as its sign-up just wrote it (`create`), not read back."""
         self.store, self.forum, self.game_id = store, forum, game_id
-        record = store.load_game(game_id)
+        record = record or store.load_game(game_id)
         self.name = record.name
         self.board = record.board
         self._others: tuple[set[str], set[str]] | None = None  # who plays in the board's other games
@@ -78,6 +80,7 @@ class GameDriver:
         # marks decided and not yet written: they go with this driver's next commit (issue 37),
         # or at the end of the advance; lost in a crash, they are decided again the same way
         self._unsaved: dict[str, str] = {}
+        self._fresh = False  # signed up by `create` a moment ago: nothing stored but its row
         # True while the daemon vouches that `_cached` is the newest (it read every game's head
         # this tick, `note_head`): no read of the seq; a step committed elsewhere meanwhile is
         # still caught by the commit's seq check (StaleState)
@@ -100,10 +103,16 @@ class GameDriver:
     def create(cls, store: Store, forum: Forum, name: str, variant: str, setup: GameSetup,
                on_step: StepHook | None = None, alone: bool = False) -> GameDriver:
         """Sign the game up and start it at once (`alone`: see `self.alone`)."""
-        game_id, dealt = cls._register(store, name, variant, setup)
-        driver = cls(store, forum, game_id, on_step)
+        signed: list[GameRecord] = []
+        game_id, dealt = cls._register(store, name, variant, setup, signed=signed)
+        driver = cls(store, forum, game_id, on_step, record=signed[0])
         driver.alone = alone
+        # a game signed up and dealt here has no inputs, threads nor marks yet: not read back
+        driver._seen, driver._texts = set(), {}
+        driver.sender.none_opened(game_id)
+        driver._fresh, driver.trust_cache = True, True  # the deal's commit is the newest: not read back
         driver.start(record=driver._record, dealt=dealt)  # the deal tried at sign-up is the deal
+        driver.trust_cache = False
         return driver
 
     @staticmethod
@@ -118,8 +127,10 @@ class GameDriver:
 
     @staticmethod
     def _register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "",
-                  signed_up_at: datetime | None = None) -> tuple[int, Outcome]:
-        """`register`, and the deal it tried (the same `start` would make: setup and seed alike)."""
+                  signed_up_at: datetime | None = None, signed: list[GameRecord] | None = None
+                  ) -> tuple[int, Outcome]:
+        """`register`, and the deal it tried (the same `start` would make: setup and seed
+        alike); the game's row as written goes into `signed` when given."""
         from tianshen.core.rng import new_salt
         from tianshen.specs import game_file, shared_spec
 
@@ -133,11 +144,16 @@ class GameDriver:
             config["signed_up_at"] = signed_up_at.isoformat()
         # the ruleset the game's driver will have (its GM account's name in the texts): its deal
         dealt = game_ruleset(spec.id, config).setup(setup)
-        return store.create_game(
+        game_id = store.create_game(
             name=name, ruleset=spec.id, seed=setup.seed, config=config,
             state_json="{}", phase_label="setup", deadline_at=setup.start, players=[], at=setup.start,
             status="new", board=board,
-        ), dealt
+        )
+        if signed is not None:  # the config as the store gives it back (a JSON round trip)
+            signed.append(GameRecord(id=game_id, name=name, ruleset=spec.id, seed=setup.seed, status="new",
+                                     phase_label="setup", deadline_at=setup.start, winner=None, state_json="{}",
+                                     config=json.loads(json.dumps(config)), board=board, step_seq=0))
+        return game_id, dealt
 
     def is_started(self) -> bool:
         if self._cached is not None:  # a game once dealt stays dealt
@@ -168,7 +184,9 @@ class GameDriver:
         if at is not None:
             setup = setup.model_copy(update={"start": at})
         marks = self._old_marks() if self.reads_pms or self.watch_board else {}
-        self._marks = None  # read again: another driver may have dealt it before (the commit fails then)
+        # read again: another driver may have dealt it before (the commit fails then); none
+        # when this driver signed it up (`create`): it has none
+        self._marks = {} if self._fresh else None
         outcome = dealt if dealt is not None and at is None else self.ruleset.setup(setup)
         self._others = None
         state = outcome.state
@@ -178,7 +196,7 @@ class GameDriver:
             self.game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
             phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
             deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state), outbox=self._marked(_outbox(outcome)),
-            at=setup.start, expected_seq=record.step_seq, marks=marks,
+            at=setup.start, expected_seq=record.step_seq, marks=marks, head=(record.name, record.phase_label),
         )
         assert seq is not None
         self._cached = (seq, state)
@@ -385,10 +403,11 @@ class GameDriver:
         `_commit_deferred`)."""
         new = outcome.state
         dl = self.next_deadline(new)
+        players, changed = _changed_players(state, new) if whole else (None, None)
         return Step(inbound=inbound, event_kind=event.type, event_payload=event.model_dump_json(),
                     phase_label=new.phase.label, state_json=new.model_dump_json() if whole else "",
                     status="over" if new.phase.kind == "over" else "running", deadline_at=dl.at if dl else None,
-                    winner=new.winner, players=_changed_players(state, new) if whole else None,
+                    winner=new.winner, players=players, players_changed=changed,
                     outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, marks=marks or {})
 
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
@@ -404,6 +423,7 @@ class GameDriver:
             phase_label=step.phase_label, state_json=step.state_json, status=step.status,
             deadline_at=step.deadline_at, winner=step.winner, players=step.players, outbox=step.outbox, at=step.at,
             expected_seq=seq_before, marks=marks, head=(self.name, state.phase.label) if self._cached else None,
+            players_changed=step.players_changed,
         )
         self._took(inbound)
         if seq is None:
@@ -463,7 +483,8 @@ class GameDriver:
             return 0
         first_seq, first_state, first = batch[0][0], batch[0][1], batch[0][4]
         last, newest = batch[-1][4], batch[-1][3].state  # the run's states are not changed after their fold
-        last.state_json, last.players = newest.model_dump_json(), _changed_players(first_state, newest)
+        last.state_json = newest.model_dump_json()
+        last.players, last.players_changed = _changed_players(first_state, newest)
         lead = self._changed({**self._unsaved, **(marks or {}), **first.marks})  # the steps' own marks win
         try:
             seq = self.store.commit_step(
@@ -471,7 +492,7 @@ class GameDriver:
                 phase_label=first.phase_label, state_json=first.state_json, status=first.status,
                 deadline_at=first.deadline_at, winner=first.winner, players=first.players, outbox=first.outbox,
                 at=first.at, expected_seq=first_seq, head=(self.name, first_state.phase.label),
-                marks=lead, then=[b[4] for b in batch[1:]])
+                marks=lead, then=[b[4] for b in batch[1:]], players_changed=first.players_changed)
         except (StaleState, IntegrityError) as exc:
             log.info("game=%s %d inputs not written together (%s)", self.name, len(batch), type(exc).__name__)
             seq = None
@@ -940,10 +961,15 @@ def _outbox(outcome: Outcome) -> list[OutboxItem]:
     return items
 
 
-def _changed_players(old: GameState, new: GameState) -> list[dict] | None:
-    """The players' rows when a step changed them (None: the stored rows still hold)."""
-    rows = _player_rows(new)
-    return rows if rows != _player_rows(old) else None
+def _changed_players(old: GameState, new: GameState) -> tuple[list[dict] | None, list[str] | None]:
+    """The players' rows when a step changed them (None: the stored rows still hold), and
+    the names of the seats changed when the seats are the same (None: write them all)."""
+    rows, before = _player_rows(new), _player_rows(old)
+    if rows == before:
+        return None, None
+    if [r["name"] for r in rows] != [r["name"] for r in before]:
+        return rows, None
+    return rows, [r["name"] for r, b in zip(rows, before, strict=True) if r != b]
 
 
 def _player_rows(state: GameState) -> list[dict]:

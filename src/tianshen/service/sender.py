@@ -220,6 +220,10 @@ class OutboxSender:
             found = self._threads.get((game_id, key))
         return found
 
+    def none_opened(self, game_id: int) -> None:
+        """The game has no threads yet (just signed up here): they are not read."""
+        self._read.add(game_id)
+
     def forget(self, game_id: int) -> None:
         """The game's threads and its outbox queue are read again (another process may have
         opened some, or written the outbox)."""
