@@ -587,7 +587,7 @@ class Event:
     tally: DayTally | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False)
 class Outcome:
     """What one input did: the new state and the messages it causes."""
 
@@ -599,6 +599,20 @@ class Outcome:
     notes: list[str] = field(default_factory=list)  # what the human GM should know (诈尸, removals…)
     deaths: list[Death] = field(default_factory=list)  # who left the game by this input, in seat order
     events: list[Event] = field(default_factory=list)  # what resolution did (core.events), in order
+
+    def __init__(self, *, state: GameState, posts: list[PublicPost] | None = None,
+                 pms: list[PrivateMessage] | None = None, refusals: list[Refusal] | None = None,
+                 log: list[str] | None = None, notes: list[str] | None = None, deaths: list[Death] | None = None,
+                 events: list[Event] | None = None) -> None:
+        # by hand, not the dataclass's: one is made for every input (issue 37)
+        self.state = state
+        self.posts = [] if posts is None else posts
+        self.pms = [] if pms is None else pms
+        self.refusals = [] if refusals is None else refusals
+        self.log = [] if log is None else log
+        self.notes = [] if notes is None else notes
+        self.deaths = [] if deaths is None else deaths
+        self.events = [] if events is None else events
 
     def model_dump_json(self) -> str:
         """Everything the input did as JSON, in field order (as pydantic wrote it)."""

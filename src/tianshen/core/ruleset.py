@@ -137,6 +137,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self.abilities = abilities.table(spec)
         self.pm_verbs: Verbs = abilities.pm_verbs(spec)
         self.pm_declaring: frozenset[str] = self.abilities.declaring()
+        # whether the family has an `after_input` (apply_in_place makes its Messages only then)
+        self._after_input = type(self).after_input is not Ruleset.after_input
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -620,12 +622,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         first = Messages()  # what the shared mechanics say before the ruleset speaks
         alive_before = [p.alive for p in state.players]
         outcome = self._fold(state, event, first)
-        after = Messages()
-        self.after_input(outcome.state, event, after)
-        outcome.posts += after.posts
-        outcome.pms += after.pms
-        outcome.notes += after.notes
-        outcome.deaths = deaths_since(alive_before, outcome.state)
+        if self._after_input:
+            after = Messages()
+            self.after_input(outcome.state, event, after)
+            outcome.posts += after.posts
+            outcome.pms += after.pms
+            outcome.notes += after.notes
+        if alive_before != [p.alive for p in outcome.state.players]:
+            outcome.deaths = deaths_since(alive_before, outcome.state)
         return outcome
 
     def after_input(self, state: GameState, event: Input, out: Messages) -> None:
@@ -634,43 +638,46 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def _fold(self, state: GameState, event: Input, first: Messages) -> Outcome:
         """The shared mechanics, then the family's handler of the input's kind."""
-        if isinstance(event, PmIn | PostIn) and state.phase.kind != "over":
-            sender = event.sender if isinstance(event, PmIn) else event.author
+        is_pm, is_post = isinstance(event, PmIn), isinstance(event, PostIn)
+        if (is_pm or is_post) and state.phase.kind != "over":
+            sender = event.sender if is_pm else event.author  # type: ignore[union-attr]
             # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
             # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
-            if isinstance(event, PmIn) and state.find(sender) is None and substitution.involves(state, sender):
-                seat = substitution.answer(self.spec, state, event, first)
+            if is_pm and state.find(sender) is None and substitution.involves(state, sender):
+                seat = substitution.answer(self.spec, state, event, first)  # type: ignore[arg-type]
                 if seat is not None:
                     first.pms += self.seat_taken(state, state.player(seat))
                 return first.outcome(state)
             substitution.player_returned(self.spec, state, sender, first)
-        if isinstance(event, PostIn) and checkin.take(state, event):
-            return first.outcome(state)
-        if isinstance(event, PostIn):
-            self.watch_activity(state, event, first)
-        if isinstance(event, DeadlineIn) and event.kind == "checkin_end":
-            self._close_checkin(state, event.at, first)
-            return first.outcome(state)
-        if isinstance(event, DeadlineIn) and event.kind == "substitution_end":
-            for seat in substitution.expire(state):
-                self.seat_wasted(state, state.player(seat), event.at, first)
-            return first.outcome(state)
-        if isinstance(event, PmIn):
-            outcome = self.on_pm(state, event)
-        elif isinstance(event, PostIn):
-            outcome = self.on_post(state, event)
+        if is_pm:
+            outcome = self.on_pm(state, event)  # type: ignore[arg-type]
+        elif is_post:
+            if checkin.take(state, event):  # type: ignore[arg-type]
+                return first.outcome(state)
+            self.watch_activity(state, event, first)  # type: ignore[arg-type]
+            outcome = self.on_post(state, event)  # type: ignore[arg-type]
         elif isinstance(event, DeadlineIn):
+            if event.kind == "checkin_end":
+                self._close_checkin(state, event.at, first)
+                return first.outcome(state)
+            if event.kind == "substitution_end":
+                for seat in substitution.expire(state):
+                    self.seat_wasted(state, state.player(seat), event.at, first)
+                return first.outcome(state)
             outcome = self.on_deadline(state, event)
+            self.report_lurkers(outcome.state, event.at, first)
         else:
             outcome = self.on_gm(state, event)
-        if isinstance(event, DeadlineIn):
-            self.report_lurkers(outcome.state, event.at, first)
         if outcome.state.phase.kind == "over":
             outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
-        outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
-        outcome.notes[:0] = first.notes
-        if isinstance(event, PmIn):
-            self._answer_anyway(event, outcome)
+        if first.posts:
+            outcome.posts[:0] = first.posts
+        if first.pms:
+            outcome.pms[:0] = first.pms
+        if first.notes:
+            outcome.notes[:0] = first.notes
+        if is_pm:
+            self._answer_anyway(event, outcome)  # type: ignore[arg-type]
         return outcome
 
     def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
