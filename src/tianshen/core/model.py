@@ -154,8 +154,10 @@ class GameState(_Plain):
     `model_dump_json` is byte for byte what pydantic wrote (field order, `Z` for UTC times),
     and `model_validate_json` reads what it wrote, older states included (defaults)."""
 
-    __slots__ = ("ruleset", "variant", "seed", "salt", "rng_draws", "players", "phase", "winner", "zone", "data")
-    _FIELDS = __slots__
+    _FIELDS = ("ruleset", "variant", "seed", "salt", "rng_draws", "players", "phase", "winner", "zone", "data")
+    # `facts`: what the rules work out from the roles (rules.common.roles.groups), kept until
+    # they change (`roles_changed`); not part of the state: never written, compared or copied
+    __slots__ = (*_FIELDS, "facts")
 
     def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,
                  players: list[Player], phase: Phase | None = None, winner: str | None = None,
@@ -173,6 +175,12 @@ class GameState(_Plain):
         self.zone = zone
         # Ruleset-owned data: pending actions, streaks, votes, schedules…  JSON only.
         self.data = {} if data is None else data
+        self.facts: dict[str, Any] = {}
+
+    def roles_changed(self) -> None:
+        """Forget what was worked out from the players' roles and sides (`facts`): whoever
+        changes a role or a side calls this (the deal, a conversion)."""
+        self.facts = {}
 
     def player(self, name: str) -> Player:
         for p in self.players:
@@ -206,6 +214,9 @@ class GameState(_Plain):
         new.phase = self.phase.copy()
         new.winner, new.zone = self.winner, self.zone
         new.data = SharedDict(self.data)
+        # the same roles, so the same facts: shared until either calls `roles_changed`, which
+        # gives it a new dict (a fact, once made, is never changed)
+        new.facts = self.facts
         return new
 
     def model_copy(self, *, deep: bool = False) -> GameState:

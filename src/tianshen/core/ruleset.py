@@ -303,6 +303,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         for p in state.players:
             p.role = fixed.get(p.name) or free.pop(0)
             p.faction = self.spec.roles[p.role].faction
+        state.roles_changed()
 
     def gm_commands(self) -> list[str]:
         """The overrides of this ruleset: its `gm_…` methods, less those over a ledger its
