@@ -47,13 +47,17 @@ class Ability:
     cost: int = 0
     cancel: str = "until_end"
     extra: tuple[tuple[str, Any], ...] = ()  # the family's own keys, as written
+    _extra: dict[str, Any] = field(init=False, repr=False, compare=False)  # `extra` as a dict, for `get`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_extra", dict(self.extra))
 
     @property
     def command(self) -> str:
         return self.verb or self.id
 
     def get(self, key: str, default: Any = None) -> Any:
-        return dict(self.extra).get(key, default)
+        return self._extra.get(key, default)
 
 
 @dataclass(frozen=True)

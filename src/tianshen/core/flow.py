@@ -81,8 +81,11 @@ def end_of(step: Step, state: GameState) -> datetime | None:
 def reminder_at(step: Step, state: GameState, end: datetime) -> datetime | None:
     """Issue 5: players who have not acted are reminded `reminder_hours` before the end,
     once per phase and step, only when that moment is after the step's start."""
-    hours = float((state.data.get("options") or {}).get("reminder_hours", 0))
-    if not step.reminder_from or hours <= 0 or state.data.get("reminded") == reminded_mark(state):
+    if not step.reminder_from:
+        return None
+    options = state.data.get("options")
+    hours = float(options.get("reminder_hours", 0)) if options else 0.0
+    if hours <= 0 or state.data.get("reminded") == reminded_mark(state):
         return None
     at = end - timedelta(hours=hours)
     start = time_at(state, step.reminder_from)

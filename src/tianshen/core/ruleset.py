@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -118,10 +118,9 @@ class BoardMap:
     depths: dict[str, int]  # cell -> layers dug (GM view only)
 
 
-@dataclass(frozen=True, slots=True)
-class Deadline:
+class Deadline(NamedTuple):
     """A scheduled moment and what it closes or opens (a plain value, built several times
-    per input)."""
+    per input: a named tuple, the cheapest to make)."""
 
     at: datetime
     kind: str
@@ -208,9 +207,12 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def next_deadline(self, state: GameState) -> Deadline | None:
         """The next scheduled moment; None when the game is over or paused by the GM."""
-        if state.data.get("paused_at"):
+        data = state.data
+        if data.get("paused_at"):
             return None
         due = self.schedule(state)
+        if not data.get("checkin") and not data.get("substitution"):
+            return due
         for kind, ends in (("checkin_end", checkin.deadline(state)), ("substitution_end", substitution.deadline(state))):
             if ends is not None and (due is None or ends <= due.at):
                 due = Deadline(at=ends, kind=kind)
@@ -228,8 +230,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         at = flow.end_of(step, state) if step else None
         if step is None or at is None:
             return None
-        reminder = flow.reminder_at(step, state, at)
-        return Deadline(at=reminder, kind=REMINDER) if reminder else Deadline(at=at, kind=step.kind)
+        reminder = flow.reminder_at(step, state, at) if step.reminder_from else None
+        return Deadline(reminder, REMINDER) if reminder else Deadline(at, step.kind)
 
     def shift_schedule(self, state: GameState, hours: float) -> None:
         """Every remaining deadline of the step moves by `hours` (extend, resume, leave, a
@@ -392,8 +394,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         early (`early_done`) ends now, once every living player has sent /done and, while a
         vote is counted, the ballots ledger misses nobody's ballot."""
         step = flow.current(self.STEPS, state)
-        alive = {p.name for p in state.players if p.alive}
-        if step is None or not step.early_done or not alive or not alive <= set(state.data.get("done", [])):
+        if step is None or not step.early_done:
+            return
+        done = state.data.get("done", [])
+        alive = {p.name for p in state.players if p.alive} if done else None
+        if not alive or not alive <= set(done):
             return
         count = self.ballots.count(state, closing=False) if self.ballots is not None else None
         if count is None or not count.missing:

@@ -59,13 +59,13 @@ def _group_kinds(spec: RulesetSpec) -> dict[str, str]:
 
 def groups(spec: RulesetSpec, state: GameState) -> dict[str, str | None]:
     """Each player's acting group by name (None: no power), worked out once while the roles
-    stay as they are (`GameState.facts`, forgotten by `roles_changed`) and the killer mode."""
-    mode = killer_mode(state) if state.data.get("options") is not None else None
+    stay as they are (`GameState.facts`, forgotten by `roles_changed`; the killer mode is
+    the game's option, fixed at the deal)."""
     found = state.facts.get("groups")
-    if found is None or found[0] != mode:
+    if found is None:
         kinds = spec.derived("roles.group_kind", _group_kinds)
-        found = state.facts["groups"] = (mode, {p.name: _group(kinds.get(p.role), state, p) for p in state.players})
-    return found[1]  # type: ignore[no-any-return]
+        found = state.facts["groups"] = {p.name: _group(kinds.get(p.role), state, p) for p in state.players}
+    return found  # type: ignore[no-any-return]
 
 
 def group_of(spec: RulesetSpec, state: GameState, p: Player) -> str | None:
