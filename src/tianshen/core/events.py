@@ -21,16 +21,15 @@ class EventLog(list[str]):
 
     def noted(self) -> list[Event]:
         """The events noted so far (a new list)."""
-        try:
-            return list(self.events)
-        except AttributeError:
-            return []
+        events = getattr(self, "events", None)  # no exception raised when unset (most inputs)
+        return list(events) if events else []
 
     def add(self, event: Event) -> None:
-        try:
-            self.events.append(event)
-        except AttributeError:
+        events = getattr(self, "events", None)
+        if events is None:
             self.events = [event]
+        else:
+            events.append(event)
 
 
 def note(log: list[str], line: str, *kinds: str) -> None:
