@@ -210,7 +210,13 @@ class GameState(_Plain):
         new = _new(GameState)
         new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
             self.ruleset, self.variant, self.seed, self.salt, self.rng_draws)
-        new.players = [p.copy() for p in self.players]
+        players = new.players = []
+        for p in self.players:  # Player.copy, inline: ten players a step
+            fields = p.__dict__.copy()
+            fields["extra"] = SharedDict(fields["extra"]) if fields["extra"] else {}
+            player = _new(Player)
+            _set(player, "__dict__", fields)
+            players.append(player)
         new.phase = self.phase.copy()
         new.winner, new.zone = self.winner, self.zone
         new.data = SharedDict(self.data)
@@ -286,12 +292,19 @@ def copy_json(value: Any) -> Any:
     kind = type(value)
     if kind is dict or kind is SharedDict:
         new = dict.copy(value)  # the atomic values as they are, in C; then the containers
+        if _ATOMIC.issuperset(map(type, new.values())):  # in C: most dicts hold no container
+            return new
         for k, v in new.items():
-            if type(v) not in _ATOMIC:
+            kind = type(v)
+            if kind is dict and _ATOMIC.issuperset(map(type, v.values())):
+                new[k] = dict.copy(v)  # a dict of plain values (a ballot…): no call a level down
+            elif kind not in _ATOMIC:
                 new[k] = copy_json(v)  # an existing key: the dict's size does not change
         return new
     if kind is list:
         new_list = value[:]
+        if _ATOMIC.issuperset(map(type, new_list)):
+            return new_list
         for i, v in enumerate(new_list):
             if type(v) not in _ATOMIC:
                 new_list[i] = copy_json(v)
