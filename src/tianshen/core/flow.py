@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from tianshen.core.model import GameState
+from tianshen.core.model import GameState, peek
 
 ANY = "*"  # a step that applies whatever `phase.step` says
 PHASE_END = "phase.ends_at"
@@ -63,9 +63,9 @@ def time_at(state: GameState, path: str) -> datetime | None:
         return state.phase.ends_at
     if path == PHASE_START:
         return state.phase.started_at
-    holder = state.data
+    holder: object = state.data
     for name in path.split("."):
-        holder = holder.get(name) if isinstance(holder, dict) else None
+        holder = peek(holder, name) if isinstance(holder, dict) else None  # read only: not copied
     return datetime.fromisoformat(holder) if isinstance(holder, str) else None
 
 
@@ -83,7 +83,7 @@ def reminder_at(step: Step, state: GameState, end: datetime) -> datetime | None:
     once per phase and step, only when that moment is after the step's start."""
     if not step.reminder_from:
         return None
-    options = state.data.get("options")
+    options = peek(state.data, "options")
     hours = float(options.get("reminder_hours", 0)) if options else 0.0
     if hours <= 0 or state.data.get("reminded") == reminded_mark(state):
         return None

@@ -405,6 +405,13 @@ class SharedDict(dict):  # type: ignore[type-arg]
         return dict, (copy_json(self),)
 
 
+def peek(data: dict[str, Any], key: str, default: Any = None) -> Any:
+    """A value of `data` to read now, not to change or keep: a `SharedDict`'s value as
+    stored, not copied (issue 37: the schedule reads `data["day"]` after every step of
+    `apply`, and would copy the whole day)."""
+    return dict.get(data, key, default)
+
+
 def _raw(values: dict[str, Any]) -> dict[str, Any]:
     """`values` to write or compare, not to change: a `SharedDict`'s current values without
     copying them (`dict()` of a dict subclass that keeps dict's iteration reads them as stored)."""

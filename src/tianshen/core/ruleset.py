@@ -33,6 +33,7 @@ from tianshen.core.model import (
     PrivateMessage,
     PublicPost,
     Refusal,
+    peek,
 )
 from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
@@ -211,7 +212,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if data.get("paused_at"):
             return None
         due = self.schedule(state)
-        if not data.get("checkin") and not data.get("substitution"):
+        if not peek(data, "checkin") and not peek(data, "substitution"):
             return due
         for kind, ends in (("checkin_end", checkin.deadline(state)), ("substitution_end", substitution.deadline(state))):
             if ends is not None and (due is None or ends <= due.at):
@@ -396,7 +397,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         step = flow.current(self.STEPS, state)
         if step is None or not step.early_done:
             return
-        done = state.data.get("done", [])
+        done = peek(state.data, "done", [])
         alive = {p.name for p in state.players if p.alive} if done else None
         if not alive or not alive <= set(done):
             return

@@ -36,7 +36,7 @@ def living_commoners(state: GameState) -> list[Player]:
 
 def killer_mode(state: GameState) -> str:
     """'alternate' (8p), 'joint' (10p) or 'allied_independent' (13p) — 002 杀手."""
-    return str(state.data["options"].get("killer_mode", "joint"))
+    return str(dict.__getitem__(state.data, "options").get("killer_mode", "joint"))  # read only: not copied
 
 
 def on_duty_killer(state: GameState, night: int) -> str | None:
