@@ -41,3 +41,16 @@ def test_a_conversion_gives_the_new_killer_his_group() -> None:
     assert roles.group_of(spec, g.state, g.state.player("子")) == "killers"
     assert [p.name for p in roles.members(spec, g.state, "killers")] == ["乙", "子"]
     assert roles.group_of(spec, g.state, g.state.player("卯")) == "binder"
+
+
+def test_the_schedule_reads_the_day_of_a_copy_without_copying_it() -> None:
+    """`apply`'s state is a copy whose values are copied when read (core.model.SharedDict);
+    asking for the next deadline only looks at the day (core.model.peek), so the day is
+    not copied after every step for it."""
+    g = Game(10)
+    g.dawn()
+    assert g.state.phase.kind == "day"
+    copied = g.state.copy()
+    day = dict.__getitem__(copied.data, "day")
+    assert g.ruleset.next_deadline(copied) == g.ruleset.next_deadline(g.state)
+    assert dict.__getitem__(copied.data, "day") is day
