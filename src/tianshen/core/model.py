@@ -405,11 +405,11 @@ class SharedDict(dict):  # type: ignore[type-arg]
         return dict, (copy_json(self),)
 
 
-def peek(data: dict[str, Any], key: str, default: Any = None) -> Any:
-    """A value of `data` to read now, not to change or keep: a `SharedDict`'s value as
-    stored, not copied (issue 37: the schedule reads `data["day"]` after every step of
-    `apply`, and would copy the whole day)."""
-    return dict.get(data, key, default)
+# peek(data, key, default=None): a value of `data` to read now, not to change or keep: a
+# `SharedDict`'s value as stored, not copied (issue 37: the schedule reads `data["day"]`
+# after every step of `apply`, and would copy the whole day); dict's own `get`, no call
+# of ours around it
+peek = dict.get
 
 
 def _raw(values: dict[str, Any]) -> dict[str, Any]:
