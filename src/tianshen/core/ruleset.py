@@ -655,7 +655,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 if seat is not None:
                     first.pms += self.seat_taken(state, state.player(seat))
                 return first.outcome(state)
-            substitution.player_returned(self.spec, state, sender, first)
+            if peek(state.data, "substitution"):  # a 交替期 is open (seldom)
+                substitution.player_returned(self.spec, state, sender, first)
         if is_pm:
             outcome = self.on_pm(state, event)  # type: ignore[arg-type]
         elif is_post:
@@ -690,8 +691,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
         """DECISIONS §0.3: every PM gets an answer.  A ruleset path that forgot to answer gets
         this short one, and the GM a note, rather than silence (issue 13 item 4)."""
-        if any(m.to == pm.sender for m in outcome.pms):
-            return
+        for m in outcome.pms:
+            if m.to == pm.sender:
+                return
         reason = self.spec.text("pm_unanswered")
         outcome.refusals.append(Refusal(sender=pm.sender, text=pm.text, reason=reason))
         outcome.pms.append(PrivateMessage(to=pm.sender, subject="天神回复", body=reason))
