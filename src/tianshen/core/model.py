@@ -337,10 +337,18 @@ class SharedDict(dict):  # type: ignore[type-arg]
         return value
 
     def __getitem__(self, key: Any) -> Any:
-        return self._mine(key, dict.__getitem__(self, key))
+        value = dict.__getitem__(self, key)
+        if type(value) in _ATOMIC or key in self._own:  # `_mine`'s first test, without its call
+            return value
+        return self._mine(key, value)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        return self._mine(key, dict.__getitem__(self, key)) if dict.__contains__(self, key) else default
+        if not dict.__contains__(self, key):
+            return default
+        value = dict.__getitem__(self, key)
+        if type(value) in _ATOMIC or key in self._own:
+            return value
+        return self._mine(key, value)
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
         if dict.__contains__(self, key):
