@@ -47,13 +47,17 @@ class Ability:
     cost: int = 0
     cancel: str = "until_end"
     extra: tuple[tuple[str, Any], ...] = ()  # the family's own keys, as written
+    _extra: dict[str, Any] = field(init=False, repr=False, compare=False)  # `extra` as a dict, for `get`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_extra", dict(self.extra))
 
     @property
     def command(self) -> str:
         return self.verb or self.id
 
     def get(self, key: str, default: Any = None) -> Any:
-        return dict(self.extra).get(key, default)
+        return self._extra.get(key, default)
 
 
 @dataclass(frozen=True)
@@ -64,15 +68,25 @@ class Table:
     of_role: dict[str, tuple[str, ...]]
     lock: float | None = None  # the variant's lock ([options] lock_minutes), an ability's unless its own
     _by_command: dict[str, Ability] = field(init=False, repr=False, compare=False)  # the first per command
+    # role -> its abilities, in its order; (role, command) -> the first of them for the command
+    _held: dict[str, tuple[Ability, ...]] = field(init=False, repr=False, compare=False)
+    _holds: dict[tuple[str, str], Ability] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         first: dict[str, Ability] = {}
         for a in self.by_id.values():
             first.setdefault(a.command, a)
         object.__setattr__(self, "_by_command", first)
+        held = {role: tuple(self.by_id[a] for a in ids) for role, ids in self.of_role.items()}
+        holds: dict[tuple[str, str], Ability] = {}
+        for role, abilities in held.items():
+            for a in abilities:
+                holds.setdefault((role, a.command), a)
+        object.__setattr__(self, "_held", held)
+        object.__setattr__(self, "_holds", holds)
 
     def held(self, role: str) -> list[Ability]:
-        return [self.by_id[a] for a in self.of_role.get(role, ())]
+        return list(self._held.get(role, ()))
 
     def first(self, role: str) -> Ability | None:
         held = self.of_role.get(role)
@@ -82,7 +96,7 @@ class Table:
         return self._by_command.get(command)
 
     def holds(self, role: str, command: str) -> Ability | None:
-        return next((a for a in self.held(role) if a.command == command), None)
+        return self._holds.get((role, command))
 
     def verbs(self) -> dict[str, tuple[str, ...]]:
         """The PM words of every ability, by command, for `core.grammar.parse_pm`."""

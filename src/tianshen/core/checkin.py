@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from tianshen.core.clock import ends_after
-from tianshen.core.model import GameState, PostIn
+from tianshen.core.model import GameState, PostIn, peek
 
 THREAD = "main"  # the thread of the player list
 
@@ -20,7 +20,7 @@ def open_window(state: GameState, start: datetime, hours: float) -> None:
 
 
 def deadline(state: GameState) -> datetime | None:
-    window = state.data.get("checkin")
+    window = peek(state.data, "checkin")  # read only
     return datetime.fromisoformat(window["ends_at"]) if window else None
 
 

@@ -88,6 +88,13 @@ def show(t: datetime | None, zone: str = DEFAULT_ZONE, *, seconds: bool = False,
     None).  `year` puts the year in front (the CLI's lists), `seconds` the seconds after."""
     if t is None:
         return "—"
+    return _show(t, zone, seconds, year)
+
+
+@lru_cache(maxsize=1024)
+def _show(t: datetime, zone: str, seconds: bool, year: bool) -> str:
+    """`show` of a time: a game shows its few deadlines many times (issue 37), so the texts
+    are kept (equal times are the same moment, and show the same in one zone)."""
     if t.tzinfo is None:
         t = t.replace(tzinfo=UTC)  # every time inside tianshen is UTC; a naive one is too
     name = zone or DEFAULT_ZONE

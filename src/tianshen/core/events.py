@@ -14,18 +14,30 @@ from tianshen.core.tally import DayTally
 
 
 class EventLog(list[str]):
-    """GM log lines, and the typed events noted with them."""
+    """GM log lines, and the typed events noted with them (`events`, made with the first
+    one: most inputs note none, and an outcome is made for every input)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.events: list[Event] = []
+    __slots__ = ("events",)
+
+    def noted(self) -> list[Event]:
+        """The events noted so far (a new list)."""
+        events = getattr(self, "events", None)  # no exception raised when unset (most inputs)
+        return list(events) if events else []
+
+    def add(self, event: Event) -> None:
+        events = getattr(self, "events", None)
+        if events is None:
+            self.events = [event]
+        else:
+            events.append(event)
 
 
 def note(log: list[str], line: str, *kinds: str) -> None:
     """Log `line`; record one event of each kind (none when `kinds` is empty)."""
     log.append(line)
     if isinstance(log, EventLog):
-        log.events.extend(Event(kind, line) for kind in kinds)
+        for kind in kinds:
+            log.add(Event(kind, line))
 
 
 def record_tally(log: list[str], line: str | None, tally: DayTally) -> None:
@@ -34,7 +46,7 @@ def record_tally(log: list[str], line: str | None, tally: DayTally) -> None:
     if line is not None:
         log.append(line)
     if isinstance(log, EventLog):
-        log.events.append(Event("tally", line or "", tally))
+        log.add(Event("tally", line or "", tally))
 
 
 def tallies(events: list[Event]) -> list[DayTally]:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from tianshen.core.model import GameState
+from tianshen.core.model import GameState, peek
 
 ANY = "*"  # a step that applies whatever `phase.step` says
 PHASE_END = "phase.ends_at"
@@ -63,9 +63,9 @@ def time_at(state: GameState, path: str) -> datetime | None:
         return state.phase.ends_at
     if path == PHASE_START:
         return state.phase.started_at
-    holder = state.data
+    holder: object = state.data
     for name in path.split("."):
-        holder = holder.get(name) if isinstance(holder, dict) else None
+        holder = peek(holder, name) if isinstance(holder, dict) else None  # read only: not copied
     return datetime.fromisoformat(holder) if isinstance(holder, str) else None
 
 
@@ -81,8 +81,11 @@ def end_of(step: Step, state: GameState) -> datetime | None:
 def reminder_at(step: Step, state: GameState, end: datetime) -> datetime | None:
     """Issue 5: players who have not acted are reminded `reminder_hours` before the end,
     once per phase and step, only when that moment is after the step's start."""
-    hours = float((state.data.get("options") or {}).get("reminder_hours", 0))
-    if not step.reminder_from or hours <= 0 or state.data.get("reminded") == reminded_mark(state):
+    if not step.reminder_from:
+        return None
+    options = peek(state.data, "options")
+    hours = float(options.get("reminder_hours", 0)) if options else 0.0
+    if hours <= 0 or state.data.get("reminded") == reminded_mark(state):
         return None
     at = end - timedelta(hours=hours)
     start = time_at(state, step.reminder_from)

@@ -57,6 +57,19 @@ def _compiled(key: VerbsKey) -> Aliases:
     return _aliases(dict(key))
 
 
+class _Key(tuple):  # type: ignore[type-arg]
+    """A verb table as a cache key that is hashed once: a tuple hashes every alias again at
+    each look-up of the parse cache (issue 37: once a PM)."""
+
+    def __new__(cls, items: VerbsKey) -> _Key:
+        key = super().__new__(cls, items)
+        key._hash = tuple.__hash__(key)
+        return key
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[no-any-return]
+
+
 _KEYS: dict[int, tuple[dict[str, tuple[str, ...]], VerbsKey]] = {}
 
 
@@ -68,7 +81,7 @@ def _verbs_key(verbs: Verbs) -> VerbsKey:
     known = _KEYS.get(id(verbs))
     if known is not None and known[0] == verbs:
         return known[1]
-    key = tuple((v, tuple(al)) for v, al in verbs.items())
+    key = _Key(tuple((v, tuple(al)) for v, al in verbs.items()))
     if all(type(al) is tuple for al in verbs.values()):
         if len(_KEYS) >= 64:
             _KEYS.clear()

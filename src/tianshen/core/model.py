@@ -154,8 +154,10 @@ class GameState(_Plain):
     `model_dump_json` is byte for byte what pydantic wrote (field order, `Z` for UTC times),
     and `model_validate_json` reads what it wrote, older states included (defaults)."""
 
-    __slots__ = ("ruleset", "variant", "seed", "salt", "rng_draws", "players", "phase", "winner", "zone", "data")
-    _FIELDS = __slots__
+    _FIELDS = ("ruleset", "variant", "seed", "salt", "rng_draws", "players", "phase", "winner", "zone", "data")
+    # `facts`: what the rules work out from the roles (rules.common.roles.groups), kept until
+    # they change (`roles_changed`); not part of the state: never written, compared or copied
+    __slots__ = (*_FIELDS, "facts")
 
     def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,
                  players: list[Player], phase: Phase | None = None, winner: str | None = None,
@@ -173,6 +175,12 @@ class GameState(_Plain):
         self.zone = zone
         # Ruleset-owned data: pending actions, streaks, votes, schedules…  JSON only.
         self.data = {} if data is None else data
+        self.facts: dict[str, Any] = {}
+
+    def roles_changed(self) -> None:
+        """Forget what was worked out from the players' roles and sides (`facts`): whoever
+        changes a role or a side calls this (the deal, a conversion)."""
+        self.facts = {}
 
     def player(self, name: str) -> Player:
         for p in self.players:
@@ -202,10 +210,19 @@ class GameState(_Plain):
         new = _new(GameState)
         new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
             self.ruleset, self.variant, self.seed, self.salt, self.rng_draws)
-        new.players = [p.copy() for p in self.players]
+        players = new.players = []
+        for p in self.players:  # Player.copy, inline: ten players a step
+            fields = p.__dict__.copy()
+            fields["extra"] = SharedDict(fields["extra"]) if fields["extra"] else {}
+            player = _new(Player)
+            _set(player, "__dict__", fields)
+            players.append(player)
         new.phase = self.phase.copy()
         new.winner, new.zone = self.winner, self.zone
         new.data = SharedDict(self.data)
+        # the same roles, so the same facts: shared until either calls `roles_changed`, which
+        # gives it a new dict (a fact, once made, is never changed)
+        new.facts = self.facts
         return new
 
     def model_copy(self, *, deep: bool = False) -> GameState:
@@ -275,12 +292,19 @@ def copy_json(value: Any) -> Any:
     kind = type(value)
     if kind is dict or kind is SharedDict:
         new = dict.copy(value)  # the atomic values as they are, in C; then the containers
+        if _ATOMIC.issuperset(map(type, new.values())):  # in C: most dicts hold no container
+            return new
         for k, v in new.items():
-            if type(v) not in _ATOMIC:
+            kind = type(v)
+            if kind is dict and _ATOMIC.issuperset(map(type, v.values())):
+                new[k] = dict.copy(v)  # a dict of plain values (a ballot…): no call a level down
+            elif kind not in _ATOMIC:
                 new[k] = copy_json(v)  # an existing key: the dict's size does not change
         return new
     if kind is list:
         new_list = value[:]
+        if _ATOMIC.issuperset(map(type, new_list)):
+            return new_list
         for i, v in enumerate(new_list):
             if type(v) not in _ATOMIC:
                 new_list[i] = copy_json(v)
@@ -313,10 +337,18 @@ class SharedDict(dict):  # type: ignore[type-arg]
         return value
 
     def __getitem__(self, key: Any) -> Any:
-        return self._mine(key, dict.__getitem__(self, key))
+        value = dict.__getitem__(self, key)
+        if type(value) in _ATOMIC or key in self._own:  # `_mine`'s first test, without its call
+            return value
+        return self._mine(key, value)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        return self._mine(key, dict.__getitem__(self, key)) if dict.__contains__(self, key) else default
+        if not dict.__contains__(self, key):
+            return default
+        value = dict.__getitem__(self, key)
+        if type(value) in _ATOMIC or key in self._own:
+            return value
+        return self._mine(key, value)
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
         if dict.__contains__(self, key):
@@ -379,6 +411,13 @@ class SharedDict(dict):  # type: ignore[type-arg]
 
     def __reduce__(self) -> tuple[Any, ...]:
         return dict, (copy_json(self),)
+
+
+# peek(data, key, default=None): a value of `data` to read now, not to change or keep: a
+# `SharedDict`'s value as stored, not copied (issue 37: the schedule reads `data["day"]`
+# after every step of `apply`, and would copy the whole day); dict's own `get`, no call
+# of ours around it
+peek = dict.get
 
 
 def _raw(values: dict[str, Any]) -> dict[str, Any]:
@@ -587,7 +626,7 @@ class Event:
     tally: DayTally | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, init=False)
 class Outcome:
     """What one input did: the new state and the messages it causes."""
 
@@ -599,6 +638,20 @@ class Outcome:
     notes: list[str] = field(default_factory=list)  # what the human GM should know (诈尸, removals…)
     deaths: list[Death] = field(default_factory=list)  # who left the game by this input, in seat order
     events: list[Event] = field(default_factory=list)  # what resolution did (core.events), in order
+
+    def __init__(self, *, state: GameState, posts: list[PublicPost] | None = None,
+                 pms: list[PrivateMessage] | None = None, refusals: list[Refusal] | None = None,
+                 log: list[str] | None = None, notes: list[str] | None = None, deaths: list[Death] | None = None,
+                 events: list[Event] | None = None) -> None:
+        # by hand, not the dataclass's: one is made for every input (issue 37)
+        self.state = state
+        self.posts = [] if posts is None else posts
+        self.pms = [] if pms is None else pms
+        self.refusals = [] if refusals is None else refusals
+        self.log = [] if log is None else log
+        self.notes = [] if notes is None else notes
+        self.deaths = [] if deaths is None else deaths
+        self.events = [] if events is None else events
 
     def model_dump_json(self) -> str:
         """Everything the input did as JSON, in field order (as pydantic wrote it)."""

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from tianshen.core.events import EventLog
 from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, Refusal
 
 
-@dataclass
 class Messages:
-    posts: list[PublicPost] = field(default_factory=list)
-    pms: list[PrivateMessage] = field(default_factory=list)
-    refusals: list[Refusal] = field(default_factory=list)
-    log: list[str] = field(default_factory=EventLog)
-    notes: list[str] = field(default_factory=list)  # for the human GM (sent to his contact account)
+    """What one input says so far (a plain slotted class: several are made for every input)."""
+
+    __slots__ = ("posts", "pms", "refusals", "log", "notes")
+
+    def __init__(self) -> None:
+        self.posts: list[PublicPost] = []
+        self.pms: list[PrivateMessage] = []
+        self.refusals: list[Refusal] = []
+        self.log: list[str] = EventLog()
+        self.notes: list[str] = []  # for the human GM (sent to his contact account)
 
     def post(self, thread: str, body: str, title: str | None = None) -> None:
         self.posts.append(PublicPost(thread=thread, body=body, title=title))
@@ -29,6 +31,7 @@ class Messages:
             self.pm(reply_to, subject or "天神回复：未能接受", reason)
 
     def outcome(self, state: GameState) -> Outcome:
-        return Outcome(state=state, posts=self.posts, pms=self.pms, refusals=self.refusals, log=self.log,
-                       notes=self.notes, events=list(getattr(self.log, "events", ())))
+        log = self.log
+        return Outcome(state=state, posts=self.posts, pms=self.pms, refusals=self.refusals, log=log,
+                       notes=self.notes, events=log.noted() if type(log) is EventLog else [])
 

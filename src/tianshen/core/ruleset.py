@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -33,6 +33,7 @@ from tianshen.core.model import (
     PrivateMessage,
     PublicPost,
     Refusal,
+    peek,
 )
 from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
@@ -118,10 +119,9 @@ class BoardMap:
     depths: dict[str, int]  # cell -> layers dug (GM view only)
 
 
-@dataclass(frozen=True, slots=True)
-class Deadline:
+class Deadline(NamedTuple):
     """A scheduled moment and what it closes or opens (a plain value, built several times
-    per input)."""
+    per input: a named tuple, the cheapest to make)."""
 
     at: datetime
     kind: str
@@ -137,6 +137,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self.abilities = abilities.table(spec)
         self.pm_verbs: Verbs = abilities.pm_verbs(spec)
         self.pm_declaring: frozenset[str] = self.abilities.declaring()
+        # whether the family has an `after_input` (apply_in_place makes its Messages only then)
+        self._after_input = type(self).after_input is not Ruleset.after_input
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -206,9 +208,12 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def next_deadline(self, state: GameState) -> Deadline | None:
         """The next scheduled moment; None when the game is over or paused by the GM."""
-        if state.data.get("paused_at"):
+        data = state.data
+        if data.get("paused_at"):
             return None
         due = self.schedule(state)
+        if not peek(data, "checkin") and not peek(data, "substitution"):
+            return due
         for kind, ends in (("checkin_end", checkin.deadline(state)), ("substitution_end", substitution.deadline(state))):
             if ends is not None and (due is None or ends <= due.at):
                 due = Deadline(at=ends, kind=kind)
@@ -226,8 +231,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         at = flow.end_of(step, state) if step else None
         if step is None or at is None:
             return None
-        reminder = flow.reminder_at(step, state, at)
-        return Deadline(at=reminder, kind=REMINDER) if reminder else Deadline(at=at, kind=step.kind)
+        reminder = flow.reminder_at(step, state, at) if step.reminder_from else None
+        return Deadline(reminder, REMINDER) if reminder else Deadline(at, step.kind)
 
     def shift_schedule(self, state: GameState, hours: float) -> None:
         """Every remaining deadline of the step moves by `hours` (extend, resume, leave, a
@@ -301,6 +306,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         for p in state.players:
             p.role = fixed.get(p.name) or free.pop(0)
             p.faction = self.spec.roles[p.role].faction
+        state.roles_changed()
 
     def gm_commands(self) -> list[str]:
         """The overrides of this ruleset: its `gm_…` methods, less those over a ledger its
@@ -389,8 +395,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         early (`early_done`) ends now, once every living player has sent /done and, while a
         vote is counted, the ballots ledger misses nobody's ballot."""
         step = flow.current(self.STEPS, state)
-        alive = {p.name for p in state.players if p.alive}
-        if step is None or not step.early_done or not alive or not alive <= set(state.data.get("done", [])):
+        if step is None or not step.early_done:
+            return
+        done = peek(state.data, "done", [])
+        alive = {p.name for p in state.players if p.alive} if done else None
+        if not alive or not alive <= set(done):
             return
         count = self.ballots.count(state, closing=False) if self.ballots is not None else None
         if count is None or not count.missing:
@@ -620,12 +629,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         first = Messages()  # what the shared mechanics say before the ruleset speaks
         alive_before = [p.alive for p in state.players]
         outcome = self._fold(state, event, first)
-        after = Messages()
-        self.after_input(outcome.state, event, after)
-        outcome.posts += after.posts
-        outcome.pms += after.pms
-        outcome.notes += after.notes
-        outcome.deaths = deaths_since(alive_before, outcome.state)
+        if self._after_input:
+            after = Messages()
+            self.after_input(outcome.state, event, after)
+            outcome.posts += after.posts
+            outcome.pms += after.pms
+            outcome.notes += after.notes
+        if alive_before != [p.alive for p in outcome.state.players]:
+            outcome.deaths = deaths_since(alive_before, outcome.state)
         return outcome
 
     def after_input(self, state: GameState, event: Input, out: Messages) -> None:
@@ -634,50 +645,55 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def _fold(self, state: GameState, event: Input, first: Messages) -> Outcome:
         """The shared mechanics, then the family's handler of the input's kind."""
-        if isinstance(event, PmIn | PostIn) and state.phase.kind != "over":
-            sender = event.sender if isinstance(event, PmIn) else event.author
+        is_pm, is_post = isinstance(event, PmIn), isinstance(event, PostIn)
+        if (is_pm or is_post) and state.phase.kind != "over":
+            sender = event.sender if is_pm else event.author  # type: ignore[union-attr]
             # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
             # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
-            if isinstance(event, PmIn) and state.find(sender) is None and substitution.involves(state, sender):
-                seat = substitution.answer(self.spec, state, event, first)
+            if is_pm and state.find(sender) is None and substitution.involves(state, sender):
+                seat = substitution.answer(self.spec, state, event, first)  # type: ignore[arg-type]
                 if seat is not None:
                     first.pms += self.seat_taken(state, state.player(seat))
                 return first.outcome(state)
-            substitution.player_returned(self.spec, state, sender, first)
-        if isinstance(event, PostIn) and checkin.take(state, event):
-            return first.outcome(state)
-        if isinstance(event, PostIn):
-            self.watch_activity(state, event, first)
-        if isinstance(event, DeadlineIn) and event.kind == "checkin_end":
-            self._close_checkin(state, event.at, first)
-            return first.outcome(state)
-        if isinstance(event, DeadlineIn) and event.kind == "substitution_end":
-            for seat in substitution.expire(state):
-                self.seat_wasted(state, state.player(seat), event.at, first)
-            return first.outcome(state)
-        if isinstance(event, PmIn):
-            outcome = self.on_pm(state, event)
-        elif isinstance(event, PostIn):
-            outcome = self.on_post(state, event)
+            if peek(state.data, "substitution"):  # a 交替期 is open (seldom)
+                substitution.player_returned(self.spec, state, sender, first)
+        if is_pm:
+            outcome = self.on_pm(state, event)  # type: ignore[arg-type]
+        elif is_post:
+            if checkin.take(state, event):  # type: ignore[arg-type]
+                return first.outcome(state)
+            self.watch_activity(state, event, first)  # type: ignore[arg-type]
+            outcome = self.on_post(state, event)  # type: ignore[arg-type]
         elif isinstance(event, DeadlineIn):
+            if event.kind == "checkin_end":
+                self._close_checkin(state, event.at, first)
+                return first.outcome(state)
+            if event.kind == "substitution_end":
+                for seat in substitution.expire(state):
+                    self.seat_wasted(state, state.player(seat), event.at, first)
+                return first.outcome(state)
             outcome = self.on_deadline(state, event)
+            self.report_lurkers(outcome.state, event.at, first)
         else:
             outcome = self.on_gm(state, event)
-        if isinstance(event, DeadlineIn):
-            self.report_lurkers(outcome.state, event.at, first)
         if outcome.state.phase.kind == "over":
             outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
-        outcome.posts[:0], outcome.pms[:0] = first.posts, first.pms
-        outcome.notes[:0] = first.notes
-        if isinstance(event, PmIn):
-            self._answer_anyway(event, outcome)
+        if first.posts:
+            outcome.posts[:0] = first.posts
+        if first.pms:
+            outcome.pms[:0] = first.pms
+        if first.notes:
+            outcome.notes[:0] = first.notes
+        if is_pm:
+            self._answer_anyway(event, outcome)  # type: ignore[arg-type]
         return outcome
 
     def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
         """DECISIONS §0.3: every PM gets an answer.  A ruleset path that forgot to answer gets
         this short one, and the GM a note, rather than silence (issue 13 item 4)."""
-        if any(m.to == pm.sender for m in outcome.pms):
-            return
+        for m in outcome.pms:
+            if m.to == pm.sender:
+                return
         reason = self.spec.text("pm_unanswered")
         outcome.refusals.append(Refusal(sender=pm.sender, text=pm.text, reason=reason))
         outcome.pms.append(PrivateMessage(to=pm.sender, subject="天神回复", body=reason))

@@ -69,12 +69,25 @@ class RulesetSpec(BaseModel):
 
     def text(self, key: str, **values: Any) -> str:
         """Render announcement `key` from its template (str.format fields)."""
+        if not values:
+            return self._plain(key)
         try:
             template = self.texts[key]
         except KeyError as exc:
             raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
         values.setdefault("gm", self.gm_account)  # `values` is this call's own dict
         return template.format_map(values).strip("\n")
+
+    def _plain(self, key: str) -> str:
+        """A text without fields (a subject line…), rendered once per spec."""
+        done = self.__pydantic_private__["_derived"].setdefault("spec.plain_texts", {})
+        if key not in done:
+            try:
+                template = self.texts[key]
+            except KeyError as exc:
+                raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
+            done[key] = template.format_map({"gm": self.gm_account}).strip("\n")
+        return done[key]  # type: ignore[no-any-return]
 
     def role_description(self, role: str) -> str:
         """A role's description for its role PM, with the GM account's name filled in."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from tianshen.core import clock
-from tianshen.core.model import GameState, PmIn
+from tianshen.core.model import GameState, PmIn, peek
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 
@@ -42,7 +42,7 @@ def open_period(spec: RulesetSpec, state: GameState, seats: list[str], at: datet
 
 
 def deadline(state: GameState) -> datetime | None:
-    sub = state.data.get("substitution")
+    sub = peek(state.data, "substitution")  # read only
     return datetime.fromisoformat(sub["ends_at"]) if sub else None
 
 

@@ -14,6 +14,8 @@ import re
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _CRLF = re.compile(r"\r+\n")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# what `clean` changes: the controls above, a \r, a surrogate (most text has none of them)
+_ODD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
 
@@ -22,6 +24,8 @@ def clean(text: str) -> str:
     surrogate replaced by U+FFFD; a surrogate pair left as two code points is joined."""
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}")
+    if not _ODD.search(text):
+        return text
     text = _CRLF.sub("\n", _CONTROLS.sub("", text))  # in this order: clean(clean(x)) == clean(x)
     return _fix_surrogates(text)
 

@@ -27,6 +27,7 @@ from tianshen.core.model import (
     Phase,
     Player,
     PostIn,
+    peek,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
@@ -290,9 +291,10 @@ class ForumGame(Ruleset):
         verb, names = cmd.verb, [q.name for q in state.players]
         if verb == "accuse":
             return days.accuse(state, p, cmd.arg)
-        revived = state.phase.kind == "day" and p.name in state.data["day"].get("revived", [])
+        day = peek(state.data, "day")  # read only here: not copied for every PM
+        revived = state.phase.kind == "day" and p.name in day.get("revived", [])
         if not p.alive and not (revived and verb in ("delegate", "vote", "count", "done")):
-            summoned = state.phase.kind == "day" and p.name in state.data["day"].get("summoned", [])
+            summoned = state.phase.kind == "day" and p.name in day.get("summoned", [])
             if verb == "vote" and summoned and state.phase.step == "summon":
                 return days.cast_vote(state, p, cmd.arg, at, "pm")
             raise Refused(self.spec.text("dead_player"))

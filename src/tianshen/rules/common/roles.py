@@ -36,7 +36,7 @@ def living_commoners(state: GameState) -> list[Player]:
 
 def killer_mode(state: GameState) -> str:
     """'alternate' (8p), 'joint' (10p) or 'allied_independent' (13p) — 002 杀手."""
-    return str(state.data["options"].get("killer_mode", "joint"))
+    return str(dict.__getitem__(state.data, "options").get("killer_mode", "joint"))  # read only: not copied
 
 
 def on_duty_killer(state: GameState, night: int) -> str | None:
@@ -57,14 +57,25 @@ def _group_kinds(spec: RulesetSpec) -> dict[str, str]:
     return {role: ability.group for role in spec.roles if (ability := found.first(role)) is not None}
 
 
+def groups(spec: RulesetSpec, state: GameState) -> dict[str, str | None]:
+    """Each player's acting group by name (None: no power), worked out once while the roles
+    stay as they are (`GameState.facts`, forgotten by `roles_changed`; the killer mode is
+    the game's option, fixed at the deal)."""
+    found = state.facts.get("groups")
+    if found is None:
+        kinds = spec.derived("roles.group_kind", _group_kinds)
+        found = state.facts["groups"] = {p.name: _group(kinds.get(p.role), state, p) for p in state.players}
+    return found  # type: ignore[no-any-return]
+
+
 def group_of(spec: RulesetSpec, state: GameState, p: Player) -> str | None:
     """The acting entity of a player's power: its ability's group (core.abilities)."""
-    return _group(spec.derived("roles.group_kind", _group_kinds).get(p.role), state, p)
+    of = groups(spec, state)
+    return of[p.name] if p.name in of else _group(spec.derived("roles.group_kind", _group_kinds).get(p.role), state, p)
 
 
 def _group(kind: str | None, state: GameState, p: Player) -> str | None:
-    """`group_of` for a player whose role's group kind is `kind` (the kinds are read once by
-    the callers that ask for every player)."""
+    """The group of a player whose role's group kind is `kind`."""
     if kind is None:
         return None
     if kind == "faction":
@@ -87,23 +98,22 @@ def acts_alone(spec: RulesetSpec, state: GameState, p: Player) -> bool:
 
 
 def members(spec: RulesetSpec, state: GameState, group: str) -> list[Player]:
-    kinds = spec.derived("roles.group_kind", _group_kinds)
-    return [p for p in state.players if p.alive and _group(kinds.get(p.role), state, p) == group]
+    of = groups(spec, state)
+    return [p for p in state.players if p.alive and of[p.name] == group]
 
 
 def partners(spec: RulesetSpec, state: GameState, p: Player) -> list[Player]:
-    group = group_of(spec, state, p)
+    of = groups(spec, state)
+    group = of[p.name]
     if group is None or group.endswith(":" + p.name):  # acts alone
         return []
-    kinds = spec.derived("roles.group_kind", _group_kinds)
-    return [q for q in state.players if q.name != p.name and _group(kinds.get(q.role), state, q) == group]
+    return [q for q in state.players if of[q.name] == group and q.name != p.name]
 
 
 def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> list[str]:
     """The acting groups of the holders of an ability (its `roles`), in seat order."""
-    kinds = spec.derived("roles.group_kind", _group_kinds)
-    return list(dict.fromkeys(g for p in state.players if p.role in roles
-                              and (g := _group(kinds.get(p.role), state, p)) is not None))
+    of = groups(spec, state)
+    return list(dict.fromkeys(g for p in state.players if p.role in roles and (g := of[p.name]) is not None))
 
 
 def winner(state: GameState, tie_holders: tuple[str, ...]) -> str | None:

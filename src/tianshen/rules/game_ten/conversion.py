@@ -89,12 +89,14 @@ def convert(state: GameState) -> dict[str, Any]:
         done["professional"], done["role"] = pro.name, role
         if role is None:
             state.data["pending_choice"] = pro.name
+    state.roles_changed()
     return done
 
 
 def choose(state: GameState, p: Player, role: str) -> None:
     """001 §2.10 "没有职业空缺…可以自由选择转职成束魂、诅咒、庇佑、招魂、还是蝴蝶夫人"."""
     p.role = role
+    state.roles_changed()
     state.data.pop("pending_choice", None)
 
 

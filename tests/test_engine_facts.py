@@ -1,0 +1,56 @@
+"""Derived facts once per input (issue 37): each player's acting group is worked out once
+while the roles stay as they are (`GameState.facts`), and again once a role changes (the
+deal, game_ten's conversion: `GameState.roles_changed`)."""
+
+from __future__ import annotations
+
+from classic_helpers import Game
+from test_game_ten_rules import ten, vote_out
+from tianshen.rules.common import roles
+from tianshen.rules.common.roles import KILLERS
+
+
+def test_the_groups_are_made_once_and_a_copy_shares_them_until_its_roles_change() -> None:
+    g = Game(10)
+    spec, state = g.ruleset.spec, g.state
+    table = roles.groups(spec, state)
+    assert roles.groups(spec, state) is table  # made once
+    assert table["甲"] == table["乙"] == KILLERS and table["庚"] == "commoner:庚"
+    copy = state.copy()
+    assert roles.groups(spec, copy) is table  # the same roles: the same table
+    new = copy.player("庚")
+    new.role, new.faction = "killer", KILLERS
+    copy.roles_changed()
+    assert roles.group_of(spec, copy, new) == KILLERS
+    assert [p.name for p in roles.partners(spec, copy, copy.player("甲"))] == ["乙", "庚"]
+    assert roles.groups(spec, state) is table and table["庚"] == "commoner:庚"  # the original's stay
+    assert [p.name for p in roles.partners(spec, state, state.player("甲"))] == ["乙"]
+
+
+def test_a_conversion_gives_the_new_killer_his_group() -> None:
+    """001 §2.10: the converted commoner acts with the killers, the converted professional
+    with his new role's holders (game_ten's conversion says the roles changed)."""
+    g = ten()
+    spec = g.ruleset.spec
+    before = roles.groups(spec, g.state)
+    assert before["子"] == "commoner:子"
+    g.kill("甲", "丙")
+    g.dawn()
+    vote_out(g, "甲")
+    assert g.state.player("子").role == "killer"
+    assert roles.group_of(spec, g.state, g.state.player("子")) == "killers"
+    assert [p.name for p in roles.members(spec, g.state, "killers")] == ["乙", "子"]
+    assert roles.group_of(spec, g.state, g.state.player("卯")) == "binder"
+
+
+def test_the_schedule_reads_the_day_of_a_copy_without_copying_it() -> None:
+    """`apply`'s state is a copy whose values are copied when read (core.model.SharedDict);
+    asking for the next deadline only looks at the day (core.model.peek), so the day is
+    not copied after every step for it."""
+    g = Game(10)
+    g.dawn()
+    assert g.state.phase.kind == "day"
+    copied = g.state.copy()
+    day = dict.__getitem__(copied.data, "day")
+    assert g.ruleset.next_deadline(copied) == g.ruleset.next_deadline(g.state)
+    assert dict.__getitem__(copied.data, "day") is day
