@@ -1212,3 +1212,14 @@ def test_bind_does_not_succeed_against_a_one_hit_kill():
     assert "丙昨夜被束魂" not in main_posts(out)
     assert len(g.hand("丙")) == 3
     assert not g.post("丙", "投票 甲").refusals
+
+
+def test_a_chosen_side_forgets_what_was_worked_out_from_the_sides():
+    """§2: the self-chooser's side changes his faction, so the groups worked out from the
+    factions before (`GameState.facts`) are not read again."""
+    g = Game()
+    stale = {"己": "civilians"}
+    g.state.facts["groups"] = stale
+    g.pm("己", "立场 狼人 一山不容二虎")
+    assert g.state.player("己").faction == "werewolves"
+    assert g.state.facts.get("groups") is not stale

@@ -121,7 +121,7 @@ def side(spec: RulesetSpec, state: GameState, p: Player, arg: str) -> str:
     if side == "civilians" and len(state.players) == 7:
         raise Refused("7人游戏时，自选立场者不能选择平民立场。")  # 000 §3.4.3
     mode = None if side == "civilians" else next((v for k, v in MODES.items() if k in arg), "cowin")
-    set_side(p, side, mode)
+    set_side(state, p, side, mode)
     line = spec.text("choice_ok", side=side_text(spec, p))
     if mode == "cowin":
         dropped = [a for a in state.data["actions"] + state.data["queued"] if a["actor"] == p.name
@@ -132,8 +132,10 @@ def side(spec: RulesetSpec, state: GameState, p: Player, arg: str) -> str:
     return line
 
 
-def set_side(p: Player, side: str, mode: str | None) -> None:
+def set_side(state: GameState, p: Player, side: str, mode: str | None) -> None:
+    """A side changes what was worked out from the sides (`GameState.roles_changed`)."""
     p.faction = side
+    state.roles_changed()
     p.extra["mode"] = mode
 
 
@@ -199,9 +201,9 @@ def close_first_night(spec: RulesetSpec, state: GameState, out: Messages) -> Non
         if p.role == "chooser" and p.faction == "chooser":
             if len(state.players) == 7:  # A9: random side, co-win
                 side = rng.choice(state, ["killers", "werewolves"])
-                set_side(p, side, "cowin")
+                set_side(state, p, side, "cowin")
             else:
-                set_side(p, "civilians", None)
+                set_side(state, p, "civilians", None)
             out.pm(p.name, spec.text("choice_subject"), spec.text("choice_default", side=side_text(spec, p)))
         if p.alive and not p.extra.get("order_set"):
             cards.set_order(p, cards.random_order(state, p))
