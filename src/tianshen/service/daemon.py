@@ -664,7 +664,7 @@ class Daemon:
         except ForumError as exc:
             log.warning("reading the GM's PMs failed, will retry: %s", exc)
             return {}, False, None
-        settled = True
+        dealt_with = True  # every PM handed out is stored, refused or not a game's, when this stays True
         self._tell_pm_gaps(records)
         settled = now - timedelta(minutes=10)
         mark = max((pm.id for pm in pms if pm.sent_at <= settled), default=after)
@@ -681,9 +681,9 @@ class Daemon:
                 if chosen[0].id in self.served:
                     routed.setdefault(chosen[0].id, []).append(_without_game_word(pm, chosen[0]))
                 else:
-                    settled = False  # another process's game
+                    dealt_with = False  # another process's game
             elif not games and waiting:
-                settled = False
+                dealt_with = False
                 continue  # his game is not dealt yet: read again after the deal (the mark trails)
             elif self.board_owned and pm.sent_at >= since:
                 ended = [g for g in played if g.status == "over"]
@@ -692,7 +692,7 @@ class Daemon:
                 self._refuse_isolated(pm, games, ended)
         if self.board_owned and mark is not None and str(mark) != marks[-1]:
             self.store.set_mark(self.board_row, "pm", str(mark))
-        self._pm_settled = settled
+        self._pm_settled = dealt_with
         return routed, True, mark
 
     def _resume_pm_topics(self) -> None:
