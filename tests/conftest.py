@@ -35,6 +35,27 @@ if WORKER and os.environ.get("COLUMNS") == "80":
 _WORKER_DB: tuple[str, str] | None = None  # (the server's admin URL, this worker's database)
 
 
+def _commands_once() -> None:
+    """typer's CliRunner builds the click command tree of the app again at every `invoke`
+    (about 0.18 s for tianshen's, more than most commands take): built once per app and per
+    set of registered commands, and the same tree used after."""
+    import typer.testing
+
+    build = typer.testing._get_command
+    built: dict[tuple[int, int, int], tuple[object, object]] = {}  # the app kept: its id is not reused
+
+    def once(app):  # app: typer.Typer
+        key = (id(app), len(app.registered_commands), len(app.registered_groups))
+        if key not in built or built[key][0] is not app:
+            built[key] = (app, build(app))
+        return built[key][1]
+
+    typer.testing._get_command = once
+
+
+_commands_once()
+
+
 def _create_worker_database() -> None:
     """This worker's own database on the PostgreSQL server; TIANSHEN_TEST_DATABASE_URL names it."""
     global PG_ADMIN_URL, _WORKER_DB

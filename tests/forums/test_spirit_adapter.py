@@ -222,6 +222,34 @@ def test_fetch_pms_does_not_reread_unchanged_topics(spirit_server: SpiritServer,
     forum.close()
 
 
+def test_a_restart_reads_only_the_private_topics_with_news(spirit_server: SpiritServer,
+                                                            players: SpiritPlayers) -> None:
+    """A new process given the last one's `pm_positions` reads only the topics that changed
+    since (not every private topic of the GM), from where the last one stopped, and hands out
+    only the PMs the last one had not."""
+    first = make_gm(spirit_server)
+    for sender in ("寒梅", "bob", "石榴"):  # players no other test here PMs with: topics of their own
+        players.pm(sender, GM, f"{sender}的第一条")
+        players.pm(sender, GM, f"{sender}的第二条")
+    first.fetch_pms(None)
+    positions = first.pm_positions()
+    first.close()
+    pk = players.pm("bob", GM, "重启后的新消息")
+    counter = Counter()
+    again = make_gm(spirit_server, client=counter.client)
+    again.resume_pms(positions)
+    counter.requests.clear()
+    assert [(p.id, p.text) for p in again.fetch_pms(None)] == [(pk, "重启后的新消息")]
+    topic_pages = {p for _, p in counter.requests if p != "/topic/private/"}
+    assert len(topic_pages) == 1 and len([p for _, p in counter.requests if p in topic_pages]) <= 2, counter.requests
+    # positions it cannot read: every topic is read again
+    cold = make_gm(spirit_server)
+    cold.resume_pms("not json")
+    assert pk in [p.id for p in cold.fetch_pms(None)] and len(cold.fetch_pms(None)) > 1
+    again.close()
+    cold.close()
+
+
 def test_pm_gm_to_player_one_topic_per_player(gm: SpiritForum, players: SpiritPlayers) -> None:
     gm.send_pm("铜铃", "你的身份", "你是**平民**。\n白天投票，夜里睡觉。", key())
     gm.send_pm("铜铃", "", "第二条私信", key())

@@ -241,6 +241,8 @@ class Daemon:
         self._heads: dict[int, GameRecord] = {}  # the games as read at the start of the tick (no states)
         self._scheduled: dict[str, datetime] = {}  # deadline job id -> the moment it was added for
         self._seats: dict[int, set[str]] = {}  # game id -> the names its players write from (config: fixed)
+        self._pm_topics: str | None = None  # the adapter's PM read positions as last kept (None: not resumed yet)
+        self._pm_settled = False  # every PM the last read handed out was folded, refused or is below the mark
         self.scheduler = StepFollowingScheduler(longest=max(config.run.poll_seconds, 0.05), timezone=UTC,
                                                 on_step=self._scheduled.clear)  # the jobs moved: set them again
         self._lock = threading.Lock()  # one tick at a time (deadline and poll jobs)
@@ -463,10 +465,14 @@ class Daemon:
         for game_id, served in self.served.items():
             self._guard(served, lambda s=served, g=game_id: self._start_if_due(s, now, self._heads[g]))
         routed, reachable, mark = self._read_pms(now, records)
+        advanced = set()
         for game_id, served in self.served.items():
             if served.driver.is_started():
-                self._guard(served, lambda s=served, g=game_id: self._advance(s, now, routed.get(g, []), reachable,
-                                                                              mark))
+                if self._guard(served, lambda s=served, g=game_id: self._advance(s, now, routed.get(g, []), reachable,
+                                                                                 mark)):
+                    advanced.add(game_id)
+        if self._pm_settled and routed.keys() <= advanced:
+            self._keep_pm_topics(routed)
         crash.point("before-send")
         self.flush()
         for served in self.served.values():  # issue 22 item 7: a window that opened late is extended
@@ -552,11 +558,12 @@ class Daemon:
             log.warning("setting the deadlines' jobs failed, the database: %s; they are set again at the next tick",
                         trouble[1])
 
-    def _guard(self, served: Served, work: Callable[[], object]) -> None:
+    def _guard(self, served: Served, work: Callable[[], object]) -> bool:
         """One game's failure never stops the others; the GM is told once per error.  The
-        database down stops the tick (every game is held alike)."""
+        database down stops the tick (every game is held alike).  False when it failed."""
         try:
             work()
+            return True
         except LoginRefused:
             raise
         except Exception as exc:
@@ -567,6 +574,7 @@ class Daemon:
             if text not in served.failures:
                 served.failures.add(text)
                 self._tell_gm(served.driver, f"天神处理{served.driver.name}时出错，将自动重试：{text}")
+            return False
 
     def _tell_gm(self, driver: GameDriver, text: str) -> None:
         if driver.gm_contact:
@@ -640,6 +648,7 @@ class Daemon:
 
     def _read_pms(self, now: datetime, records: list[GameRecord]) -> tuple[dict[int, list[ForumPm]], bool, int | None]:
         """New PMs, routed by sender to the games served here; the new PM mark."""
+        self._pm_settled = False
         ids = [g for g, s in self.served.items() if s.driver.is_started()]
         if not ids and not self.board_owned:
             return {}, True, None
@@ -647,6 +656,7 @@ class Daemon:
         if self.board_owned:
             marks.append(self.store.mark(self.board_row, "pm"))
         after = min((int(m) for m in marks if m), default=None) if all(marks) else None
+        self._resume_pm_topics()
         try:
             pms = self.forum.fetch_pms(after)
         except LoginRefused:
@@ -654,6 +664,7 @@ class Daemon:
         except ForumError as exc:
             log.warning("reading the GM's PMs failed, will retry: %s", exc)
             return {}, False, None
+        dealt_with = True  # every PM handed out is stored, refused or not a game's, when this stays True
         self._tell_pm_gaps(records)
         settled = now - timedelta(minutes=10)
         mark = max((pm.id for pm in pms if pm.sent_at <= settled), default=after)
@@ -669,7 +680,10 @@ class Daemon:
             if len(chosen) == 1:
                 if chosen[0].id in self.served:
                     routed.setdefault(chosen[0].id, []).append(_without_game_word(pm, chosen[0]))
+                else:
+                    dealt_with = False  # another process's game
             elif not games and waiting:
+                dealt_with = False
                 continue  # his game is not dealt yet: read again after the deal (the mark trails)
             elif self.board_owned and pm.sent_at >= since:
                 ended = [g for g in played if g.status == "over"]
@@ -678,7 +692,36 @@ class Daemon:
                 self._refuse_isolated(pm, games, ended)
         if self.board_owned and mark is not None and str(mark) != marks[-1]:
             self.store.set_mark(self.board_row, "pm", str(mark))
+        self._pm_settled = dealt_with
         return routed, True, mark
+
+    def _resume_pm_topics(self) -> None:
+        """Before the first read: the adapter is told how far the last process read the GM's
+        private topics (Spirit: `pm_positions`), so a restart reads only those with news."""
+        if self._pm_topics is not None or not self.board_owned:
+            return
+        self._pm_topics = self.store.mark(self.board_row, "pm_topics") or ""
+        resume = getattr(self.forum, "resume_pms", None)
+        if self._pm_topics and callable(resume):
+            resume(self._pm_topics)
+
+    def _keep_pm_topics(self, routed: dict[int, list[ForumPm]]) -> None:
+        """The adapter's read positions kept with the board once every PM it handed out was
+        dealt with (stored by its game or refused; not a game's; below the mark): what the
+        next process is not handed again.  A PM a game left for later (the deadline's grace,
+        the board unreadable) keeps the positions where they were."""
+        positions = getattr(self.forum, "pm_positions", None)
+        if not self.board_owned or self._pm_topics is None or not callable(positions):
+            return
+        value = positions()
+        if value == self._pm_topics:
+            return
+        for game_id, pms in routed.items():
+            stored, driver = self.store.inbound_keys(game_id), self.served[game_id].driver
+            if any(("pm", str(pm.id)) not in stored and driver.is_game_pm(pm) for pm in pms):
+                return
+        self.store.set_mark(self.board_row, "pm_topics", value)
+        self._pm_topics = value
 
     def _tell_pm_gaps(self, records: list[GameRecord]) -> None:
         """Issue 31 item 1: a PM conversation whose count the board never made agree with what

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -103,6 +104,29 @@ class SpiritForum:
 
     def fetch_pms(self, after_id: int | None) -> list[ForumPm]:
         return _received_pms(self._http, self._pm_cache, self.account, after_id)
+
+    def pm_positions(self) -> str:
+        """How far each private topic has been read (its listed comment count, the newest
+        comment read, the caller's mark then), for `resume_pms` after a restart.  The caller
+        keeps it only once it has dealt with every PM handed out so far."""
+        topics = {str(t): [c.count, c.read_upto, c.floor] for t, c in sorted(self._pm_cache.items())
+                  if c.count >= 0}
+        return json.dumps(topics, separators=(",", ":"))
+
+    def resume_pms(self, positions: str) -> None:
+        """Take back `pm_positions` of an earlier process: a topic whose comment count is
+        still the same is not read again, another only after its newest comment read then;
+        PMs read then are not handed out again.  A later call with a lower mark than a
+        topic's reads it afresh."""
+        try:
+            topics = json.loads(positions)
+            restored = {int(t): _PmTopic(floor=int(f), count=int(n), read_upto=int(u))
+                        for t, (n, u, f) in topics.items()}
+        except (ValueError, TypeError, AttributeError):
+            log.warning("the stored private-topic positions are unreadable; every private topic is read again")
+            return
+        for topic_id, entry in restored.items():
+            self._pm_cache.setdefault(topic_id, entry)
 
     def send_pm(self, to: str, subject: str, body: str, key: str) -> None:
         if key in self._done:
