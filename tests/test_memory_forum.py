@@ -309,3 +309,23 @@ def test_flood_control_off_by_default(board: MemoryBoard, gm: MemoryForum) -> No
     for i in range(5):
         gm.reply(tid, str(i), key=f"r{i}")
     assert len(board.thread_posts(tid)) == 6
+
+
+def test_a_read_hands_out_the_views_it_made_until_the_post_changes(board: MemoryBoard, gm: MemoryForum,
+                                                                    clock: Clock) -> None:
+    """Issue 37: a read does not build (and clean) every post's view again; an edit, or a
+    post changed in place, shows at once."""
+    tid = board.new_thread("alice", "vote", "opening")
+    pid = board.post("bob", tid, "投 carol")
+    first = gm.read_thread(tid, None)
+    again = gm.read_thread(tid, None)
+    assert [p is q for p, q in zip(first, again, strict=True)] == [True, True]
+    assert gm.read_thread(tid, first[0].id) == [first[1]]  # after an id: only the later posts
+    clock.advance(60)
+    board.edit(pid, "bob", "投 dave")
+    edited = gm.read_thread(tid, None)[1]
+    assert edited is not first[1] and (edited.text, edited.edited, edited.original_text) == ("投 dave", True, "投 carol")
+    board.get_post(pid).text = "投 erin\x00"  # changed in place: still shown, and cleaned
+    assert gm.read_thread(tid, pid - 1)[0].text == "投 erin"
+    pm = board.pm("bob", GM, "查验 carol")
+    assert gm.fetch_pms(None)[0] is gm.fetch_pms(None)[0] and gm.fetch_pms(None)[0].id == pm

@@ -46,10 +46,16 @@ class StoredPost:
     position: int  # 1 = the opening post
     history: list[tuple[datetime, str]] = field(default_factory=list)  # (edit time, new text)
     edited: bool = False
+    _view: tuple[tuple[object, ...], ForumPost] | None = field(default=None, repr=False, compare=False)
 
     def view(self) -> ForumPost:
-        return ForumPost(self.id, self.thread_id, self.author, self.posted_at, self.text,
-                         self.edited, self.position, self.original_text if self.edited else None)
+        """The post as a read shows it; made again only when the post changed since (a
+        view is frozen, so every read may hand out the same one)."""
+        fields = (self.id, self.thread_id, self.author, self.posted_at, self.text, self.edited, self.position,
+                  self.original_text if self.edited else None)
+        if self._view is None or self._view[0] != fields:
+            self._view = (fields, ForumPost(*fields))  # type: ignore[arg-type]
+        return self._view[1]
 
 
 @dataclass
@@ -61,9 +67,14 @@ class StoredPm:
     subject: str
     text: str
     read: bool = False
+    _view: tuple[tuple[object, ...], ForumPm] | None = field(default=None, repr=False, compare=False)
 
     def view(self) -> ForumPm:
-        return ForumPm(self.id, self.sender, self.sent_at, self.subject, self.text)
+        """The PM as a read shows it, made again only when it changed since (see `StoredPost.view`)."""
+        fields = (self.id, self.sender, self.sent_at, self.subject, self.text)
+        if self._view is None or self._view[0] != fields:
+            self._view = (fields, ForumPm(*fields))  # type: ignore[arg-type]
+        return self._view[1]
 
 
 @dataclass
@@ -162,8 +173,10 @@ class MemoryBoard:
     def unread(self, user: str) -> int:
         return sum(1 for pm in self._pms.values() if pm.recipient == user and not pm.read)
 
-    def thread_posts(self, thread_id: str) -> list[ForumPost]:
-        return [self._posts[i].view() for i in self._thread(thread_id).post_ids]
+    def thread_posts(self, thread_id: str, after_id: int | None = None) -> list[ForumPost]:
+        """The thread's posts (those with an id above `after_id`), oldest first."""
+        ids = self._thread(thread_id).post_ids
+        return [self._posts[i].view() for i in ids if after_id is None or i > after_id]
 
     def thread_title(self, thread_id: str) -> str:
         return self._thread(thread_id).title
@@ -324,8 +337,7 @@ class MemoryForum:
         self._require_login()
 
         def read() -> list[ForumPost]:
-            posts = self.board.thread_posts(thread_id)
-            return [p for p in posts if after_id is None or p.id > after_id]
+            return self.board.thread_posts(thread_id, after_id)
 
         return self.board._gm_call("read_thread", None, read)
 
