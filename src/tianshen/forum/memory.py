@@ -33,6 +33,7 @@ from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, W
 Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "board_posts", "any"]
 _WRITES = ("reply", "send_pm", "create_thread")
 T = TypeVar("T")
+S = TypeVar("S")
 
 
 @dataclass
@@ -119,6 +120,8 @@ class MemoryBoard:
 
     def now(self) -> datetime:
         t = self.clock()
+        if t.tzinfo is UTC:
+            return t
         if t.tzinfo is None:
             raise ValueError("the board's clock must return timezone-aware datetimes")
         return t.astimezone(UTC)
@@ -186,8 +189,8 @@ class MemoryBoard:
 
     def activity(self, after_post: int = 0, after_pm: int = 0) -> list[StoredPost | StoredPm]:
         """Every post and PM after the given ids, in the order they were written."""
-        items: list[StoredPost | StoredPm] = [p for i, p in self._posts.items() if i > after_post]
-        items += [m for i, m in self._pms.items() if i > after_pm]
+        items: list[StoredPost | StoredPm] = [*_after(self._posts, after_post)]
+        items += _after(self._pms, after_pm)
         return sorted(items, key=lambda x: (x.posted_at if isinstance(x, StoredPost) else x.sent_at,
                                             isinstance(x, StoredPm), x.id))
 
@@ -277,6 +280,19 @@ class MemoryBoard:
             raise ForumError(f"flood control: wait {math.ceil(self.flood_interval_s - waited)} s")
 
 
+def _after(items: dict[int, S], after_id: int) -> list[S]:
+    """The values of `items` whose ids are above `after_id`, in id order: the board gives
+    ids in increasing order and keeps its items in the order it gave them, so only the
+    newest are looked at."""
+    newer: list[S] = []
+    for i in reversed(items):
+        if i <= after_id:
+            break
+        newer.append(items[i])
+    newer.reverse()
+    return newer
+
+
 def _same(a: str, b: str) -> bool:
     return "".join(a.split()) == "".join(b.split())
 
@@ -324,8 +340,8 @@ class MemoryForum:
             now = self.board.now()
             shown_until = now - self.board.pm_lag
             this_second = now.replace(microsecond=0)
-            mine = [pm for pm in self.board._pms.values()
-                    if pm.recipient == self.account and (after_id is None or pm.id > after_id)
+            mine = [pm for pm in (self.board._pms.values() if after_id is None else _after(self.board._pms, after_id))
+                    if pm.recipient == self.account
                     and pm.sent_at <= shown_until and not (self.board.pm_same_second and pm.sent_at >= this_second)]
             for pm in mine:
                 pm.read = True

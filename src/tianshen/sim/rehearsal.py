@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from tianshen.core.clock import show
 from tianshen.core.model import GameState
@@ -68,6 +69,7 @@ class Transcript:
                 self.printer(text)
 
 
+@lru_cache(maxsize=256)  # a virtual clock stamps many posts and PMs with the same time
 def _t(t: datetime) -> str:
     return show(t)  # a rehearsal's game is in the default zone (core.clock, issue 23 item 1)
 
