@@ -109,7 +109,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     # else the database holds
     driver = GameDriver.create(store, forum, name, variant, setup, alone=True)
     driver.trust_cache = True  # the rehearsal's own game: no one else writes it, its state is not read again
-    sims = sims_for(spec.ruleset, board, forum.account, seed)
+    sims = sims_for(spec.ruleset, board, forum.account, seed, spec=driver.ruleset.spec)  # not loaded again
     for _ in range(MAX_STEPS):
         transcript.catch_up()
         state = driver.state()
