@@ -1,7 +1,9 @@
 """Benchmark: whole rehearsals per variant beside the pure engine, in the same run (issues
 26 and 37) — CPU per game of a rehearsal (the driver, the store, the memory board) and of
 the engine alone (`sim.montecarlo.Game`: the same variant and seeds folded in place, no
-store), their ratio, statements and transactions a rehearsal, engine steps per second, and
+store), their ratio (and the ratio of their medians, `med`: a full collection of Python's
+GC, tens of ms, lands in one game of either kind and moves the ratio of the sums by a
+fifth), statements and transactions a rehearsal, engine steps per second, and
 the peak memory of one more rehearsal (traced apart: tracemalloc slows what it traces).
 The statements are counted on the same games played once more, not on the timed ones: the
 counting listeners (the engine's cursor events) cost about a twentieth of a rehearsal.
@@ -16,6 +18,7 @@ Without a URL each variant plays in a new SQLite file; a PostgreSQL URL is used 
 
 from __future__ import annotations
 
+import statistics
 import sys
 import tempfile
 import time
@@ -73,15 +76,19 @@ def one_variant(variant: str, players: int | None, games: int, url: str) -> str:
     rehearse(variant, 0, url, store=store, players=players, name=f"warm-{name}")  # imports, statement caches
     engine_game(variant, players, 0)
     engine = cpu = elapsed = 0.0
+    engine_ms: list[float] = []
+    rehearsal_ms: list[float] = []
     statements = transactions = 0
     winners: dict[str, int] = {}
     ids: list[int] = []
     for seed in range(1, games + 1):  # turn about, so the load of a shared machine weighs on both alike
-        engine += engine_game(variant, players, seed)
+        engine_ms.append(engine_game(variant, players, seed))
+        engine += engine_ms[-1]
         with counts.paused():  # the timed rehearsal runs without the counting listeners
             t0, cpu0 = time.perf_counter(), time.process_time()
             result = rehearse(variant, seed, url, store=store, players=players, name=f"{name}-{seed}")
-            elapsed, cpu = elapsed + time.perf_counter() - t0, cpu + time.process_time() - cpu0
+            rehearsal_ms.append(time.process_time() - cpu0)
+            elapsed, cpu = elapsed + time.perf_counter() - t0, cpu + rehearsal_ms[-1]
         ids.append(result.game_id)
         winners[result.winner or "none"] = winners.get(result.winner or "none", 0) + 1
     for seed in range(1, games + 1):  # the same games again, their statements counted
@@ -96,12 +103,12 @@ def one_variant(variant: str, players: int | None, games: int, url: str) -> str:
     store.close()
     label = f"{variant}/{players}p" if players else variant
     return (f"{label:<16} {games:>5} {cpu / games * 1000:>7.1f} {engine / games * 1000:>7.1f} {cpu / engine:>6.1f} "
-            f"{steps / elapsed:>8.0f} {statements / games:>6.0f} {transactions / games:>5.0f} "
+            f"{statistics.median(rehearsal_ms) / statistics.median(engine_ms):>5.1f} {steps / elapsed:>8.0f} {statements / games:>6.0f} {transactions / games:>5.0f} "
             f"{peak / 2**20:>9.1f}  {winners}")
 
 
 def main(games: int, url: str | None) -> None:
-    print(f"{'variant':<16} {'games':>5} {'CPU ms':>7} {'engine':>7} {'ratio':>6} {'steps/s':>8} {'stmts':>6} "
+    print(f"{'variant':<16} {'games':>5} {'CPU ms':>7} {'engine':>7} {'ratio':>6} {'med':>5} {'steps/s':>8} {'stmts':>6} "
           f"{'tx':>5} {'peak MiB':>9}  winners")
     for variant, players in VARIANTS:
         with tempfile.TemporaryDirectory() as tmp:

@@ -8,12 +8,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from tianshen.core.fold import fold, steps
 from tianshen.core.model import GameState, PmIn
-from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.core.ruleset import GameSetup, Ruleset, Seat
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.rules import load_ruleset
 from tianshen.service.driver import GameDriver
@@ -386,6 +387,29 @@ def test_rehearsals_end_with_the_right_winner_and_no_duplicates(db_url: str, var
         inbound = store.inbound(result.game_id)
         assert len({(i.source, i.forum_id) for i in inbound}) == len(inbound)
         store.close()
+
+
+def test_a_rehearsal_builds_its_ruleset_once_and_its_players_read_its_spec(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: `create` hands the driver the ruleset its sign-up built and dealt with (not
+    built again), and the simulated players read the game's spec from it (not loaded again)."""
+    import tianshen.service.driver as driver_module
+    import tianshen.sim.classic as classic_sims
+
+    built: list[str] = []
+    real = driver_module.game_ruleset
+
+    def counted(ruleset: str, config: dict[str, object]) -> Ruleset:
+        built.append(ruleset)
+        return real(ruleset, config)
+
+    def not_again(variant: str) -> None:
+        raise AssertionError(f"the simulated players loaded {variant} again")
+
+    monkeypatch.setattr(driver_module, "game_ruleset", counted)
+    monkeypatch.setattr(classic_sims, "shared_spec", not_again)
+    result = rehearse("classic_8", 1, f"sqlite:///{tmp_path / 'r.db'}")
+    assert built == ["classic_8"] and result.winner in ("civilians", "killers")
 
 
 @pytest.mark.parametrize("variant", ["classic_8", "classic_10", "classic_13"])

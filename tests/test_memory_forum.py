@@ -309,3 +309,48 @@ def test_flood_control_off_by_default(board: MemoryBoard, gm: MemoryForum) -> No
     for i in range(5):
         gm.reply(tid, str(i), key=f"r{i}")
     assert len(board.thread_posts(tid)) == 6
+
+
+def test_a_read_hands_out_the_views_it_made_until_the_post_changes(board: MemoryBoard, gm: MemoryForum,
+                                                                    clock: Clock) -> None:
+    """Issue 37: a read does not build (and clean) every post's view again; an edit, or a
+    post changed in place, shows at once."""
+    tid = board.new_thread("alice", "vote", "opening")
+    pid = board.post("bob", tid, "投 carol")
+    first = gm.read_thread(tid, None)
+    again = gm.read_thread(tid, None)
+    assert [p is q for p, q in zip(first, again, strict=True)] == [True, True]
+    assert gm.read_thread(tid, first[0].id) == [first[1]]  # after an id: only the later posts
+    clock.advance(60)
+    board.edit(pid, "bob", "投 dave")
+    edited = gm.read_thread(tid, None)[1]
+    assert edited is not first[1] and (edited.text, edited.edited, edited.original_text) == ("投 dave", True, "投 carol")
+    board.get_post(pid).text = "投 erin\x00"  # changed in place: still shown, and cleaned
+    assert gm.read_thread(tid, pid - 1)[0].text == "投 erin"
+    pm = board.pm("bob", GM, "查验 carol")
+    assert gm.fetch_pms(None)[0] is gm.fetch_pms(None)[0] and gm.fetch_pms(None)[0].id == pm
+
+
+class _Untouchable:
+    """Stands for an old item: any look at it fails the test."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"an old item was read ({name})")
+
+
+def test_reads_after_an_id_look_only_at_the_newer_items(board: MemoryBoard, gm: MemoryForum, clock: Clock) -> None:
+    """Issue 37: a read after an id (the GM's PMs, a transcript's catch-up) does not walk
+    the whole board, only what came after it, still in order."""
+    tid = board.new_thread("alice", "vote", "opening")
+    old_pm = board.pm("bob", GM, "旧")
+    old_post = board.post("bob", tid, "旧帖")
+    board._pms[old_pm] = _Untouchable()  # type: ignore[assignment]
+    board._posts[old_post] = _Untouchable()  # type: ignore[assignment]
+    clock.advance(60)
+    a = board.pm("carol", GM, "新一")
+    board.pm("carol", "dave", "不是给天神的")
+    b = board.pm("erin", GM, "新二")
+    p = board.post("carol", tid, "新帖")
+    assert [pm.id for pm in gm.fetch_pms(old_pm)] == [a, b]
+    assert [(type(x).__name__, x.id) for x in board.activity(old_post, old_pm)] == \
+        [("StoredPost", p), ("StoredPm", a), ("StoredPm", a + 1), ("StoredPm", b)]

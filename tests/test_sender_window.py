@@ -108,3 +108,32 @@ def test_the_look_back_starts_a_whole_minute_before_the_first_try() -> None:
     assert look_back_from(since) == datetime(2026, 5, 1, 12, 4, tzinfo=UTC)
     assert look_back_from(since.replace(second=0, microsecond=0)) == datetime(2026, 5, 1, 12, 4, tzinfo=UTC)
     assert Write("pm", "k", "x").since is None
+
+
+def test_a_text_sent_to_several_players_is_rendered_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: receipts repeat; the sender renders each text once (rendering is pure) and
+    every copy still goes out as rendered."""
+    import tianshen.service.sender as sender_module
+
+    rendered: list[str] = []
+    real = sender_module.render_parts
+
+    def counted(body: str, markup: str, max_chars: int | None) -> list[str]:
+        rendered.append(body)
+        return real(body, markup, max_chars)
+
+    monkeypatch.setattr(sender_module, "render_parts", counted)
+    board = MemoryBoard(lambda: datetime.now(UTC))
+    forum = board.gm()
+    forum.login()
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    store.upgrade()
+    game = store.create_game(name="g", ruleset="classic_8", seed=1, config={}, state_json="{}",
+                             phase_label="night 1", deadline_at=None, players=[], at=datetime.now(UTC))
+    body = f"已收到：\n✔ 祈祷 **{tmp_path.name}**"  # a text no earlier test rendered
+    store.add_outbox(game, [OutboxItem(kind="pm", target=name, body=body, subject="回执") for name in ("白狐", "青竹")])
+    sender = OutboxSender(store, forum, "me")
+    assert sender.send(store.pending_outbox(game)) == 2
+    assert rendered == [body]
+    assert [m.text for m in board.inbox("白狐") + board.inbox("青竹")] == [f"已收到：\n✔ 祈祷 [b]{tmp_path.name}[/b]"] * 2
+    store.close()

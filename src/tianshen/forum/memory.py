@@ -33,6 +33,7 @@ from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, W
 Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "board_posts", "any"]
 _WRITES = ("reply", "send_pm", "create_thread")
 T = TypeVar("T")
+S = TypeVar("S")
 
 
 @dataclass
@@ -46,10 +47,16 @@ class StoredPost:
     position: int  # 1 = the opening post
     history: list[tuple[datetime, str]] = field(default_factory=list)  # (edit time, new text)
     edited: bool = False
+    _view: tuple[tuple[object, ...], ForumPost] | None = field(default=None, repr=False, compare=False)
 
     def view(self) -> ForumPost:
-        return ForumPost(self.id, self.thread_id, self.author, self.posted_at, self.text,
-                         self.edited, self.position, self.original_text if self.edited else None)
+        """The post as a read shows it; made again only when the post changed since (a
+        view is frozen, so every read may hand out the same one)."""
+        fields = (self.id, self.thread_id, self.author, self.posted_at, self.text, self.edited, self.position,
+                  self.original_text if self.edited else None)
+        if self._view is None or self._view[0] != fields:
+            self._view = (fields, ForumPost(*fields))  # type: ignore[arg-type]
+        return self._view[1]
 
 
 @dataclass
@@ -61,9 +68,14 @@ class StoredPm:
     subject: str
     text: str
     read: bool = False
+    _view: tuple[tuple[object, ...], ForumPm] | None = field(default=None, repr=False, compare=False)
 
     def view(self) -> ForumPm:
-        return ForumPm(self.id, self.sender, self.sent_at, self.subject, self.text)
+        """The PM as a read shows it, made again only when it changed since (see `StoredPost.view`)."""
+        fields = (self.id, self.sender, self.sent_at, self.subject, self.text)
+        if self._view is None or self._view[0] != fields:
+            self._view = (fields, ForumPm(*fields))  # type: ignore[arg-type]
+        return self._view[1]
 
 
 @dataclass
@@ -108,6 +120,8 @@ class MemoryBoard:
 
     def now(self) -> datetime:
         t = self.clock()
+        if t.tzinfo is UTC:
+            return t
         if t.tzinfo is None:
             raise ValueError("the board's clock must return timezone-aware datetimes")
         return t.astimezone(UTC)
@@ -162,8 +176,10 @@ class MemoryBoard:
     def unread(self, user: str) -> int:
         return sum(1 for pm in self._pms.values() if pm.recipient == user and not pm.read)
 
-    def thread_posts(self, thread_id: str) -> list[ForumPost]:
-        return [self._posts[i].view() for i in self._thread(thread_id).post_ids]
+    def thread_posts(self, thread_id: str, after_id: int | None = None) -> list[ForumPost]:
+        """The thread's posts (those with an id above `after_id`), oldest first."""
+        ids = self._thread(thread_id).post_ids
+        return [self._posts[i].view() for i in ids if after_id is None or i > after_id]
 
     def thread_title(self, thread_id: str) -> str:
         return self._thread(thread_id).title
@@ -173,8 +189,8 @@ class MemoryBoard:
 
     def activity(self, after_post: int = 0, after_pm: int = 0) -> list[StoredPost | StoredPm]:
         """Every post and PM after the given ids, in the order they were written."""
-        items: list[StoredPost | StoredPm] = [p for i, p in self._posts.items() if i > after_post]
-        items += [m for i, m in self._pms.items() if i > after_pm]
+        items: list[StoredPost | StoredPm] = [*_after(self._posts, after_post)]
+        items += _after(self._pms, after_pm)
         return sorted(items, key=lambda x: (x.posted_at if isinstance(x, StoredPost) else x.sent_at,
                                             isinstance(x, StoredPm), x.id))
 
@@ -264,6 +280,19 @@ class MemoryBoard:
             raise ForumError(f"flood control: wait {math.ceil(self.flood_interval_s - waited)} s")
 
 
+def _after(items: dict[int, S], after_id: int) -> list[S]:
+    """The values of `items` whose ids are above `after_id`, in id order: the board gives
+    ids in increasing order and keeps its items in the order it gave them, so only the
+    newest are looked at."""
+    newer: list[S] = []
+    for i in reversed(items):
+        if i <= after_id:
+            break
+        newer.append(items[i])
+    newer.reverse()
+    return newer
+
+
 def _same(a: str, b: str) -> bool:
     return "".join(a.split()) == "".join(b.split())
 
@@ -311,8 +340,8 @@ class MemoryForum:
             now = self.board.now()
             shown_until = now - self.board.pm_lag
             this_second = now.replace(microsecond=0)
-            mine = [pm for pm in self.board._pms.values()
-                    if pm.recipient == self.account and (after_id is None or pm.id > after_id)
+            mine = [pm for pm in (self.board._pms.values() if after_id is None else _after(self.board._pms, after_id))
+                    if pm.recipient == self.account
                     and pm.sent_at <= shown_until and not (self.board.pm_same_second and pm.sent_at >= this_second)]
             for pm in mine:
                 pm.read = True
@@ -324,8 +353,7 @@ class MemoryForum:
         self._require_login()
 
         def read() -> list[ForumPost]:
-            posts = self.board.thread_posts(thread_id)
-            return [p for p in posts if after_id is None or p.id > after_id]
+            return self.board.thread_posts(thread_id, after_id)
 
         return self.board._gm_call("read_thread", None, read)
 

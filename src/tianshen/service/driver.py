@@ -46,8 +46,9 @@ def default_owner() -> str:
 class GameDriver:
     def __init__(self, store: Store, forum: Forum, game_id: int, on_step: StepHook | None = None,
                  owner: str | None = None, sender: OutboxSender | None = None,
-                 record: GameRecord | None = None) -> None:
-        """`record`: the game's row as its sign-up just wrote it (`create`), not read back."""
+                 record: GameRecord | None = None, ruleset: Ruleset | None = None) -> None:
+        """`record`: the game's row as its sign-up just wrote it (`create`), not read back;
+        `ruleset`: the one that sign-up built from that row's ruleset and config (not again)."""
         self.store, self.forum, self.game_id = store, forum, game_id
         record = record or store.load_game(game_id)
         self.name = record.name
@@ -60,7 +61,7 @@ class GameDriver:
         events = store.events(game_id, limit=1) if record.step_seq else []
         if events and events[0].kind == "setup":  # started, perhaps earlier than planned
             self._game_start = GameSetup.model_validate_json(events[0].payload_json).start
-        self.ruleset: Ruleset = game_ruleset(record.ruleset, record.config)  # see register
+        self.ruleset: Ruleset = ruleset or game_ruleset(record.ruleset, record.config)  # see register
         options = self.ruleset.spec.options
         self.watch_board = bool(options.get("analysis_quota") or options.get("watch_board"))
         self.on_step = on_step
@@ -104,8 +105,8 @@ class GameDriver:
                on_step: StepHook | None = None, alone: bool = False) -> GameDriver:
         """Sign the game up and start it at once (`alone`: see `self.alone`)."""
         signed: list[GameRecord] = []
-        game_id, dealt = cls._register(store, name, variant, setup, signed=signed)
-        driver = cls(store, forum, game_id, on_step, record=signed[0])
+        game_id, dealt, ruleset = cls._register(store, name, variant, setup, signed=signed)
+        driver = cls(store, forum, game_id, on_step, record=signed[0], ruleset=ruleset)
         driver.alone = alone
         # a game signed up and dealt here has no inputs, threads nor marks yet: not read back
         driver._seen, driver._texts = set(), {}
@@ -128,9 +129,10 @@ class GameDriver:
     @staticmethod
     def _register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "",
                   signed_up_at: datetime | None = None, signed: list[GameRecord] | None = None
-                  ) -> tuple[int, Outcome]:
-        """`register`, and the deal it tried (the same `start` would make: setup and seed
-        alike); the game's row as written goes into `signed` when given."""
+                  ) -> tuple[int, Outcome, Ruleset]:
+        """`register`, the deal it tried (the same `start` would make: setup and seed
+        alike) and the ruleset it tried it with (the game's: its id and config as stored);
+        the game's row as written goes into `signed` when given."""
         from tianshen.core.rng import new_salt
         from tianshen.specs import game_file, shared_spec
 
@@ -143,7 +145,8 @@ class GameDriver:
         if signed_up_at is not None:
             config["signed_up_at"] = signed_up_at.isoformat()
         # the ruleset the game's driver will have (its GM account's name in the texts): its deal
-        dealt = game_ruleset(spec.id, config).setup(setup)
+        ruleset = game_ruleset(spec.id, config)
+        dealt = ruleset.setup(setup)
         game_id = store.create_game(
             name=name, ruleset=spec.id, seed=setup.seed, config=config,
             state_json="{}", phase_label="setup", deadline_at=setup.start, players=[], at=setup.start,
@@ -153,7 +156,7 @@ class GameDriver:
             signed.append(GameRecord(id=game_id, name=name, ruleset=spec.id, seed=setup.seed, status="new",
                                      phase_label="setup", deadline_at=setup.start, winner=None, state_json="{}",
                                      config=json.loads(json.dumps(config)), board=board, step_seq=0))
-        return game_id, dealt
+        return game_id, dealt, ruleset
 
     def is_started(self) -> bool:
         if self._cached is not None:  # a game once dealt stays dealt

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from tianshen.forum.base import Forum, ForumError, LoginRefused, Undeliverable, Write, look_back_from
 from tianshen.forum.render import render_parts
@@ -51,6 +52,13 @@ def in_queue_order(rows: Sequence[OutboxRecord]) -> list[OutboxRecord]:
     posts = sorted((r for r in rows if r.kind == "post"), key=lambda r: r.id)
     cut = next((i for i, r in enumerate(pms) if is_reply(r)), len(pms))
     return pms[:cut] + posts + pms[cut:]
+
+
+@lru_cache(maxsize=512)
+def _rendered(body: str, markup: str, max_chars: int | None) -> tuple[str, ...]:
+    """`render_parts`, once per text: receipts repeat (the same 已收到 to several players,
+    night after night), and rendering is pure."""
+    return tuple(render_parts(body, markup, max_chars))
 
 
 class OutboxSender:
@@ -123,7 +131,7 @@ class OutboxSender:
                                                        body=body)])
 
     def _send_row(self, row: OutboxRecord, remembers: bool, batch: list[SentPart]) -> bool:
-        parts = render_parts(row.body, self.forum.markup, self.forum.max_post_chars)
+        parts = _rendered(row.body, self.forum.markup, self.forum.max_post_chars)
         keys = [row.key] + [f"{row.key}#{i}" for i in range(2, len(parts) + 1)]
         ref = row.forum_ref or ""
         for i in range(row.parts_done, len(parts)):
@@ -187,7 +195,7 @@ class OutboxSender:
         except ForumError:
             return None
 
-    def _write(self, row: OutboxRecord, i: int, parts: list[str], key: str) -> Write:
+    def _write(self, row: OutboxRecord, i: int, parts: Sequence[str], key: str) -> Write:
         if row.kind == "pm":
             subject = row.subject or ""
             if len(parts) > 1:

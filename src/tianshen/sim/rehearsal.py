@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from tianshen.core.clock import show
 from tianshen.core.model import GameState
@@ -68,6 +69,7 @@ class Transcript:
                 self.printer(text)
 
 
+@lru_cache(maxsize=256)  # a virtual clock stamps many posts and PMs with the same time
 def _t(t: datetime) -> str:
     return show(t)  # a rehearsal's game is in the default zone (core.clock, issue 23 item 1)
 
@@ -107,7 +109,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     # else the database holds
     driver = GameDriver.create(store, forum, name, variant, setup, alone=True)
     driver.trust_cache = True  # the rehearsal's own game: no one else writes it, its state is not read again
-    sims = sims_for(spec.ruleset, board, forum.account, seed)
+    sims = sims_for(spec.ruleset, board, forum.account, seed, spec=driver.ruleset.spec)  # not loaded again
     for _ in range(MAX_STEPS):
         transcript.catch_up()
         state = driver.state()
