@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy as _copy
 import json
+import operator
+import threading
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Literal
@@ -46,15 +48,22 @@ class Player(_Plain):
     def __init__(self, *, name: str, forum_name: str, seat: int, role: str = "", faction: str = "",
                  alive: bool = True, died_in: str | None = None, death_cause: str | None = None,
                  extra: dict[str, Any] | None = None) -> None:
-        self.name = name
-        self.forum_name = forum_name  # the player's own forum account: gets the role PM at the start
-        self.seat = seat
-        self.role = role
-        self.faction = faction
-        self.alive = alive
-        self.died_in = died_in  # phase label of the announcement, e.g. "night 2"
-        self.death_cause = death_cause
-        self.extra = {} if extra is None else extra  # ruleset-specific fields
+        # the instance dict at once, not through `__setattr__`
+        _set(self, "__dict__", {
+            "name": name,
+            "forum_name": forum_name,  # the player's own forum account: gets the role PM at the start
+            "seat": seat, "role": role, "faction": faction, "alive": alive,
+            "died_in": died_in,  # phase label of the announcement, e.g. "night 2"
+            "death_cause": death_cause,
+            "extra": {} if extra is None else extra})  # ruleset-specific fields
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # while `Ruleset.apply` shares this player with the state it was given (`SharedPlayers`),
+        # the value written over is kept to be put back
+        log = getattr(_writes, "log", None)
+        if log is not None:
+            log.append((self, name, self.__dict__.get(name, _UNSET)))
+        self.__dict__[name] = value
 
     @property
     def label(self) -> str:
@@ -200,23 +209,18 @@ class GameState(_Plain):
     def alive(self) -> list[Player]:
         return [p for p in self.players if p.alive]
 
-    def copy(self) -> GameState:
+    def copy(self, *, players: bool = True) -> GameState:
         """A copy to fold into while this state stays as it is: the players and the phase
         rebuilt, and `data` and each `Player.extra` a `SharedDict`, whose values are copied
         the first time the copy reads them (issue 37: a step copies what it touches, not the
         whole state).  So this state must not change while the copy is in use: `apply`
         never changes the state it was given, and a rule's trial copy is read and dropped
-        before its own state moves on."""
+        before its own state moves on.  `players=False`: no players yet (`SharedPlayers`)."""
         new = _new(GameState)
         new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
             self.ruleset, self.variant, self.seed, self.salt, self.rng_draws)
-        players = new.players = []
-        for p in self.players:  # Player.copy, inline: ten players a step
-            fields = p.__dict__.copy()
-            fields["extra"] = SharedDict(fields["extra"]) if fields["extra"] else {}
-            player = _new(Player)
-            _set(player, "__dict__", fields)
-            players.append(player)
+        if players:  # (not for `SharedPlayers`, which sets them)
+            new.players = [p.copy() for p in self.players]
         new.phase = self.phase.copy()
         new.winner, new.zone = self.winner, self.zone
         new.data = SharedDict(self.data)
@@ -258,6 +262,71 @@ class GameState(_Plain):
 
 _new = object.__new__
 _set = object.__setattr__
+_UNSET = object()
+_extra = operator.attrgetter("extra")
+_writes = threading.local()  # `log`: the player writes of the `SharedPlayers` open on this thread
+
+
+class SharedPlayers:
+    """`Ruleset.apply`'s copy of a state, its players shared (issue 37: copying ten players
+    was most of the copy).  `state` is `copy()` but for the players without `extra`: the
+    very objects of the original, written in place while the input is folded, each write's
+    old value logged (`Player.__setattr__`, this thread only); `settle` then gives the new
+    state its own copy of each player written (or whose empty `extra` was filled) and puts
+    the original's back, `undo` (a failed fold) puts them back only.  So between two
+    `apply`s a player may belong to several states: a state `apply` returned is changed
+    only by `apply` (or by whoever holds no older state: `apply_in_place`)."""
+
+    __slots__ = ("state", "shared", "log", "outer")
+
+    def __init__(self, original: GameState) -> None:
+        self.state = new = original.copy(players=False)
+        players = original.players
+        if any(map(_extra, players)):
+            new.players = [p.copy() if p.extra else p for p in players]
+            self.shared = [p for p in players if not p.extra]
+        else:  # (mostly) none has `extra`: all shared
+            new.players = players[:]
+            self.shared = players  # the original's list, which the fold does not reach
+        self.log: list[tuple[Player, str, Any]] = []
+        self.outer = getattr(_writes, "log", None)
+        _writes.log = self.log
+
+    def settle(self, state: GameState) -> None:
+        """The fold went through: `state` (the outcome's) gets its own copy of every shared
+        player the fold changed."""
+        _writes.log = self.outer
+        if not self.log and not any(map(_extra, self.shared)):
+            return  # (mostly) no player written
+        shared = {id(p) for p in self.shared}
+        written = {id(p) for p, _, _ in self.log}
+        players = state.players
+        for i, p in enumerate(players):
+            if id(p) in shared and (p.extra or id(p) in written):
+                fields = p.__dict__.copy()
+                if not fields["extra"]:
+                    fields["extra"] = {}  # not the original's (empty) dict
+                own = players[i] = _new(Player)
+                _set(own, "__dict__", fields)
+        self._put_back()
+
+    def undo(self) -> None:
+        """The fold failed: the shared players as they were."""
+        _writes.log = self.outer
+        self._put_back()
+
+    def _put_back(self) -> None:
+        shared = {id(p) for p in self.shared}
+        for p, name, old in reversed(self.log):
+            if id(p) in shared:
+                if old is _UNSET:
+                    del p.__dict__[name]
+                else:
+                    p.__dict__[name] = old
+        for p in self.shared:
+            if p.extra:  # was empty: filled by the fold, now the new state's (or dropped)
+                p.__dict__["extra"] = {}
+
 
 
 def _json_default(value: Any) -> Any:
