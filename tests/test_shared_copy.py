@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tianshen.core.model import DeadlineIn, GameState, Player, PmIn, SharedDict
+from tianshen.core.model import DeadlineIn, GameState, Player, PmIn, SharedDict, peek, put
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game
 
@@ -140,3 +140,26 @@ def test_apply_shares_the_players_it_does_not_write_and_no_write_reaches_the_ori
     assert newer.players[0].death_cause == "test" and newer.players[4].alive is True
     newer.players[1].extra["mark"].append(2)  # the copy made for `new` is not `newer`'s
     assert new.model_dump_json() == middle
+
+
+def test_put_copies_only_the_dicts_on_its_way_and_nothing_shared_is_written_after() -> None:
+    """`put` into `apply`'s copy: the dicts on the way are the copy's, the rest of the value
+    still the original's (not copied), and a later read of the value copies it whole, so
+    no write after it reaches the original; a missing dict on the way is made."""
+    state = _state()
+    state.data["day"]["wills"] = {"甲": ["乙"]}
+    before = state.model_dump_json()
+    copied = state.copy()
+    put(copied.data, ("day", "votes"), "乙", "甲")
+    put(copied.data, ("day", "new", "deeper"), "k", 1)
+    day = peek(copied.data, "day")
+    assert day["votes"] == {"甲": "乙", "乙": "甲"} and day["new"] == {"deeper": {"k": 1}}
+    assert day["wills"] is state.data["day"]["wills"]  # not copied by the put
+    assert state.model_dump_json() == before
+    copied.data["day"]["wills"]["甲"].append("丙")  # a read after the put: the whole day copied
+    copied.data["day"]["votes"].clear()
+    assert state.model_dump_json() == before
+    in_place = _state()
+    put(in_place.data, ("day", "votes"), "乙", "甲")
+    put(in_place.data, ("fresh",), "a", 1)
+    assert in_place.data["day"]["votes"] == {"甲": "乙", "乙": "甲"} and in_place.data["fresh"] == {"a": 1}

@@ -489,6 +489,28 @@ class SharedDict(dict):  # type: ignore[type-arg]
 peek = dict.get
 
 
+def put(data: dict[str, Any], path: tuple[Any, ...], key: Any, value: Any) -> None:
+    """`data[path[0]][path[1]]…[key] = value`, a dict missing on the way made (`setdefault`).
+    In `apply`'s copy (`data` a `SharedDict`) whose value at `path[0]` is not its own yet,
+    only the dicts on the way are copied, one level each, not the whole value (issue 37: a
+    vote copied the whole day); the value stays not its own, so a later read through
+    `data` still copies it whole and nothing shared can be written to."""
+    top = path[0]
+    if type(data) is not SharedDict or top in data._own or not dict.__contains__(data, top):
+        inner = data.setdefault(top, {})
+        for k in path[1:]:
+            inner = inner.setdefault(k, {})
+        inner[key] = value
+        return
+    inner = outer = dict.copy(dict.__getitem__(data, top))
+    for k in path[1:]:
+        step = dict.copy(inner.get(k) or {})
+        inner[k] = step
+        inner = step
+    inner[key] = value
+    dict.__setitem__(data, top, outer)
+
+
 def _raw(values: dict[str, Any]) -> dict[str, Any]:
     """`values` to write or compare, not to change: a `SharedDict`'s current values without
     copying them (`dict()` of a dict subclass that keeps dict's iteration reads them as stored)."""

@@ -18,7 +18,7 @@ from datetime import datetime
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
-from tianshen.core.model import GameState, Player, peek
+from tianshen.core.model import GameState, Player, peek, put
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import resolve_name
@@ -118,8 +118,9 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
     if cast is not None:
         raise Refused(f"你已经投给了{cast['target']}。投票一旦投出，就禁止修改。")
     target = candidate(state, kind, written)
-    day(state)["ballots"][kind][p.name] = {"target": target, "at": at.isoformat(), "source": source}
-    day(state)["delegations"].get(kind, {}).pop(p.name, None)  # 001 §5.3: own vote voids the delegation
+    put(state.data, ("day", "ballots", kind), p.name, {"target": target, "at": at.isoformat(), "source": source})
+    if p.name in day_read(state)["delegations"].get(kind, {}):
+        del day(state)["delegations"][kind][p.name]  # 001 §5.3: own vote voids the delegation
     return f"{p.name} 投票给 {target}"
 
 
