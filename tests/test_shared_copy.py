@@ -104,7 +104,7 @@ def test_a_failing_input_leaves_the_state_as_it_was(monkeypatch: pytest.MonkeyPa
 
 def test_apply_shares_the_players_it_does_not_write_and_no_write_reaches_the_original(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """`apply` folds into the very players of the state it was given (`SharedPlayers`):
+    """`apply` folds into the very players of the state it was given (`fold_sharing_players`):
     whatever the fold writes to a player — a field, the empty `extra` filled or replaced,
     a trial copy — the original reads as before, the outcome's state as written, and a
     player the fold did not write is shared, not copied; an `apply` on the new state then

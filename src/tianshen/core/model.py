@@ -11,6 +11,7 @@ import copy as _copy
 import json
 import operator
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Literal
@@ -58,7 +59,7 @@ class Player(_Plain):
             "extra": {} if extra is None else extra})  # ruleset-specific fields
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # while `Ruleset.apply` shares this player with the state it was given (`SharedPlayers`),
+        # while `Ruleset.apply` shares this player with the state it was given (`fold_sharing_players`),
         # the value written over is kept to be put back
         log = getattr(_writes, "log", None)
         if log is not None:
@@ -215,11 +216,11 @@ class GameState(_Plain):
         the first time the copy reads them (issue 37: a step copies what it touches, not the
         whole state).  So this state must not change while the copy is in use: `apply`
         never changes the state it was given, and a rule's trial copy is read and dropped
-        before its own state moves on.  `players=False`: no players yet (`SharedPlayers`)."""
+        before its own state moves on.  `players=False`: no players yet (`fold_sharing_players`)."""
         new = _new(GameState)
         new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
             self.ruleset, self.variant, self.seed, self.salt, self.rng_draws)
-        if players:  # (not for `SharedPlayers`, which sets them)
+        if players:  # (not for `fold_sharing_players`, which sets them)
             new.players = [p.copy() for p in self.players]
         new.phase = self.phase.copy()
         new.winner, new.zone = self.winner, self.zone
@@ -264,69 +265,68 @@ _new = object.__new__
 _set = object.__setattr__
 _UNSET = object()
 _extra = operator.attrgetter("extra")
-_writes = threading.local()  # `log`: the player writes of the `SharedPlayers` open on this thread
+_writes = threading.local()  # `log`: the player writes of the `fold_sharing_players` running on this thread
 
 
-class SharedPlayers:
-    """`Ruleset.apply`'s copy of a state, its players shared (issue 37: copying ten players
-    was most of the copy).  `state` is `copy()` but for the players without `extra`: the
-    very objects of the original, written in place while the input is folded, each write's
-    old value logged (`Player.__setattr__`, this thread only); `settle` then gives the new
-    state its own copy of each player written (or whose empty `extra` was filled) and puts
-    the original's back, `undo` (a failed fold) puts them back only.  So between two
-    `apply`s a player may belong to several states: a state `apply` returned is changed
-    only by `apply` (or by whoever holds no older state: `apply_in_place`)."""
+def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: GameState, event: Any) -> Outcome:
+    """`fold(copy, event)` into a copy of `original` whose players are shared (issue 37:
+    copying ten players was most of `apply`'s copy; `Ruleset.apply`).  The copy is `copy()`
+    but for the players without `extra`: the very objects of the original, written in
+    place while the input is folded, each write's old value logged (`Player.__setattr__`,
+    this thread only).  Then the outcome's state gets its own copy of each player written
+    (or whose empty `extra` was filled) and the original's are put back; a failed fold puts
+    them back only.  So a player may belong to several states between two `apply`s: a
+    state `apply` returned is changed only by `apply`, or `apply_in_place` by a caller
+    that keeps no older state."""
+    new = original.copy(players=False)
+    players = original.players
+    if any(map(_extra, players)):
+        new.players = [p.copy() if p.extra else p for p in players]
+        shared = [p for p in players if not p.extra]
+    else:  # (mostly) no player has `extra`: all shared
+        new.players = players[:]
+        shared = players  # the original's list, which the fold does not reach
+    local = _writes
+    outer = getattr(local, "log", None)
+    log: list[tuple[Player, str, Any]] = []
+    local.log = log
+    try:
+        outcome = fold(new, event)
+    except BaseException:
+        local.log = outer
+        _put_back(shared, log)
+        raise
+    local.log = outer
+    if log or any(map(_extra, shared)):  # (seldom) a player written
+        _own_written(shared, log, outcome.state.players)
+    return outcome
 
-    __slots__ = ("state", "shared", "log", "outer")
 
-    def __init__(self, original: GameState) -> None:
-        self.state = new = original.copy(players=False)
-        players = original.players
-        if any(map(_extra, players)):
-            new.players = [p.copy() if p.extra else p for p in players]
-            self.shared = [p for p in players if not p.extra]
-        else:  # (mostly) none has `extra`: all shared
-            new.players = players[:]
-            self.shared = players  # the original's list, which the fold does not reach
-        self.log: list[tuple[Player, str, Any]] = []
-        self.outer = getattr(_writes, "log", None)
-        _writes.log = self.log
+def _own_written(shared: list[Player], log: list[tuple[Player, str, Any]], players: list[Player]) -> None:
+    """The new state's own copy of each shared player the fold wrote, the originals put back."""
+    ids = {id(p) for p in shared}
+    written = {id(p) for p, _, _ in log}
+    for i, p in enumerate(players):
+        if id(p) in ids and (p.extra or id(p) in written):
+            fields = p.__dict__.copy()
+            if not fields["extra"]:
+                fields["extra"] = {}  # not the original's (empty) dict
+            own = players[i] = _new(Player)
+            _set(own, "__dict__", fields)
+    _put_back(shared, log)
 
-    def settle(self, state: GameState) -> None:
-        """The fold went through: `state` (the outcome's) gets its own copy of every shared
-        player the fold changed."""
-        _writes.log = self.outer
-        if not self.log and not any(map(_extra, self.shared)):
-            return  # (mostly) no player written
-        shared = {id(p) for p in self.shared}
-        written = {id(p) for p, _, _ in self.log}
-        players = state.players
-        for i, p in enumerate(players):
-            if id(p) in shared and (p.extra or id(p) in written):
-                fields = p.__dict__.copy()
-                if not fields["extra"]:
-                    fields["extra"] = {}  # not the original's (empty) dict
-                own = players[i] = _new(Player)
-                _set(own, "__dict__", fields)
-        self._put_back()
 
-    def undo(self) -> None:
-        """The fold failed: the shared players as they were."""
-        _writes.log = self.outer
-        self._put_back()
-
-    def _put_back(self) -> None:
-        shared = {id(p) for p in self.shared}
-        for p, name, old in reversed(self.log):
-            if id(p) in shared:
-                if old is _UNSET:
-                    del p.__dict__[name]
-                else:
-                    p.__dict__[name] = old
-        for p in self.shared:
-            if p.extra:  # was empty: filled by the fold, now the new state's (or dropped)
-                p.__dict__["extra"] = {}
-
+def _put_back(shared: list[Player], log: list[tuple[Player, str, Any]]) -> None:
+    ids = {id(p) for p in shared}
+    for p, name, old in reversed(log):
+        if id(p) in ids:
+            if old is _UNSET:
+                del p.__dict__[name]
+            else:
+                p.__dict__[name] = old
+    for p in shared:
+        if p.extra:  # was empty: filled by the fold, now the new state's (or dropped)
+            p.__dict__["extra"] = {}
 
 
 def _json_default(value: Any) -> Any:

@@ -33,7 +33,7 @@ from tianshen.core.model import (
     PrivateMessage,
     PublicPost,
     Refusal,
-    SharedPlayers,
+    fold_sharing_players,
     peek,
 )
 from tianshen.core.names import NameMatchError, fold, match_name
@@ -622,15 +622,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def apply(self, state: GameState, event: Input) -> Outcome:
         """Fold one input.  The state passed in is never modified (issue 37: it shares its
-        players with the copy folded into while the input is folded, `SharedPlayers`)."""
-        copy = SharedPlayers(state)
-        try:
-            outcome = self.apply_in_place(copy.state, event)
-        except BaseException:
-            copy.undo()
-            raise
-        copy.settle(outcome.state)
-        return outcome
+        players with the copy folded into while the input is folded, `core.model.fold_sharing_players`)."""
+        return fold_sharing_players(self.apply_in_place, state, event)
 
     def apply_in_place(self, state: GameState, event: Input) -> Outcome:
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
