@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tianshen.core.model import DeadlineIn, GameState, Player, PmIn, SharedDict
+from tianshen.core.model import DeadlineIn, GameState, Player, PmIn, SharedDict, peek, put
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game
 
@@ -100,3 +100,66 @@ def test_a_failing_input_leaves_the_state_as_it_was(monkeypatch: pytest.MonkeyPa
     assert due is not None
     assert ruleset.apply(state, DeadlineIn(id="d", at=due.at, kind=due.kind)).state.phase.label != state.phase.label
     assert state.model_dump_json() == before
+
+
+def test_apply_shares_the_players_it_does_not_write_and_no_write_reaches_the_original(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`apply` folds into the very players of the state it was given (`fold_sharing_players`):
+    whatever the fold writes to a player — a field, the empty `extra` filled or replaced,
+    a trial copy — the original reads as before, the outcome's state as written, and a
+    player the fold did not write is shared, not copied; an `apply` on the new state then
+    leaves both older states as they were."""
+    ruleset = load_ruleset("classic_10")
+    state = Game(ruleset, 2, 10).state
+    before = state.model_dump_json()
+    real = type(ruleset).on_pm
+
+    def writing(self, st, pm):  # type: ignore[no-untyped-def]
+        a, b, c, d = st.players[:4]
+        a.alive, a.death_cause = False, "test"
+        b.extra["mark"] = [1]
+        c.extra = {"new": 1}
+        field = "role"  # as the GM overrides write: by name
+        setattr(d, field, "citizen")
+        trial = st.copy()
+        trial.players[4].alive = False
+        return real(self, st, pm)
+
+    monkeypatch.setattr(type(ruleset), "on_pm", writing)
+    pm = PmIn(id="1", sender=state.players[5].name, at=state.phase.started_at, text="你好")
+    new = ruleset.apply(state, pm).state
+    assert state.model_dump_json() == before
+    assert [p.alive for p in new.players[:2]] == [False, True] and new.players[0].death_cause == "test"
+    assert new.players[1].extra == {"mark": [1]} and new.players[2].extra == {"new": 1}
+    assert new.players[3].role == "citizen" and new.players[4].alive
+    assert all(new.players[i] is not state.players[i] for i in range(4))
+    assert all(new.players[i] is state.players[i] for i in range(4, 10))  # not copied
+    middle = new.model_dump_json()
+    newer = ruleset.apply(new, PmIn(id="2", sender=new.players[6].name, at=pm.at, text="你好")).state
+    assert state.model_dump_json() == before and new.model_dump_json() == middle
+    assert newer.players[0].death_cause == "test" and newer.players[4].alive is True
+    newer.players[1].extra["mark"].append(2)  # the copy made for `new` is not `newer`'s
+    assert new.model_dump_json() == middle
+
+
+def test_put_copies_only_the_dicts_on_its_way_and_nothing_shared_is_written_after() -> None:
+    """`put` into `apply`'s copy: the dicts on the way are the copy's, the rest of the value
+    still the original's (not copied), and a later read of the value copies it whole, so
+    no write after it reaches the original; a missing dict on the way is made."""
+    state = _state()
+    state.data["day"]["wills"] = {"甲": ["乙"]}
+    before = state.model_dump_json()
+    copied = state.copy()
+    put(copied.data, ("day", "votes"), "乙", "甲")
+    put(copied.data, ("day", "new", "deeper"), "k", 1)
+    day = peek(copied.data, "day")
+    assert day["votes"] == {"甲": "乙", "乙": "甲"} and day["new"] == {"deeper": {"k": 1}}
+    assert day["wills"] is state.data["day"]["wills"]  # not copied by the put
+    assert state.model_dump_json() == before
+    copied.data["day"]["wills"]["甲"].append("丙")  # a read after the put: the whole day copied
+    copied.data["day"]["votes"].clear()
+    assert state.model_dump_json() == before
+    in_place = _state()
+    put(in_place.data, ("day", "votes"), "乙", "甲")
+    put(in_place.data, ("fresh",), "a", 1)
+    assert in_place.data["day"]["votes"] == {"甲": "乙", "乙": "甲"} and in_place.data["fresh"] == {"a": 1}

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import copy as _copy
 import json
+import operator
+import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Literal
@@ -46,15 +49,25 @@ class Player(_Plain):
     def __init__(self, *, name: str, forum_name: str, seat: int, role: str = "", faction: str = "",
                  alive: bool = True, died_in: str | None = None, death_cause: str | None = None,
                  extra: dict[str, Any] | None = None) -> None:
-        self.name = name
-        self.forum_name = forum_name  # the player's own forum account: gets the role PM at the start
-        self.seat = seat
-        self.role = role
-        self.faction = faction
-        self.alive = alive
-        self.died_in = died_in  # phase label of the announcement, e.g. "night 2"
-        self.death_cause = death_cause
-        self.extra = {} if extra is None else extra  # ruleset-specific fields
+        # through object's own setattr, not ours (and not a dict of our own: the values stay
+        # inline in the object, which Python reads faster)
+        _set(self, "name", name)
+        _set(self, "forum_name", forum_name)  # the player's own forum account: gets the role PM at the start
+        _set(self, "seat", seat)
+        _set(self, "role", role)
+        _set(self, "faction", faction)
+        _set(self, "alive", alive)
+        _set(self, "died_in", died_in)  # phase label of the announcement, e.g. "night 2"
+        _set(self, "death_cause", death_cause)
+        _set(self, "extra", {} if extra is None else extra)  # ruleset-specific fields
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # while `Ruleset.apply` shares this player with the state it was given (`fold_sharing_players`),
+        # the value written over is kept to be put back
+        log = getattr(_writes, "log", None)
+        if log is not None:
+            log.append((self, name, getattr(self, name, _UNSET)))
+        _set(self, name, value)
 
     @property
     def label(self) -> str:
@@ -200,23 +213,18 @@ class GameState(_Plain):
     def alive(self) -> list[Player]:
         return [p for p in self.players if p.alive]
 
-    def copy(self) -> GameState:
+    def copy(self, *, players: bool = True) -> GameState:
         """A copy to fold into while this state stays as it is: the players and the phase
         rebuilt, and `data` and each `Player.extra` a `SharedDict`, whose values are copied
         the first time the copy reads them (issue 37: a step copies what it touches, not the
         whole state).  So this state must not change while the copy is in use: `apply`
         never changes the state it was given, and a rule's trial copy is read and dropped
-        before its own state moves on."""
+        before its own state moves on.  `players=False`: no players yet (`fold_sharing_players`)."""
         new = _new(GameState)
         new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
             self.ruleset, self.variant, self.seed, self.salt, self.rng_draws)
-        players = new.players = []
-        for p in self.players:  # Player.copy, inline: ten players a step
-            fields = p.__dict__.copy()
-            fields["extra"] = SharedDict(fields["extra"]) if fields["extra"] else {}
-            player = _new(Player)
-            _set(player, "__dict__", fields)
-            players.append(player)
+        if players:  # (not for `fold_sharing_players`, which sets them)
+            new.players = [p.copy() for p in self.players]
         new.phase = self.phase.copy()
         new.winner, new.zone = self.winner, self.zone
         new.data = SharedDict(self.data)
@@ -258,6 +266,70 @@ class GameState(_Plain):
 
 _new = object.__new__
 _set = object.__setattr__
+_UNSET = object()
+_extra = operator.attrgetter("extra")
+_writes = threading.local()  # `log`: the player writes of the `fold_sharing_players` running on this thread
+
+
+def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: GameState, event: Any) -> Outcome:
+    """`fold(copy, event)` into a copy of `original` whose players are shared (issue 37:
+    copying ten players was most of `apply`'s copy; `Ruleset.apply`).  The copy is `copy()`
+    but for the players without `extra`: the very objects of the original, written in
+    place while the input is folded, each write's old value logged (`Player.__setattr__`,
+    this thread only).  Then the outcome's state gets its own copy of each player written
+    (or whose empty `extra` was filled) and the original's are put back; a failed fold puts
+    them back only.  So a player may belong to several states between two `apply`s: a
+    state `apply` returned is changed only by `apply`, or `apply_in_place` by a caller
+    that keeps no older state."""
+    new = original.copy(players=False)
+    players = original.players
+    if any(map(_extra, players)):
+        new.players = [p.copy() if p.extra else p for p in players]
+        shared = [p for p in players if not p.extra]
+    else:  # (mostly) no player has `extra`: all shared
+        new.players = players[:]
+        shared = players  # the original's list, which the fold does not reach
+    local = _writes
+    outer = getattr(local, "log", None)
+    log: list[tuple[Player, str, Any]] = []
+    local.log = log
+    try:
+        outcome = fold(new, event)
+    except BaseException:
+        local.log = outer
+        _put_back(shared, log)
+        raise
+    local.log = outer
+    if log or any(map(_extra, shared)):  # (seldom) a player written
+        _own_written(shared, log, outcome.state.players)
+    return outcome
+
+
+def _own_written(shared: list[Player], log: list[tuple[Player, str, Any]], players: list[Player]) -> None:
+    """The new state's own copy of each shared player the fold wrote, the originals put back."""
+    ids = {id(p) for p in shared}
+    written = {id(p) for p, _, _ in log}
+    for i, p in enumerate(players):
+        if id(p) in ids and (p.extra or id(p) in written):
+            fields = p.__dict__.copy()
+            if not fields["extra"]:
+                fields["extra"] = {}  # not the original's (empty) dict
+            own = players[i] = _new(Player)
+            _set(own, "__dict__", fields)
+    _put_back(shared, log)
+
+
+def _put_back(shared: list[Player], log: list[tuple[Player, str, Any]]) -> None:
+    ids = {id(p) for p in shared}
+    for p, name, old in reversed(log):
+        if id(p) in ids:
+            if old is _UNSET:
+                object.__delattr__(p, name)
+            else:
+                _set(p, name, old)
+    for p in shared:
+        if p.extra:  # was empty: filled by the fold, now the new state's (or dropped)
+            _set(p, "extra", {})
 
 
 def _json_default(value: Any) -> Any:
@@ -418,6 +490,28 @@ class SharedDict(dict):  # type: ignore[type-arg]
 # after every step of `apply`, and would copy the whole day); dict's own `get`, no call
 # of ours around it
 peek = dict.get
+
+
+def put(data: dict[str, Any], path: tuple[Any, ...], key: Any, value: Any) -> None:
+    """`data[path[0]][path[1]]…[key] = value`, a dict missing on the way made (`setdefault`).
+    In `apply`'s copy (`data` a `SharedDict`) whose value at `path[0]` is not its own yet,
+    only the dicts on the way are copied, one level each, not the whole value (issue 37: a
+    vote copied the whole day); the value stays not its own, so a later read through
+    `data` still copies it whole and nothing shared can be written to."""
+    top = path[0]
+    if type(data) is not SharedDict or top in data._own or not dict.__contains__(data, top):
+        inner = data.setdefault(top, {})
+        for k in path[1:]:
+            inner = inner.setdefault(k, {})
+        inner[key] = value
+        return
+    inner = outer = dict.copy(dict.__getitem__(data, top))
+    for k in path[1:]:
+        step = dict.copy(inner.get(k) or {})
+        inner[k] = step
+        inner = step
+    inner[key] = value
+    dict.__setitem__(data, top, outer)
 
 
 def _raw(values: dict[str, Any]) -> dict[str, Any]:

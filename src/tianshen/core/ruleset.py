@@ -33,6 +33,7 @@ from tianshen.core.model import (
     PrivateMessage,
     PublicPost,
     Refusal,
+    fold_sharing_players,
     peek,
 )
 from tianshen.core.names import NameMatchError, fold, match_name
@@ -620,8 +621,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return self.spec.factions.get(p.faction, p.faction)
 
     def apply(self, state: GameState, event: Input) -> Outcome:
-        """Fold one input.  The state passed in is never modified."""
-        return self.apply_in_place(state.copy(), event)
+        """Fold one input.  The state passed in is never modified (issue 37: it shares its
+        players with the copy folded into while the input is folded, `core.model.fold_sharing_players`)."""
+        return fold_sharing_players(self.apply_in_place, state, event)
 
     def apply_in_place(self, state: GameState, event: Input) -> Outcome:
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a

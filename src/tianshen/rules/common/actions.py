@@ -9,7 +9,7 @@ import math
 from tianshen.core import abilities, intake
 from tianshen.core.grammar import Command, count_declaration_chars
 from tianshen.core.ledgers import Actions
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek, put
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
@@ -57,7 +57,7 @@ def check_kill(state: GameState, p: Player, target: Player) -> None:
     if mode == "alternate" and on_duty_killer(state, night) != p.name:
         raise Refused(f"今夜（第{night}夜）不是你的杀人夜。8人玩法两名杀手每夜轮流杀人。")
     if (mode == "joint" and is_killer(target) and len(living_killers(state)) == 1
-            and not state.data["options"].get("last_killer_may_self_kill", False)):
+            and not peek(state.data, "options").get("last_killer_may_self_kill", False)):
         # 002 10人玩法: 杀手仅剩一人时禁止自杀
         raise Refused("杀手仅剩一人时禁止自杀（10人玩法）。")
 
@@ -69,7 +69,7 @@ def take_declaration(spec: RulesetSpec, state: GameState, p: Player, text: str, 
     if not text.strip():
         raise Refused("宣言是空的。格式：第一行写“宣言”，下面写不少于100字的杀人宣言。")
     group = group_of(spec, state, p)
-    state.data["decl"][group] = {"text": text.strip(), "story": story, "by": p.name}
+    put(state.data, ("decl",), group, {"text": text.strip(), "story": story, "by": p.name})
     return declaration_status(spec, state, p)
 
 
@@ -81,7 +81,7 @@ def declaration_ok(spec: RulesetSpec, decl: dict | None) -> bool:
 
 
 def declaration_status(spec: RulesetSpec, state: GameState, p: Player) -> str:
-    decl = state.data["decl"].get(group_of(spec, state, p) or "")
+    decl = peek(state.data, "decl").get(group_of(spec, state, p) or "")
     need = spec.options.get("decl_min_chars", 100)
     if decl is None:
         return f"尚未收到杀人宣言：天亮前须寄来不少于{need}字的宣言（以“宣言”开头），否则视为放弃当夜杀人。"
@@ -115,7 +115,7 @@ def names_match(written: str, names: list[str]) -> str:
 
 def group_target(spec: RulesetSpec, state: GameState, verb: str, group: str) -> str | None:
     """The group's common target; members who disagree forfeit it (002, DECISIONS B1)."""
-    subs = state.data["subs"].get(verb, {})
+    subs = peek(state.data, "subs").get(verb, {})  # a look (core.model.peek)
     targets = {subs[m.name] for m in members(spec, state, group) if m.name in subs}
     return targets.pop() if len(targets) == 1 else None
 
@@ -123,7 +123,7 @@ def group_target(spec: RulesetSpec, state: GameState, verb: str, group: str) -> 
 def prayer_threshold(state: GameState) -> int | None:
     """002 祈祷: x = 2 (8p); else ⌈living commoners ÷ living killers⌉, void when x ≤ 1.
     Counted at the start of the night (B8): nobody dies before the dawn post."""
-    opts = state.data["options"]
+    opts = peek(state.data, "options")
     if opts.get("prayer_fixed"):
         return int(opts["prayer_fixed"])
     c, k = len(living_commoners(state)), len(living_killers(state))

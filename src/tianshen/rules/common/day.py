@@ -18,7 +18,7 @@ from datetime import datetime
 from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek, put
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import resolve_name
@@ -28,6 +28,12 @@ from tianshen.rules.common.actions import Refused, names_match
 
 def day(state: GameState) -> dict:
     return state.data["day"]
+
+
+def day_read(state: GameState) -> dict:
+    """The day to look at, not to change or keep (`core.model.peek`: `apply`'s copy does not
+    copy the whole day for a look, issue 37)."""
+    return peek(state.data, "day")  # type: ignore[no-any-return]
 
 
 def ts(value: str) -> datetime:
@@ -63,26 +69,27 @@ def voters(state: GameState, kind: str) -> list[Player]:
     """Who must vote: living players except those saved by 束魂 (002); summoned dead vote
     only in their summoning round (001 §5.5)."""
     if kind == "summon":
-        return [state.player(n) for n in day(state)["summoned"]]
-    barred = set(day(state)["cannot_vote"])
-    revived = set(day(state).get("revived", []))  # 001 §2.7: 被招魂者…参加投票
+        return [state.player(n) for n in day_read(state)["summoned"]]
+    d = day_read(state)
+    barred = set(d["cannot_vote"])
+    revived = set(d.get("revived", []))  # 001 §2.7: 被招魂者…参加投票
     return [p for p in state.players if (p.alive or p.name in revived) and p.name not in barred]
 
 
 def may_vote_dead(state: GameState, name: str) -> bool:
     """A dead player who votes today: summoned by the GM (001 §5.5) or by 招魂 (001 §2.7)."""
-    d = state.data.get("day") or {}
+    d = peek(state.data, "day") or {}
     return name in d.get("summoned", []) or name in d.get("revived", [])
 
 
 def candidates(state: GameState, kind: str) -> list[str]:
     if kind == "main":
         return [p.name for p in state.players if p.alive]
-    return list(day(state)["candidates"])
+    return list(day_read(state)["candidates"])
 
 
 def window_end(state: GameState) -> datetime:
-    d = day(state)
+    d = day_read(state)
     return ts(d["step_ends_at"]) if state.phase.step in ("ld", "summon") else ts(d["vote_ends_at"])
 
 
@@ -107,12 +114,13 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
         if p.name in day(state)["cannot_vote"]:
             raise Refused("你昨夜被束魂救活，魂不守舍，今天不能参加投票和生死投票。")
         raise Refused("你不能参加这次投票。")
-    ballots = day(state)["ballots"][kind]
-    if p.name in ballots:
-        raise Refused(f"你已经投给了{ballots[p.name]['target']}。投票一旦投出，就禁止修改。")
+    cast = day_read(state)["ballots"][kind].get(p.name)
+    if cast is not None:
+        raise Refused(f"你已经投给了{cast['target']}。投票一旦投出，就禁止修改。")
     target = candidate(state, kind, written)
-    ballots[p.name] = {"target": target, "at": at.isoformat(), "source": source}
-    day(state)["delegations"].get(kind, {}).pop(p.name, None)  # 001 §5.3: own vote voids the delegation
+    put(state.data, ("day", "ballots", kind), p.name, {"target": target, "at": at.isoformat(), "source": source})
+    if p.name in day_read(state)["delegations"].get(kind, {}):
+        del day(state)["delegations"][kind][p.name]  # 001 §5.3: own vote voids the delegation
     return f"{p.name} 投票给 {target}"
 
 
@@ -138,7 +146,7 @@ def delegate(state: GameState, p: Player, written: str, at: datetime) -> str:
 
 def accuse(state: GameState, p: Player, written: str) -> str:
     """001 §4.2 遗言: last night's dead accuse, and may change it any time (B16 `/accuse`)."""
-    if state.phase.kind != "day" or p.name not in day(state)["night_dead"]:
+    if state.phase.kind != "day" or p.name not in day_read(state)["night_dead"]:
         raise Refused("只有昨夜死去的游戏者可以在遗言中指控。")
     parts = [x for x in written.replace("，", ",").replace("、", ",").replace(" ", ",").split(",") if x]
     if not parts:
@@ -151,7 +159,7 @@ def accuse(state: GameState, p: Player, written: str) -> str:
 
 def close_ballot(state: GameState, kind: str) -> tuple[dict[str, str], list[str]]:
     """The counted votes (voter -> target, delegations cast last) and the non-voters."""
-    d = day(state)
+    d = day_read(state)
     votes = {v: b["target"] for v, b in d["ballots"][kind].items()}
     for voter, target in d["delegations"].get(kind, {}).items():
         if voter not in votes and target in candidates(state, kind):

@@ -9,7 +9,7 @@ from datetime import datetime
 from tianshen.core.abilities import table
 from tianshen.core.clock import show
 from tianshen.core.ledgers import Actions, Ballots, Declaration, Entry
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, put
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally
@@ -32,7 +32,7 @@ class NightActions(Actions):
                 if p.name in subs.get(a.id, {})]
 
     def record(self, state: GameState, p: Player, ability: str, target: str) -> None:
-        state.data["subs"].setdefault(ability, {})[p.name] = target
+        put(state.data, ("subs", ability), p.name, target)
 
     def void(self, state: GameState, p: Player, what: str = "") -> list[Entry]:
         mine = self.pending(state, p)
