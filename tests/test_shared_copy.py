@@ -163,3 +163,40 @@ def test_put_copies_only_the_dicts_on_its_way_and_nothing_shared_is_written_afte
     put(in_place.data, ("day", "votes"), "乙", "甲")
     put(in_place.data, ("fresh",), "a", 1)
     assert in_place.data["day"]["votes"] == {"甲": "乙", "乙": "甲"} and in_place.data["fresh"] == {"a": 1}
+
+
+def test_two_threads_folding_at_once_each_keep_their_own_writes() -> None:
+    """The web pages fold different games in several threads at once: a fold's log of player
+    writes is its thread's own, so neither original changes and each new state holds its own
+    fold's write, however the two folds interleave."""
+    import threading
+
+    from tianshen.core.model import Outcome, fold_sharing_players
+
+    ruleset = load_ruleset("classic_10")
+    first, second = Game(ruleset, 2, 10).state, Game(ruleset, 3, 10).state
+    before = first.model_dump_json(), second.model_dump_json()
+    started, go_on, written = threading.Event(), threading.Event(), threading.Event()
+
+    def slow(st: GameState, event: object) -> Outcome:  # writes while the other fold runs
+        started.set()
+        assert go_on.wait(30)
+        st.players[0].alive = False
+        written.set()
+        return Outcome(state=st)
+
+    def quick(st: GameState, event: object) -> Outcome:
+        go_on.set()
+        assert written.wait(30)
+        st.players[1].alive = False
+        return Outcome(state=st)
+
+    out: list[Outcome] = []
+    worker = threading.Thread(target=lambda: out.append(fold_sharing_players(slow, first, None)))
+    worker.start()
+    assert started.wait(30)
+    other = fold_sharing_players(quick, second, None)
+    worker.join(30)
+    assert (first.model_dump_json(), second.model_dump_json()) == before
+    assert [p.alive for p in out[0].state.players[:2]] == [False, True]
+    assert [p.alive for p in other.state.players[:2]] == [True, False]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy as _copy
 import json
 import operator
-import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Literal
@@ -64,7 +64,7 @@ class Player(_Plain):
     def __setattr__(self, name: str, value: Any) -> None:
         # while `Ruleset.apply` shares this player with the state it was given (`fold_sharing_players`),
         # the value written over is kept to be put back
-        log = getattr(_writes, "log", None)
+        log = _writes.get()
         if log is not None:
             log.append((self, name, getattr(self, name, _UNSET)))
         _set(self, name, value)
@@ -268,7 +268,9 @@ _new = object.__new__
 _set = object.__setattr__
 _UNSET = object()
 _extra = operator.attrgetter("extra")
-_writes = threading.local()  # `log`: the player writes of the `fold_sharing_players` running on this thread
+# the player writes of the `fold_sharing_players` running in this thread (each thread has a
+# context of its own: a fold in one thread never logs, or puts back, another's writes)
+_writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_writes", default=None)
 
 
 def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: GameState, event: Any) -> Outcome:
@@ -289,17 +291,15 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     else:  # (mostly) no player has `extra`: all shared
         new.players = players[:]
         shared = players  # the original's list, which the fold does not reach
-    local = _writes
-    outer = getattr(local, "log", None)
     log: list[tuple[Player, str, Any]] = []
-    local.log = log
+    token = _writes.set(log)
     try:
         outcome = fold(new, event)
     except BaseException:
-        local.log = outer
+        _writes.reset(token)
         _put_back(shared, log)
         raise
-    local.log = outer
+    _writes.reset(token)
     if log or any(map(_extra, shared)):  # (seldom) a player written
         _own_written(shared, log, outcome.state.players)
     return outcome
