@@ -77,3 +77,31 @@ def test_a_restarted_daemon_resumes_the_read_positions_kept_once_every_pm_was_st
     stored = [r.forum_id for r in again.store.inbound(driver.game_id) if r.source == "pm"]
     assert stored == [str(first), str(held)]  # the held PM read again and stored, the first not twice
     assert again.store.mark(again.board_row, "pm_topics") == str(held)
+
+
+def test_positions_that_cannot_be_kept_stop_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """Keeping the positions only saves a restart's reads: when the store refuses them (a
+    value too long for the column, as PostgreSQL once did), the tick goes on, the PM is
+    answered, and the GM's log says so in one line."""
+    from tianshen.store import Store
+
+    clock = HandClock(START)
+    board = MemoryBoard(clock.now)
+    daemon = _daemon(tmp_path, board, clock)
+    daemon.tick()  # the deal
+    kept = daemon.store.mark(daemon.board_row, "pm_topics")
+    real = Store.set_mark
+
+    def refusing(self, game_id, name, value):  # type: ignore[no-untyped-def]
+        if name == "pm_topics":
+            raise ValueError("value too long for type character varying(200)")
+        return real(self, game_id, name, value)
+
+    monkeypatch.setattr(Store, "set_mark", refusing)
+    clock.at = START + timedelta(hours=1)
+    board.pm(NAMES[0], GM, "帮助")
+    daemon.tick()
+    assert any(pm.sender == GM for pm in board.inbox(NAMES[0]))  # answered
+    assert daemon.store.mark(daemon.board_row, "pm_topics") == kept  # as before the refused write
+    assert "read positions could not be kept" in caplog.text

@@ -432,6 +432,9 @@ def test_threads_and_marks(store: Store) -> None:
     store.set_mark(gid, "last_pm", "42")
     assert store.mark(gid, "last_pm") == "42"
     assert store.mark(g2, "last_pm") is None
+    positions = "{" + ",".join(f'"{t}":[3,{t + 30},0]' for t in range(1, 200)) + "}"
+    store.set_mark(gid, "pm_topics", positions)  # the daemon's read positions: any length
+    assert store.mark(gid, "pm_topics") == positions
 
 
 def test_a_game_signed_up_but_not_started(store: Store) -> None:

@@ -720,7 +720,14 @@ class Daemon:
             stored, driver = self.store.inbound_keys(game_id), self.served[game_id].driver
             if any(("pm", str(pm.id)) not in stored and driver.is_game_pm(pm) for pm in pms):
                 return
-        self.store.set_mark(self.board_row, "pm_topics", value)
+        try:
+            self.store.set_mark(self.board_row, "pm_topics", value)
+        except Exception as exc:
+            if unusable(exc) is not None:
+                raise  # the database down: the tick stops as for any other write
+            # only a saving: a restart then reads every topic, as without it; the games go on
+            log.warning("the private topics' read positions could not be kept: %s", str(exc).splitlines()[0])
+            return
         self._pm_topics = value
 
     def _tell_pm_gaps(self, records: list[GameRecord]) -> None:

@@ -210,7 +210,7 @@ class MarkRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game_id: Mapped[int] = _game_fk()
     name: Mapped[str] = mapped_column(String(100))
-    value: Mapped[str] = mapped_column(String(200))
+    value: Mapped[str] = mapped_column(Text)  # any length: `pm_topics` holds a JSON object a topic
 
 
 class RevokedSessionRow(Base):
