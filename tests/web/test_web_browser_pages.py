@@ -31,6 +31,7 @@ def open_page(browser, width: int, **kw):
 
 
 def no_sideways_scroll(page) -> None:
+    page.wait_for_load_state()  # a page still loading has no document to measure yet
     width = page.evaluate("document.documentElement.clientWidth")
     assert page.evaluate("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
 

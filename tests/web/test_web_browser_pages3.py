@@ -47,12 +47,14 @@ def test_previous_and_next_between_phases(finished, browser, shots: Path, width:
     gid = running.driver.game_id
     context, page = open_page(browser, width)
     page.goto(f"{srv.url}/game/{gid}/night/1")
-    page.locator("a[rel=next]").click()
+    with page.expect_navigation():  # the next page loaded, not only its address set
+        page.locator("a[rel=next]").click()
     assert page.url.endswith(f"/game/{gid}/day/1")
     box = page.locator("a[rel=prev]").bounding_box()
     assert box and box["height"] >= 24
     page.locator(".head").screenshot(path=str(shots / f"phase-steps-{label}.png"))
-    page.locator("a[rel=prev]").click()
+    with page.expect_navigation():
+        page.locator("a[rel=prev]").click()
     assert page.url.endswith(f"/game/{gid}/night/1")
     no_sideways_scroll(page)
     context.close()
@@ -120,7 +122,8 @@ def test_a_players_panel_from_his_name(finished, browser, shots: Path, width: in
     p = running.state().players[2]
     context, page = open_page(browser, width)
     page.goto(f"{srv.url}/game/{gid}")
-    page.locator(f'#players li[data-player="{p.name}"] a.name').click()
+    with page.expect_navigation():
+        page.locator(f'#players li[data-player="{p.name}"] a.name').click()
     assert page.url.endswith(f"/game/{gid}/player/{p.seat}")
     assert page.locator("h1").inner_text() == f"{p.seat}号 {p.name}"
     assert page.locator("#player-pms li").count() >= 1
