@@ -665,40 +665,97 @@ class InputEnvelope:
 
 
 class _Message:
-    """`model_dump_json` / `model_dump` of the message dataclasses, as pydantic wrote them."""
+    """A message of an outcome.  Its text (a post's or PM's `body`, a refusal's `reason`)
+    may come as a `core.spec.Text` or `Lines`, rendered on the first read of the attribute
+    (or `model_dump_json`): a simulated game reads few of them.  `model_dump_json` /
+    `model_dump` as pydantic wrote them."""
 
-    __slots__ = ()
+    __slots__ = ("_lazy",)
+    _FIELDS: tuple[str, ...] = ()
 
     def model_dump(self, mode: str = "python") -> dict[str, Any]:
-        return {f: getattr(self, f) for f in self.__slots__}  # type: ignore[attr-defined]
+        return {f: getattr(self, f) for f in self._FIELDS}
 
     def model_dump_json(self) -> str:
         return _dumps(self.model_dump())
 
+    @property
+    def text_keys(self) -> list[str]:
+        """The variant's text keys its text was made of, in order (none for a plain string)."""
+        lazy = self._lazy
+        return [] if lazy is None else lazy.keys()
 
-@dataclass(slots=True)
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.model_dump() == other.model_dump()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+
 class PublicPost(_Message):
     """A post on the board.  `thread` is a logical key; `title` set ⇒ open that thread."""
 
-    thread: str
-    body: str
-    title: str | None = None
+    __slots__ = ("thread", "_body", "title")
+    _FIELDS = ("thread", "body", "title")
+
+    def __init__(self, thread: str, body: Any, title: str | None = None) -> None:
+        self.thread = thread
+        self.title = title
+        if type(body) is str:
+            self._body, self._lazy = body, None
+        else:
+            self._body, self._lazy = None, body
+
+    @property
+    def body(self) -> str:
+        body = self._body
+        if body is None:
+            body = self._body = str(self._lazy)
+        return body
 
 
-@dataclass(slots=True)
 class PrivateMessage(_Message):
-    to: str  # forum account name
-    subject: str
-    body: str
+    __slots__ = ("to", "subject", "_body")
+    _FIELDS = ("to", "subject", "body")
+
+    def __init__(self, to: str, subject: str, body: Any) -> None:
+        self.to = to  # forum account name
+        self.subject = subject
+        if type(body) is str:
+            self._body, self._lazy = body, None
+        else:
+            self._body, self._lazy = None, body
+
+    @property
+    def body(self) -> str:
+        body = self._body
+        if body is None:
+            body = self._body = str(self._lazy)
+        return body
 
 
-@dataclass(slots=True)
 class Refusal(_Message):
     """An input that changed nothing, and why (also sent to the player as a PM)."""
 
-    sender: str
-    text: str
-    reason: str
+    __slots__ = ("sender", "text", "_reason")
+    _FIELDS = ("sender", "text", "reason")
+
+    def __init__(self, sender: str, text: str, reason: Any) -> None:
+        self.sender = sender
+        self.text = text
+        if type(reason) is str:
+            self._reason, self._lazy = reason, None
+        else:
+            self._reason, self._lazy = None, reason
+
+    @property
+    def reason(self) -> str:
+        reason = self._reason
+        if reason is None:
+            reason = self._reason = str(self._lazy)
+        return reason
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from tianshen.core.events import EventLog
 from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, Refusal
+from tianshen.core.spec import Body
 
 
 class Messages:
-    """What one input says so far (a plain slotted class: several are made for every input)."""
+    """What one input says so far (a plain slotted class: several are made for every input).
+    A text may be given unrendered (`RulesetSpec.later`, `Lines`): it is rendered when read."""
 
     __slots__ = ("posts", "pms", "refusals", "log", "notes")
 
@@ -18,13 +20,13 @@ class Messages:
         self.log: list[str] = EventLog()
         self.notes: list[str] = []  # for the human GM (sent to his contact account)
 
-    def post(self, thread: str, body: str, title: str | None = None) -> None:
+    def post(self, thread: str, body: Body, title: str | None = None) -> None:
         self.posts.append(PublicPost(thread=thread, body=body, title=title))
 
-    def pm(self, to: str, subject: str, body: str) -> None:
+    def pm(self, to: str, subject: str, body: Body) -> None:
         self.pms.append(PrivateMessage(to=to, subject=subject, body=body))
 
-    def refuse(self, sender: str, text: str, reason: str, reply_to: str | None = None, subject: str = "") -> None:
+    def refuse(self, sender: str, text: str, reason: Body, reply_to: str | None = None, subject: str = "") -> None:
         """Record a refusal and answer the sender (when there is one to answer)."""
         self.refusals.append(Refusal(sender=sender, text=text, reason=reason))
         if reply_to:

@@ -78,6 +78,14 @@ class RulesetSpec(BaseModel):
         values.setdefault("gm", self.gm_account)  # `values` is this call's own dict
         return template.format_map(values).strip("\n")
 
+    def later(self, key: str, **values: Any) -> Text:
+        """Announcement `key` rendered only when it is read (`str()`, a message's `body`): the
+        same text `text` gives.  The key must exist now; the values must not change after
+        (strings, numbers, other `Text`s or `Lines`)."""
+        if key not in self.texts:
+            raise KeyError(f"ruleset {self.id} has no text '{key}'")
+        return Text(self, key, values)
+
     def _plain(self, key: str) -> str:
         """A text without fields (a subject line…), rendered once per spec."""
         done = self.__pydantic_private__["_derived"].setdefault("spec.plain_texts", {})
@@ -129,3 +137,64 @@ class RulesetSpec(BaseModel):
         if written in self.roles:
             return written
         return next((rid for rid, info in self.roles.items() if info.name == written), None)
+
+
+class Text:
+    """A text of the variant not rendered yet (`RulesetSpec.later`): its key and fields, and
+    the text itself after the first `str()`.  A simulated game never reads most of its texts."""
+
+    __slots__ = ("spec", "key", "values", "_done")
+
+    def __init__(self, spec: RulesetSpec, key: str, values: dict[str, Any]) -> None:
+        self.spec = spec
+        self.key = key
+        self.values = values
+        self._done: str | None = None
+
+    def __str__(self) -> str:
+        done = self._done
+        if done is None:
+            done = self._done = self.spec.text(self.key, **self.values)
+        return done
+
+    def __repr__(self) -> str:
+        return f"Text({self.key!r})"
+
+    def keys(self) -> list[str]:
+        """This text's key and those of the texts among its fields, in order."""
+        found = [self.key]
+        for value in self.values.values():
+            if isinstance(value, Text | Lines):
+                found += value.keys()
+        return found
+
+
+class Lines:
+    """Texts and strings joined by `sep` when first read (a post of several announcements)."""
+
+    __slots__ = ("sep", "parts", "_done")
+
+    def __init__(self, sep: str, parts: list[str | Text | Lines]) -> None:
+        self.sep = sep
+        self.parts = tuple(parts)  # the caller's list may grow after
+        self._done: str | None = None
+
+    def __str__(self) -> str:
+        done = self._done
+        if done is None:
+            done = self._done = self.sep.join([p if type(p) is str else str(p) for p in self.parts])
+        return done
+
+    def __repr__(self) -> str:
+        return f"Lines({self.sep!r}, {list(self.parts)!r})"
+
+    def keys(self) -> list[str]:
+        """The keys of the texts among the parts, in order."""
+        found: list[str] = []
+        for part in self.parts:
+            if type(part) is not str:
+                found += part.keys()  # type: ignore[union-attr]
+        return found
+
+
+Body = str | Text | Lines  # what a message's text may be before it is read
