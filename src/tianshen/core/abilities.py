@@ -188,15 +188,15 @@ def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: date
         if ph.kind != "night" or (ph.started_at and at < ph.started_at):
             # 002 平民: the window opens at dusk; a PM whose forum time is still in the day is
             # invalid even if it is processed after dusk (DECISIONS §0.1)
-            raise Refused(spec.text(outside or "not_night"))
+            raise Refused(spec.later(outside or "not_night"))
         if ph.ends_at and at >= ph.ends_at:
-            raise Refused(spec.text("night_over"))
+            raise Refused(spec.later("night_over"))
     elif ability.window == "power":
         # a power round (004 补充 一 3–4): the night's `power` step, until its deadline
         if ph.kind != "night" or ph.step != "power" or ph.ends_at is None or at >= ph.ends_at:
-            raise Refused(spec.text(outside or "not_power_time"))
+            raise Refused(spec.later(outside or "not_power_time"))
     elif ability.window == "day" and ph.kind != "day":
-        raise Refused(spec.text(outside or "not_day"))
+        raise Refused(spec.later(outside or "not_day"))
     check_lock(spec, ability.lock, state, at, str(ability.get("locked", "night_locked")))
 
 
@@ -206,7 +206,7 @@ def check_late(spec: RulesetSpec, ability: Ability, state: GameState, at: dateti
     page), is not refused as sent by day: it came too late to be counted (`pm_read_late`)."""
     ph = state.phase
     if ability.window in ("night", "power") and ph.kind == "day" and ph.started_at and at < ph.started_at:
-        raise ReadLate(spec.text("pm_read_late"))
+        raise ReadLate(spec.later("pm_read_late"))
 
 
 def check_lock(spec: RulesetSpec, lock: float | None, state: GameState, at: datetime,
@@ -216,7 +216,7 @@ def check_lock(spec: RulesetSpec, lock: float | None, state: GameState, at: date
     ph = state.phase
     if lock is not None and ph.kind == "night" and ph.ends_at is not None:
         if at >= ph.ends_at - timedelta(minutes=lock):
-            raise Refused(spec.text(words, minutes=f"{lock:g}"))
+            raise Refused(spec.later(words, minutes=f"{lock:g}"))
 
 
 def check_role(spec: RulesetSpec, tab: Table, p: Player, command: str) -> Ability:
@@ -226,8 +226,8 @@ def check_role(spec: RulesetSpec, tab: Table, p: Player, command: str) -> Abilit
         return mine
     asked = tab.by_command(command)
     held = "、".join(a.name for a in tab.held(p.role))
-    hint = spec.text("ability_hint", names=held) if held else ""
-    raise Refused(spec.text("ability_not_yours", name=asked.name if asked else command, hint=hint))
+    hint = spec.later("ability_hint", names=held) if held else ""
+    raise Refused(spec.later("ability_not_yours", name=asked.name if asked else command, hint=hint))
 
 
 def check_target(spec: RulesetSpec, ability: Ability, p: Player, target: Player, same_group: bool) -> None:
@@ -235,14 +235,14 @@ def check_target(spec: RulesetSpec, ability: Ability, p: Player, target: Player,
     rule = ability.target
     if rule == "dead":
         if target.alive:
-            raise Refused(spec.text("target_alive", name=target.name, ability=ability.name))
+            raise Refused(spec.later("target_alive", name=target.name, ability=ability.name))
         return
     if not target.alive:
-        raise Refused(spec.text("target_dead", name=target.name))
+        raise Refused(spec.later("target_dead", name=target.name))
     if rule == "self" and target.name != p.name:
-        raise Refused(spec.text("target_not_self", ability=ability.name))
+        raise Refused(spec.later("target_not_self", ability=ability.name))
     if rule == "other" and same_group:
-        raise Refused(spec.text("target_own", role=spec.role_name(p.role)))
+        raise Refused(spec.later("target_own", role=spec.role_name(p.role)))
 
 
 def help_names(tab: Table, role: str) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from tianshen.core.intake import Refused
+from tianshen.core.intake import Refused, reason_of
 from tianshen.core.model import GameState, Outcome, Player, PostIn
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
@@ -65,15 +65,15 @@ class VotePosts:
             return out.outcome(state)
         try:
             if self.vote_closed(state, post):
-                raise Refused(self.spec.text("vote_closed"))
+                raise Refused(self.spec.later("vote_closed"))
             if not p.alive and not self.dead_may_vote(state, p):
-                raise Refused(self.spec.text("dead_player"))
+                raise Refused(self.spec.later("dead_player"))
             line = self.take_vote(state, p, post, vote, out)
             self.vote_taken(state, p, post, vote, line, out)
         except Refused as exc:
             policy = self.ballot_policy
-            out.refuse(p.name, post.text, self.spec.text(policy.refused_text, text=short(post.text, policy.short),
-                                                         reason=str(exc)), reply_to=p.name)
+            out.refuse(p.name, post.text, self.spec.later(policy.refused_text, text=short(post.text, policy.short),
+                                                          reason=reason_of(exc)), reply_to=p.name)
         self.vote_post_done(state, post)
         return out.outcome(state)
 

@@ -11,11 +11,18 @@ from tianshen.core import clock
 from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs, parse_pm
 from tianshen.core.model import GameState, Player, PmIn, Refusal
 from tianshen.core.outbox import Messages
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 
 
 class Refused(Exception):
     """A command that changed nothing; the message tells the player why, in plain Chinese."""
+
+
+def reason_of(exc: Refused) -> str | Text | Lines:
+    """A refusal's words as they were given: a text of the variant not rendered yet, or a string."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], str | Text | Lines):
+        return exc.args[0]  # type: ignore[no-any-return]
+    return str(exc)
 
 
 class ReadLate(Refused):
@@ -26,7 +33,7 @@ class ReadLate(Refused):
 RunCommand = Callable[[Player, Command, Messages], str]
 
 
-def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, help: Callable[[Player], str],
+def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, help: Callable[[Player], str | Text],
               verbs: Verbs | None = None, declaring: frozenset[str] = DECLARING_VERBS) -> tuple[Messages, Player | None]:
     """Run each command of the PM and answer the sender.  Returns the messages and the
     player (None when the PM was refused as a whole: not a player, game over)."""
@@ -44,27 +51,30 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
     if not parsed.commands:
         out.refuse(p.name, pm.text, spec.text("not_understood", help=help(p)), reply_to=p.name)
         return out, p
-    done, refused, late = [], [], 0
+    done: list[str] = []
+    refused: list[str | Text | Lines] = []  # each "✘ line：reason", rendered when the answer is read
+    late = 0
     for cmd in parsed.commands:
         try:
             done.append(run(p, cmd, out))
         except Refused as exc:
             late += isinstance(exc, ReadLate)
-            refused.append(f"{cmd.line}：{exc}")
-            out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=str(exc)))
+            reason = reason_of(exc)
+            refused.append(Lines("", ["✘ ", cmd.line, "：", reason]))
+            out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=reason))
     if late:
         alone = not done and late == len(refused) and not parsed.unknown
         _read_late(spec, state, pm, out, alone)
         if alone:
             return out, p
-    reply = []
+    reply: list[str | Text] = []  # rendered when the answer is read
     if done:
-        reply.append(spec.text("receipt_ok", lines="\n".join("✔ " + d for d in done)))
+        reply.append(spec.later("receipt_ok", lines="\n".join("✔ " + d for d in done)))
     if refused:
-        reply.append(spec.text("receipt_refused", lines="\n".join("✘ " + r for r in refused), help=help(p)))
+        reply.append(spec.later("receipt_refused", lines=Lines("\n", refused), help=help(p)))
     if parsed.unknown:
         reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
-    out.pm(p.name, spec.text("receipt_subject"), "\n\n".join(reply))
+    out.pm(p.name, spec.text("receipt_subject"), reply[0] if len(reply) == 1 else Lines("\n\n", reply))
     return out, p
 
 

@@ -17,6 +17,7 @@ from datetime import date, datetime, time
 from typing import Any, Literal
 
 from tianshen.core.clock import DEFAULT_ZONE
+from tianshen.core.spec import Lines, Text
 from tianshen.core.tally import DayTally
 from tianshen.core.text import clean, clean_value
 
@@ -670,8 +671,9 @@ class _Message:
     (or `model_dump_json`): a simulated game reads few of them.  `model_dump_json` /
     `model_dump` as pydantic wrote them."""
 
-    __slots__ = ("_lazy",)
+    __slots__ = ("source",)  # the text unrendered (a Text or Lines), None for a plain string
     _FIELDS: tuple[str, ...] = ()
+    _TEXT = "body"  # the field that may come unrendered
 
     def model_dump(self, mode: str = "python") -> dict[str, Any]:
         return {f: getattr(self, f) for f in self._FIELDS}
@@ -679,11 +681,9 @@ class _Message:
     def model_dump_json(self) -> str:
         return _dumps(self.model_dump())
 
-    @property
-    def text_keys(self) -> list[str]:
-        """The variant's text keys its text was made of, in order (none for a plain string)."""
-        lazy = self._lazy
-        return [] if lazy is None else lazy.keys()
+    def text_parts(self) -> tuple[list[str], list[str]]:
+        """What its text is made of, without rendering it (`text_parts` of one message)."""
+        return text_parts([self])
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self.model_dump() == other.model_dump()  # type: ignore[attr-defined]
@@ -704,15 +704,15 @@ class PublicPost(_Message):
         self.thread = thread
         self.title = title
         if type(body) is str:
-            self._body, self._lazy = body, None
+            self._body, self.source = body, None
         else:
-            self._body, self._lazy = None, body
+            self._body, self.source = None, body
 
     @property
     def body(self) -> str:
         body = self._body
         if body is None:
-            body = self._body = str(self._lazy)
+            body = self._body = str(self.source)
         return body
 
 
@@ -724,15 +724,15 @@ class PrivateMessage(_Message):
         self.to = to  # forum account name
         self.subject = subject
         if type(body) is str:
-            self._body, self._lazy = body, None
+            self._body, self.source = body, None
         else:
-            self._body, self._lazy = None, body
+            self._body, self.source = None, body
 
     @property
     def body(self) -> str:
         body = self._body
         if body is None:
-            body = self._body = str(self._lazy)
+            body = self._body = str(self.source)
         return body
 
 
@@ -741,21 +741,50 @@ class Refusal(_Message):
 
     __slots__ = ("sender", "text", "_reason")
     _FIELDS = ("sender", "text", "reason")
+    _TEXT = "reason"
 
     def __init__(self, sender: str, text: str, reason: Any) -> None:
         self.sender = sender
         self.text = text
         if type(reason) is str:
-            self._reason, self._lazy = reason, None
+            self._reason, self.source = reason, None
         else:
-            self._reason, self._lazy = None, reason
+            self._reason, self.source = None, reason
 
     @property
     def reason(self) -> str:
         reason = self._reason
         if reason is None:
-            reason = self._reason = str(self._lazy)
+            reason = self._reason = str(self.source)
         return reason
+
+
+def text_parts(messages: list[Any]) -> tuple[list[str], list[str]]:
+    """What the texts of `messages` are made of, rendering none: the keys of the variant's
+    texts (`core.spec.Text`, also those among a text's fields) and the plain strings; a
+    message given a plain string gives it whole (sim/report.py counts announcements by them)."""
+    keys: list[str] = []
+    strings: list[str] = []
+    lazy = (Text, Lines)
+    for message in messages:
+        source = message.source
+        if source is None:
+            strings.append(getattr(message, message._TEXT))
+            continue
+        todo = [source]
+        while todo:
+            item = todo.pop()
+            kind = type(item)
+            if kind is Text:
+                keys.append(item.key)
+                for value in item.values.values():
+                    if type(value) in lazy:
+                        todo.append(value)
+            elif kind is Lines:
+                todo += reversed(item.parts)
+            else:
+                strings.append(item)
+    return keys, strings
 
 
 @dataclass(frozen=True, slots=True)

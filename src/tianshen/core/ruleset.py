@@ -39,7 +39,7 @@ from tianshen.core.model import (
 from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import GmRefused, LedgerOverrides, sent_at
-from tianshen.core.spec import DEFAULT_GM, RulesetSpec
+from tianshen.core.spec import DEFAULT_GM, Lines, RulesetSpec, Text
 from tianshen.core.tally import DayTally
 from tianshen.core.votes import count_rows
 
@@ -155,9 +155,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self.deal(state, game)
         self.begin(state, game)
         out = Messages()
-        out.post("main", spec.text("player_list", title=spec.title, players=self.roster(state),
-                                   seed_hash=rng.seed_digest(state.seed, state.salt),
-                                   ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
+        out.post("main", spec.later("player_list", title=spec.title, players=self.roster(state),
+                                    seed_hash=rng.seed_digest(state.seed, state.salt),
+                                    ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
                  title=spec.text("player_list_title", title=spec.title))
         for p in state.players:
             out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
@@ -183,7 +183,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """Parse a PM, run each command by the family's `pm_command`, always answer the
         sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
         out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
-                           lambda p: self.pm_help(state, p), self.pm_verbs, self.pm_declaring)
+                           lambda p: self.pm_help_text(state, p), self.pm_verbs, self.pm_declaring)
         if p is not None:
             self.note_done(state, pm.at)
         return out.outcome(state)
@@ -202,6 +202,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     @abstractmethod
     def pm_help(self, state: GameState, p: Player) -> str:
         """What a player who wrote something unreadable is told he may write."""
+
+    def pm_help_text(self, state: GameState, p: Player) -> str | Text:
+        """`pm_help` for a PM's answer: a family may give it unrendered (`RulesetSpec.later`)."""
+        return self.pm_help(state, p)
 
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
         """A post in a game thread: votes, by the family's ballot policy (core.ballots)."""
@@ -372,12 +376,12 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         due = self.schedule(state)
         return due.at if due else None
 
-    def role_alias(self, p: Player) -> str:
+    def role_alias(self, p: Player) -> str | Lines:
         """The role PM's line naming the seat's 马甲, with its line end; none when the 马甲 is
         the player's own account (issue 31 item 8)."""
         if p.forum_name in ("", p.name):
             return ""
-        return self.spec.text("role_alias", title=self.spec.title, name=p.name) + "\n"
+        return Lines("", [self.spec.later("role_alias", title=self.spec.title, name=p.name), "\n"])
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         """The thread of the vote running now and its end (None: no vote thread open): an
@@ -486,16 +490,17 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         state.winner = winner
         state.phase = Phase(kind="over", number=state.phase.number, started_at=at)
         roles = "\n".join(self.final_line(state, p) for p in state.players)
+        body: Text | Lines
         if winner == "draw":
-            body = spec.text("victory_draw", roles=roles, **self.winner_values(state, winner), **rng.reveal(state))
+            body = spec.later("victory_draw", roles=roles, **self.winner_values(state, winner), **rng.reveal(state))
         elif winner:
-            body = spec.text("victory", winner=self.winner_words(winner), roles=roles,
-                             **self.winner_values(state, winner), **rng.reveal(state))
+            body = spec.later("victory", winner=self.winner_words(winner), roles=roles,
+                              **self.winner_values(state, winner), **rng.reveal(state))
             if extra := self.victory_extra(state, winner):
-                body += "\n" + extra
+                body = Lines("\n", [body, extra])
         else:
-            body = spec.text("gm_end_game", roles=roles, **rng.reveal(state))
-        out.post("main", self.game_over_joiner.join([*lines, body]))
+            body = spec.later("gm_end_game", roles=roles, **rng.reveal(state))
+        out.post("main", Lines(self.game_over_joiner, [*lines, body]))
 
     def final_line(self, state: GameState, p: Player) -> str:
         """A hook: a seat's line in the game-over post (its role, and whether it is out)."""
@@ -747,15 +752,16 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
                                body=self.role_pm(state, p))]
 
-    def role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> str | Text:
         """The role PM of seat `p` (sent at the deal and to a substitute): the variant's
-        `role_pm` text with the role's name and description and the family's `role_extra`."""
+        `role_pm` text with the role's name and description and the family's `role_extra`
+        (rendered when the PM is read)."""
         spec = self.spec
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         role=spec.role_name(p.role), description=spec.role_description(p.role),
-                         extra=self.role_extra(state, p))
+        return spec.later("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
+                          role=spec.role_name(p.role), description=spec.role_description(p.role),
+                          extra=self.role_extra(state, p))
 
-    def role_extra(self, state: GameState, p: Player) -> str:
+    def role_extra(self, state: GameState, p: Player) -> str | Text:
         """A hook: what the role PM adds for the seat (partners, a deadline of its own)."""
         return ""
 

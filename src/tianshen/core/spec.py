@@ -160,14 +160,6 @@ class Text:
     def __repr__(self) -> str:
         return f"Text({self.key!r})"
 
-    def keys(self) -> list[str]:
-        """This text's key and those of the texts among its fields, in order."""
-        found = [self.key]
-        for value in self.values.values():
-            if isinstance(value, Text | Lines):
-                found += value.keys()
-        return found
-
 
 class Lines:
     """Texts and strings joined by `sep` when first read (a post of several announcements)."""
@@ -187,14 +179,6 @@ class Lines:
 
     def __repr__(self) -> str:
         return f"Lines({self.sep!r}, {list(self.parts)!r})"
-
-    def keys(self) -> list[str]:
-        """The keys of the texts among the parts, in order."""
-        found: list[str] = []
-        for part in self.parts:
-            if type(part) is not str:
-                found += part.keys()  # type: ignore[union-attr]
-        return found
 
 
 Body = str | Text | Lines  # what a message's text may be before it is read

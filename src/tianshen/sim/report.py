@@ -4,7 +4,7 @@ index.html that shows them.
 What one game leaves (`extract`) is generic: the winner, the last day reached, every
 player's role, side and death, the refusals and GM notes, and rule firings counted from the
 typed events of the outcomes (core.events; each family's record names them, core.family.Family.events).  The
-announcements (`ANNOUNCEMENTS`) are still matched against the posts' texts by template.
+announcements (`ANNOUNCEMENTS`) are counted by the text keys a message was made of.
 """
 
 from __future__ import annotations
@@ -17,13 +17,15 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from tianshen.core.model import GameState, Outcome
+from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, text_parts
 from tianshen.core.ruleset import Ruleset
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules import family
 
-# announcements counted in every family whose variant has the text: text key -> counter;
-# a message counts when it matches the template (its fields as wildcards)
+# announcements counted in every family whose variant has the text: text key -> counter.  A
+# message made of the variant's texts unrendered (core.spec.Text) counts them by their keys;
+# its plain strings (and a message its family rendered) are matched against the template
+# (its fields as wildcards): a simulated game renders no text for its report.
 ANNOUNCEMENTS: dict[str, str] = {
     "dawn_saved": "saved by 束魂 (announced)",
     "dawn_bind_death": "束魂 failure death (announced)",
@@ -35,12 +37,12 @@ ANNOUNCEMENTS: dict[str, str] = {
     "victory_draw": "draw (announced)",
     "two_player_draw": "two-player draw",
 }
-_TEMPLATES: dict[str, list[tuple[str, str, re.Pattern[str]]]] = {}
+_TEMPLATES: dict[str, list[tuple[str, str, str, re.Pattern[str]]]] = {}
 
 
-def _announcements(spec: RulesetSpec) -> list[tuple[str, str, re.Pattern[str]]]:
-    """(counter, longest literal part, compiled template) of the `ANNOUNCEMENTS` this
-    variant has (once per variant; the literal part is a quick test before the regex)."""
+def _announcements(spec: RulesetSpec) -> list[tuple[str, str, str, re.Pattern[str]]]:
+    """(text key, counter, longest literal part, compiled template) of the `ANNOUNCEMENTS`
+    this variant has (once per variant; the literal part is a quick test before the regex)."""
     found = _TEMPLATES.get(spec.id)
     if found is None:
         found = _TEMPLATES[spec.id] = []
@@ -49,30 +51,27 @@ def _announcements(spec: RulesetSpec) -> list[tuple[str, str, re.Pattern[str]]]:
             parts = re.split(r"\{[^{}]*\}", template)
             longest = max(parts, key=len) if template else ""
             if len(longest) >= 4:
-                found.append((name, longest, re.compile(".*?".join(re.escape(part) for part in parts))))
+                found.append((key, name, longest, re.compile(".*?".join(re.escape(part) for part in parts))))
     return found
 
 
 def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: int):  # -> GameResult
-    """What one finished game leaves for the report."""
+    """What one finished game leaves for the report (no message's text is rendered for it:
+    see `ANNOUNCEMENTS`)."""
     from tianshen.sim.montecarlo import GameResult
 
     counters: Counter[str] = Counter()
     names = family(ruleset.spec.ruleset).events
-    bodies: list[str] = []
+    messages: list[PublicPost | PrivateMessage] = []
     for outcome in outcomes:
         counters["refusals"] += len(outcome.refusals)
         counters["GM notes"] += len(outcome.notes)
         for event in outcome.events:
             if event.kind in names:
                 counters[names[event.kind]] += 1
-        bodies += [post.body for post in outcome.posts] + [pm.body for pm in outcome.pms]
-    every = "\0".join(bodies)  # an announcement not in the game's text is looked for in no message
-    for name, literal, rx in _announcements(ruleset.spec):
-        if literal in every:
-            for body in bodies:
-                if literal in body:
-                    counters[name] += len(rx.findall(body))
+        messages += outcome.posts
+        messages += outcome.pms
+    _count_announcements(ruleset.spec, *text_parts(messages), counters)
     players = []
     for p in state.players:
         players.append({"role": p.role, "faction": p.faction, "alive": p.alive, "died_in": p.died_in,
@@ -83,6 +82,22 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
         counters["draw"] += 1
     return GameResult(seed=seed, winner=state.winner, rounds=state.phase.number, steps=len(outcomes),
                       players=players, counters=dict(counters))
+
+
+def _count_announcements(spec: RulesetSpec, keys: list[str], strings: list[str], counters: Counter[str]) -> None:
+    """The announcements among a game's text keys, and those matched in its plain strings."""
+    wanted = _announcements(spec)
+    if not wanted:
+        return
+    said = Counter(keys)
+    every = "\0".join(strings)  # an announcement not in the game's strings is looked for in none
+    for key, name, literal, rx in wanted:
+        if said[key]:
+            counters[name] += said[key]
+        if literal in every:
+            for text in strings:
+                if literal in text:
+                    counters[name] += len(rx.findall(text))
 
 
 # ---- figures ----------------------------------------------------------------------------

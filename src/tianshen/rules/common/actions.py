@@ -33,11 +33,11 @@ def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, nam
     role, target and receipt come from the ability table (core.abilities)."""
     ability = abilities.check_role(spec, abilities.table(spec), p, cmd.verb)
     if not cmd.arg:
-        raise Refused(spec.text("ability_no_target", name=ability.name))
+        raise Refused(spec.later("ability_no_target", name=ability.name))
     target = state.player(names_match(cmd.arg, names))
     abilities.check_target(spec, ability, p, target, group_of(spec, state, target) == group_of(spec, state, p))
     if (uses := ability.get("uses")) and state.data.get(uses, 0) <= 0:
-        raise Refused(spec.text(f"{ability.id}_spent"))  # 001 §2.7: 招魂's two uses
+        raise Refused(spec.later(f"{ability.id}_spent"))  # 001 §2.7: 招魂's two uses
     if ability.group == "faction":
         check_kill(state, p, target)
     ledger.record(state, p, ability.id, target.name)
@@ -159,4 +159,4 @@ def remind(spec: RulesetSpec, state: GameState, ends: str, out: Messages) -> Non
                 state, state.phase.number) != p.name:
             continue
         out.pm(p.name, spec.text("reminder_subject"),
-               spec.text("reminder_night", power=ability.name, ends=ends))
+               spec.later("reminder_night", power=ability.name, ends=ends))

@@ -19,7 +19,7 @@ from tianshen.core.clock import PhaseClock
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player, peek, put
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import RulesetSpec, Text
 from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import resolve_name
 from tianshen.core.votes import Tally, tally
@@ -190,17 +190,17 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
                     missing=tuple(missing), executed=(executed,) if executed else ())
 
 
-def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: DayTally) -> list[str]:
+def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: DayTally) -> list[str | Text]:
     """The result post's table, rendered from the ballot's tally: one row per candidate,
     count, voters, and curse/bless where visible."""
     d = day(state)
     delegated = d["delegations"]
-    lines = [spec.text("tally_columns")]
+    lines: list[str | Text] = [spec.later("tally_columns")]  # rendered when the post is read
     for row in count.rows:
         who = [v + ("（委托）" if any(v in dl for dl in delegated.values()) and v not in d["ballots"]["main"]
                     and v not in d["ballots"]["ld"] else "") for v, t in votes.items() if t == row.name]
-        lines.append(spec.text("tally_line", name=row.name, count=row.total, voters="、".join(who) or "—",
-                               note=row.modifier or " "))
+        lines.append(spec.later("tally_line", name=row.name, count=row.total, voters="、".join(who) or "—",
+                                note=row.modifier or " "))
     return lines if len(lines) > 1 else []
 
 

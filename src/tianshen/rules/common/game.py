@@ -31,7 +31,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.core.tally import DayTally
 from tianshen.core.vote_post import VotePost, unreadable
 from tianshen.rules.common import actions as nights
@@ -81,13 +81,13 @@ class ForumGame(Ruleset):
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
 
-    def role_extra(self, state: GameState, p: Player) -> str:
+    def role_extra(self, state: GameState, p: Player) -> str | Text:
         """The seat's partners (002 杀手, the 13-player pairs), then the family's own line."""
         mates = partners(self.spec, state, p)
-        return self._role_extra(state, p, self.spec.text("role_partners", partners="、".join(q.name for q in mates))
+        return self._role_extra(state, p, self.spec.later("role_partners", partners="、".join(q.name for q in mates))
                                 if mates else "")
 
-    def _role_extra(self, state: GameState, p: Player, extra: str) -> str:
+    def _role_extra(self, state: GameState, p: Player, extra: str | Text) -> str | Text:
         """The family's extra line of the role PM."""
         return extra
 
@@ -123,7 +123,7 @@ class ForumGame(Ruleset):
         d = state.data["day"]
         for p in days.voters(state, kind):
             if p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
-                out.pm(p.name, self.spec.text("reminder_subject"), self.spec.text("reminder_vote", ends=ends))
+                out.pm(p.name, self.spec.text("reminder_subject"), self.spec.later("reminder_vote", ends=ends))
 
     # ---- night ----------------------------------------------------------------------
 
@@ -147,8 +147,8 @@ class ForumGame(Ruleset):
         state.phase.step = "vote"
         d = state.data["day"]
         barred = "、".join(d["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, days.ts(d["vote_ends_at"])),
-                                              barred=barred, candidates=self._roster_alive(state)),
+        out.post(f"vote:{k}", self.spec.later("vote_thread", n=k, ends=show_for(state, days.ts(d["vote_ends_at"])),
+                                               barred=barred, candidates=self._roster_alive(state)),
                  title=self.spec.text("vote_thread_title", n=k))
 
     def _roster_alive(self, state: GameState) -> str:
@@ -169,7 +169,7 @@ class ForumGame(Ruleset):
         count = days.day_tally(spec, state, "main", votes, result, missing, with_modifiers=True,
                                executed=left[0] if len(left) == 1 else None)
         record_tally(out.log, line, count)
-        lines = [spec.text("tally_header", n=k)] + days.describe(spec, state, votes, count)
+        lines = [spec.later("tally_header", n=k)] + days.describe(spec, state, votes, count)
         if len(top) > 1:
             days.remove_non_voters(spec, state, missing, lines, out.notes)
             top = [c for c in top if state.player(c).alive]
@@ -187,10 +187,10 @@ class ForumGame(Ruleset):
         d["step_ends_at"] = self.clock.ld_ends(at).isoformat()
         state.phase.step = "ld"
         state.phase.ends_at = self.clock.extended_day_ends(days.ts(d["vote_ends_at"]))
-        lines.append(spec.text("ld_start", candidates="、".join(top), ends=show_for(state, days.ts(d["step_ends_at"]))))
-        out.post(MAIN, "\n".join(lines))
-        out.post(f"vote:{k}", spec.text("ld_thread", candidates="、".join(top),
-                                         ends=show_for(state, days.ts(d["step_ends_at"]))))
+        lines.append(spec.later("ld_start", candidates="、".join(top), ends=show_for(state, days.ts(d["step_ends_at"]))))
+        out.post(MAIN, Lines("\n", lines))
+        out.post(f"vote:{k}", spec.later("ld_thread", candidates="、".join(top),
+                                          ends=show_for(state, days.ts(d["step_ends_at"]))))
         if not days.voters(state, "ld"):
             out.log.append("nobody can vote in the life-death vote")
 
@@ -203,7 +203,7 @@ class ForumGame(Ruleset):
         count = days.day_tally(spec, state, "ld", votes, result, missing, with_modifiers=False,
                                executed=days.ld_executed(state, missing))
         record_tally(out.log, f"life-death vote: {result.counts}, no vote {missing}", count)
-        lines = [spec.text("ld_header")] + days.describe(spec, state, votes, count)
+        lines = [spec.later("ld_header")] + days.describe(spec, state, votes, count)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
         # A candidate removed for not voting in the 生死投票 is out of the game (see _close_main_vote).
         d["candidates"] = [c for c in d["candidates"] if state.player(c).alive]
@@ -219,7 +219,7 @@ class ForumGame(Ruleset):
         result, extra = days.ld_tally(state)
         lines.append(spec.text("wills_header"))
         for c in d["candidates"]:
-            lines.append(spec.text("wills_line", name=c, added=extra[c], count=result.counts[c]))
+            lines.append(spec.later("wills_line", name=c, added=extra[c], count=result.counts[c]))
         if len(result.top) == 1:
             self._finish_day(state, at, result.top[0], [], lines, out)
             return
@@ -239,14 +239,14 @@ class ForumGame(Ruleset):
         d["step_ends_at"] = self.clock.summon_round_ends(at).isoformat()
         state.phase.step = "summon"
         summoned = "、".join(rounds[r])
-        lines.append(spec.text("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
-                               ends=show_for(state, days.ts(d["step_ends_at"]))))
-        out.post(MAIN, "\n".join(lines))
-        out.post(f"vote:{k}", spec.text("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
-                                         ends=show_for(state, days.ts(d["step_ends_at"]))))
+        lines.append(spec.later("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
+                                ends=show_for(state, days.ts(d["step_ends_at"]))))
+        out.post(MAIN, Lines("\n", lines))
+        out.post(f"vote:{k}", spec.later("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
+                                          ends=show_for(state, days.ts(d["step_ends_at"]))))
         for name in rounds[r]:
             out.pm(name, spec.text("summon_subject"),
-                   spec.text("summon_pm", candidates="、".join(d["candidates"]), ends=show_for(state, days.ts(d["step_ends_at"]))))
+                   spec.later("summon_pm", candidates="、".join(d["candidates"]), ends=show_for(state, days.ts(d["step_ends_at"]))))
 
     def _close_summon_round(self, state: GameState, at: datetime, out: Messages) -> None:
         spec = self.spec
@@ -254,8 +254,8 @@ class ForumGame(Ruleset):
         result, _ = days.ld_tally(state)
         count = days.summon_tally(state, executed=True)
         record_tally(out.log, None, count)  # the summon round's post has its own lines, the log none
-        lines = [spec.text("summon_header", round=d["summon_round"])]
-        lines += [spec.text("summon_line", name=r.name, count=r.total) for r in count.rows]
+        lines = [spec.later("summon_header", round=d["summon_round"])]
+        lines += [spec.later("summon_line", name=r.name, count=r.total) for r in count.rows]
         if len(result.top) == 1:
             self._finish_day(state, at, result.top[0], [], lines, out)
             return
@@ -269,16 +269,16 @@ class ForumGame(Ruleset):
         if executed:
             p = state.player(executed)
             die(state, p, "executed")
-            lines.append(spec.text("executed", name=executed, identity=days.identity(spec, p)))
+            lines.append(spec.later("executed", name=executed, identity=days.identity(spec, p)))
         else:
-            lines.append(spec.text("nobody_executed"))
+            lines.append(spec.later("nobody_executed"))
         self._on_day_end(state, executed, lines, out)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
         if self.announce_victory(state, at, out, lines):
             return
         self._begin_night(state, k + 1, at)
-        lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
-        out.post(MAIN, "\n".join(lines))
+        lines.append(spec.later("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
+        out.post(MAIN, Lines("\n", lines))
 
     # ---- victory --------------------------------------------------------------------
 
@@ -297,7 +297,7 @@ class ForumGame(Ruleset):
             summoned = state.phase.kind == "day" and p.name in day.get("summoned", [])
             if verb == "vote" and summoned and state.phase.step == "summon":
                 return days.cast_vote(state, p, cmd.arg, at, "pm")
-            raise Refused(self.spec.text("dead_player"))
+            raise Refused(self.spec.later("dead_player"))
         if verb in self.powers or verb in ("declaration", "story", "cancel"):
             abilities.check_window(self.spec, self._window_of(p, verb), state, at)
             if verb == "cancel":
@@ -310,7 +310,7 @@ class ForumGame(Ruleset):
         if verb == "delegate":
             return days.delegate(state, p, cmd.arg, at)
         if verb == "vote":
-            raise Refused(self.spec.text("vote_in_thread"))
+            raise Refused(self.spec.later("vote_in_thread"))
         if verb == "count":
             return self.count_reply(state, self.ballots.shown(state))
         if verb == "done":
@@ -331,16 +331,22 @@ class ForumGame(Ruleset):
         for ability in self.abilities.held(p.role):
             if ability.cancel != "never" and state.data["subs"].get(ability.id, {}).pop(p.name, None):
                 return self.spec.text("cancelled", name=ability.name)
-        raise Refused(self.spec.text("nothing_to_cancel"))
+        raise Refused(self.spec.later("nothing_to_cancel"))
 
     def pm_help(self, state: GameState, p: Player) -> str:
+        return str(self.pm_help_text(state, p))
+
+    def pm_help_text(self, state: GameState, p: Player) -> str | Text:
         """The help lists exactly the player's abilities (core.abilities); a role holding none
-        gets its own help (`help_<role>`, game_ten's 待选职业者: 转职) or `help_none`."""
+        gets its own help (`help_<role>`, game_ten's 待选职业者: 转职) or `help_none`; unrendered
+        (a family's own `pm_help` is asked instead)."""
+        if type(self).pm_help is not ForumGame.pm_help:
+            return self.pm_help(state, p)
         verb = "/".join(abilities.help_names(self.abilities, p.role))
         if not verb:
             key = f"help_{p.role}"
-            return self.spec.text(key if key in self.spec.texts else "help_none")
-        return self.spec.text("help", verb=verb, example=next(q.name for q in state.players if q.name != p.name))
+            return self.spec.later(key if key in self.spec.texts else "help_none")
+        return self.spec.later("help", verb=verb, example=next(q.name for q in state.players if q.name != p.name))
 
     # ---- posts ----------------------------------------------------------------------
 

@@ -1,0 +1,94 @@
+"""Texts rendered only when read (issue 37): a message may keep the variant's text keys and
+fields (`RulesetSpec.later`, `Lines`) and render them on the first read of its body, so a
+simulated game, whose report counts announcements by those keys, renders none."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from tianshen.core.model import Outcome, PrivateMessage, PublicPost, Refusal
+from tianshen.core.spec import Lines, RulesetSpec, Text
+from tianshen.rules import load_ruleset
+from tianshen.sim.montecarlo import Game, play
+from tianshen.sim.report import ANNOUNCEMENTS, extract
+from tianshen.specs import load_spec
+
+
+def test_a_message_renders_its_text_when_read() -> None:
+    spec = load_spec("classic_10")
+    body = Lines("\n", [spec.later("tally_header", n=2), "甲", spec.later("nobody_executed")])
+    post = PublicPost(thread="main", body=body)
+    eager = PublicPost(thread="main", body="\n".join([spec.text("tally_header", n=2), "甲",
+                                                       spec.text("nobody_executed")]))
+    assert post.text_parts() == (["tally_header", "nobody_executed"], ["甲"])  # nothing rendered for it
+    assert body._done is None
+    assert post.model_dump_json() == eager.model_dump_json() and post == eager
+    assert post.body == eager.body and post.text_parts()[0] == ["tally_header", "nobody_executed"]
+    pm = PrivateMessage(to="甲", subject="s", body=spec.later("receipt_ok", lines=spec.later("dawn_nobody")))
+    assert pm.text_parts() == (["receipt_ok", "dawn_nobody"], [])
+    assert pm.body == spec.text("receipt_ok", lines=spec.text("dawn_nobody"))
+    refusal = Refusal(sender="甲", text="x", reason=spec.later("dead_player"))
+    assert refusal.reason == spec.text("dead_player") and refusal.model_dump()["reason"] == refusal.reason
+    assert eager.text_parts() == ([], [eager.body])
+
+
+def test_an_unknown_text_fails_when_made_not_when_read() -> None:
+    with pytest.raises(KeyError, match="no text 'no_such_text'"):
+        load_spec("classic_10").later("no_such_text", n=1)
+
+
+def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten classic_10 games with their report: no body or reason is rendered; the only texts
+    filled in are subjects and titles (short, and the board needs them at once)."""
+    filled: Counter[str] = Counter()
+    rendered: list[str] = []
+    text, render = RulesetSpec.text, Text.__str__
+
+    def counting_text(self: RulesetSpec, key: str, **values: object) -> str:
+        if values:
+            filled[key] += 1
+        return text(self, key, **values)
+
+    def counting_render(self: Text) -> str:
+        rendered.append(self.key)
+        return render(self)
+
+    monkeypatch.setattr(RulesetSpec, "text", counting_text)
+    monkeypatch.setattr(Text, "__str__", counting_render)
+    ruleset = load_ruleset("classic_10")
+    results = [play(ruleset, seed) for seed in range(10)]
+    assert all(r.error is None for r in results)
+    assert rendered == []
+    assert filled and all(key.endswith(("_subject", "_title")) for key in filled), filled
+
+
+def _rendered_counts(ruleset, outcomes: list[Outcome]) -> Counter[str]:
+    """The announcements found by matching every rendered post and PM against the templates
+    (the report's old way, with `.` across line ends: a victory's roles span lines)."""
+    found: Counter[str] = Counter()
+    bodies = [m.body for o in outcomes for m in (*o.posts, *o.pms)]
+    for key, name in ANNOUNCEMENTS.items():
+        template = ruleset.spec.texts.get(key, "").strip("\n")
+        parts = re.split(r"\{[^{}]*\}", template)
+        if template and len(max(parts, key=len)) >= 4:
+            rx = re.compile(".*?".join(re.escape(part) for part in parts), re.S)
+            found[name] += sum(len(rx.findall(body)) for body in bodies)
+    return +found
+
+
+@pytest.mark.parametrize(("variant", "players"), [("classic_8", None), ("classic_10", None), ("game_ten", None),
+                                                  ("n_lives", 7)])
+def test_the_report_counts_announcements_as_the_rendered_texts_say(variant: str, players: int | None) -> None:
+    """By key (not rendered) the report counts what the rendered texts hold; n_lives 7p seed
+    6 ends in a draw, which the old line-bound template match never counted."""
+    ruleset = load_ruleset(variant)
+    for seed in range(12):
+        game = Game(ruleset, seed, players or ruleset.spec.players)
+        state = game.play()
+        counted = extract(ruleset, state, game.outcomes, seed).counters
+        announced = {k: v for k, v in counted.items() if k in ANNOUNCEMENTS.values() and v}
+        assert announced == dict(_rendered_counts(ruleset, game.outcomes)), (variant, seed)
+        assert counted.get("draw (announced)", 0) == counted.get("draw", 0), (variant, seed)
