@@ -91,6 +91,21 @@ def show(t: datetime | None, zone: str = DEFAULT_ZONE, *, seconds: bool = False,
     return _show(t, zone, seconds, year)
 
 
+_PARSED: dict[str, datetime] = {}
+
+
+def parse(text: str) -> datetime:
+    """A time a state keeps as ISO text (`data`'s deadlines, ballots): a game reads its few
+    deadlines again at every input (issue 37), so each is parsed once (a datetime never
+    changes; the table is emptied when it grows large)."""
+    at = _PARSED.get(text)
+    if at is None:
+        if len(_PARSED) >= 4096:
+            _PARSED.clear()
+        at = _PARSED[text] = datetime.fromisoformat(text)
+    return at
+
+
 @lru_cache(maxsize=1024)
 def _show(t: datetime, zone: str, seconds: bool, year: bool) -> str:
     """`show` of a time: a game shows its few deadlines many times (issue 37), so the texts

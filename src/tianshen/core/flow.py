@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from tianshen.core.clock import parse
 from tianshen.core.model import GameState, peek
 
 ANY = "*"  # a step that applies whatever `phase.step` says
@@ -63,10 +64,16 @@ def time_at(state: GameState, path: str) -> datetime | None:
         return state.phase.ends_at
     if path == PHASE_START:
         return state.phase.started_at
+    names = _PATHS.get(path)
+    if names is None:
+        names = _PATHS[path] = tuple(path.split("."))
     holder: object = state.data
-    for name in path.split("."):
+    for name in names:
         holder = peek(holder, name) if isinstance(holder, dict) else None  # read only: not copied
-    return datetime.fromisoformat(holder) if isinstance(holder, str) else None
+    return parse(holder) if isinstance(holder, str) else None
+
+
+_PATHS: dict[str, tuple[str, ...]] = {}  # a step's dotted path, split once (the tables are few)
 
 
 def end_of(step: Step, state: GameState) -> datetime | None:
@@ -74,7 +81,7 @@ def end_of(step: Step, state: GameState) -> datetime | None:
     at = time_at(state, step.deadline)
     early = state.data.get("early_at") if step.early_done else None
     if at is not None and early:
-        return min(at, datetime.fromisoformat(early))
+        return min(at, parse(early))
     return at
 
 

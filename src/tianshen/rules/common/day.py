@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tianshen.core.clock import PhaseClock
+from tianshen.core.clock import PhaseClock, parse
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player, peek, put
@@ -37,7 +37,7 @@ def day_read(state: GameState) -> dict:
 
 
 def ts(value: str) -> datetime:
-    return datetime.fromisoformat(value)
+    return parse(value)
 
 
 def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: list[str], saved: list[str],
