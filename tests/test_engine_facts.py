@@ -59,13 +59,14 @@ def test_the_schedule_reads_the_day_of_a_copy_without_copying_it() -> None:
 def test_a_stored_time_is_parsed_once_and_read_the_same() -> None:
     """The schedule reads the state's ISO deadlines at every input: `clock.parse` keeps each
     (the datetime `fromisoformat` gives, the same object again), in a table that stays small."""
-    from datetime import datetime
+    from datetime import UTC, datetime, timedelta
 
     from tianshen.core import clock
 
     text = "2026-12-06T12:00:00+00:00"
     at = clock.parse(text)
     assert at == datetime.fromisoformat(text) and clock.parse(text) is at
+    start = datetime(2026, 12, 7, tzinfo=UTC)
     for minute in range(5000):
-        clock.parse(f"2026-12-07T{minute // 60 % 24:02d}:{minute % 60:02d}:00+00:00")
-    assert len(clock._PARSED) <= 4096
+        clock.parse((start + timedelta(minutes=minute)).isoformat())
+    assert 0 < len(clock._PARSED) <= 4096
