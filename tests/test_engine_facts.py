@@ -70,3 +70,31 @@ def test_a_stored_time_is_parsed_once_and_read_the_same() -> None:
     for minute in range(5000):
         clock.parse((start + timedelta(minutes=minute)).isoformat())
     assert 0 < len(clock._PARSED) <= 4096
+
+
+def test_who_must_vote_is_asked_without_the_list_of_voters() -> None:
+    """`day.must_vote` (each vote asks it) says what membership in `day.voters` says, at every
+    step of Monte Carlo games with 束魂 saves, deaths, 生死投票 and 招魂 rounds."""
+    from tianshen.rules import load_ruleset
+    from tianshen.rules.common import day
+    from tianshen.sim.montecarlo import Game as MonteCarlo
+
+    ruleset = load_ruleset("classic_13")
+    asked = 0
+    for seed in range(6):
+        game = MonteCarlo(ruleset, seed, 13)
+        fold = game.fold
+
+        def checked(event, game=game, fold=fold) -> None:
+            nonlocal asked
+            fold(event)
+            kind = day.ballot_kind(game.state)
+            if kind is not None and game.state.phase.kind == "day":
+                names = {p.name for p in day.voters(game.state, kind)}
+                for p in game.state.players:
+                    assert day.must_vote(game.state, kind, p) == (p.name in names)
+                    asked += 1
+
+        game.fold = checked  # type: ignore[method-assign]
+        game.play()
+    assert asked > 500

@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -118,6 +119,9 @@ class BoardMap:
     neighbours: dict[str, tuple[str, ...]]
     people: dict[str, tuple[str, ...]]  # cell -> "name hp" of the living there (GM view only)
     depths: dict[str, int]  # cell -> layers dug (GM view only)
+
+
+_ALIVE = attrgetter("alive")
 
 
 class Deadline(NamedTuple):
@@ -634,7 +638,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
         first = Messages()  # what the shared mechanics say before the ruleset speaks
-        alive_before = [p.alive for p in state.players]
+        alive_before = list(map(_ALIVE, state.players))  # in C: every input asks
         outcome = self._fold(state, event, first)
         if self._after_input:
             after = Messages()
@@ -642,7 +646,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             outcome.posts += after.posts
             outcome.pms += after.pms
             outcome.notes += after.notes
-        if alive_before != [p.alive for p in outcome.state.players]:
+        if alive_before != list(map(_ALIVE, outcome.state.players)):
             outcome.deaths = deaths_since(alive_before, outcome.state)
         return outcome
 

@@ -76,6 +76,14 @@ def voters(state: GameState, kind: str) -> list[Player]:
     return [p for p in state.players if (p.alive or p.name in revived) and p.name not in barred]
 
 
+def must_vote(state: GameState, kind: str, p: Player) -> bool:
+    """Whether `p` is among `voters(state, kind)`, without making the list (every vote asks)."""
+    d = day_read(state)
+    if kind == "summon":
+        return p.name in d["summoned"]
+    return (p.alive or p.name in d.get("revived", ())) and p.name not in d["cannot_vote"]
+
+
 def may_vote_dead(state: GameState, name: str) -> bool:
     """A dead player who votes today: summoned by the GM (001 §5.5) or by 招魂 (001 §2.7)."""
     d = peek(state.data, "day") or {}
@@ -110,7 +118,7 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
         raise Refused("现在不是投票时间。投票帖贴出后请在投票帖里跟帖投票。")
     if at > window_end(state):
         raise Refused("投票已经截止，这一票无效。")
-    if p.name not in {v.name for v in voters(state, kind)}:
+    if not must_vote(state, kind, p):
         if p.name in day(state)["cannot_vote"]:
             raise Refused("你昨夜被束魂救活，魂不守舍，今天不能参加投票和生死投票。")
         raise Refused("你不能参加这次投票。")
@@ -133,7 +141,7 @@ def delegate(state: GameState, p: Player, written: str, at: datetime) -> str:
     if at > window_end(state):
         # 001 §5.3 "委托投票只要在投票结束前寄出…都视为有效": judged by the PM's forum time
         raise Refused("投票已经截止，这个委托投票无效。")
-    if p.name not in {v.name for v in voters(state, kind)}:
+    if not must_vote(state, kind, p):
         raise Refused("你今天不能参加投票，也不能委托投票。")
     if p.name in day(state)["ballots"][kind]:
         raise Refused("你已经在投票帖里投过票了，委托投票无效。")
