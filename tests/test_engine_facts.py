@@ -98,3 +98,26 @@ def test_who_must_vote_is_asked_without_the_list_of_voters() -> None:
         game.fold = checked  # type: ignore[method-assign]
         game.play()
     assert asked > 500
+
+
+def test_an_input_skips_cleaning_only_what_is_clean() -> None:
+    """PmIn/PostIn check their fields inline (every input is made so): `needs_cleaning` is
+    true exactly when `clean` changes the text, and a bad field still fails as before."""
+    from datetime import UTC, datetime
+
+    import pytest
+
+    from tianshen.core.model import PmIn, PostIn
+    from tianshen.core.text import clean, needs_cleaning
+
+    at = datetime(2026, 12, 6, tzinfo=UTC)
+    for text in ("投票 甲", "a\r\nb", "x\x00y", "\ud800", "tab\tok\n", "\x85", "", "\x7f"):
+        assert needs_cleaning(text) == (clean(text) != text), repr(text)
+        pm = PmIn(id="1", sender=text or "甲", at=at, text=text)
+        post = PostIn(id="2", thread="vote:1", author=text or "甲", at=at, text=text)
+        assert pm.text == post.text == clean(text) and pm.sender == post.author == clean(text or "甲")
+    for bad in ({"id": 1}, {"at": "2026-12-06"}, {"text": None}):
+        with pytest.raises(TypeError):
+            PmIn(**{"id": "1", "sender": "甲", "at": at, "text": "x", **bad})
+        with pytest.raises(TypeError):
+            PostIn(**{"id": "1", "thread": "main", "author": "甲", "at": at, "text": "x", **bad})

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.spec import Lines, Text
 from tianshen.core.tally import DayTally
-from tianshen.core.text import clean, clean_value
+from tianshen.core.text import clean, clean_value, needs_cleaning
 
 NIGHT = "night"
 DAY = "day"
@@ -575,10 +575,13 @@ class PmIn(_Input):
     type = "pm"
 
     def __init__(self, *, id: str, sender: str, at: datetime, text: str) -> None:
-        self.id = _text(id)  # the forum's message id (dedup key)
-        self.sender = clean(sender)
-        self.at = _when(at)  # forum server time
-        self.text = clean(text)
+        # the checks of _text, clean and _when inline when all is well (every input is made so)
+        if type(id) is not str or type(sender) is not str or type(text) is not str or type(at) is not datetime:
+            id, at = _text(id), _when(at)
+        self.id = id  # the forum's message id (dedup key)
+        self.sender = clean(sender) if needs_cleaning(sender) else sender
+        self.at = at  # forum server time
+        self.text = clean(text) if needs_cleaning(text) else text
 
 
 class PostIn(_Input):
@@ -590,11 +593,15 @@ class PostIn(_Input):
 
     def __init__(self, *, id: str, thread: str, author: str, at: datetime, text: str, edited: bool = False,
                  original_text: str | None = None) -> None:
-        self.id = _text(id)
-        self.thread = _text(thread)
-        self.author = clean(author)
-        self.at = _when(at)
-        self.text = clean(text)
+        # the checks of _text, clean and _when inline when all is well (every input is made so)
+        if type(id) is not str or type(thread) is not str or type(author) is not str or type(text) is not str \
+                or type(at) is not datetime:
+            id, thread, at = _text(id), _text(thread), _when(at)
+        self.id = id
+        self.thread = thread
+        self.author = clean(author) if needs_cleaning(author) else author
+        self.at = at
+        self.text = clean(text) if needs_cleaning(text) else text
         self.edited = bool(edited)
         self.original_text = None if original_text is None else clean(original_text)  # the first version, when known
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -132,6 +133,9 @@ class Deadline(NamedTuple):
     kind: str
 
 
+_deadline = partial(tuple.__new__, Deadline)  # Deadline((at, kind)) in C: the schedule makes one at every input
+
+
 class Ruleset(LedgerOverrides, VotePosts, ABC):
     """One ruleset family; an instance is bound to one variant's spec."""
 
@@ -241,7 +245,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if step is None or at is None:
             return None
         reminder = flow.reminder_at(step, state, at) if step.reminder_from else None
-        return Deadline(reminder, REMINDER) if reminder else Deadline(at, step.kind)
+        return _deadline((reminder, REMINDER) if reminder else (at, step.kind))
 
     def shift_schedule(self, state: GameState, hours: float) -> None:
         """Every remaining deadline of the step moves by `hours` (extend, resume, leave, a

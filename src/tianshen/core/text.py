@@ -19,6 +19,14 @@ _ODD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
 
+def needs_cleaning(text: object) -> bool:
+    """Whether `clean` would change or refuse `text` (a caller may skip it when not)."""
+    return type(text) is not str or _SEARCH(text) is not None  # type: ignore[arg-type]
+
+
+_SEARCH = _ODD.search
+
+
 def clean(text: str) -> str:
     """`text` without control characters (\\t \\n \\r kept, \\r\\n made \\n), with every lone
     surrogate replaced by U+FFFD; a surrogate pair left as two code points is joined."""
