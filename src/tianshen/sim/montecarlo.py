@@ -9,6 +9,7 @@ over worker processes and hands back one `GameResult` per game; sim/report.py su
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -196,6 +197,18 @@ def _ruleset(variant: str) -> Ruleset:
     return ruleset
 
 
+GEN0_THRESHOLD = 10_000  # objects allocated between two young collections (Python's default: 700)
+
+
+def _worker_start() -> None:
+    """A worker's collector: what the worker was forked with (modules, the ruleset) is frozen
+    out of every collection, and the young generation is collected every 10,000 new objects
+    instead of 700 (a game keeps its outcomes to the end: each collection walked them again;
+    the collector cost classic_10 about 7 % of a worker's CPU, 3 % after)."""
+    gc.freeze()
+    gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def run_job(job: Job) -> list[GameResult]:
     """One chunk of seeds, in a worker."""
     ruleset = _ruleset(job.variant)
@@ -229,7 +242,7 @@ def run(variant: str, games: int, *, players: int | None = None, policy: str = "
                 progress(len(job.seeds))
     else:
         _ruleset(variant)  # loaded before the workers start: forked, they begin with it
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_worker_start) as pool:
             for future in as_completed([pool.submit(run_job, job) for job in jobs]):
                 part = future.result()
                 results += part
