@@ -21,7 +21,7 @@ from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
 from tianshen.sim import sims_for
-from tianshen.sim.rehearsal import DEFAULT_START, MAX_STEPS, default_seats
+from tianshen.sim.seats import DEFAULT_START, MAX_STEPS, default_seats
 
 GM_ACCOUNT = "神的使者"
 
