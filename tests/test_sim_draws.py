@@ -121,3 +121,19 @@ def test_every_sims_takes_the_games_spec() -> None:
         for done in (False, True):
             sims = sims_for(family, CoreBoard(lambda: None), "神的使者", 1, done=done, spec=spec)  # type: ignore[arg-type,return-value]
             sims.know(spec)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "n_lives"])
+def test_monte_carlo_asks_the_next_deadline_once_a_fold(variant: str) -> None:
+    """The loop asks for the next deadline after every fold (an input may move it) and at the
+    start, not again at the top of each step for the state `advance` just left."""
+    ruleset = load_ruleset(variant)
+    for seed in range(3):
+        game = Game(ruleset, seed, ruleset.spec.players)
+        asked = []
+        real = ruleset.next_deadline
+        game.ruleset = type("Counting", (), {"__getattr__": lambda _, name: getattr(ruleset, name),
+                                             "next_deadline": lambda _, state: asked.append(1) or real(state)})()
+        game.play()
+        folds = len(game.outcomes) - 1  # the setup's outcome is no fold
+        assert len(asked) == folds + 1, (len(asked), folds)

@@ -96,7 +96,8 @@ class Game:
 
     def _took(self, outcome: Outcome) -> GameState:
         self.outcomes.append(outcome)
-        self.threads.update(post.thread for post in outcome.posts)
+        if outcome.posts:  # most inputs post nothing
+            self.threads.update(post.thread for post in outcome.posts)
         return outcome.state
 
     def thread(self, key: str) -> str | None:
@@ -110,15 +111,17 @@ class Game:
     def play(self, max_steps: int = MAX_STEPS) -> GameState:
         """Like `sim.rehearsal.rehearse`: the sims act an hour in (or just before the
         deadline), then the clock jumps to the deadline and the driver's `advance` runs."""
+        deadline = self.ruleset.next_deadline(self.state)
         for _ in range(max_steps):
-            deadline = self.ruleset.next_deadline(self.state)
             if deadline is None:
                 return self.state
             self.now = max(self.now, min(self.now + timedelta(hours=1), deadline.at - timedelta(minutes=1)))
             self.sims.act(self.state, self.now, self.thread)
             pending = self._read()
             self.now = max(self.now, deadline.at)
-            self.advance(pending, deadline)  # the sims wrote on the board only: still the next deadline
+            # the sims wrote on the board only: still the next deadline; `advance` hands back
+            # the one of the state it leaves
+            deadline = self.advance(pending, deadline)
         raise RuntimeError(f"the game did not end within {max_steps} steps")
 
     def _read(self) -> list[PmIn | PostIn]:
@@ -127,9 +130,10 @@ class Game:
         return [e for e in self.board.take()
                 if isinstance(e, PmIn) or self.watch_board or e.thread in watched]
 
-    def advance(self, pending: list[PmIn | PostIn], known: Deadline | None = None) -> None:
+    def advance(self, pending: list[PmIn | PostIn], known: Deadline | None = None) -> Deadline | None:
         """`GameDriver.advance(now)`: inputs stamped before a due deadline first; `known` is
-        the state's next deadline when the caller has just asked for it."""
+        the state's next deadline when the caller has just asked for it.  Returns the next
+        deadline of the state it leaves (asked once after every fold: an input may move it)."""
         dl = known
         while True:
             if dl is None:
@@ -140,7 +144,7 @@ class Game:
                 dl = self.ruleset.next_deadline(self.state)
                 due = dl is not None and dl.at <= self.now
             if dl is None or not due:
-                return
+                return dl
             self.fold(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
             dl = None
 
