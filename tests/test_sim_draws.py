@@ -128,12 +128,20 @@ def test_monte_carlo_asks_the_next_deadline_once_a_fold(variant: str) -> None:
     """The loop asks for the next deadline after every fold (an input may move it) and at the
     start, not again at the top of each step for the state `advance` just left."""
     ruleset = load_ruleset(variant)
+    asked: list[int] = []
+
+    class Counting:
+        def __getattr__(self, name: str) -> object:
+            return getattr(ruleset, name)
+
+        def next_deadline(self, state):  # type: ignore[no-untyped-def]
+            asked.append(1)
+            return ruleset.next_deadline(state)
+
     for seed in range(3):
         game = Game(ruleset, seed, ruleset.spec.players)
-        asked = []
-        real = ruleset.next_deadline
-        game.ruleset = type("Counting", (), {"__getattr__": lambda _, name: getattr(ruleset, name),
-                                             "next_deadline": lambda _, state: asked.append(1) or real(state)})()
+        game.ruleset = Counting()  # type: ignore[assignment]
+        asked.clear()
         game.play()
         folds = len(game.outcomes) - 1  # the setup's outcome is no fold
         assert len(asked) == folds + 1, (len(asked), folds)
