@@ -145,3 +145,17 @@ def test_monte_carlo_asks_the_next_deadline_once_a_fold(variant: str) -> None:
         game.play()
         folds = len(game.outcomes) - 1  # the setup's outcome is no fold
         assert len(asked) == folds + 1, (len(asked), folds)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten"])
+def test_classic_sims_seed_one_random_only_for_draws(variant: str) -> None:
+    """The classic sims re-seed one `random.Random` a purpose (not a new one each), and the
+    wills of a night nobody died are not seeded (they draw nothing)."""
+    for seed in range(4):
+        game = Game(load_ruleset(variant), seed, load_ruleset(variant).spec.players)
+        log: list[str] = []
+        _watch(game.sims._random, log)  # type: ignore[attr-defined]
+        game.play()
+        assert log.count("seed") > 5
+        wasted = sum(1 for a, b in zip(log, [*log[1:], "seed"], strict=True) if a == b == "seed")
+        assert wasted == 0, f"{wasted} of {log.count('seed')} seeds drew nothing"
