@@ -159,3 +159,17 @@ def test_classic_sims_seed_one_random_only_for_draws(variant: str) -> None:
         assert log.count("seed") > 5
         wasted = sum(1 for a, b in zip(log, [*log[1:], "seed"], strict=True) if a == b == "seed")
         assert wasted == 0, f"{wasted} of {log.count('seed')} seeds drew nothing"
+
+
+def test_sims_start_without_reading_the_system_entropy(monkeypatch) -> None:
+    """A game's sims are made once a game: their one Random, re-seeded for every use, is not
+    first seeded from the system's entropy (`Random()`: about 60 µs a game)."""
+    from tianshen.sim import sims_for
+    from tianshen.sim.montecarlo import CoreBoard
+
+    seeds: list[object] = []
+    real = random.Random.seed
+    monkeypatch.setattr(random.Random, "seed", lambda self, a=None, version=2: seeds.append(a) or real(self, a, version))
+    for family in ("classic", "n_lives", "game_ten", "hex_survival", "butterfly_elder"):
+        sims_for(family, CoreBoard(lambda: None), "神的使者", 1)  # type: ignore[arg-type]
+    assert None not in seeds
