@@ -46,3 +46,19 @@ def test_role_pms_read_each_card_types_powers_once_per_spec() -> None:
     tables = sum(row[1] for (path, _, name), row in stats.items()
                  if path.replace("\\", "/").endswith("rules/n_lives/abilities.py") and name == "abilities")
     assert tables == 0, tables
+
+
+def test_the_deal_draws_without_a_call_a_draw(monkeypatch) -> None:
+    """A try of the deal hashes its draws in its own loop (as `rng.shuffled` does), not
+    through `rng.below`, a call and a write of the state's counter a draw (about 250 a 7p deal)."""
+    from tianshen.core import rng
+    from tianshen.core.ruleset import GameSetup
+    from tianshen.sim.seats import DEFAULT_START, default_seats
+
+    ruleset = load_ruleset("n_lives")
+    calls: list[int] = []
+    real = rng.below
+    monkeypatch.setattr(rng, "below", lambda state, n: calls.append(n) or real(state, n))
+    for seed in range(5):
+        ruleset.setup(GameSetup(seats=default_seats(7), seed=seed, start=DEFAULT_START))
+    assert len(calls) < 5, len(calls)

@@ -121,3 +121,55 @@ def test_every_sims_takes_the_games_spec() -> None:
         for done in (False, True):
             sims = sims_for(family, CoreBoard(lambda: None), "神的使者", 1, done=done, spec=spec)  # type: ignore[arg-type,return-value]
             sims.know(spec)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "n_lives"])
+def test_monte_carlo_asks_the_next_deadline_once_a_fold(variant: str) -> None:
+    """The loop asks for the next deadline after every fold (an input may move it) and at the
+    start, not again at the top of each step for the state `advance` just left."""
+    ruleset = load_ruleset(variant)
+    asked: list[int] = []
+
+    class Counting:
+        def __getattr__(self, name: str) -> object:
+            return getattr(ruleset, name)
+
+        def next_deadline(self, state):  # type: ignore[no-untyped-def]
+            asked.append(1)
+            return ruleset.next_deadline(state)
+
+    for seed in range(3):
+        game = Game(ruleset, seed, ruleset.spec.players)
+        game.ruleset = Counting()  # type: ignore[assignment]
+        asked.clear()
+        game.play()
+        folds = len(game.outcomes) - 1  # the setup's outcome is no fold
+        assert len(asked) == folds + 1, (len(asked), folds)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten"])
+def test_classic_sims_seed_one_random_only_for_draws(variant: str) -> None:
+    """The classic sims re-seed one `random.Random` a purpose (not a new one each), and the
+    wills of a night nobody died are not seeded (they draw nothing)."""
+    for seed in range(4):
+        game = Game(load_ruleset(variant), seed, load_ruleset(variant).spec.players)
+        log: list[str] = []
+        _watch(game.sims._random, log)  # type: ignore[attr-defined]
+        game.play()
+        assert log.count("seed") > 5
+        wasted = sum(1 for a, b in zip(log, [*log[1:], "seed"], strict=True) if a == b == "seed")
+        assert wasted == 0, f"{wasted} of {log.count('seed')} seeds drew nothing"
+
+
+def test_sims_start_without_reading_the_system_entropy(monkeypatch) -> None:
+    """A game's sims are made once a game: their one Random, re-seeded for every use, is not
+    first seeded from the system's entropy (`Random()`: about 60 µs a game)."""
+    from tianshen.sim import sims_for
+    from tianshen.sim.montecarlo import CoreBoard
+
+    seeds: list[object] = []
+    real = random.Random.seed
+    monkeypatch.setattr(random.Random, "seed", lambda self, a=None, version=2: seeds.append(a) or real(self, a, version))
+    for family in ("classic", "n_lives", "game_ten", "hex_survival", "butterfly_elder"):
+        sims_for(family, CoreBoard(lambda: None), "神的使者", 1)  # type: ignore[arg-type]
+    assert None not in seeds

@@ -65,7 +65,7 @@ class DaemonPlayers:
     """The simulated players `tianshen run` gives the daemon (service.daemon.SimulatedPlayers)."""
 
     def seats(self, n: int) -> list[Seat]:
-        from tianshen.sim.rehearsal import default_seats
+        from tianshen.sim.seats import default_seats
 
         return default_seats(n)
 

@@ -38,6 +38,9 @@ class ClassicSims:
         self._specs: dict[str, RulesetSpec] = {}
         self._forms: dict[tuple[str, str], tuple[str, ...]] = {}  # (variant, role) -> forms
         self._killers: set[str] = set()  # the killers' names, while `vote` runs
+        # re-seeded by `_rng` for every use; made with a small seed (`Random()` reads
+        # os.urandom and seeds from it: about 60 µs a game)
+        self._random = random.Random(0)
 
     # ---- the ability table (core.abilities): who holds what, and the words to write ----
 
@@ -78,7 +81,10 @@ class ClassicSims:
             self.vote(state, vote)
 
     def _rng(self, state: GameState, what: str) -> random.Random:
-        return random.Random(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+        """The draws of one purpose: the one Random re-seeded (the draws of a new
+        `random.Random` of the string; each caller is done with the previous purpose's)."""
+        self._random.seed(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+        return self._random
 
     # ---- nights -----------------------------------------------------------------------
 
@@ -126,8 +132,11 @@ class ClassicSims:
 
     def wills(self, state: GameState) -> None:
         """Last night's dead accuse someone (001 §4.2), by PM."""
+        dead = state.data.get("day", {}).get("night_dead", [])
+        if not dead:
+            return  # draws nothing: not seeded
         rng = self._rng(state, "wills")
-        for name in state.data.get("day", {}).get("night_dead", []):
+        for name in dead:
             suspects = [p.name for p in state.players if p.alive]
             if suspects and rng.random() < 0.7:
                 self.board.pm(name, self.gm, f"指控 {pick(rng, suspects)}", subject="遗言")

@@ -39,8 +39,8 @@ class GameTenSims(ClassicSims):
         if state.phase.step != "vote" or not d.get("revived"):
             super().vote(state, thread_id)
             return
-        rng = self._rng(state, "vote")
         super().vote(state, thread_id)
+        rng = self._rng(state, "vote")  # seeded again after the others' votes: the same draws as before them
         for name in d["revived"]:  # 001 §2.7: the revived vote too (or abstain)
             if rng.random() < 0.8:
                 target = self._choose_vote(state.player(name), [p.name for p in state.players if p.alive],

@@ -75,7 +75,9 @@ class NLivesSims:
         self.reordered: dict[str, int] = {}  # player -> reorder windows answered
         self.spec: RulesetSpec | None = None
         self.table: dict[str, Ability] = {}
-        self._random = random.Random()  # re-seeded by `_rng` for every use
+        # re-seeded by `_rng` for every use; made with a small seed (`Random()` reads
+        # os.urandom and seeds from it: about 60 µs a game)
+        self._random = random.Random(0)
         self._point = ""  # "<seed>:<phase>:<step>:" of the `act` running, the head of its seeds
         self._reads: Reads | None = None  # while `act` runs (see `_read`)
 
@@ -315,14 +317,19 @@ class NLivesSims:
         side = {q.name: self.side(q) for q in state.players}
         alive = [q.name for q in state.players if q.alive]
         reads = Reads(side)
+        by_side: dict[str, tuple[list[str], list[str], list[str]]] = {}  # foes, hostile foes, the side's living
         for q in state.players:
-            mine = side[q.name]
-            others = [n for n in alive if n != q.name]
-            foes = others if mine == "solo" else [n for n in others if side[n] != mine]
-            reads.others[q.name] = others
-            reads.foes[q.name] = foes
-            reads.bad[q.name] = [n for n in foes if side[n] in HOSTILE]
-            reads.friends[q.name] = [] if mine == "solo" else [n for n in others if side[n] == mine]
+            name, mine = q.name, side[q.name]
+            others = [n for n in alive if n != name]
+            if mine == "solo":  # everyone else is his foe (one chooser: no other solo player)
+                foes, bad, friends = others, [n for n in others if side[n] in HOSTILE], []
+            else:
+                if mine not in by_side:  # a side's lists in seat order, once: he is not among his foes
+                    foes = [n for n in alive if side[n] != mine]
+                    by_side[mine] = (foes, [n for n in foes if side[n] in HOSTILE], [n for n in alive if side[n] == mine])
+                foes, bad, same = by_side[mine]
+                friends = [n for n in same if n != name]
+            reads.others[name], reads.foes[name], reads.bad[name], reads.friends[name] = others, foes, bad, friends
         return reads
 
     def _enemy(self, state: GameState, p: Player, rng: random.Random) -> str | None:

@@ -7,22 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 from tianshen.core.clock import show
 from tianshen.core.model import GameState
 from tianshen.core.rng import derived_salt
-from tianshen.core.ruleset import GameSetup, Seat
+from tianshen.core.ruleset import GameSetup
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
+from tianshen.sim.seats import DEFAULT_START, MAX_STEPS, VESTS, default_seats  # noqa: F401  (their old home)
 from tianshen.store import Store
-
-VESTS = ("白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕", "老槐", "山雀", "灯笼", "雨伞",
-         "铜铃", "纸鸢", "松鼠", "茶壶")
-DEFAULT_START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
-MAX_STEPS = 500
 
 
 class VirtualClock:
@@ -35,12 +31,6 @@ class VirtualClock:
     def set(self, t: datetime) -> None:
         if t > self.t:
             self.t = t
-
-
-def default_seats(n: int) -> list[Seat]:
-    if n > len(VESTS):
-        raise ValueError(f"at most {len(VESTS)} simulated players")
-    return [Seat(name=VESTS[i], forum_name=f"玩家{i + 1:02d}") for i in range(n)]
 
 
 @dataclass

@@ -146,13 +146,15 @@ def _try_deal(state: GameState, loose: list[str], holder: dict[str, str], kind: 
     for card, name in holder.items():
         hands[name].append(card)
     i = len(order) - 1  # the next place to fix
+    seed, drawn, draw = state.seed, state.rng_draws, rng._draw  # `rng.below`, without a call a draw
     for p in state.players:
         hand_ = hands[p.name]
         privileges = {kind[c] for c in hand_ if kind[c] != COMMONER}
         commoners = sum(1 for c in hand_ if kind[c] == COMMONER)
         while len(hand_) < each:
             if i > 0:
-                j = rng.below(state, i + 1)
+                drawn += 1
+                j = draw(seed, drawn) % (i + 1)
                 order[i], order[j] = order[j], order[i]
             card = order[i]
             i -= 1
@@ -164,9 +166,10 @@ def _try_deal(state: GameState, loose: list[str], holder: dict[str, str], kind: 
                 legal = ctype not in privileges
                 privileges.add(ctype)
             if not legal:
-                state.rng_draws += max(i, 0)
+                state.rng_draws = drawn + max(i, 0)
                 return None
             hand_.append(card)
+    state.rng_draws = drawn
     return hands
 
 
