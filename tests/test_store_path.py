@@ -343,3 +343,33 @@ def test_a_pooled_postgresql_connection_is_tried_only_after_lying_idle(
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
     store.close()
+
+
+def test_a_utc_time_goes_to_sqlite_as_its_text_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On SQLite a UTC time (every time the store writes) becomes its text without
+    `UTCDateTime` and SQLAlchemy's format (issue 37), the same text; another zone is still
+    turned into UTC and a naive time still refused, as the type layer does."""
+    from datetime import UTC, datetime, timezone
+
+    from sqlalchemy import bindparam, insert
+
+    from tianshen.store.models import UTCDateTime
+
+    calls: list[object] = []
+    real = UTCDateTime.process_bind_param
+    monkeypatch.setattr(UTCDateTime, "process_bind_param",
+                        lambda self, value, dialect: calls.append(value) or real(self, value, dialect))
+    store = Store(f"sqlite:///{tmp_path}/t.db")
+    store.upgrade()
+    table = store_module._E
+    with store.engine.connect() as conn:  # a statement of its own: compiled after the patch
+        fast = store_module._fast(conn, "test-utc", lambda: insert(table).values(
+            created_at=bindparam("created_at", type_=table.c.created_at.type)))
+    (_, _, _, proc), = (b for b in fast.binds if b[0] == "created_at")
+    calls.clear()
+    at = datetime(2026, 12, 6, 13, 1, 2, 5, tzinfo=UTC)
+    assert proc(at) == "2026-12-06 13:01:02.000005" and calls == []
+    assert proc(datetime(2026, 12, 6, 21, 1, 2, tzinfo=timezone(timedelta(hours=8)))) == "2026-12-06 13:01:02.000000"
+    with pytest.raises(ValueError, match="naive"):
+        proc(datetime(2026, 12, 6, 13, 1, 2))
+    store.close()

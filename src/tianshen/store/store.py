@@ -58,6 +58,7 @@ from tianshen.store.models import (
     PlayerRow,
     RevokedSessionRow,
     ThreadRow,
+    UTCDateTime,
     utcnow,
 )
 
@@ -158,11 +159,32 @@ def _fast(conn: Connection, key: Any, build: Callable[[], Any]) -> _Fast:
             raise RuntimeError(f"not a plain statement: {compiled.string}")  # a default to compute: give it
         by_name = {name: bind for bind, name in compiled.bind_names.items()}
         names = compiled.positiontup if compiled.positional else list(by_name)
-        procs = {n: _remembered(proc) for n, proc in compiled._bind_processors.items()}
+        procs = {n: _remembered(_faster(by_name[n].type, dialect.name, proc))
+                 for n, proc in compiled._bind_processors.items()}
         binds = tuple((n, by_name[n].required, None if by_name[n].required else by_name[n].effective_value,
                        procs.get(n)) for n in names)
         found = _FAST[(dialect.name, key)] = _Fast(compiled.string, compiled.positional, binds)
     return found
+
+
+_SAMPLE = datetime(2026, 12, 6, 13, 1, 2, 345678, tzinfo=UTC)
+
+
+def _faster(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`proc`, with a short way for the common value where there is one: on SQLite a UTC
+    time (every time the store writes) is its text at once, not through `UTCDateTime` and
+    SQLAlchemy's format (3.7 -> 1.8 µs, 300 a classic_10 rehearsal); another value, or a
+    text that would differ from SQLAlchemy's, takes `proc`."""
+    if dialect != "sqlite" or not isinstance(type_, UTCDateTime):
+        return proc
+
+    def process(value: Any) -> Any:
+        if value is not None and value.tzinfo is UTC:
+            return value.replace(tzinfo=None).isoformat(" ", "microseconds")
+        return proc(value)
+
+    sample = _SAMPLE.replace(year=999, microsecond=0)
+    return process if all(proc(v) == process(v) for v in (_SAMPLE, sample)) else proc
 
 
 def _remembered(proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
