@@ -22,6 +22,7 @@ class _CountingEnviron(dict):
 
 
 def test_a_point_does_not_read_the_environment(monkeypatch) -> None:
+    crash.point("after-commit")  # (the first of this process reads it)
     monkeypatch.setattr(os, "environ", _CountingEnviron(os.environ))
     passed = crash.passed()
     for _ in range(100):
@@ -37,3 +38,14 @@ def test_the_variables_of_the_process_start_still_kill_it(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == -9 and "alive" not in done.stdout
     assert trace.read_text(encoding="utf-8").splitlines() == ["1 a", "2 b"]
+
+
+def test_a_forked_child_reads_the_variables_it_was_given(tmp_path) -> None:
+    """The crash tests' fork server has passed a point (or imported this module) before it
+    forks a daemon whose environment it then sets: the child reads its own variables."""
+    code = ("import os\nfrom tianshen.service import crash\ncrash.point('a')\npid = os.fork()\n"
+            "if pid == 0:\n    os.environ['TIANSHEN_CRASH_AT'] = 'b'\n    crash.point('b')\n    os._exit(0)\n"
+            "print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TIANSHEN_CRASH")}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["-9"]
