@@ -168,3 +168,13 @@ def test_vote_count_tables_in_each_markup() -> None:
     assert "| 乙 | 2票 |\n\n**甲**" in md  # a blank line ends the table
     plain = render_post(body, "plain")
     assert "乙  2票" in plain and "|" not in plain
+
+
+def test_every_text_is_rendered_by_the_one_renderer_of_its_markup() -> None:
+    """The renderers keep nothing between texts: one of each serves every text (issue 37:
+    a renderer made per text was a tenth of rendering); an unknown markup is still refused."""
+    from tianshen.forum import render
+
+    assert all(render.renderer_for(m) is render.renderer_for(m) for m in ("bbcode", "markdown", "plain"))
+    with pytest.raises(ValueError, match="unknown markup"):
+        render.renderer_for("html")

@@ -4,6 +4,7 @@ absolute file (`config["ruleset_file"]`), and the driver reloads that same file.
 
 from __future__ import annotations
 
+import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -215,3 +216,21 @@ def test_admin_status_and_the_web_pages_reload_the_games_file(tmp_path: Path, mo
     gm = web.get(f"/game/{record.id}/gm", headers={"Authorization": "Bearer " + "t" * 32})
     assert gm.status_code == 200
     store.close()
+
+
+def test_looking_a_variant_up_again_resolves_no_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game looks its variant up several times (sign-up, `game_file`, the driver, the
+    simulated players): after the first, each look-up is a few stats, not a path resolved
+    part by part (issue 37)."""
+    specs = spec_module
+    specs.shared_spec("classic_10"), specs.game_file("classic_10")
+    shipped = Path(__file__).resolve().parents[1] / "rulesets" / "classic_10.toml"
+    resolved = []
+    real_resolve = Path.resolve
+    monkeypatch.setattr(Path, "resolve", lambda self, *a, **k: resolved.append(self) or real_resolve(self, *a, **k))
+    monkeypatch.setattr(os.path, "realpath", lambda *a, **k: resolved.append(a) or a[0])
+    for _ in range(5):
+        assert specs.shared_spec("classic_10").id == "classic_10"
+        assert specs.game_file("classic_10") is None
+    assert specs.spec_path("classic_10") == shipped
+    assert resolved == []

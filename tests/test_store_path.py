@@ -343,3 +343,66 @@ def test_a_pooled_postgresql_connection_is_tried_only_after_lying_idle(
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
     store.close()
+
+
+def test_a_utc_time_goes_to_sqlite_as_its_text_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On SQLite a UTC time (every time the store writes) becomes its text without
+    `UTCDateTime` and SQLAlchemy's format (issue 37), the same text; another zone is still
+    turned into UTC and a naive time still refused, as the type layer does."""
+    from datetime import UTC, datetime, timezone
+
+    from sqlalchemy import bindparam, insert
+
+    from tianshen.store.models import UTCDateTime
+
+    calls: list[object] = []
+    real = UTCDateTime.process_bind_param
+    monkeypatch.setattr(UTCDateTime, "process_bind_param",
+                        lambda self, value, dialect: calls.append(value) or real(self, value, dialect))
+    store = Store(f"sqlite:///{tmp_path}/t.db")
+    store.upgrade()
+    table = store_module._E
+    with store.engine.connect() as conn:  # a statement of its own: compiled after the patch
+        fast = store_module._fast(conn, "test-utc", lambda: insert(table).values(
+            created_at=bindparam("created_at", type_=table.c.created_at.type)))
+    (_, _, _, proc), = (b for b in fast.binds if b[0] == "created_at")
+    calls.clear()
+    at = datetime(2026, 12, 6, 13, 1, 2, 5, tzinfo=UTC)
+    assert proc(at) == "2026-12-06 13:01:02.000005" and calls == []
+    assert proc(datetime(2026, 12, 6, 21, 1, 2, tzinfo=timezone(timedelta(hours=8)))) == "2026-12-06 13:01:02.000000"
+    with pytest.raises(ValueError, match="naive"):
+        proc(datetime(2026, 12, 6, 13, 1, 2))
+    store.close()
+
+
+def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """psycopg runs an executemany in a pipeline, dearer than an execute a row below five rows
+    (issue 37): a step's three marks and three outbox rows and a flush's three parts are
+    executed one by one, their rowcount summed and their RETURNING kept as an executemany's."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("psycopg's executemany")
+    import psycopg
+
+    from tianshen.store import SentPart
+
+    store = Store(db_url)
+    store.upgrade()
+    game_id = store.create_game(f"few-{id(store)}", "classic_10", 1, {}, "{}", "night 1", None, [])
+    many: list[int] = []
+    real = psycopg.Cursor.executemany
+    monkeypatch.setattr(psycopg.Cursor, "executemany", lambda self, q, p, **k: many.append(len(p)) or real(self, q, p, **k))
+    store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
+                      state_json="{}", status="running", deadline_at=None, winner=None, players=None,
+                      outbox=[OutboxItem(kind="pm", target=f"p{n}", body=f"第{n}条") for n in range(3)],
+                      marks={"a": "1", "b": "2", "c": "3"}, expected_seq=0)
+    rows = store.pending_outbox(game_id)
+    assert [r.body for r in rows] == ["第0条", "第1条", "第2条"] and len({r.id for r in rows}) == 3
+    assert store.marks(game_id) == {"a": "1", "b": "2", "c": "3"}
+    store.record_parts([SentPart(outbox_id=r.id, parts_done=1, done=True, game_id=game_id) for r in rows[:2]])
+    assert [r.body for r in store.pending_outbox(game_id)] == ["第2条"]
+    with pytest.raises(KeyError):  # one of three not there: the summed rowcount tells, nothing recorded
+        store.record_parts([SentPart(outbox_id=i, parts_done=1, done=True, game_id=game_id)
+                            for i in (rows[2].id, 10**9, 10**9 + 1)])
+    assert [r.body for r in store.pending_outbox(game_id)] == ["第2条"]
+    assert many == []
+    store.close()

@@ -99,8 +99,10 @@ def rehearse(ruleset: Annotated[str, typer.Option(help="variant id (e.g. classic
     """A whole game on the built-in board with simulated players and a virtual clock."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from tianshen.service.heap import freeze_startup
     from tianshen.sim.rehearsal import rehearse as run_rehearsal
 
+    freeze_startup()  # what the imports made is not walked by each collection (issue 37)
     try:
         result = run_rehearsal(ruleset, seed, db, printer=None if quiet else lambda s: print(s, flush=True),
                                players=players)

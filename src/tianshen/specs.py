@@ -16,12 +16,18 @@ from tianshen.core.spec import RulesetSpec
 def rulesets_dirs() -> list[Path]:
     """Where a variant id is looked up, in order: $TIANSHEN_RULESETS (an extra directory of
     variant files), the project's rulesets/, ./rulesets."""
-    dirs = []
-    if env := os.environ.get("TIANSHEN_RULESETS"):
-        dirs.append(Path(env))
-    dirs.append(Path(__file__).resolve().parents[2] / "rulesets")
-    dirs.append(Path.cwd() / "rulesets")
-    return dirs
+    return [Path(d) for d in _dirs()]
+
+
+_PROJECT = str(Path(__file__).resolve().parents[2] / "rulesets")  # (resolved once: it does not move)
+
+
+def _dirs() -> list[str]:
+    """`rulesets_dirs()` as strings (issue 37: a game looks its variant up several times,
+    and pathlib's objects and resolving cost more than the look-up's few stats)."""
+    env = os.environ.get("TIANSHEN_RULESETS")
+    return [env, _PROJECT, os.path.join(os.getcwd(), "rulesets")] if env else [
+        _PROJECT, os.path.join(os.getcwd(), "rulesets")]
 
 
 def available_variants() -> list[str]:
@@ -45,10 +51,29 @@ def is_file_name(variant: str) -> bool:
 
 def find_by_id(variant: str) -> Path | None:
     """The file of variant id `variant` in rulesets_dirs(), or None."""
-    for d in rulesets_dirs():
-        if (d / f"{variant}.toml").is_file():
-            return (d / f"{variant}.toml").resolve()
+    name = f"{variant}.toml"
+    for d in _dirs():
+        file = os.path.join(d, name)
+        if os.path.isfile(file):
+            if os.path.islink(file):  # (seldom) a link: where it leads now
+                return Path(file).resolve()
+            return Path(_real_dir(d), name)
     return None
+
+
+_real: dict[str, str] = {}  # a rulesets directory as given -> its real path
+
+
+def _real_dir(d: str) -> str:
+    """The real path of directory `d` (resolving costs a stat per part of the path: it is
+    done once per directory and process; a directory's link moved under a running process
+    is not followed)."""
+    found = _real.get(d)
+    if found is None:
+        found = str(Path(d).resolve())
+        if os.path.isabs(d):  # (a relative one depends on the current directory)
+            _real[d] = found
+    return found
 
 
 def spec_path(variant: str) -> Path:

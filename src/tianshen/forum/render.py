@@ -106,18 +106,22 @@ class PlainRenderer:
         return s
 
 
+# the renderers keep nothing between texts: one of each serves every text (issue 37)
+_RENDERERS: dict[str, Renderer] = {"bbcode": BBCodeRenderer(), "markdown": MarkdownRenderer(),
+                                   "plain": PlainRenderer()}
+
+
 def renderer_for(markup: str) -> Renderer:
-    if markup == "bbcode":
-        return BBCodeRenderer()
-    if markup == "markdown":
-        return MarkdownRenderer()
-    if markup == "plain":
-        return PlainRenderer()
-    raise ValueError(f"unknown markup {markup!r}")
+    r = _RENDERERS.get(markup)
+    if r is None:
+        raise ValueError(f"unknown markup {markup!r}")
+    return r
 
 
 def _inline(line: str, r: Renderer) -> str:
     """Escape one raw line and turn its `**bold**` spans into the renderer's bold."""
+    if "**" not in line:  # (most lines) no bold
+        return r.escape(line)
     out: list[str] = []
     pos = 0
     for m in _BOLD.finditer(line):
@@ -130,12 +134,11 @@ def _inline(line: str, r: Renderer) -> str:
 
 def _join(lines: list[str], r: Renderer) -> str:
     """Join lines; consecutive non-blank lines get the renderer's hard line break."""
-    out = ""
-    for i, line in enumerate(lines):
-        out += line
-        if i + 1 < len(lines):
-            out += r.line_break if line.strip() and lines[i + 1].strip() else "\n"
-    return out
+    out = [lines[0]] if lines else []
+    for before, line in zip(lines, lines[1:], strict=False):
+        out.append(r.line_break if before.strip() and line.strip() else "\n")
+        out.append(line)
+    return "".join(out)
 
 
 def _is_quote(line: str) -> bool:
@@ -167,15 +170,16 @@ def render_post(body: str, markup: str) -> str:
     table rows (`| a | b |` lines; the first row of a table is its header)."""
     r = renderer_for(markup)
     lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    kinds = [_kind(line) for line in lines]
     out = ""
     i = 0
     previous = ""
     while i < len(lines):
-        kind = _kind(lines[i])
-        block: list[str] = []
-        while i < len(lines) and _kind(lines[i]) == kind:
-            block.append(lines[i])
+        kind = kinds[i]
+        start = i
+        while i < len(lines) and kinds[i] == kind:
             i += 1
+        block = lines[start:i]
         # Markdown would swallow a line right after a quote or a table into it.
         if out and isinstance(r, MarkdownRenderer) and previous != "plain" and block[0].strip():
             out += "\n"

@@ -42,7 +42,7 @@ from tianshen.forum.base import Forum, ForumError, ForumPm, LoginRefused, Player
 from tianshen.forum.factory import make_forum
 from tianshen.forum.render import render_parts
 from tianshen.gmwords import span
-from tianshen.service import crash, identity
+from tianshen.service import crash, heap, identity
 from tianshen.service.downtime import OutageNote
 from tianshen.service.driver import GameDriver, default_owner, signed_up, takes_pm
 from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
@@ -960,6 +960,7 @@ class Daemon:
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             previous = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGTERM, signal.SIGINT)}
         log.info("board=%s owner=%s daemon started, %d games", self.board_key, self.owner, len(self.games()))
+        heap.freeze_startup()  # (once a process) what start-up made is not walked by each collection
         try:
             self.scheduler.start()
         finally:
