@@ -19,15 +19,15 @@ from xdist.workermanage import WorkerController
 # seconds a test of these files (or a test by its node id, any parameters) takes on an idle
 # machine: the first run's guess (the CI run of 2026-12-06, suite3's and suite4's runs)
 KNOWN_LONG = {
-    "tests/crash/test_crash_spirit.py": 100.0,
-    "tests/forums/test_spirit_game.py": 100.0,
+    "tests/crash/test_crash_spirit.py": 90.0,
+    "tests/forums/test_spirit_game.py": 60.0,  # a seed whose game ends after night 2 (suite5)
     "tests/crash/test_two_processes_pg.py": 95.0,
-    "tests/forums/test_spirit_two_games.py": 50.0,
+    "tests/forums/test_spirit_two_games.py": 40.0,
     "tests/test_fuzz_inputs.py": 8.0,
     "tests/web/test_web_follow.py": 8.0,
     "tests/web/test_web_words.py": 4.0,  # 2-5 s a variant since the CLI runner keeps its command tree (suite4)
     "tests/forums/test_spirit_adapter.py": 5.0,
-    "tests/forums/test_spirit_adapter.py::test_throttled_reply_is_waited_out_and_not_duplicated": 15.0,
+    "tests/forums/test_spirit_adapter.py::test_throttled_reply_is_waited_out_and_not_duplicated": 8.0,
     "tests/test_upgrade_kill.py": 8.0,
     "tests/test_exactly_once.py": 10.0,
     "tests/forums/test_discuz_parse_speed.py::test_a_500_post_thread_reads_the_same_as_with_beautifulsoup": 5.0,

@@ -418,11 +418,14 @@ def limited(spirit_server_factory: Callable[..., SpiritServer]) -> SpiritServer:
     return spirit_server_factory(ratelimit=True, iso_dates=False, players=("白狐", "铜铃"))
 
 
-def _at_a_window_start(period: int) -> None:
-    """Return just after a rate-limit window of `period` seconds began (spirit's
-    `fixed_window`: a bucket is `now - now % period`), so two writes in a row share it."""
+def _in_one_window(period: int, margin: float) -> None:
+    """Return at a moment when `margin` seconds are still left of a rate-limit window of
+    `period` seconds (spirit's `fixed_window`: a bucket is `now - now % period`), so that two
+    writes in a row taking less than `margin` share it.  Now, if the window is young enough;
+    else just after the next one began (the adapter waits out what is left of the window
+    the writes share, so starting early in it only lengthens the test)."""
     deadline = time.monotonic() + period + 1
-    while time.time() % period > 0.5 and time.monotonic() < deadline:
+    while period - margin < time.time() % period and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
@@ -434,8 +437,12 @@ def test_throttled_reply_is_waited_out_and_not_duplicated(limited: SpiritServer)
         time.sleep(s)
 
     forum = make_gm(limited, sleep=sleep, min_write_interval_s=0, max_throttle_waits=0)
+    t0 = time.monotonic()
     tid = forum.create_thread("限流测试", "开场", key())  # the topic bucket
-    _at_a_window_start(10)  # Spirit's buckets are fixed 10 s windows of its clock (ours: one machine)
+    write_s = time.monotonic() - t0  # a write's time on this machine now: the margin below
+    # Spirit's buckets are fixed 10 s windows of its clock (ours: one machine); the reply and
+    # the refused one must fall in the same window: at least 2 s, or 6 writes' time, left of it
+    _in_one_window(10, margin=min(9.0, max(2.0, 6 * write_s)))
     first = forum.reply(tid, "第一条", key())  # the comment bucket
     k = key()
     with pytest.raises(ForumError, match="Too many submissions"):
