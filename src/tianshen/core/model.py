@@ -701,6 +701,22 @@ class _Message:
         return f"{type(self).__name__}(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
+def _text_or_source(text: Any) -> tuple[str | None, Any]:
+    """(the text, None) for a plain string; (None, the source) for one rendered when read."""
+    return (text, None) if type(text) is str else (None, text)
+
+
+def _rendered(slot: str) -> property:
+    """The message's text, rendered from its source on the first read and kept in `slot`."""
+    def read(self: Any) -> str:
+        text = getattr(self, slot)
+        if text is None:
+            text = str(self.source)
+            setattr(self, slot, text)
+        return text
+    return property(read)
+
+
 class PublicPost(_Message):
     """A post on the board.  `thread` is a logical key; `title` set ⇒ open that thread."""
 
@@ -710,17 +726,9 @@ class PublicPost(_Message):
     def __init__(self, thread: str, body: Any, title: str | None = None) -> None:
         self.thread = thread
         self.title = title
-        if type(body) is str:
-            self._body, self.source = body, None
-        else:
-            self._body, self.source = None, body
+        self._body, self.source = _text_or_source(body)
 
-    @property
-    def body(self) -> str:
-        body = self._body
-        if body is None:
-            body = self._body = str(self.source)
-        return body
+    body = _rendered("_body")
 
 
 class PrivateMessage(_Message):
@@ -730,17 +738,9 @@ class PrivateMessage(_Message):
     def __init__(self, to: str, subject: str, body: Any) -> None:
         self.to = to  # forum account name
         self.subject = subject
-        if type(body) is str:
-            self._body, self.source = body, None
-        else:
-            self._body, self.source = None, body
+        self._body, self.source = _text_or_source(body)
 
-    @property
-    def body(self) -> str:
-        body = self._body
-        if body is None:
-            body = self._body = str(self.source)
-        return body
+    body = _rendered("_body")
 
 
 class Refusal(_Message):
@@ -753,17 +753,9 @@ class Refusal(_Message):
     def __init__(self, sender: str, text: str, reason: Any) -> None:
         self.sender = sender
         self.text = text
-        if type(reason) is str:
-            self._reason, self.source = reason, None
-        else:
-            self._reason, self.source = None, reason
+        self._reason, self.source = _text_or_source(reason)
 
-    @property
-    def reason(self) -> str:
-        reason = self._reason
-        if reason is None:
-            reason = self._reason = str(self.source)
-        return reason
+    reason = _rendered("_reason")
 
 
 def text_parts(messages: list[Any]) -> tuple[list[str], list[str]]:
