@@ -25,9 +25,9 @@ _PROJECT = str(Path(__file__).resolve().parents[2] / "rulesets")  # (resolved on
 def _dirs() -> list[str]:
     """`rulesets_dirs()` as strings (issue 37: a game looks its variant up several times,
     and pathlib's objects and resolving cost more than the look-up's few stats)."""
+    dirs = [_PROJECT, os.path.join(os.getcwd(), "rulesets")]
     env = os.environ.get("TIANSHEN_RULESETS")
-    return [env, _PROJECT, os.path.join(os.getcwd(), "rulesets")] if env else [
-        _PROJECT, os.path.join(os.getcwd(), "rulesets")]
+    return [env, *dirs] if env else dirs
 
 
 def available_variants() -> list[str]:
