@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from classic_helpers import ROLES_10
+from migrated import migrated_sqlite
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard, MemoryForum
 from tianshen.service.driver import GameDriver
@@ -52,7 +53,7 @@ def board_game(tmp_path: Path, *, variant: str = "classic_10", name: str = "g", 
     board = MemoryBoard(clock.now)
     forum = board.gm()
     forum.login()
-    store = Store(f"sqlite:///{tmp_path / f'{name}.db'}")
+    store = Store(migrated_sqlite(tmp_path / f'{name}.db'))
     store.upgrade()
     seats = [Seat(name=n, forum_name=f"{n}本人" if own_accounts else n) for n in roles]
     game = GameSetup(seats=seats, seed=seed, start=start, fixed_roles=roles, **setup)

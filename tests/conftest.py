@@ -23,6 +23,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from migrated import migrated_sqlite
 from tianshen.store import Store
 
 PG_ADMIN_URL = os.environ.get("TIANSHEN_TEST_DATABASE_URL")
@@ -175,7 +176,9 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def store(db_url: str) -> Iterator[Store]:
-    """A Store on a freshly migrated database."""
+    """A Store on a freshly migrated database (SQLite: a copy of one migrated once, tests/migrated.py)."""
+    if db_url.startswith("sqlite:///"):
+        migrated_sqlite(Path(db_url.removeprefix("sqlite:///")))
     s = Store(db_url)
     s.upgrade()
     yield s

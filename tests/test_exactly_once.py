@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from forgetful import ForgetfulForum
+from migrated import migrated_sqlite
 from tianshen.core.model import DeadlineIn, PmIn
 from tianshen.core.ruleset import GameSetup
 from tianshen.forum.memory import MemoryBoard, MemoryForum, StoredPm, StoredPost
@@ -50,7 +51,7 @@ class Game:
         self.board = MemoryBoard(self.clock.now)
         self.adapter, self.max_post_chars = adapter, max_post_chars
         tmp_path.mkdir(parents=True, exist_ok=True)
-        self.url = f"sqlite:///{tmp_path / 'g.db'}"
+        self.url = migrated_sqlite(tmp_path / 'g.db')
         self.store = Store(self.url, durable=False)
         self.store.upgrade()
         setup = GameSetup(seats=default_seats(8), seed=3, start=START, salt="ab" * 16)

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from forgetful import ForgetfulForum
+from migrated import migrated_sqlite
 from tianshen.forum.base import Write, look_back_from
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service import crash
@@ -53,7 +54,7 @@ def _copies_after_retry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gap: fl
     dies before recording it (or, at "before-write", just before writing it); it restarts `retry` minutes after that.  How many copies does
     the player hold?  (The board's clock runs `skew` ahead of ours.)"""
     board = MemoryBoard(lambda: datetime.now(UTC) + skew)
-    store = Store(f"sqlite:///{tmp_path / 'w.db'}")
+    store = Store(migrated_sqlite(tmp_path / 'w.db'))
     store.upgrade()
     game = store.create_game(name="g", ruleset="classic_8", seed=1, config={}, state_json="{}",
                              phase_label="night 1", deadline_at=None, players=[], at=datetime.now(UTC))
@@ -126,7 +127,7 @@ def test_a_text_sent_to_several_players_is_rendered_once(tmp_path: Path, monkeyp
     board = MemoryBoard(lambda: datetime.now(UTC))
     forum = board.gm()
     forum.login()
-    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    store = Store(migrated_sqlite(tmp_path / 'r.db'))
     store.upgrade()
     game = store.create_game(name="g", ruleset="classic_8", seed=1, config={}, state_json="{}",
                              phase_label="night 1", deadline_at=None, players=[], at=datetime.now(UTC))
