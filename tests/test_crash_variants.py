@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from forgetful import ForgetfulForum
+from migrated import migrated_sqlite
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.forum.render import render_parts
 from tianshen.service import crash
@@ -79,7 +80,7 @@ class Game:
         self.clock = VirtualClock(START)
         CURRENT.append(self.clock)
         self.board = MemoryBoard(self.clock.now)
-        self.url = f"sqlite:///{path / 'g.db'}"
+        self.url = migrated_sqlite(path / 'g.db')
         self.store = Store(self.url, durable=False)
         self.store.upgrade()
         spec = load_spec(variant)

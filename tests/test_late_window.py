@@ -11,6 +11,7 @@ import pytest
 
 from classic_helpers import ROLES_10
 from forgetful import ForgetfulForum
+from migrated import migrated_sqlite
 from tianshen.config import load_config
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard
@@ -35,7 +36,7 @@ class Game:
     def __init__(self, tmp_path: Path) -> None:
         self.clock = VirtualClock(START)
         self.board = MemoryBoard(self.clock.now)
-        self.url = f"sqlite:///{tmp_path / 'w.db'}"
+        self.url = migrated_sqlite(tmp_path / 'w.db')
         self.store = Store(self.url)
         self.store.upgrade()
         setup = GameSetup(seats=[Seat(name=n) for n in ROLES_10], seed=5, start=START, fixed_roles=ROLES_10,
