@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 from test_web_browser_pages import SHOTS, WIDTHS, no_sideways_scroll, open_page
-from web_game import TOKEN, Running, Server, at_vote, log_in, play_until, web_command
+from web_game import TOKEN, Running, Server, at_vote, log_in, new_store, play_until, web_command
 
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard
 from tianshen.service.driver import GameDriver
 from tianshen.sim.rehearsal import VirtualClock
-from tianshen.store import Store
 from tianshen.web.app import COOKIE, WebSettings, create_app
 
 START = datetime(2026, 1, 1, 20, tzinfo=UTC)
@@ -47,8 +46,7 @@ def shared_board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Ser
         mp.setenv("TIANSHEN_RULESETS", str(folder))
         clock = VirtualClock(START)
         board = MemoryBoard(clock.now)
-        store = Store(f"sqlite:///{folder / 'board.db'}")
-        store.upgrade()
+        store = new_store(f"sqlite:///{folder / 'board.db'}")
 
         def game(name: str, roles: dict[str, str]) -> GameDriver:
             forum = board.gm()
