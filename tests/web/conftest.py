@@ -38,7 +38,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Running:
 
 @pytest.fixture(scope="module")
 def server(game: Running) -> Iterator[Server]:
-    app = create_app(game.store, WebSettings(token=TOKEN, poll_ms=500))
+    app = create_app(game.store, WebSettings(token=TOKEN, poll_ms=200))
     with Server(app) as srv:
         yield srv
 

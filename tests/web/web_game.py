@@ -153,7 +153,7 @@ class Server:
         while not self.server.started:
             if time.monotonic() > deadline:
                 raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
+            time.sleep(0.01)
         return self
 
     def __exit__(self, *_: object) -> None:
