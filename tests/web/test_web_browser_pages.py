@@ -33,10 +33,10 @@ def open_page(browser, width: int, **kw):
 def each_width(context, page, widths=WIDTHS):
     """Both widths on one page of one context (a new context costs a renderer process of its
     own): the viewport set before each width's page loads, the cookies of the last dropped."""
-    for i, (width, label) in enumerate(widths):
+    for i, (width, *height, label) in enumerate(widths):  # (width, label) or (width, height, label)
         if i:
             context.clear_cookies()
-        page.set_viewport_size({"width": width, "height": 900})
+        page.set_viewport_size({"width": width, "height": height[0] if height else 900})
         yield width, label
 
 
