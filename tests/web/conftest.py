@@ -3,6 +3,7 @@ headless Debian Chromium driven by Playwright (skipped locally without it, faili
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -16,7 +17,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from web_game import TOKEN, Running, Server, at_vote, play_until, play_until_now, vote  # noqa: E402
 
+import tianshen.web.auth as web_auth  # noqa: E402
 from tianshen.web.app import WebSettings, create_app  # noqa: E402
+
+# Every app these tests make derives its session key from the same token by scrypt (about
+# 0.1 s of CPU and 16 MB each, some hundred apps a run): derived once per token and secret.
+web_auth.session_key = functools.cache(web_auth.session_key)
 
 CHROMIUM = os.environ.get("TIANSHEN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -38,7 +44,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Running:
 
 @pytest.fixture(scope="module")
 def server(game: Running) -> Iterator[Server]:
-    app = create_app(game.store, WebSettings(token=TOKEN, poll_ms=500))
+    app = create_app(game.store, WebSettings(token=TOKEN, poll_ms=200))
     with Server(app) as srv:
         yield srv
 

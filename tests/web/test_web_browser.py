@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from test_web_browser_pages import each_width
 from web_game import TOKEN, Running, log_in, vote
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -149,16 +150,15 @@ def test_screenshots(server, game: Running, browser, tmp_path: Path) -> None:
     out = SHOTS if os.environ.get("TIANSHEN_WEB_SCREENSHOTS") == "1" else tmp_path
     out.mkdir(parents=True, exist_ok=True)
     gid = game.driver.game_id
-    for width, height, label in ((390, 844, "phone"), (1280, 900, "desktop")):
-        context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1,
-                                      locale="zh-CN")
-        page = context.new_page()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1, locale="zh-CN")
+    page = context.new_page()
+    for width, label in each_width(context, page, ((390, 844, "phone"), (1280, 900, "desktop"))):
         page.goto(f"{server.url}/game/{gid}")
         page.screenshot(path=str(out / f"public-{label}.png"), full_page=label == "desktop")
         log_in(page, server.url, f"/game/{gid}/gm")
-        page.set_viewport_size({"width": width, "height": 1500 if label == "desktop" else height})
+        page.set_viewport_size({"width": width, "height": 1500 if label == "desktop" else 844})
         page.screenshot(path=str(out / f"gm-{label}.png"))  # the top: roles, inputs, preview
-        context.close()
+    context.close()
     assert (out / "gm-desktop.png").stat().st_size > 10_000
 
 

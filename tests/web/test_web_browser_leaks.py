@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import update
 from test_web_browser import secret_role_names
-from test_web_browser_pages import SHOTS, WIDTHS, open_page
+from test_web_browser_pages import SHOTS, WIDTHS, each_width, open_page
 from web_game import TOKEN, Running, Server, play_until
 
 from tianshen.store.models import OutboxRow
@@ -67,25 +67,24 @@ def test_no_panel_leaks_before_the_end(server, game: Running, browser, shots: Pa
     context.close()
 
 
-@pytest.mark.parametrize(("width", "label"), WIDTHS)
-def test_after_the_end_each_panel_shows_his_own_pms_only(ended, browser, shots: Path, width: int,
-                                                         label: str) -> None:
+def test_after_the_end_each_panel_shows_his_own_pms_only(ended, browser, shots: Path) -> None:
     running, srv = ended
     state, gid = running.state(), running.driver.game_id
     pms = _pm_texts(running)
-    context, page = open_page(browser, width)
-    for p in state.players:
-        page.goto(f"{srv.url}/game/{gid}/player/{p.seat}")
-        shown = page.locator("#player-pms").inner_text()
-        account = p.forum_name or p.name
-        mine = [text for who, text in pms if who == account]
-        assert mine, p.name
-        for text in mine:
-            assert text in shown, (p.name, text)
-        for who, text in pms:
-            if who != account and all(text not in m for m in mine):
-                assert text not in shown, (p.name, who, text)  # no one else's
-    page.screenshot(path=str(shots / f"panel-own-pms-{label}.png"), full_page=True)
+    context, page = open_page(browser, WIDTHS[0][0])
+    for _, label in each_width(context, page):
+        for p in state.players:
+            page.goto(f"{srv.url}/game/{gid}/player/{p.seat}")
+            shown = page.locator("#player-pms").inner_text()
+            account = p.forum_name or p.name
+            mine = [text for who, text in pms if who == account]
+            assert mine, p.name
+            for text in mine:
+                assert text in shown, (p.name, text)
+            for who, text in pms:
+                if who != account and all(text not in m for m in mine):
+                    assert text not in shown, (p.name, who, text)  # no one else's
+        page.screenshot(path=str(shots / f"panel-own-pms-{label}.png"), full_page=True)
     context.close()
 
 

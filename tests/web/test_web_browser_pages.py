@@ -30,26 +30,35 @@ def open_page(browser, width: int, **kw):
     return context, context.new_page()
 
 
+def each_width(context, page, widths=WIDTHS):
+    """Both widths on one page of one context (a new context costs a renderer process of its
+    own): the viewport set before each width's page loads, the cookies of the last dropped."""
+    for i, (width, *height, label) in enumerate(widths):  # (width, label) or (width, height, label)
+        if i:
+            context.clear_cookies()
+        page.set_viewport_size({"width": width, "height": height[0] if height else 900})
+        yield width, label
+
+
 def no_sideways_scroll(page) -> None:
     page.wait_for_load_state()  # a page still loading has no document to measure yet
     width = page.evaluate("document.documentElement.clientWidth")
     assert page.evaluate("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
 
 
-@pytest.mark.parametrize(("width", "label"), WIDTHS)
-def test_times_in_the_boards_zone_and_the_readers(server, game: Running, browser, shots: Path, width: int,
-                                                  label: str) -> None:
+def test_times_in_the_boards_zone_and_the_readers(server, game: Running, browser, shots: Path) -> None:
     """Item 2: the deadline and every post time in 北京时间, and the reader's own time beside."""
-    context, page = open_page(browser, width, timezone_id="America/New_York")
-    page.goto(f"{server.url}/game/{game.driver.game_id}")
-    assert "（北京时间）" in page.locator(".deadline").inner_text()
-    local = page.locator(".deadline .local").inner_text()
-    assert "当地时间" in local and "America/New_York" in local
-    for t in page.locator("#votes .vote-post > span.muted:first-child").all_text_contents():
-        assert t.endswith("（北京时间）")
-    assert "UTC" not in page.locator("body").inner_text()
-    no_sideways_scroll(page)
-    page.locator(".head").screenshot(path=str(shots / f"times-{label}.png"))
+    context, page = open_page(browser, WIDTHS[0][0], timezone_id="America/New_York")
+    for _, label in each_width(context, page):
+        page.goto(f"{server.url}/game/{game.driver.game_id}")
+        assert "（北京时间）" in page.locator(".deadline").inner_text()
+        local = page.locator(".deadline .local").inner_text()
+        assert "当地时间" in local and "America/New_York" in local
+        for t in page.locator("#votes .vote-post > span.muted:first-child").all_text_contents():
+            assert t.endswith("（北京时间）")
+        assert "UTC" not in page.locator("body").inner_text()
+        no_sideways_scroll(page)
+        page.locator(".head").screenshot(path=str(shots / f"times-{label}.png"))
     context.close()
 
 
@@ -86,45 +95,45 @@ def test_countdown_runs_in_the_rehearsal_clock(tmp_path, browser, shots: Path) -
             context.close()
 
 
-@pytest.mark.parametrize(("width", "label"), WIDTHS)
-def test_log_and_the_count_on_the_page(server, game: Running, browser, shots: Path, width: int, label: str) -> None:
+def test_log_and_the_count_on_the_page(server, game: Running, browser, shots: Path) -> None:
     """Items 5–7: every sent post of 神的使者 in the log; the count per target with its voters,
     the non-voters, each post marked."""
-    context, page = open_page(browser, width)
-    page.goto(f"{server.url}/game/{game.driver.game_id}")
-    sent = [o for o in game.store.outbox(game.driver.game_id) if o.kind == "post" and o.status == "sent"]
-    assert page.locator("#log li.board-post").count() == len(sent)
-    today = page.locator("#votes details.day").first
-    target = game.state().alive()[1].name
-    row = today.locator(f'.tally-row[data-target="{target}"]')
-    assert "(2)" in row.inner_text()
-    assert "未投票" in today.locator(".not-voting").inner_text()
-    assert today.locator(".vote-post .tag.mark").count() == today.locator(".vote-post").count() > 0
-    closed = page.locator("#votes details.day").nth(1)
-    closed.locator("summary").first.click()
-    assert "最终计票" in closed.inner_text() and "本日" in closed.inner_text()
-    no_sideways_scroll(page)
-    page.screenshot(path=str(shots / f"count-log-{label}.png"), full_page=True)
+    context, page = open_page(browser, WIDTHS[0][0])
+    for _, label in each_width(context, page):
+        page.goto(f"{server.url}/game/{game.driver.game_id}")
+        sent = [o for o in game.store.outbox(game.driver.game_id) if o.kind == "post" and o.status == "sent"]
+        assert page.locator("#log li.board-post").count() == len(sent)
+        today = page.locator("#votes details.day").first
+        target = game.state().alive()[1].name
+        row = today.locator(f'.tally-row[data-target="{target}"]')
+        assert "(2)" in row.inner_text()
+        assert "未投票" in today.locator(".not-voting").inner_text()
+        assert today.locator(".vote-post .tag.mark").count() == today.locator(".vote-post").count() > 0
+        closed = page.locator("#votes details.day").nth(1)
+        closed.locator("summary").first.click()
+        assert "最终计票" in closed.inner_text() and "本日" in closed.inner_text()
+        no_sideways_scroll(page)
+        page.screenshot(path=str(shots / f"count-log-{label}.png"), full_page=True)
     context.close()
 
 
-@pytest.mark.parametrize(("width", "label"), WIDTHS)
-def test_timeline_pages(server, game: Running, browser, shots: Path, width: int, label: str) -> None:
+def test_timeline_pages(server, game: Running, browser, shots: Path) -> None:
     """Item 9: a permanent link per ended phase, showing the page as it was then."""
-    context, page = open_page(browser, width)
+    context, page = open_page(browser, WIDTHS[0][0])
     gid = game.driver.game_id
-    page.goto(f"{server.url}/game/{gid}")
-    page.locator("#timeline a", has_text="第1天").click()
-    page.wait_for_url(f"{server.url}/game/{gid}/day/1")
-    assert "第1天结束时" in page.locator(".at-end").inner_text()
-    state = game.state()
-    for p in state.players:
-        row = page.locator(f'#players li[data-player="{p.name}"]')
-        gone_by_then = not p.alive and p.died_in in ("night 1", "day 1")
-        assert ("出局" in row.inner_text()) == gone_by_then, p.name
-    assert page.locator(".countdown").count() == 0
-    no_sideways_scroll(page)
-    page.screenshot(path=str(shots / f"timeline-{label}.png"))
+    for _, label in each_width(context, page):
+        page.goto(f"{server.url}/game/{gid}")
+        page.locator("#timeline a", has_text="第1天").click()
+        page.wait_for_url(f"{server.url}/game/{gid}/day/1")
+        assert "第1天结束时" in page.locator(".at-end").inner_text()
+        state = game.state()
+        for p in state.players:
+            row = page.locator(f'#players li[data-player="{p.name}"]')
+            gone_by_then = not p.alive and p.died_in in ("night 1", "day 1")
+            assert ("出局" in row.inner_text()) == gone_by_then, p.name
+        assert page.locator(".countdown").count() == 0
+        no_sideways_scroll(page)
+        page.screenshot(path=str(shots / f"timeline-{label}.png"))
     context.close()
 
 
@@ -157,23 +166,22 @@ def test_the_finished_game(finished, browser, shots: Path, width: int, label: st
     context.close()
 
 
-@pytest.mark.parametrize(("width", "label"), WIDTHS)
-def test_gm_page_cards_words_and_commands(server, game: Running, browser, shots: Path, width: int,
-                                          label: str) -> None:
+def test_gm_page_cards_words_and_commands(server, game: Running, browser, shots: Path) -> None:
     """Items 11–13: a card per player in Chinese, no sideways scroll on a phone, admin lines."""
-    context, page = open_page(browser, width)
-    log_in(page, server.url, f"/game/{game.driver.game_id}/gm")
-    cards = page.locator("#roles li.player-card")
-    assert cards.count() == len(game.state().players)
-    roles = page.locator("#roles").inner_text()
-    for raw in ("None", "True", "False", "=", "_"):
-        assert raw not in roles, raw
-    assert "下一个截止：投票截止" in page.locator("main").inner_text()
-    first = cards.filter(has=page.locator("details.cmds")).first
-    first.locator("details.cmds summary").click()
-    assert "tianshen admin void-vote" in first.inner_text()
-    no_sideways_scroll(page)
-    page.screenshot(path=str(shots / f"gm-cards-{label}.png"))
+    context, page = open_page(browser, WIDTHS[0][0])
+    for _, label in each_width(context, page):  # logged in anew at each width
+        log_in(page, server.url, f"/game/{game.driver.game_id}/gm")
+        cards = page.locator("#roles li.player-card")
+        assert cards.count() == len(game.state().players)
+        roles = page.locator("#roles").inner_text()
+        for raw in ("None", "True", "False", "=", "_"):
+            assert raw not in roles, raw
+        assert "下一个截止：投票截止" in page.locator("main").inner_text()
+        first = cards.filter(has=page.locator("details.cmds")).first
+        first.locator("details.cmds summary").click()
+        assert "tianshen admin void-vote" in first.inner_text()
+        no_sideways_scroll(page)
+        page.screenshot(path=str(shots / f"gm-cards-{label}.png"))
     context.close()
 
 
@@ -200,14 +208,15 @@ def test_swap_keeps_what_the_reader_opened_and_selected(server, game: Running, b
     context.close()
 
 
-@pytest.mark.parametrize(("width", "label"), WIDTHS)
-def test_an_expired_session_says_so(server, game: Running, browser, shots: Path, width: int, label: str) -> None:
+def test_an_expired_session_says_so(server, game: Running, browser, shots: Path) -> None:
     """Item 14: a 401 or 403 while polling says 登录已过期 (the server's side is web/app.py's)."""
-    context, page = open_page(browser, width)
-    log_in(page, server.url, f"/game/{game.driver.game_id}/gm")
-    page.route("**/gm/fragment", lambda route: route.fulfill(status=401, body="gone"))
-    page.locator("#poll-note", has_text="登录已过期").wait_for(timeout=5000)
-    page.locator("#poll-note").screenshot(path=str(shots / f"expired-{label}.png"))
+    context, page = open_page(browser, WIDTHS[0][0])
+    for _, label in each_width(context, page):
+        log_in(page, server.url, f"/game/{game.driver.game_id}/gm")
+        page.route("**/gm/fragment", lambda route: route.fulfill(status=401, body="gone"))
+        page.locator("#poll-note", has_text="登录已过期").wait_for(timeout=5000)
+        page.locator("#poll-note").screenshot(path=str(shots / f"expired-{label}.png"))
+        page.unroute("**/gm/fragment")
     context.close()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
-from web_game import TOKEN
+from web_game import TOKEN, new_store
 
 from tianshen.store import Store
 from tianshen.web.app import WebSettings, create_app
@@ -22,8 +22,7 @@ STATUSES = ["new", "running", "over", "paused"]
 def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     """130 games of every status (rows only: the index never reads a state), a board row, and
     names with the characters LIKE would take as patterns."""
-    s = Store(f"sqlite:///{tmp_path_factory.mktemp('index') / 'g.db'}")
-    s.upgrade()
+    s = new_store(f"sqlite:///{tmp_path_factory.mktemp('index') / 'g.db'}")
     for i in range(126):
         s.create_game(f"第{i:03d}局", VARIANTS[i % 3], i, {}, "{}", "setup", None, [], status=STATUSES[i % 4])
     for name in ("百分之百%局", "下划_线局", "Mixed Case 局", "<b>粗体</b>局"):
@@ -146,8 +145,7 @@ def test_the_page_cache_keeps_a_page_for_its_time() -> None:
 
 
 def test_cached_pages_follow_the_game_within_the_cache_time(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'g.db'}")
-    store.upgrade()
+    store = new_store(f"sqlite:///{tmp_path / 'g.db'}")
     for i in range(130):
         store.create_game(f"第{i:03d}局", "classic_8", i, {}, "{}", "setup", None, [], status="new")
     clock = [100.0]

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 from typer.testing import CliRunner
-from web_game import TOKEN
+from web_game import TOKEN, new_store
 
 from tianshen.cli import DEADLINE_WORDS
 from tianshen.cli import app as cli_app
@@ -21,7 +21,6 @@ from tianshen.service.driver import GameDriver
 from tianshen.sim import sims_for
 from tianshen.sim.rehearsal import DEFAULT_START, VirtualClock, default_seats
 from tianshen.specs import available_variants, load_spec
-from tianshen.store import Store
 from tianshen.web.app import WebSettings, create_app
 
 with warnings.catch_warnings():
@@ -67,8 +66,7 @@ def test_random_play_shows_no_other_and_no_raw_key(tmp_path, variant: str) -> No
     board = MemoryBoard(clock.now)
     forum = board.gm()
     forum.login()
-    store = Store(db)
-    store.upgrade()
+    store = new_store(db)
     name = f"{variant}-words"
     driver = GameDriver.create(store, forum, name, spec.id,
                                GameSetup(seats=default_seats(spec.players), seed=2, start=DEFAULT_START))
