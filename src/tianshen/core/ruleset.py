@@ -169,8 +169,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                                     seed_hash=rng.seed_digest(state.seed, state.salt),
                                     ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
                  title=spec.text("player_list_title", title=spec.title))
+        subject = spec.text("role_pm_subject", title=spec.title)
         for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
+            out.pm(p.forum_name, subject, self.role_pm(state, p))
         return out.outcome(state)
 
     def deal(self, state: GameState, game: GameSetup) -> None:

@@ -20,7 +20,7 @@ from functools import cache
 from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
-from tianshen.sim import sims_for
+from tianshen.sim import Sims, policies
 from tianshen.sim.seats import DEFAULT_START, MAX_STEPS, default_seats
 
 GM_ACCOUNT = "神的使者"
@@ -89,10 +89,12 @@ class Game:
         self.board = CoreBoard(lambda: self.now)
         self.threads: set[str] = set()
         self.outcomes: list[Outcome] = []
-        setup = GameSetup(seats=list(_seats(players)), seed=seed, start=start)
+        setup = _setup(players, start).model_copy(update={"seed": seed})
         self.state = self._took(ruleset.setup(setup))
-        self.watch_board = bool(ruleset.spec.options.get("analysis_quota") or ruleset.spec.options.get("watch_board"))
-        self.sims = sims_for(ruleset.spec.ruleset, self.board, GM_ACCOUNT, seed, policy=policy, spec=ruleset.spec)
+        spec = ruleset.spec
+        self.watch_board = bool(spec.options.get("analysis_quota") or spec.options.get("watch_board"))
+        self.sims = _sims_class(spec.ruleset, policy)(self.board, GM_ACCOUNT, seed)
+        self.sims.know(spec)
 
     def _took(self, outcome: Outcome) -> GameState:
         self.outcomes.append(outcome)
@@ -153,6 +155,26 @@ class Game:
 def _seats(players: int) -> tuple[Seat, ...]:
     """The simulated players' seats, made once per table size (a setup only reads them)."""
     return tuple(default_seats(players))
+
+
+@cache
+def _setup(players: int, start: datetime) -> GameSetup:
+    """A game's setup but its seed, checked once per table size (pydantic, the names told
+    apart); each game takes a copy with its seed (a setup only reads it)."""
+    return GameSetup(seats=list(_seats(players)), seed=0, start=start)
+
+
+@cache
+def _sims_class(family: str, policy: str) -> Callable[[CoreBoard, str, int], Sims]:
+    """What `sims_for` makes for the family and policy, looked up once per run (the policies
+    and the class by its "module:Class" name)."""
+    from tianshen.rules import families
+
+    if policy not in policies():
+        raise ValueError(f"unknown policy '{policy}'; policies: {', '.join(policies())}")
+    if family not in families():
+        raise ValueError(f"no simulated players for ruleset family '{family}'")
+    return families()[family].sims_class(policy)  # type: ignore[no-any-return]
 
 
 def _watched(state: GameState) -> list[str]:
