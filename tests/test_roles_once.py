@@ -68,3 +68,25 @@ def test_group_look_ups_answer_as_the_plain_definitions(variant: str, by_apply: 
     for seed in range(4):
         Checked(ruleset, seed, spec.players).play()
     assert checked > 100
+
+
+@pytest.mark.parametrize("policy", ["default", "smart"])
+def test_the_classic_sims_read_the_groups_once_a_night(policy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tianshen.sim import classic, smart
+
+    asked: list[str] = []
+
+    def counting(name: str, real):  # type: ignore[no-untyped-def]
+        def ask(*args):  # type: ignore[no-untyped-def]
+            asked.append(name)
+            return real(*args)
+        return ask
+
+    for module in (classic, smart):
+        for name in ("group_of", "acts_alone"):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, counting(name, getattr(module, name)))
+    ruleset = load_ruleset("classic_10")
+    game = Game(ruleset, 3, 10, policy)
+    game.play()
+    assert game.state.winner and asked == []
