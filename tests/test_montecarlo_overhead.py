@@ -38,3 +38,24 @@ def test_an_unknown_policy_is_still_refused() -> None:
     ruleset = load_ruleset("classic_8")
     with pytest.raises(ValueError, match="unknown policy"):
         montecarlo.Game(ruleset, 1, 8, policy="clever")
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten", "butterfly_elder", "n_lives", "hex_survival_12"])
+def test_a_game_played_is_freed_without_the_collector(variant: str) -> None:
+    """Nothing of a played game is left in a reference cycle: dropped, it is freed at once,
+    and a worker's collector finds nothing to do (it walked every game's thousand objects)."""
+    import gc
+
+    ruleset = load_ruleset(variant)
+    montecarlo.play(ruleset, 0)  # warm: what a variant loads once
+    gc.collect()
+    gc.disable()
+    try:
+        for seed in (1, 2):
+            game = montecarlo.Game(ruleset, seed, ruleset.spec.players)
+            game.play()
+            del game
+            montecarlo.play(ruleset, seed)
+            assert gc.collect() == 0
+    finally:
+        gc.enable()
