@@ -24,6 +24,7 @@ from tianshen.sim import Sims, policies
 from tianshen.sim.seats import DEFAULT_START, MAX_STEPS, default_seats
 
 GM_ACCOUNT = "神的使者"
+_HOUR, _MINUTE = timedelta(hours=1), timedelta(minutes=1)
 
 
 class CoreBoard:
@@ -125,13 +126,14 @@ class Game:
         """Like `sim.rehearsal.rehearse`: the sims act an hour in (or just before the
         deadline), then the clock jumps to the deadline and the driver's `advance` runs."""
         deadline = self.ruleset.next_deadline(self.state)
+        moment = self._moment  # `now`, read and written here without the property
         for _ in range(max_steps):
             if deadline is None:
                 return self.state
-            self.now = max(self.now, min(self.now + timedelta(hours=1), deadline.at - timedelta(minutes=1)))
-            self.sims.act(self.state, self.now, self.thread)
+            now = moment[0] = max(moment[0], min(moment[0] + _HOUR, deadline.at - _MINUTE))
+            self.sims.act(self.state, now, self.thread)
             pending = self._read()
-            self.now = max(self.now, deadline.at)
+            moment[0] = max(now, deadline.at)
             # the sims wrote on the board only: still the next deadline; `advance` hands back
             # the one of the state it leaves
             deadline = self.advance(pending, deadline)
@@ -148,14 +150,15 @@ class Game:
         the state's next deadline when the caller has just asked for it.  Returns the next
         deadline of the state it leaves (asked once after every fold: an input may move it)."""
         dl = known
+        now = self.now  # (the sims do not move the clock while the game advances)
         while True:
             if dl is None:
                 dl = self.ruleset.next_deadline(self.state)
-            due = dl is not None and dl.at <= self.now
+            due = dl is not None and dl.at <= now
             while pending and (dl is None or not due or pending[0].at <= dl.at):
                 self.fold(pending.pop(0))
                 dl = self.ruleset.next_deadline(self.state)
-                due = dl is not None and dl.at <= self.now
+                due = dl is not None and dl.at <= now
             if dl is None or not due:
                 return dl
             self.fold(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
