@@ -161,6 +161,9 @@ class Phase:
         return "Phase(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
+DUE_UNKNOWN: Any = False  # `GameState.due` when no next deadline is known (a singleton: survives a pickle)
+
+
 class GameState(_Plain):
     """The whole state of one game; the seeded RNG lives here (see core.rng).
 
@@ -170,8 +173,10 @@ class GameState(_Plain):
 
     _FIELDS = ("ruleset", "variant", "seed", "salt", "rng_draws", "players", "phase", "winner", "zone", "data")
     # `facts`: what the rules work out from the roles (rules.common.roles.groups), kept until
-    # they change (`roles_changed`); not part of the state: never written, compared or copied
-    __slots__ = (*_FIELDS, "facts")
+    # they change (`roles_changed`); not part of the state: never written, compared or copied.
+    # `due`: the ruleset's next deadline of this state as it is (`Ruleset.next_deadline`), or
+    # DUE_UNKNOWN; every fold drops it first (`Ruleset.apply_in_place`), so does a copy
+    __slots__ = (*_FIELDS, "facts", "due")
 
     def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,
                  players: list[Player], phase: Phase | None = None, winner: str | None = None,
@@ -190,6 +195,7 @@ class GameState(_Plain):
         # Ruleset-owned data: pending actions, streaks, votes, schedules…  JSON only.
         self.data = {} if data is None else data
         self.facts: dict[str, Any] = {}
+        self.due: Any = DUE_UNKNOWN
 
     def roles_changed(self) -> None:
         """Forget what was worked out from the players' roles and sides (`facts`): whoever
@@ -232,10 +238,20 @@ class GameState(_Plain):
         # the same roles, so the same facts: shared until either calls `roles_changed`, which
         # gives it a new dict (a fact, once made, is never changed)
         new.facts = self.facts
+        new.due = DUE_UNKNOWN
         return new
 
+    def changed(self) -> None:
+        """Forget the next deadline worked out for this state (`due`): every fold calls this
+        before it writes; whoever writes a state another way calls it too."""
+        self.due = DUE_UNKNOWN
+
     def model_copy(self, *, deep: bool = False) -> GameState:
-        return self.copy() if deep else _copy.copy(self)
+        if deep:
+            return self.copy()
+        new = _copy.copy(self)
+        new.due = DUE_UNKNOWN
+        return new
 
     def _dict(self) -> dict[str, Any]:
         out = {f: getattr(self, f) for f in self._FIELDS}
@@ -285,6 +301,7 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     state `apply` returned is changed only by `apply`, or `apply_in_place` by a caller
     that keeps no older state."""
     new = original.copy(players=False)
+    new.due = original.due  # the same next deadline until the fold (which drops it) writes
     players = original.players
     if any(map(_extra, players)):
         new.players = [p.copy() if p.extra else p for p in players]

@@ -23,6 +23,7 @@ from tianshen.core.flow import REMINDER, Step
 from tianshen.core.grammar import Command, Verbs
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
+    DUE_UNKNOWN,
     DeadlineIn,
     GameState,
     GmIn,
@@ -123,6 +124,7 @@ class BoardMap:
 
 
 _ALIVE = attrgetter("alive")
+_CORE_ENDS = ("checkin_end", "substitution_end")  # core's own deadlines, not a family's step
 
 
 class Deadline(NamedTuple):
@@ -167,8 +169,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                                     seed_hash=rng.seed_digest(state.seed, state.salt),
                                     ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
                  title=spec.text("player_list_title", title=spec.title))
+        subject = spec.text("role_pm_subject", title=spec.title)
         for p in state.players:
-            out.pm(p.forum_name, spec.text("role_pm_subject", title=spec.title), self.role_pm(state, p))
+            out.pm(p.forum_name, subject, self.role_pm(state, p))
         return out.outcome(state)
 
     def deal(self, state: GameState, game: GameSetup) -> None:
@@ -220,7 +223,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         return self.on_vote_post(state, post)
 
     def next_deadline(self, state: GameState) -> Deadline | None:
-        """The next scheduled moment; None when the game is over or paused by the GM."""
+        """The next scheduled moment; None when the game is over or paused by the GM.  Worked
+        out once for a state as it is (`GameState.due`, dropped by every fold)."""
+        due = state.due
+        if due is DUE_UNKNOWN:
+            due = state.due = self._next_deadline(state)
+        return due
+
+    def _next_deadline(self, state: GameState) -> Deadline | None:
         data = state.data
         if data.get("paused_at"):
             return None
@@ -253,11 +263,12 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         `data`; an early end (/done) is dropped."""
         flow.shift(flow.current(self.STEPS, state), state, hours)
 
-    def on_deadline(self, state: GameState, deadline: DeadlineIn) -> Outcome:
+    def on_deadline(self, state: GameState, deadline: DeadlineIn, known: Deadline | None = None) -> Outcome:
         """Close or open what the deadline names (resolve the night, count the votes…), once
-        the schedule confirms it is the one due; any other is logged and ignored."""
+        the schedule confirms it is the one due; any other is logged and ignored.  `known`:
+        the schedule's deadline of the state as it is, when the caller knows it."""
         out = Messages()
-        due = self.schedule(state)
+        due = known or self.schedule(state)
         if due is None or due.kind != deadline.kind:
             out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
             return out.outcome(state)
@@ -643,7 +654,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
         first = Messages()  # what the shared mechanics say before the ruleset speaks
         alive_before = list(map(_ALIVE, state.players))  # in C: every input asks
-        outcome = self._fold(state, event, first)
+        known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
+        outcome = self._fold(state, event, first, known)
+        outcome.state.due = DUE_UNKNOWN
         if self._after_input:
             after = Messages()
             self.after_input(outcome.state, event, after)
@@ -658,8 +671,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """A hook: after every input is folded, what the family does then (hex_survival
         opens a substitution asked for at dusk); nothing by default."""
 
-    def _fold(self, state: GameState, event: Input, first: Messages) -> Outcome:
-        """The shared mechanics, then the family's handler of the input's kind."""
+    def _fold(self, state: GameState, event: Input, first: Messages, known: Any = DUE_UNKNOWN) -> Outcome:
+        """The shared mechanics, then the family's handler of the input's kind; `known`: the
+        state's next deadline before the fold, when it was asked for."""
         is_pm, is_post = isinstance(event, PmIn), isinstance(event, PostIn)
         if (is_pm or is_post) and state.phase.kind != "over":
             sender = event.sender if is_pm else event.author  # type: ignore[union-attr]
@@ -687,7 +701,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 for seat in substitution.expire(state):
                     self.seat_wasted(state, state.player(seat), event.at, first)
                 return first.outcome(state)
-            outcome = self.on_deadline(state, event)
+            # the next deadline known is the schedule's unless a check-in or substitution ends first
+            due = known if known and known.kind not in _CORE_ENDS else None
+            outcome = self.on_deadline(state, event, due)
             self.report_lurkers(outcome.state, event.at, first)
         else:
             outcome = self.on_gm(state, event)

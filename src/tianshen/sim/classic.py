@@ -16,7 +16,7 @@ from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
-from tianshen.rules.common.roles import acts_alone, group_of, is_killer, on_duty_killer
+from tianshen.rules.common.roles import acts_alone, group_of, groups, is_killer, on_duty_killer
 from tianshen.sim import ThreadLookup, check_in, pick
 from tianshen.specs import shared_spec
 
@@ -38,6 +38,7 @@ class ClassicSims:
         self._specs: dict[str, RulesetSpec] = {}
         self._forms: dict[tuple[str, str], tuple[str, ...]] = {}  # (variant, role) -> forms
         self._killers: set[str] = set()  # the killers' names, while `vote` runs
+        self._of: dict[str, str | None] | None = None  # each player's acting group, while `night` runs
         # re-seeded by `_rng` for every use; made with a small seed (`Random()` reads
         # os.urandom and seeds from it: about 60 µs a game)
         self._random = random.Random(0)
@@ -54,7 +55,18 @@ class ClassicSims:
         return self._specs[state.variant]
 
     def group(self, state: GameState, p: Player) -> str:
+        of = self._of
+        if of is not None and p.name in of:  # while `night` runs
+            return of[p.name] or p.name
         return group_of(self.spec(state), state, p) or p.name
+
+    def alone(self, state: GameState, p: Player) -> bool:
+        """`roles.acts_alone`, from the groups of the night while `night` runs."""
+        of = self._of
+        if of is None or p.name not in of:
+            return acts_alone(self.spec(state), state, p)
+        group = of[p.name]
+        return group is None or group.endswith(":" + p.name)
 
     def forms(self, state: GameState, p: Player) -> tuple[str, ...]:
         """How this player writes his ability: its `sim_forms`, else its first word (once a
@@ -92,11 +104,15 @@ class ClassicSims:
         rng = self._rng(state, "night")
         alive = [p for p in state.players if p.alive]
         chosen: dict[str, str] = {}  # group -> agreed target
-        for p in alive:
-            if is_killer(p):
-                self._kill(state, p, alive, chosen, rng)
-            elif self.forms(state, p):
-                self._power(state, p, alive, chosen, rng)
+        self._of = groups(self.spec(state), state)  # the roles do not change during a night's acts
+        try:
+            for p in alive:
+                if is_killer(p):
+                    self._kill(state, p, alive, chosen, rng)
+                elif self.forms(state, p):
+                    self._power(state, p, alive, chosen, rng)
+        finally:
+            self._of = None
 
     def _kill(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
               rng: random.Random) -> None:
@@ -122,7 +138,7 @@ class ClassicSims:
         else:
             others = [q for q in alive if q.name != p.name] or alive
             target = pick(rng, others).name
-        if not acts_alone(self.spec(state), state, p):
+        if not self.alone(state, p):
             chosen[group] = target
         if p.role == "binder":
             self.last_bind = target

@@ -20,10 +20,11 @@ from functools import cache
 from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
-from tianshen.sim import sims_for
+from tianshen.sim import Sims, policies
 from tianshen.sim.seats import DEFAULT_START, MAX_STEPS, default_seats
 
 GM_ACCOUNT = "神的使者"
+_HOUR, _MINUTE = timedelta(hours=1), timedelta(minutes=1)
 
 
 class CoreBoard:
@@ -85,14 +86,27 @@ class Game:
     def __init__(self, ruleset: Ruleset, seed: int, players: int, policy: str = "default",
                  start: datetime = DEFAULT_START) -> None:
         self.ruleset = ruleset
-        self.now = start
-        self.board = CoreBoard(lambda: self.now)
+        # the clock the board stamps with, a list the game's `now` writes: not the game itself,
+        # so a game played is freed when dropped, not left for the collector (a closure over
+        # `self` made every game a cycle: a thousand objects the collector had to find)
+        moment = self._moment = [start]
+        self.board = CoreBoard(lambda: moment[0])
         self.threads: set[str] = set()
         self.outcomes: list[Outcome] = []
-        setup = GameSetup(seats=list(_seats(players)), seed=seed, start=start)
+        setup = _setup(players, start).model_copy(update={"seed": seed})
         self.state = self._took(ruleset.setup(setup))
-        self.watch_board = bool(ruleset.spec.options.get("analysis_quota") or ruleset.spec.options.get("watch_board"))
-        self.sims = sims_for(ruleset.spec.ruleset, self.board, GM_ACCOUNT, seed, policy=policy, spec=ruleset.spec)
+        spec = ruleset.spec
+        self.watch_board = bool(spec.options.get("analysis_quota") or spec.options.get("watch_board"))
+        self.sims = _sims_class(spec.ruleset, policy)(self.board, GM_ACCOUNT, seed)
+        self.sims.know(spec)
+
+    @property
+    def now(self) -> datetime:
+        return self._moment[0]
+
+    @now.setter
+    def now(self, at: datetime) -> None:
+        self._moment[0] = at
 
     def _took(self, outcome: Outcome) -> GameState:
         self.outcomes.append(outcome)
@@ -112,13 +126,14 @@ class Game:
         """Like `sim.rehearsal.rehearse`: the sims act an hour in (or just before the
         deadline), then the clock jumps to the deadline and the driver's `advance` runs."""
         deadline = self.ruleset.next_deadline(self.state)
+        moment = self._moment  # `now`, read and written here without the property
         for _ in range(max_steps):
             if deadline is None:
                 return self.state
-            self.now = max(self.now, min(self.now + timedelta(hours=1), deadline.at - timedelta(minutes=1)))
-            self.sims.act(self.state, self.now, self.thread)
+            now = moment[0] = max(moment[0], min(moment[0] + _HOUR, deadline.at - _MINUTE))
+            self.sims.act(self.state, now, self.thread)
             pending = self._read()
-            self.now = max(self.now, deadline.at)
+            moment[0] = max(now, deadline.at)
             # the sims wrote on the board only: still the next deadline; `advance` hands back
             # the one of the state it leaves
             deadline = self.advance(pending, deadline)
@@ -135,14 +150,15 @@ class Game:
         the state's next deadline when the caller has just asked for it.  Returns the next
         deadline of the state it leaves (asked once after every fold: an input may move it)."""
         dl = known
+        now = self.now  # (the sims do not move the clock while the game advances)
         while True:
             if dl is None:
                 dl = self.ruleset.next_deadline(self.state)
-            due = dl is not None and dl.at <= self.now
+            due = dl is not None and dl.at <= now
             while pending and (dl is None or not due or pending[0].at <= dl.at):
                 self.fold(pending.pop(0))
                 dl = self.ruleset.next_deadline(self.state)
-                due = dl is not None and dl.at <= self.now
+                due = dl is not None and dl.at <= now
             if dl is None or not due:
                 return dl
             self.fold(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
@@ -153,6 +169,26 @@ class Game:
 def _seats(players: int) -> tuple[Seat, ...]:
     """The simulated players' seats, made once per table size (a setup only reads them)."""
     return tuple(default_seats(players))
+
+
+@cache
+def _setup(players: int, start: datetime) -> GameSetup:
+    """A game's setup but its seed, checked once per table size (pydantic, the names told
+    apart); each game takes a copy with its seed (a setup only reads it)."""
+    return GameSetup(seats=list(_seats(players)), seed=0, start=start)
+
+
+@cache
+def _sims_class(family: str, policy: str) -> Callable[[CoreBoard, str, int], Sims]:
+    """What `sims_for` makes for the family and policy, looked up once per run (the policies
+    and the class by its "module:Class" name)."""
+    from tianshen.rules import families
+
+    if policy not in policies():
+        raise ValueError(f"unknown policy '{policy}'; policies: {', '.join(policies())}")
+    if family not in families():
+        raise ValueError(f"no simulated players for ruleset family '{family}'")
+    return families()[family].sims_class(policy)  # type: ignore[no-any-return]
 
 
 def _watched(state: GameState) -> list[str]:
@@ -208,7 +244,8 @@ def _worker_start() -> None:
     """A worker's collector: what the worker was forked with (modules, the ruleset) is frozen
     out of every collection, and the young generation is collected every 10,000 new objects
     instead of 700 (a game keeps its outcomes to the end: each collection walked them again;
-    the collector cost classic_10 about 7 % of a worker's CPU, 3 % after)."""
+    the collector cost classic_10 about 7 % of a worker's CPU, 3 % after; since a played game
+    holds no cycle (`Game.now`), it is freed at once and the collector seldom runs at all)."""
     gc.freeze()
     gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
 

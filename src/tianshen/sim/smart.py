@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 
 from tianshen.core.model import GameState, Player
-from tianshen.rules.common.roles import acts_alone, is_killer, on_duty_killer
+from tianshen.rules.common.roles import is_killer, on_duty_killer
 from tianshen.sim.classic import ClassicSims, declaration
 from tianshen.sim.game_ten import GameTenSims
 
@@ -82,7 +82,7 @@ class SmartClassicSims(ClassicSims):
         if p.role == "binder":
             self.last_bind = target
         group = self.group(state, p)
-        if not acts_alone(self.spec(state), state, p):
+        if not self.alone(state, p):
             chosen[group] = target
         self.board.pm(p.name, self.gm, rng.choice(self.forms(state, p)).format(t=target), subject="行动")
 

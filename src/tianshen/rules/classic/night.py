@@ -77,16 +77,16 @@ def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kil
     return kills
 
 
-def guards(spec: RulesetSpec, state: GameState) -> Protection:
+def guards(spec: RulesetSpec, state: GameState, x: int | None | bool = False) -> Protection:
     """Tonight's protection, computed once: every ability whose `protects` is `bind` (002 束魂,
     or a variant's guard built on it) registers its group's target; the commoners' prayers
-    register whom they protect (002 祈祷, C11)."""
+    register whom they protect (002 祈祷, C11; `x`: the prayer threshold when known)."""
     prot = Protection()
     for ability in table(spec).by_id.values():
         if ability.get("protects") == "bind":
             for group in groups_holding(spec, state, ability.roles):
                 prot.add("bind", group, group_target(spec, state, ability.id, group), ability.id)
-    for name in sorted(protected(spec, state)):
+    for name in sorted(protected(spec, state, x)):
         prot.add("prayer", "commoners", name, "pray")
     return prot
 
@@ -101,10 +101,11 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     """002 夜晚, in the order of DECISIONS §3.1.5.  Mutates `state` (a copy)."""
     dawn = Dawn()
     kills = valid_kills(spec, state, log)
-    guard = guards(spec, state)
+    counts = len(living_commoners(state)), len(living_killers(state))
+    x = prayer_threshold(state, counts)
+    guard = guards(spec, state, x)
     prot = guard.protected("prayer")
-    note(log, f"prayer threshold x = {prayer_threshold(state)} "
-         f"({len(living_commoners(state))} commoners / {len(living_killers(state))} killers); protected: "
+    note(log, f"prayer threshold x = {x} ({counts[0]} commoners / {counts[1]} killers); protected: "
          f"{sorted(prot) or 'nobody'}", *(["prayer_protected"] if prot else []))
     asked = group_target(spec, state, "divine", "diviner")  # before deaths: the dead still acted (0.2)
     dead: dict[str, str] = {}

@@ -120,22 +120,25 @@ def group_target(spec: RulesetSpec, state: GameState, verb: str, group: str) -> 
     return targets.pop() if len(targets) == 1 else None
 
 
-def prayer_threshold(state: GameState) -> int | None:
+def prayer_threshold(state: GameState, counts: tuple[int, int] | None = None) -> int | None:
     """002 祈祷: x = 2 (8p); else ⌈living commoners ÷ living killers⌉, void when x ≤ 1.
-    Counted at the start of the night (B8): nobody dies before the dawn post."""
+    Counted at the start of the night (B8): nobody dies before the dawn post.  `counts`:
+    (living commoners, living killers) when the caller has counted them."""
     opts = peek(state.data, "options")
     if opts.get("prayer_fixed"):
         return int(opts["prayer_fixed"])
-    c, k = len(living_commoners(state)), len(living_killers(state))
+    c, k = counts or (len(living_commoners(state)), len(living_killers(state)))
     if k == 0:
         return None
     x = math.ceil(c / k)
     return x if x > 1 else None
 
 
-def protected(spec: RulesetSpec, state: GameState) -> set[str]:
-    """Players who got at least x prayers of distinct living commoners (C11)."""
-    x = prayer_threshold(state)
+def protected(spec: RulesetSpec, state: GameState, x: int | None | bool = False) -> set[str]:
+    """Players who got at least x prayers of distinct living commoners (C11); `x`: the
+    threshold when the caller has it (`prayer_threshold`)."""
+    if x is False:
+        x = prayer_threshold(state)
     if x is None:
         return set()
     counts: dict[str, int] = {}

@@ -97,17 +97,31 @@ def acts_alone(spec: RulesetSpec, state: GameState, p: Player) -> bool:
     return group is None or group.endswith(":" + p.name)
 
 
+def _seats_of(spec: RulesetSpec, state: GameState) -> dict[str | None, tuple[int, ...]]:
+    """Each acting group's seats (indices into `state.players`, whose order never changes),
+    worked out with the groups (`GameState.facts`): not the players themselves, which
+    `apply` may give the next state as copies."""
+    found = state.facts.get("group_seats")
+    if found is None:
+        of = groups(spec, state)
+        seats: dict[str | None, list[int]] = {}
+        for i, p in enumerate(state.players):
+            seats.setdefault(of[p.name], []).append(i)
+        found = state.facts["group_seats"] = {group: tuple(idx) for group, idx in seats.items()}
+    return found  # type: ignore[no-any-return]
+
+
 def members(spec: RulesetSpec, state: GameState, group: str) -> list[Player]:
-    of = groups(spec, state)
-    return [p for p in state.players if p.alive and of[p.name] == group]
+    players = state.players
+    return [p for i in _seats_of(spec, state).get(group, ()) if (p := players[i]).alive]
 
 
 def partners(spec: RulesetSpec, state: GameState, p: Player) -> list[Player]:
-    of = groups(spec, state)
-    group = of[p.name]
+    group = groups(spec, state)[p.name]
     if group is None or group.endswith(":" + p.name):  # acts alone
         return []
-    return [q for q in state.players if of[q.name] == group and q.name != p.name]
+    players = state.players
+    return [q for i in _seats_of(spec, state)[group] if (q := players[i]).name != p.name]
 
 
 def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> list[str]:
@@ -120,17 +134,25 @@ def winner(state: GameState, tie_holders: tuple[str, ...]) -> str | None:
     """001 §7 (DECISIONS §2.1.10; 002 borrows it, §3.1.7).  When both sides' conditions
     hold at one announcement, `simultaneous_win` decides: civilians (B36, default),
     killers, or a draw."""
-    killers, civilians = living_killers(state), living_civilians(state)
+    killers = civilians = commoners = 0  # the living, counted in one pass
+    for p in state.players:
+        if p.alive:
+            if p.faction == KILLERS:
+                killers += 1
+            else:
+                civilians += 1
+            if p.role == "commoner":
+                commoners += 1
     if not killers:
-        if not living_commoners(state):  # 001 §7.1 and §7.2.3 at once (B36)
+        if not commoners:  # 001 §7.1 and §7.2.3 at once (B36)
             return str(state.data["options"].get("simultaneous_win", CIVILIANS))
         return CIVILIANS  # 001 §7.1 杀手全灭 (converted killers included)
-    if len(killers) > len(civilians):
+    if killers > civilians:
         return KILLERS  # 001 §7.2.1
-    if len(killers) == len(civilians) and not any(
+    if killers == civilians and not any(
         p.alive for p in state.players if p.role in tie_holders
     ):
         return KILLERS  # 001 §7.2.2 (B14: every current holder, converted ones included)
-    if not living_commoners(state):
+    if not commoners:
         return KILLERS  # 001 §7.2.3 (converted commoners are no longer commoners)
     return None

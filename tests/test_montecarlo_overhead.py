@@ -1,0 +1,61 @@
+"""A Monte Carlo game's own setup work is done once per run, not once per game (issue 37):
+the seats' `GameSetup` is checked once per table size and the sims' class looked up once."""
+
+from __future__ import annotations
+
+import pytest
+
+from tianshen.rules import load_ruleset
+from tianshen.sim import montecarlo
+
+
+def test_a_run_checks_the_setup_and_finds_the_sims_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+    looked: list[str] = []
+    setup, policies = montecarlo.GameSetup, montecarlo.policies
+
+    def counted_setup(**fields):  # type: ignore[no-untyped-def]
+        made.append(len(fields["seats"]))
+        return setup(**fields)
+
+    def counted_policies() -> list[str]:
+        looked.append("policies")
+        return policies()
+
+    monkeypatch.setattr(montecarlo, "GameSetup", counted_setup)
+    monkeypatch.setattr(montecarlo, "policies", counted_policies)
+    montecarlo._setup.cache_clear()
+    montecarlo._sims_class.cache_clear()
+    ruleset = load_ruleset("classic_8")
+    seeds = [montecarlo.play(ruleset, seed).seed for seed in range(1, 4)]
+    assert seeds == [1, 2, 3]
+    assert made == [8] and len(looked) == 1
+    montecarlo._setup.cache_clear()
+    montecarlo._sims_class.cache_clear()
+
+
+def test_an_unknown_policy_is_still_refused() -> None:
+    ruleset = load_ruleset("classic_8")
+    with pytest.raises(ValueError, match="unknown policy"):
+        montecarlo.Game(ruleset, 1, 8, policy="clever")
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten", "butterfly_elder", "n_lives", "hex_survival_12"])
+def test_a_game_played_is_freed_without_the_collector(variant: str) -> None:
+    """Nothing of a played game is left in a reference cycle: dropped, it is freed at once,
+    and a worker's collector finds nothing to do (it walked every game's thousand objects)."""
+    import gc
+
+    ruleset = load_ruleset(variant)
+    montecarlo.play(ruleset, 0)  # warm: what a variant loads once
+    gc.collect()
+    gc.disable()
+    try:
+        for seed in (1, 2):
+            game = montecarlo.Game(ruleset, seed, ruleset.spec.players)
+            game.play()
+            del game
+            montecarlo.play(ruleset, seed)
+            assert gc.collect() == 0
+    finally:
+        gc.enable()
