@@ -14,6 +14,8 @@ from sqlalchemy.exc import IntegrityError
 
 from test_driver import GM, ROLES, START, Env, RecordingForum, gm_pms
 from tianshen.config import load_config
+from tianshen.core.fold import steps
+from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Ruleset, Seat
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.memory import MemoryBoard
@@ -253,26 +255,54 @@ def test_a_shared_spec_is_read_again_when_its_file_changes(tmp_path: Path) -> No
 
 def test_an_input_whose_fold_failed_is_read_again(env: Env) -> None:
     """The inputs folded before it are written; the read positions are not, so the failed
-    one comes back at the next advance."""
+    one comes back at the next advance.  A run folds in place (issue 37): the failed fold
+    wrote into the run's state before it failed, and what is written is the state the
+    inputs before it fold to, not that half-changed one."""
     env.driver.flush()
     env.goto(env.at(1))
     env.board.pm("丙", GM, "占卜 甲")
     env.board.pm("庚", GM, "天神你好")
     env.goto(env.at(1.5))  # both older than the settle time: the PM mark would pass them
-    real = env.driver.ruleset.apply
+    real = env.driver.ruleset.apply_in_place
 
     def failing(state, event):  # type: ignore[no-untyped-def]
         if getattr(event, "text", "") == "天神你好":
+            state.players[0].alive = False  # half-way through the fold
+            state.data["broken"] = True
             raise RuntimeError("a bug in the rules")
         return real(state, event)
 
-    env.driver.ruleset.apply = failing  # type: ignore[method-assign]
+    env.driver.ruleset.apply_in_place = failing  # type: ignore[method-assign]
     with pytest.raises(RuntimeError):
         env.driver.advance(env.clock.now())
     assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲"]
-    env.driver.ruleset.apply = real  # type: ignore[method-assign]
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded
+    assert env.driver.state().model_dump_json() == folded and "broken" not in folded
+    env.driver.ruleset.apply_in_place = real  # type: ignore[method-assign]
     assert env.driver.advance(env.clock.now()) == 1
     assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲", "天神你好"]
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded
+
+
+def test_a_run_of_inputs_is_folded_on_one_copy(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a run folds in place into one copy of the state it starts from, not a copy
+    a step (`Ruleset.apply`); the state it started from is not changed, and what is written
+    is what its events fold to."""
+    _night_pms(env)
+    before = env.driver.state()
+    kept = before.model_dump_json()
+    copies: list[object] = []
+    real, copied = Ruleset.apply, GameState.copy
+    monkeypatch.setattr(Ruleset, "apply", lambda self, state, event: copies.append(event) or real(self, state, event))
+    monkeypatch.setattr(GameState, "copy", lambda self, **kw: copies.append(self) or copied(self, **kw))
+    assert env.driver.advance(env.clock.now()) == 3
+    monkeypatch.undo()
+    assert len(copies) == 1
+    assert before.model_dump_json() == kept
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded == env.driver.state().model_dump_json()
 
 
 def test_a_game_created_and_dealt_at_once_is_dealt_once(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
