@@ -32,6 +32,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    union_all,
     update,
 )
 from sqlalchemy.exc import (
@@ -79,6 +80,23 @@ _GAME_STEP = (
 _O, _I, _T, _M, _P = (OutboxRow.__table__, InboundRow.__table__, ThreadRow.__table__, MarkRow.__table__,
                       PhaseRow.__table__)
 _E, _PL = EventRow.__table__, PlayerRow.__table__
+
+
+def events_query(game_id: Any, after: Any = None, upto: Any = None) -> Any:
+    """A game's events in seq order (seq, kind, phase_label, payload_json, created_at): the
+    `events` rows and the inputs' own (an inbound row with a payload, migration 0007); only
+    those after seq `after` up to `upto` when given (values or bind parameters)."""
+    def seqs(seq: Any) -> list[Any]:
+        return [c for c in (seq > after if after is not None else None, seq <= upto if upto is not None else None)
+                if c is not None]
+
+    rows = select(_E.c.seq, _E.c.kind, _E.c.phase_label, _E.c.payload_json, _E.c.created_at).where(
+        _E.c.game_id == game_id, *seqs(_E.c.seq))
+    inputs = select(_I.c.event_seq.label("seq"), _I.c.source.label("kind"), _I.c.phase_label,
+                    _I.c.payload_json, _I.c.sent_at.label("created_at")).where(
+        _I.c.game_id == game_id, _I.c.payload_json.is_not(None), *seqs(_I.c.event_seq))
+    both = union_all(rows, inputs).subquery()
+    return select(both).order_by(both.c.seq)
 
 # The hot statements, built once: building a statement costs more than running it on SQLite.
 _GID = bindparam("gid")
@@ -905,13 +923,18 @@ class Store:
         inbound, events, outbox, phases, marks = [], [], [], [], {}
         now = utcnow()
         for n, step in enumerate(steps, start=newest + 1):
-            if step.inbound is not None:
-                i = step.inbound
+            i = step.inbound
+            # an input's event is its inbound row's (issue 37: stored once) when the row says
+            # all the event does (its kind and time); else an events row, as the setup's
+            once = i is not None and i.source == step.event_kind and i.sent_at == step.at
+            if i is not None:
                 inbound.append(dict(game_id=game_id, source=i.source, forum_id=i.forum_id, thread_key=i.thread_key,
                                     sender=i.sender, sent_at=i.sent_at, text=i.text, edited=i.edited,
-                                    phase_label=phase, event_seq=n, received_at=now))
-            events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
-                               payload_json=step.event_payload, created_at=step.at))
+                                    phase_label=phase, event_seq=n, received_at=now,
+                                    payload_json=step.event_payload if once else None))
+            if not once:
+                events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
+                                   payload_json=step.event_payload, created_at=step.at))
             outbox += [dict(game_id=game_id, kind=item.kind, target=item.target, title=item.title,
                             subject=item.subject, body=item.body, key=item.key or f"{name}:{n}:{k}",
                             status="pending", created_at=now, sent_at=None, forum_ref=None, parts_done=0)
@@ -922,7 +945,7 @@ class Store:
             marks.update(step.marks)
         if inbound:  # a duplicate fails here, before anything else is written
             _insert(conn, _I, inbound)
-        _insert(conn, _E, events)
+        _insert(conn, _E, events)  # (none when every step is an input)
         _set_marks(conn, game_id, marks)
         _write_players(conn, game_id, steps)
         _next_phases(conn, game_id, phases)
@@ -981,20 +1004,12 @@ class Store:
 
     def events(self, game_id: int, limit: int | None = None) -> list[EventRecord]:
         """Every event of the game in seq order (phase_label = the phase it arrived in); the
-        first `limit` only when given."""
-        with self._tx() as s:
-            rows = s.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.seq)
-                             .limit(limit))
-            return [
-                EventRecord(
-                    seq=r.seq,
-                    kind=r.kind,
-                    phase_label=r.phase_label,
-                    payload_json=r.payload_json,
-                    created_at=r.created_at,
-                )
-                for r in rows
-            ]
+        first `limit` only when given.  An input's event is its inbound row (`events_query`)."""
+        q = events_query(game_id)
+        with self._conn() as conn:
+            rows = conn.execute(q.limit(limit) if limit is not None else q)
+            return [EventRecord(seq=r.seq, kind=r.kind, phase_label=r.phase_label, payload_json=r.payload_json,
+                                created_at=r.created_at) for r in rows]
 
     def phases(self, game_id: int) -> list[PhaseRecord]:
         """The game's phases in the order they started (the open one has ended_at None)."""
