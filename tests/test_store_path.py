@@ -409,8 +409,9 @@ def test_a_utc_time_goes_to_sqlite_as_its_text_at_once(tmp_path: Path, monkeypat
 
 def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """psycopg runs an executemany in a pipeline, dearer than an execute a row below five rows
-    (issue 37): a step's three marks and three outbox rows and a flush's three parts are
-    executed one by one, their rowcount summed and their RETURNING kept as an executemany's."""
+    (issue 37): a step's three marks and three outbox rows go as one VALUES list each (one
+    round trip, not three), a flush's three parts are executed one by one, their rowcount
+    summed and their RETURNING kept as an executemany's."""
     if not db_url.startswith("postgresql"):
         pytest.skip("psycopg's executemany")
     import psycopg
@@ -421,12 +422,16 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
     store.upgrade()
     game_id = store.create_game(f"few-{id(store)}", "classic_10", 1, {}, "{}", "night 1", None, [])
     many: list[int] = []
-    real = psycopg.Cursor.executemany
+    real, one = psycopg.Cursor.executemany, psycopg.Cursor.execute
     monkeypatch.setattr(psycopg.Cursor, "executemany", lambda self, q, p, **k: many.append(len(p)) or real(self, q, p, **k))
+    executed: list[str] = []
+    monkeypatch.setattr(psycopg.Cursor, "execute", lambda self, q, p=None, **k: executed.append(
+        " ".join(str(q).split()[:3])) or one(self, q, p, **k))
     store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
                       state_json="{}", status="running", deadline_at=None, winner=None, players=None,
                       outbox=[OutboxItem(kind="pm", target=f"p{n}", body=f"第{n}条") for n in range(3)],
                       marks={"a": "1", "b": "2", "c": "3"}, expected_seq=0)
+    assert executed.count("INSERT INTO marks") == 1 and executed.count("INSERT INTO outbox") == 1
     rows = store.pending_outbox(game_id)
     assert [r.body for r in rows] == ["第0条", "第1条", "第2条"] and len({r.id for r in rows}) == 3
     assert store.marks(game_id) == {"a": "1", "b": "2", "c": "3"}

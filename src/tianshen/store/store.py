@@ -282,9 +282,28 @@ def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool) -> _E
     return done
 
 
+def _few(conn: Connection, rows: list[dict[str, Any]]) -> bool:
+    """Rows that go to PostgreSQL best as one VALUES list: more than one (one round trip, not
+    one a row as `_one_by_one`), fewer than a pipelined executemany wants."""
+    return 1 < len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg"
+
+
+def _values(table: Any, keys: tuple[str, ...], count: int) -> list[dict[str, Any]]:
+    """A VALUES list of `count` rows of `keys`, each row's parameters named `key__n`."""
+    return [{k: bindparam(f"{k}__{n}", type_=table.c[k].type) for k in keys} for n in range(count)]
+
+
+def _flat(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {f"{k}__{n}": v for n, row in enumerate(rows) for k, v in row.items()}
+
+
 def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
     """INSERT rows that all give the same columns (no RETURNING, no defaults computed)."""
-    if rows:
+    if rows and _few(conn, rows):  # one statement for each row count from 2 to 4 (prepared as any)
+        keys = tuple(rows[0])
+        _run(conn, _fast(conn, (table.name, keys, len(rows)), lambda: insert(table).inline().values(
+            _values(table, keys, len(rows)))), [_flat(rows)])
+    elif rows:
         keys = tuple(rows[0])
         _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
             {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
@@ -304,25 +323,26 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     keeps each row's RETURNING: a third less CPU than a VALUES list of as many rows), the
     `returned` columns of each in no particular order."""
     keys = tuple(rows[0])
-    if conn.dialect.driver == "psycopg" and len(rows) > 1:
+    if conn.dialect.driver == "psycopg" and len(rows) >= _PIPELINE_ROWS:
         fast = _fast(conn, (table.name, keys, returned), lambda: insert(table).values(
             {k: bindparam(k, type_=table.c[k].type) for k in keys}).returning(*(table.c[c] for c in returned)))
         return _returning_rows(_run(conn, fast, rows, returning=True))
     fast = _fast(conn, (table.name, keys, len(rows), returned), lambda: insert(table).values(
-        [{k: bindparam(f"{k}__{n}", type_=table.c[k].type) for k in keys} for n in range(len(rows))]
-    ).returning(*(table.c[c] for c in returned)))
-    flat = {f"{k}__{n}": v for n, row in enumerate(rows) for k, v in row.items()}
-    return _run(conn, fast, [flat]).fetchall()
+        _values(table, keys, len(rows))).returning(*(table.c[c] for c in returned)))
+    return _run(conn, fast, [_flat(rows)]).fetchall()
 
 
-def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...]) -> Insert:
+def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...],
+            count: int = 0) -> Insert:
     """INSERT … ON CONFLICT (keys) DO UPDATE SET column (SQLite and PostgreSQL alike): one
-    statement where an UPDATE and, when it found nothing, an INSERT were two."""
+    statement where an UPDATE and, when it found nothing, an INSERT were two (`count`: a
+    VALUES list of that many rows, whose keys must differ)."""
     if dialect == "postgresql":  # imported only here: a daemon on SQLite starts without it
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    stmt = dialect_insert(table).inline().values({c: bindparam(c, type_=table.c[c].type) for c in columns})
+    stmt = dialect_insert(table).inline().values(
+        _values(table, columns, count) if count else {c: bindparam(c, type_=table.c[c].type) for c in columns})
     return stmt.on_conflict_do_update(index_elements=list(keys), set_={column: getattr(stmt.excluded, column)})
 
 
@@ -339,8 +359,13 @@ def _upserted(conn: Connection, table: str) -> _Fast:
 
 
 def _set_marks(conn: Connection, game_id: int, marks: dict[str, str]) -> None:
-    if marks:
-        _run(conn, _upserted(conn, "marks"), [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()])
+    rows = [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()]
+    if _few(conn, rows):  # one VALUES list (the names differ: no row is upserted twice)
+        table, keys, column, columns = _UPSERTS["marks"]
+        _run(conn, _fast(conn, ("upsert", "marks", len(rows)), lambda: _upsert(
+            conn.dialect.name, table, keys, column, columns, len(rows))), [_flat(rows)])
+    elif rows:
+        _run(conn, _upserted(conn, "marks"), rows)
 
 
 def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
