@@ -441,5 +441,10 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
         store.record_parts([SentPart(outbox_id=i, parts_done=1, done=True, game_id=game_id)
                             for i in (rows[2].id, 10**9, 10**9 + 1)])
     assert [r.body for r in store.pending_outbox(game_id)] == ["第2条"]
+    executed.clear()  # a phase change: the ended phase and the new one, one VALUES list
+    store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="day 1",
+                      state_json="{}", status="running", deadline_at=None, winner=None, players=None, outbox=[])
+    assert executed.count("INSERT INTO phases") == 1
+    assert [(p.label, p.ended_at is None) for p in store.phases(game_id)] == [("night 1", False), ("day 1", True)]
     assert many == []
     store.close()

@@ -358,19 +358,24 @@ def _upserted(conn: Connection, table: str) -> _Fast:
     return _fast(conn, ("upsert", table), lambda: _upsert(conn.dialect.name, *_UPSERTS[table]))
 
 
-def _set_marks(conn: Connection, game_id: int, marks: dict[str, str]) -> None:
-    rows = [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()]
-    if _few(conn, rows):  # one VALUES list (the names differ: no row is upserted twice)
-        table, keys, column, columns = _UPSERTS["marks"]
-        _run(conn, _fast(conn, ("upsert", "marks", len(rows)), lambda: _upsert(
+def _upsert_rows(conn: Connection, name: str, rows: list[dict[str, Any]]) -> None:
+    """The upsert `name` of `_UPSERTS` for each row, in order: on PostgreSQL a few rows whose
+    keys all differ as one VALUES list (one round trip; a key twice in one statement is
+    refused there, so such rows go one by one, the later winning as before)."""
+    table, keys, column, columns = _UPSERTS[name]
+    if _few(conn, rows) and len({tuple(r[k] for k in keys) for r in rows}) == len(rows):
+        _run(conn, _fast(conn, ("upsert", name, len(rows)), lambda: _upsert(
             conn.dialect.name, table, keys, column, columns, len(rows))), [_flat(rows)])
     elif rows:
-        _run(conn, _upserted(conn, "marks"), rows)
+        _run(conn, _upserted(conn, name), rows)
+
+
+def _set_marks(conn: Connection, game_id: int, marks: dict[str, str]) -> None:
+    _upsert_rows(conn, "marks", [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()])
 
 
 def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
-    if threads:
-        _run(conn, _upserted(conn, "threads"), [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
+    _upsert_rows(conn, "threads", [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
 
 
 def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
@@ -402,10 +407,8 @@ def _next_phases(conn: Connection, game_id: int, changes: list[tuple[str, str, d
     """Each (phase ended, phase begun, at): the phase ended gets its end and the phase begun
     its row, in one statement (the upsert, one row for each: the ended phase's row is there
     already, so its `ended_at` is what is set; a label seen before is reopened)."""
-    if changes:
-        _run(conn, _upserted(conn, "phases"), [
-            dict(game_id=game_id, label=label, started_at=at, ended_at=end)
-            for ended, begun, at in changes for label, end in ((ended, at), (begun, None))])
+    _upsert_rows(conn, "phases", [dict(game_id=game_id, label=label, started_at=at, ended_at=end)
+                                  for ended, begun, at in changes for label, end in ((ended, at), (begun, None))])
 
 
 @dataclass
