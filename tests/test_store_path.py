@@ -288,6 +288,35 @@ def test_an_input_whose_fold_failed_is_read_again(env: Env) -> None:
     assert env.store.load_game(env.game_id).state_json == folded
 
 
+def test_a_step_that_failed_after_its_fold_in_place_is_not_written(env: Env) -> None:
+    """The run's state had the input folded in (in place) when what follows the fold failed
+    (here the outbox rows' marking, which may read the store): the inputs before it are
+    written with the state they fold to, without the failed one's changes."""
+    env.driver.flush()
+    env.goto(env.at(1))
+    env.board.pm("庚", GM, "天神你好")
+    env.board.pm("丙", GM, "占卜 甲")  # changes the state: the night's check
+    env.goto(env.at(1.5))
+    real, calls = env.driver._marked, []
+
+    def failing(items):  # type: ignore[no-untyped-def]
+        calls.append(items)
+        if len(calls) == 2:  # the second input's, after its fold
+            raise RuntimeError("the store went away")
+        return real(items)
+
+    env.driver._marked = failing  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        env.driver.advance(env.clock.now())
+    assert [i.text for i in env.store.inbound(env.game_id)] == ["天神你好"]
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded == env.driver.state().model_dump_json()
+    env.driver._marked = real  # type: ignore[method-assign]
+    assert env.driver.advance(env.clock.now()) == 1
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded
+
+
 def test_a_run_of_inputs_is_folded_on_one_copy(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 37: a run folds in place into one copy of the state it starts from, not a copy
     a step (`Ruleset.apply`); the state it started from is not changed, and what is written

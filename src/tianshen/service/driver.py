@@ -476,22 +476,23 @@ class GameDriver:
             self._run_from, state = state, state.copy()
         try:  # in place (issue 37): the run's own copy, one copy a run rather than one a step
             outcome = self.ruleset.apply_in_place(state, event)
-        except BaseException:
+            self._due = None  # the same object, another state: its next deadline asked again
+            step = self._step_of(state, event, inbound, outcome, whole=False)
+            if isinstance(event, DeadlineIn):  # the window it opens, marked in the same commit
+                step.marks = self._window_mark(event.at, seq + 1, outcome, step.deadline_at)
+        except BaseException:  # (the board's other games read for `_marked`: the store may be down)
             self._rebuild_run()
             raise
-        self._due = None  # the same object, another state: its next deadline asked again
-        step = self._step_of(state, event, inbound, outcome, whole=False)
-        if isinstance(event, DeadlineIn):  # the window it opens, marked in the same commit
-            step.marks = self._window_mark(event.at, seq + 1, outcome, step.deadline_at)
         self._deferred.append((seq, label, event, outcome, step))
         self._cached = (seq + 1, outcome.state)
         self._took(inbound)
         return outcome
 
     def _rebuild_run(self) -> None:
-        """A fold of the run failed half-way through the run's state: the state after the
-        inputs folded before it, folded again from the one the run started from (the rules
-        are deterministic), so they are written as they were folded."""
+        """A fold of the run failed half-way through the run's state (or after it, before
+        its step was kept): the state after the inputs folded before it, folded again from
+        the one the run started from (the rules are deterministic), so they are written as
+        they were folded."""
         if not self._deferred:
             return  # the first fold failed on the run's copy: the state it started from is intact
         state = self._run_from.copy()
