@@ -446,6 +446,60 @@ def test_a_game_signed_up_but_not_started(store: Store) -> None:
     assert store.events(game) == [] and store.pending_outbox(game) == []
 
 
+def test_migration_0007_moves_the_inputs_events_into_their_inbound_rows(db_url: str) -> None:
+    """Issue 37: an input is stored once.  A database of 0006 with a game's setup, a PM, a
+    deadline and a GM command: the PM's and the deadline's events move into their inbound
+    rows, the setup's and the GM's stay, an inbound row that became no event is left as it
+    is, and `events` reads the same before and after; a downgrade puts them back."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from tianshen.store.store import alembic_config
+
+    store = Store(db_url)
+    cfg = alembic_config(db_url)
+    t = "'2026-01-01 00:00:00+00'" if db_url.startswith("postgresql") else "'2026-01-01 00:00:00'"
+
+    def migrate(how: Any, to: str) -> None:
+        with store.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            how(cfg, to)
+
+    def tables() -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        with store.engine.connect() as conn:
+            return (list(conn.execute(text("SELECT seq, kind FROM events ORDER BY seq"))),
+                    list(conn.execute(text("SELECT forum_id, event_seq FROM inbound ORDER BY id"))))
+
+    migrate(command.upgrade, "0006")
+    with store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO games (id, name, ruleset, seed, status, phase_label, state_json, config_json,"
+                          f" created_at, updated_at, step_seq) VALUES (1, 'old', 'classic_8', 1, 'running', 'day 1',"
+                          f" '{{}}', '{{}}', {t}, {t}, 4)"))
+        for seq, kind, phase in ((1, "setup", "setup"), (2, "pm", "night 1"), (3, "deadline", "night 1"),
+                                 (4, "gm", "day 1")):
+            conn.execute(text("INSERT INTO events (game_id, seq, phase_label, kind, payload_json, created_at)"
+                              f" VALUES (1, {seq}, '{phase}', '{kind}', '[\"{kind}\", {seq}]', {t})"))
+        for fid, source, seq in (("7", "pm", "2"), ("night_end@x", "deadline", "3"), ("8", "pm", "NULL")):
+            conn.execute(text("INSERT INTO inbound (game_id, source, forum_id, sender, sent_at, text, edited,"
+                              f" phase_label, event_seq, received_at) VALUES (1, '{source}', '{fid}', 'a', {t},"
+                              f" 'x', false, 'night 1', {seq}, {t})"))
+    with store.engine.connect() as conn:  # (0006 has no payload column: the table itself)
+        before = [tuple(r) for r in conn.execute(text(
+            "SELECT seq, kind, phase_label, payload_json, created_at FROM events ORDER BY seq"))]
+    store.upgrade()
+    before = [(*r[:4], str(r[4])[:19]) for r in before]
+    assert tables() == ([(1, "setup"), (4, "gm")], [("7", 2), ("night_end@x", 3), ("8", None)])
+    after = [(e.seq, e.kind, e.phase_label, e.payload_json, str(e.created_at)[:19]) for e in store.events(1)]
+    assert after == before
+    migrate(command.downgrade, "0006")
+    assert tables() == ([(1, "setup"), (2, "pm"), (3, "deadline"), (4, "gm")],
+                        [("7", 2), ("night_end@x", 3), ("8", None)])
+    with store.engine.connect() as conn:
+        assert [(*r[:4], str(r[4])[:19]) for r in conn.execute(text(
+            "SELECT seq, kind, phase_label, payload_json, created_at FROM events ORDER BY seq"))] == before
+    store.close()
+
+
 def test_a_database_made_by_the_first_release_upgrades_to_head(tmp_path: Path) -> None:
     """Migration 0002 on a database that already holds a game: its step seq is filled from
     its events, and the new tables and columns are there."""

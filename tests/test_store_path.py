@@ -14,6 +14,8 @@ from sqlalchemy.exc import IntegrityError
 
 from test_driver import GM, ROLES, START, Env, RecordingForum, gm_pms
 from tianshen.config import load_config
+from tianshen.core.fold import steps
+from tianshen.core.model import GameState
 from tianshen.core.ruleset import GameSetup, Ruleset, Seat
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.memory import MemoryBoard
@@ -65,7 +67,8 @@ def test_a_run_of_inputs_is_written_in_one_transaction(env: Env) -> None:
     seen = _statements(env.store)
     assert env.driver.advance(env.clock.now()) == 3
     assert [s for s in seen if s.startswith("INSERT INTO inbound")] == ["INSERT INTO inbound"]
-    assert [s for s in seen if s.startswith("INSERT INTO events")] == ["INSERT INTO events"]
+    # each input stored once (issue 37, migration 0007): its event is its inbound row's
+    assert [s for s in seen if s.startswith("INSERT INTO events")] == []
     assert [(e.seq, e.kind) for e in env.store.events(env.game_id)][-3:] == [(2, "pm"), (3, "pm"), (4, "pm")]
     assert [i.event_seq for i in env.store.inbound(env.game_id)] == [2, 3, 4]
     assert len(gm_pms(env.board, "丙")) == 2 and len(gm_pms(env.board, "辛")) == 2  # role PM and the answer
@@ -202,7 +205,8 @@ def test_the_inputs_and_the_deadline_after_them_are_one_transaction(env: Env) ->
     env.goto(env.due())
     seen = _statements(env.store)
     assert env.driver.advance(env.clock.now()) == 4
-    assert [s for s in seen if s.startswith("INSERT INTO events")] == ["INSERT INTO events"]
+    # each input stored once (issue 37, migration 0007): its event is its inbound row's
+    assert [s for s in seen if s.startswith("INSERT INTO events")] == []
     assert "SELECT coalesce" not in seen  # the newest outbox seq: as this process wrote it, not read
     assert [e.kind for e in env.store.events(env.game_id)] == ["setup", "pm", "pm", "pm", "deadline"]
     assert env.driver.state().phase.label == "day 1"
@@ -253,26 +257,83 @@ def test_a_shared_spec_is_read_again_when_its_file_changes(tmp_path: Path) -> No
 
 def test_an_input_whose_fold_failed_is_read_again(env: Env) -> None:
     """The inputs folded before it are written; the read positions are not, so the failed
-    one comes back at the next advance."""
+    one comes back at the next advance.  A run folds in place (issue 37): the failed fold
+    wrote into the run's state before it failed, and what is written is the state the
+    inputs before it fold to, not that half-changed one."""
     env.driver.flush()
     env.goto(env.at(1))
     env.board.pm("丙", GM, "占卜 甲")
     env.board.pm("庚", GM, "天神你好")
     env.goto(env.at(1.5))  # both older than the settle time: the PM mark would pass them
-    real = env.driver.ruleset.apply
+    real = env.driver.ruleset.apply_in_place
 
     def failing(state, event):  # type: ignore[no-untyped-def]
         if getattr(event, "text", "") == "天神你好":
+            state.players[0].alive = False  # half-way through the fold
+            state.data["broken"] = True
             raise RuntimeError("a bug in the rules")
         return real(state, event)
 
-    env.driver.ruleset.apply = failing  # type: ignore[method-assign]
+    env.driver.ruleset.apply_in_place = failing  # type: ignore[method-assign]
     with pytest.raises(RuntimeError):
         env.driver.advance(env.clock.now())
     assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲"]
-    env.driver.ruleset.apply = real  # type: ignore[method-assign]
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded
+    assert env.driver.state().model_dump_json() == folded and "broken" not in folded
+    env.driver.ruleset.apply_in_place = real  # type: ignore[method-assign]
     assert env.driver.advance(env.clock.now()) == 1
     assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲", "天神你好"]
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded
+
+
+def test_a_step_that_failed_after_its_fold_in_place_is_not_written(env: Env) -> None:
+    """The run's state had the input folded in (in place) when what follows the fold failed
+    (here the outbox rows' marking, which may read the store): the inputs before it are
+    written with the state they fold to, without the failed one's changes."""
+    env.driver.flush()
+    env.goto(env.at(1))
+    env.board.pm("庚", GM, "天神你好")
+    env.board.pm("丙", GM, "占卜 甲")  # changes the state: the night's check
+    env.goto(env.at(1.5))
+    real, calls = env.driver._marked, []
+
+    def failing(items):  # type: ignore[no-untyped-def]
+        calls.append(items)
+        if len(calls) == 2:  # the second input's, after its fold
+            raise RuntimeError("the store went away")
+        return real(items)
+
+    env.driver._marked = failing  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        env.driver.advance(env.clock.now())
+    assert [i.text for i in env.store.inbound(env.game_id)] == ["天神你好"]
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded == env.driver.state().model_dump_json()
+    env.driver._marked = real  # type: ignore[method-assign]
+    assert env.driver.advance(env.clock.now()) == 1
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded
+
+
+def test_a_run_of_inputs_is_folded_on_one_copy(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a run folds in place into one copy of the state it starts from, not a copy
+    a step (`Ruleset.apply`); the state it started from is not changed, and what is written
+    is what its events fold to."""
+    _night_pms(env)
+    before = env.driver.state()
+    kept = before.model_dump_json()
+    copies: list[object] = []
+    real, copied = Ruleset.apply, GameState.copy
+    monkeypatch.setattr(Ruleset, "apply", lambda self, state, event: copies.append(event) or real(self, state, event))
+    monkeypatch.setattr(GameState, "copy", lambda self, **kw: copies.append(self) or copied(self, **kw))
+    assert env.driver.advance(env.clock.now()) == 3
+    monkeypatch.undo()
+    assert len(copies) == 1
+    assert before.model_dump_json() == kept
+    folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
+    assert env.store.load_game(env.game_id).state_json == folded == env.driver.state().model_dump_json()
 
 
 def test_a_game_created_and_dealt_at_once_is_dealt_once(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -303,7 +364,7 @@ def test_a_steps_statements_skip_sqlalchemys_execution_layer_but_not_its_events(
     _night_pms(env)
     env.goto(env.due())
     env.driver.advance(env.clock.now())
-    assert {"UPDATE games SET", "INSERT INTO events", "INSERT INTO outbox", "UPDATE outbox SET"} <= {
+    assert {"UPDATE games SET", "INSERT INTO inbound", "INSERT INTO outbox", "UPDATE outbox SET"} <= {
         " ".join(s.split()[:3]) for s in seen}
     assert compiled == []
     seq, stored = env.store.step_seq(env.game_id), env.store.inbound(env.game_id)[0]
@@ -377,8 +438,9 @@ def test_a_utc_time_goes_to_sqlite_as_its_text_at_once(tmp_path: Path, monkeypat
 
 def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """psycopg runs an executemany in a pipeline, dearer than an execute a row below five rows
-    (issue 37): a step's three marks and three outbox rows and a flush's three parts are
-    executed one by one, their rowcount summed and their RETURNING kept as an executemany's."""
+    (issue 37): a step's three marks and three outbox rows go as one VALUES list each (one
+    round trip, not three), a flush's three parts are executed one by one, their rowcount
+    summed and their RETURNING kept as an executemany's."""
     if not db_url.startswith("postgresql"):
         pytest.skip("psycopg's executemany")
     import psycopg
@@ -389,12 +451,16 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
     store.upgrade()
     game_id = store.create_game(f"few-{id(store)}", "classic_10", 1, {}, "{}", "night 1", None, [])
     many: list[int] = []
-    real = psycopg.Cursor.executemany
+    real, one = psycopg.Cursor.executemany, psycopg.Cursor.execute
     monkeypatch.setattr(psycopg.Cursor, "executemany", lambda self, q, p, **k: many.append(len(p)) or real(self, q, p, **k))
+    executed: list[str] = []
+    monkeypatch.setattr(psycopg.Cursor, "execute", lambda self, q, p=None, **k: executed.append(
+        " ".join(str(q).split()[:3])) or one(self, q, p, **k))
     store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
                       state_json="{}", status="running", deadline_at=None, winner=None, players=None,
                       outbox=[OutboxItem(kind="pm", target=f"p{n}", body=f"第{n}条") for n in range(3)],
                       marks={"a": "1", "b": "2", "c": "3"}, expected_seq=0)
+    assert executed.count("INSERT INTO marks") == 1 and executed.count("INSERT INTO outbox") == 1
     rows = store.pending_outbox(game_id)
     assert [r.body for r in rows] == ["第0条", "第1条", "第2条"] and len({r.id for r in rows}) == 3
     assert store.marks(game_id) == {"a": "1", "b": "2", "c": "3"}
@@ -404,5 +470,10 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
         store.record_parts([SentPart(outbox_id=i, parts_done=1, done=True, game_id=game_id)
                             for i in (rows[2].id, 10**9, 10**9 + 1)])
     assert [r.body for r in store.pending_outbox(game_id)] == ["第2条"]
+    executed.clear()  # a phase change: the ended phase and the new one, one VALUES list
+    store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="day 1",
+                      state_json="{}", status="running", deadline_at=None, winner=None, players=None, outbox=[])
+    assert executed.count("INSERT INTO phases") == 1
+    assert [(p.label, p.ended_at is None) for p in store.phases(game_id)] == [("night 1", False), ("day 1", True)]
     assert many == []
     store.close()

@@ -86,21 +86,23 @@ def test_a_phase_change_is_one_statement_and_ends_the_phase_before(store: Store)
 
 
 def test_a_steps_outbox_rows_come_back_with_their_ids(store: Store) -> None:
-    """On PostgreSQL a step's outbox rows are one executemany keeping each row's RETURNING
-    (psycopg), not a VALUES list of as many rows; the rows queued have the ids written."""
+    """On PostgreSQL a step's outbox rows, five or more, are one executemany keeping each
+    row's RETURNING (psycopg), not a VALUES list of as many rows; fewer are one VALUES list
+    (one round trip: issue 37), as on SQLite; the rows queued have the ids written."""
     gid = store.create_game(name="g", ruleset="classic_10", seed=1, config={}, state_json="{}",
                             phase_label="night 1", deadline_at=None, players=[_seat("甲", 1)], at=T0)
     many: list[bool] = []
     event.listen(store.engine, "before_cursor_execute",
                  lambda *a: many.append(a[5]) if a[2].startswith("INSERT INTO outbox") else None)
-    items = [OutboxItem(kind="pm", target=f"玩家{n}", body=f"第{n}条") for n in range(4)]
-    store.commit_step(gid, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
-                      state_json="{}", status="running", deadline_at=None, winner=None, players=None,
-                      outbox=items, at=T0)
-    assert many == [store.engine.dialect.name == "postgresql"]
+    for count in (4, 6):
+        items = [OutboxItem(kind="pm", target=f"玩家{n}", body=f"第{count}.{n}条") for n in range(count)]
+        store.commit_step(gid, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
+                          state_json="{}", status="running", deadline_at=None, winner=None, players=None,
+                          outbox=items, at=T0)
+    assert many == [False, store.engine.dialect.name == "postgresql"]
     stored = {r.key: (r.id, r.seq, r.body) for r in store.outbox(gid)}
     assert {r.key: (r.id, r.seq, r.body) for r in store.queued(gid)} == stored
-    assert sorted(seq for _, seq, _ in stored.values()) == [1, 2, 3, 4]
+    assert sorted(seq for _, seq, _ in stored.values()) == list(range(1, 11))
 
 
 def test_a_games_row_is_written_by_statements_compiled_once(store: Store) -> None:

@@ -89,7 +89,10 @@ class GameDriver:
         self._head_status: str | None = None  # the game's status as the daemon read it
         self._maybe_pending = True  # False after a flush that sent everything, until the next commit
         # inputs folded in memory, not yet written (an advance's run of inputs: `_commit_deferred`)
-        self._deferred: list[tuple[int, GameState, Input, Outcome, Step]] | None = None
+        # (seq before, phase label before, input, outcome, step); the run is folded in place into a
+        # copy of `_run_from`, the state it started from (committed, never changed)
+        self._deferred: list[tuple[int, str, Input, Outcome, Step]] | None = None
+        self._run_from: GameState | None = None
         self.late_window_policy = "extend"  # issue 22 item 7: "extend" or "none" ([run] late_window)
         self.late_window_grace = timedelta(minutes=10)  # later than this, the window is extended
         self._window_open: bool | None = None  # a window's opening not yet checked (None: unknown)
@@ -439,16 +442,17 @@ class GameDriver:
             self._saved(marks)
             if marks.get("window"):
                 self._opened(seq)
-        self._folded(seq, state, event, outcome)
+        self._folded(seq, state.phase.label, event, outcome, outcome.state.phase.label)
         return outcome
 
-    def _folded(self, seq: int, state: GameState, event: Input, outcome: Outcome) -> None:
-        """A step is committed: logged, and told to the hook."""
+    def _folded(self, seq: int, label: str, event: Input, outcome: Outcome, after: str) -> None:
+        """A step is committed: logged, and told to the hook (`label`, `after`: the phase it was
+        folded in and the one it left; a run's outcomes share one state, folded in place)."""
         log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
-                 event.type, getattr(event, "id", ""), state.phase.label, outcome.state.phase.label,
+                 event.type, getattr(event, "id", ""), label, after,
                  len(outcome.posts), len(outcome.pms), len(outcome.refusals))
         if self.on_step:
-            self.on_step(state.phase.label, event, outcome)
+            self.on_step(label, event, outcome)
 
     # ---- several inputs in one transaction (issue 26) ------------------------------------
 
@@ -467,14 +471,35 @@ class GameDriver:
         assert self._deferred is not None
         state = self._current()
         seq = self._cached[0] if self._cached else 0
-        outcome = self.ruleset.apply(state, event)
-        step = self._step_of(state, event, inbound, outcome, whole=False)
-        if isinstance(event, DeadlineIn):  # the window it opens, marked in the same commit
-            step.marks = self._window_mark(event.at, seq + 1, outcome, step.deadline_at)
-        self._deferred.append((seq, state, event, outcome, step))
+        label = state.phase.label
+        if not self._deferred:  # the run's first input: the state it starts from stays as it is
+            self._run_from, state = state, state.copy()
+        try:  # in place (issue 37): the run's own copy, one copy a run rather than one a step
+            outcome = self.ruleset.apply_in_place(state, event)
+            self._due = None  # the same object, another state: its next deadline asked again
+            step = self._step_of(state, event, inbound, outcome, whole=False)
+            if isinstance(event, DeadlineIn):  # the window it opens, marked in the same commit
+                step.marks = self._window_mark(event.at, seq + 1, outcome, step.deadline_at)
+        except BaseException:  # (the board's other games read for `_marked`: the store may be down)
+            self._rebuild_run()
+            raise
+        self._deferred.append((seq, label, event, outcome, step))
         self._cached = (seq + 1, outcome.state)
         self._took(inbound)
         return outcome
+
+    def _rebuild_run(self) -> None:
+        """A fold of the run failed half-way through the run's state (or after it, before
+        its step was kept): the state after the inputs folded before it, folded again from
+        the one the run started from (the rules are deterministic), so they are written as
+        they were folded."""
+        if not self._deferred:
+            return  # the first fold failed on the run's copy: the state it started from is intact
+        state = self._run_from.copy()
+        for _, _, event, _, _ in self._deferred:
+            self.ruleset.apply_in_place(state, event)
+        self._cached = (self._cached[0] if self._cached else 0, state)
+        self._due = None
 
     def _commit_deferred(self, marks: dict[str, str] | None = None) -> int:
         """Write the inputs folded in memory (`_fold_later`) in one transaction, with the
@@ -484,8 +509,10 @@ class GameDriver:
         batch, self._deferred = self._deferred or [], None
         if not batch:
             return 0
-        first_seq, first_state, first = batch[0][0], batch[0][1], batch[0][4]
-        last, newest = batch[-1][4], batch[-1][3].state  # the run's states are not changed after their fold
+        first_seq, first_state, first = batch[0][0], self._run_from, batch[0][4]
+        assert first_state is not None
+        self._run_from = None
+        last, newest = batch[-1][4], self._current()  # the run's own state (rebuilt when a fold failed)
         last.state_json = newest.model_dump_json()
         last.players, last.players_changed = _changed_players(first_state, newest)
         lead = self._changed({**self._unsaved, **(marks or {}), **first.marks})  # the steps' own marks win
@@ -516,8 +543,8 @@ class GameDriver:
                 self._saved(step.marks)
                 if step.marks.get("window"):
                     self._opened(before + 1)
-        for before, state, event, outcome, _ in batch:
-            self._folded(before + 1, state, event, outcome)
+        for before, label, event, outcome, step in batch:
+            self._folded(before + 1, label, event, outcome, step.phase_label)
         for _ in batch:  # each step's point after its commit, as when they were written one by one
             if self.after_commit:
                 self.after_commit()

@@ -139,10 +139,16 @@ class InboundRow(Base):
     phase_label: Mapped[str | None] = mapped_column(String(100), nullable=True)
     event_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # The event it became, stored here once (issue 37, migration 0007): its kind is `source`,
+    # its seq `event_seq`, its phase `phase_label`, its time `sent_at`; no `events` row then.
+    # None: not folded, or its event is an `events` row (a game older than 0007).
+    payload_json: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class EventRow(Base):
-    """One input the engine folded, in order (seq 1, 2, 3… per game)."""
+    """One step the engine folded, in order (seq 1, 2, 3… per game), that is not an input's
+    own row: the setup, a GM command (an input's event is its `inbound` row's `payload_json`;
+    `Store.events` reads both in seq order)."""
 
     __tablename__ = "events"
     __table_args__ = (UniqueConstraint("game_id", "seq"),)

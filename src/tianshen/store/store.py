@@ -32,6 +32,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    union_all,
     update,
 )
 from sqlalchemy.exc import (
@@ -79,6 +80,23 @@ _GAME_STEP = (
 _O, _I, _T, _M, _P = (OutboxRow.__table__, InboundRow.__table__, ThreadRow.__table__, MarkRow.__table__,
                       PhaseRow.__table__)
 _E, _PL = EventRow.__table__, PlayerRow.__table__
+
+
+def events_query(game_id: Any, after: Any = None, upto: Any = None) -> Any:
+    """A game's events in seq order (seq, kind, phase_label, payload_json, created_at): the
+    `events` rows and the inputs' own (an inbound row with a payload, migration 0007); only
+    those after seq `after` up to `upto` when given (values or bind parameters)."""
+    def seqs(seq: Any) -> list[Any]:
+        return [c for c in (seq > after if after is not None else None, seq <= upto if upto is not None else None)
+                if c is not None]
+
+    rows = select(_E.c.seq, _E.c.kind, _E.c.phase_label, _E.c.payload_json, _E.c.created_at).where(
+        _E.c.game_id == game_id, *seqs(_E.c.seq))
+    inputs = select(_I.c.event_seq.label("seq"), _I.c.source.label("kind"), _I.c.phase_label,
+                    _I.c.payload_json, _I.c.sent_at.label("created_at")).where(
+        _I.c.game_id == game_id, _I.c.payload_json.is_not(None), *seqs(_I.c.event_seq))
+    both = union_all(rows, inputs).subquery()
+    return select(both).order_by(both.c.seq)
 
 # The hot statements, built once: building a statement costs more than running it on SQLite.
 _GID = bindparam("gid")
@@ -264,9 +282,28 @@ def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool) -> _E
     return done
 
 
+def _few(conn: Connection, rows: list[dict[str, Any]]) -> bool:
+    """Rows that go to PostgreSQL best as one VALUES list: more than one (one round trip, not
+    one a row as `_one_by_one`), fewer than a pipelined executemany wants."""
+    return 1 < len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg"
+
+
+def _values(table: Any, keys: tuple[str, ...], count: int) -> list[dict[str, Any]]:
+    """A VALUES list of `count` rows of `keys`, each row's parameters named `key__n`."""
+    return [{k: bindparam(f"{k}__{n}", type_=table.c[k].type) for k in keys} for n in range(count)]
+
+
+def _flat(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {f"{k}__{n}": v for n, row in enumerate(rows) for k, v in row.items()}
+
+
 def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
     """INSERT rows that all give the same columns (no RETURNING, no defaults computed)."""
-    if rows:
+    if rows and _few(conn, rows):  # one statement for each row count from 2 to 4 (prepared as any)
+        keys = tuple(rows[0])
+        _run(conn, _fast(conn, (table.name, keys, len(rows)), lambda: insert(table).inline().values(
+            _values(table, keys, len(rows)))), [_flat(rows)])
+    elif rows:
         keys = tuple(rows[0])
         _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
             {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
@@ -286,25 +323,26 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     keeps each row's RETURNING: a third less CPU than a VALUES list of as many rows), the
     `returned` columns of each in no particular order."""
     keys = tuple(rows[0])
-    if conn.dialect.driver == "psycopg" and len(rows) > 1:
+    if conn.dialect.driver == "psycopg" and len(rows) >= _PIPELINE_ROWS:
         fast = _fast(conn, (table.name, keys, returned), lambda: insert(table).values(
             {k: bindparam(k, type_=table.c[k].type) for k in keys}).returning(*(table.c[c] for c in returned)))
         return _returning_rows(_run(conn, fast, rows, returning=True))
     fast = _fast(conn, (table.name, keys, len(rows), returned), lambda: insert(table).values(
-        [{k: bindparam(f"{k}__{n}", type_=table.c[k].type) for k in keys} for n in range(len(rows))]
-    ).returning(*(table.c[c] for c in returned)))
-    flat = {f"{k}__{n}": v for n, row in enumerate(rows) for k, v in row.items()}
-    return _run(conn, fast, [flat]).fetchall()
+        _values(table, keys, len(rows))).returning(*(table.c[c] for c in returned)))
+    return _run(conn, fast, [_flat(rows)]).fetchall()
 
 
-def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...]) -> Insert:
+def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...],
+            count: int = 0) -> Insert:
     """INSERT … ON CONFLICT (keys) DO UPDATE SET column (SQLite and PostgreSQL alike): one
-    statement where an UPDATE and, when it found nothing, an INSERT were two."""
+    statement where an UPDATE and, when it found nothing, an INSERT were two (`count`: a
+    VALUES list of that many rows, whose keys must differ)."""
     if dialect == "postgresql":  # imported only here: a daemon on SQLite starts without it
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    stmt = dialect_insert(table).inline().values({c: bindparam(c, type_=table.c[c].type) for c in columns})
+    stmt = dialect_insert(table).inline().values(
+        _values(table, columns, count) if count else {c: bindparam(c, type_=table.c[c].type) for c in columns})
     return stmt.on_conflict_do_update(index_elements=list(keys), set_={column: getattr(stmt.excluded, column)})
 
 
@@ -320,14 +358,24 @@ def _upserted(conn: Connection, table: str) -> _Fast:
     return _fast(conn, ("upsert", table), lambda: _upsert(conn.dialect.name, *_UPSERTS[table]))
 
 
+def _upsert_rows(conn: Connection, name: str, rows: list[dict[str, Any]]) -> None:
+    """The upsert `name` of `_UPSERTS` for each row, in order: on PostgreSQL a few rows whose
+    keys all differ as one VALUES list (one round trip; a key twice in one statement is
+    refused there, so such rows go one by one, the later winning as before)."""
+    table, keys, column, columns = _UPSERTS[name]
+    if _few(conn, rows) and len({tuple(r[k] for k in keys) for r in rows}) == len(rows):
+        _run(conn, _fast(conn, ("upsert", name, len(rows)), lambda: _upsert(
+            conn.dialect.name, table, keys, column, columns, len(rows))), [_flat(rows)])
+    elif rows:
+        _run(conn, _upserted(conn, name), rows)
+
+
 def _set_marks(conn: Connection, game_id: int, marks: dict[str, str]) -> None:
-    if marks:
-        _run(conn, _upserted(conn, "marks"), [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()])
+    _upsert_rows(conn, "marks", [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()])
 
 
 def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
-    if threads:
-        _run(conn, _upserted(conn, "threads"), [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
+    _upsert_rows(conn, "threads", [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
 
 
 def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
@@ -359,10 +407,8 @@ def _next_phases(conn: Connection, game_id: int, changes: list[tuple[str, str, d
     """Each (phase ended, phase begun, at): the phase ended gets its end and the phase begun
     its row, in one statement (the upsert, one row for each: the ended phase's row is there
     already, so its `ended_at` is what is set; a label seen before is reopened)."""
-    if changes:
-        _run(conn, _upserted(conn, "phases"), [
-            dict(game_id=game_id, label=label, started_at=at, ended_at=end)
-            for ended, begun, at in changes for label, end in ((ended, at), (begun, None))])
+    _upsert_rows(conn, "phases", [dict(game_id=game_id, label=label, started_at=at, ended_at=end)
+                                  for ended, begun, at in changes for label, end in ((ended, at), (begun, None))])
 
 
 @dataclass
@@ -905,13 +951,18 @@ class Store:
         inbound, events, outbox, phases, marks = [], [], [], [], {}
         now = utcnow()
         for n, step in enumerate(steps, start=newest + 1):
-            if step.inbound is not None:
-                i = step.inbound
+            i = step.inbound
+            # an input's event is its inbound row's (issue 37: stored once) when the row says
+            # all the event does (its kind and time); else an events row, as the setup's
+            once = i is not None and i.source == step.event_kind and i.sent_at == step.at
+            if i is not None:
                 inbound.append(dict(game_id=game_id, source=i.source, forum_id=i.forum_id, thread_key=i.thread_key,
                                     sender=i.sender, sent_at=i.sent_at, text=i.text, edited=i.edited,
-                                    phase_label=phase, event_seq=n, received_at=now))
-            events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
-                               payload_json=step.event_payload, created_at=step.at))
+                                    phase_label=phase, event_seq=n, received_at=now,
+                                    payload_json=step.event_payload if once else None))
+            if not once:
+                events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
+                                   payload_json=step.event_payload, created_at=step.at))
             outbox += [dict(game_id=game_id, kind=item.kind, target=item.target, title=item.title,
                             subject=item.subject, body=item.body, key=item.key or f"{name}:{n}:{k}",
                             status="pending", created_at=now, sent_at=None, forum_ref=None, parts_done=0)
@@ -922,7 +973,7 @@ class Store:
             marks.update(step.marks)
         if inbound:  # a duplicate fails here, before anything else is written
             _insert(conn, _I, inbound)
-        _insert(conn, _E, events)
+        _insert(conn, _E, events)  # (none when every step is an input)
         _set_marks(conn, game_id, marks)
         _write_players(conn, game_id, steps)
         _next_phases(conn, game_id, phases)
@@ -981,20 +1032,12 @@ class Store:
 
     def events(self, game_id: int, limit: int | None = None) -> list[EventRecord]:
         """Every event of the game in seq order (phase_label = the phase it arrived in); the
-        first `limit` only when given."""
-        with self._tx() as s:
-            rows = s.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.seq)
-                             .limit(limit))
-            return [
-                EventRecord(
-                    seq=r.seq,
-                    kind=r.kind,
-                    phase_label=r.phase_label,
-                    payload_json=r.payload_json,
-                    created_at=r.created_at,
-                )
-                for r in rows
-            ]
+        first `limit` only when given.  An input's event is its inbound row (`events_query`)."""
+        q = events_query(game_id)
+        with self._conn() as conn:
+            rows = conn.execute(q.limit(limit) if limit is not None else q)
+            return [EventRecord(seq=r.seq, kind=r.kind, phase_label=r.phase_label, payload_json=r.payload_json,
+                                created_at=r.created_at) for r in rows]
 
     def phases(self, game_id: int) -> list[PhaseRecord]:
         """The game's phases in the order they started (the open one has ended_at None)."""

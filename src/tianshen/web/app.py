@@ -37,8 +37,8 @@ from tianshen.core.model import GameState, GmIn
 from tianshen.core.ruleset import gm_args
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
-from tianshen.store.models import EventRow, Game, InboundRow, MarkRow, OutboxRow
-from tianshen.store.store import BOARD_STATUS
+from tianshen.store.models import Game, InboundRow, MarkRow, OutboxRow
+from tianshen.store.store import BOARD_STATUS, events_query
 from tianshen.web import auth, views
 from tianshen.web.cache import GameViews, PageCache, Rulesets
 from tianshen.web.follow import Folds, GameFold, GmFold, PublicFold
@@ -616,9 +616,9 @@ def _public_fold(store: Store, game: GameFold, record: Any, links: views.PostLin
     return game.public
 
 
-_E = EventRow.__table__
-_EVENTS_AFTER = select(_E.c.seq, _E.c.kind, _E.c.payload_json).where(
-    _E.c.game_id == bindparam("gid"), _E.c.seq > bindparam("after"), _E.c.seq <= bindparam("upto")).order_by(_E.c.seq)
+_EVENTS = events_query(bindparam("gid"), bindparam("after"), bindparam("upto")).subquery()
+# an input's event is its inbound row's (store.events_query)
+_EVENTS_AFTER = select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.payload_json).order_by(_EVENTS.c.seq)
 
 
 def _events_after(store: Store, game_id: int, after: int, upto: int) -> list[Any]:
