@@ -74,7 +74,6 @@ class GameDriver:
         self.owner = owner or default_owner()
         self.sender = sender or OutboxSender(store, forum, self.owner)
         self._cached: tuple[int, GameState] | None = None  # (step seq, state)
-        self._due: tuple[GameState, Deadline | None] | None = None  # next_deadline of one state object
         self._seen: set[tuple[str, str]] | None = None  # inputs already folded
         self._texts: dict[str, list[str]] | None = None  # the folded posts' texts by post id (`_edits`)
         self._marks: dict[str, str] | None = None  # the stored marks (None: not read); this driver writes them
@@ -260,14 +259,10 @@ class GameDriver:
         self.sender.forget(self.game_id)
 
     def next_deadline(self, state: GameState) -> Deadline | None:
-        """The ruleset's next deadline of `state`, asked once per state: the driver's states
-        are never changed after their fold, so the answer for the same object is kept (the
-        store's deadline column, the advance loop and the caller all ask it)."""
-        if self._due is not None and self._due[0] is state:
-            return self._due[1]
-        due = self.ruleset.next_deadline(state)
-        self._due = (state, due)
-        return due
+        """The ruleset's next deadline of `state` (worked out once for a state as it is:
+        `GameState.due`, which every fold drops; the store's deadline column, the advance
+        loop and the caller all ask it)."""
+        return self.ruleset.next_deadline(state)
 
     def _current(self) -> GameState:
         """The state as this driver last read or made it (a step's commit checks it is newest)."""
@@ -476,7 +471,6 @@ class GameDriver:
             self._run_from, state = state, state.copy()
         try:  # in place (issue 37): the run's own copy, one copy a run rather than one a step
             outcome = self.ruleset.apply_in_place(state, event)
-            self._due = None  # the same object, another state: its next deadline asked again
             step = self._step_of(state, event, inbound, outcome, whole=False)
             if isinstance(event, DeadlineIn):  # the window it opens, marked in the same commit
                 step.marks = self._window_mark(event.at, seq + 1, outcome, step.deadline_at)
@@ -499,7 +493,6 @@ class GameDriver:
         for _, _, event, _, _ in self._deferred:
             self.ruleset.apply_in_place(state, event)
         self._cached = (self._cached[0] if self._cached else 0, state)
-        self._due = None
 
     def _commit_deferred(self, marks: dict[str, str] | None = None) -> int:
         """Write the inputs folded in memory (`_fold_later`) in one transaction, with the
