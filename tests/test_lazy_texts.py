@@ -65,6 +65,39 @@ def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> No
     assert filled and all(key.endswith(("_subject", "_title")) for key in filled), filled
 
 
+# receipt lines a family's command hands back to core.intake as strings (it joins them with
+# "✔ "), and the vote receipt, which core.ballots also writes to the GM log
+RECEIPT_LINES = {"balance", "queued", "vote_ok", "delegate_ok", "declaration_ok", "order_ok", "choice_ok",
+                 "needs_declaration", "count_reply"}
+
+
+@pytest.mark.parametrize("players", [5, 6, 7])
+def test_a_simulated_n_lives_game_renders_no_text(monkeypatch: pytest.MonkeyPatch, players: int) -> None:
+    """n_lives as `tianshen simulate` plays it: no post, PM or refusal is rendered (dawn,
+    dusk, the tally, hands, answers, the game over…); the only texts filled in are subjects,
+    titles and the receipt lines core takes as strings."""
+    filled: Counter[str] = Counter()
+    rendered: list[str] = []
+    text, render = RulesetSpec.text, Text.__str__
+
+    def counting_text(self: RulesetSpec, key: str, **values: object) -> str:
+        if values:
+            filled[key] += 1
+        return text(self, key, **values)
+
+    def counting_render(self: Text) -> str:
+        rendered.append(self.key)
+        return render(self)
+
+    monkeypatch.setattr(RulesetSpec, "text", counting_text)
+    monkeypatch.setattr(Text, "__str__", counting_render)
+    ruleset = load_ruleset("n_lives")
+    results = [play(ruleset, seed, players) for seed in range(10)]
+    assert all(r.error is None for r in results)
+    assert rendered == []
+    assert filled and all(key.endswith(("_subject", "_title")) or key in RECEIPT_LINES for key in filled), filled
+
+
 def _rendered_counts(ruleset, outcomes: list[Outcome]) -> Counter[str]:
     """The announcements found by matching every rendered post and PM against the templates
     (the report's old way, with `.` across line ends: a victory's roles span lines)."""
@@ -80,7 +113,7 @@ def _rendered_counts(ruleset, outcomes: list[Outcome]) -> Counter[str]:
 
 
 @pytest.mark.parametrize(("variant", "players"), [("classic_8", None), ("classic_10", None), ("game_ten", None),
-                                                  ("n_lives", 7)])
+                                                  ("n_lives", 5), ("n_lives", 7)])
 def test_the_report_counts_announcements_as_the_rendered_texts_say(variant: str, players: int | None) -> None:
     """By key (not rendered) the report counts what the rendered texts hold; n_lives 7p seed
     6 ends in a draw, which the old line-bound template match never counted."""
