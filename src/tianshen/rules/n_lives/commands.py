@@ -40,7 +40,7 @@ def take(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, at: datet
         raise Refused(f"行动点数不足：“{ability.name}”需要{action['cost']}点，你只有{p.extra['ap']}点。")
     state.data["seq"] += 1
     action["seq"] = state.data["seq"]
-    line = intake.describe(spec, action)
+    line = intake.describe_as(ability, action)
     if ability.id == "bisha":
         state.data["bisha_used"].append(action["card"])
     if queued:
@@ -55,12 +55,12 @@ def take(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, at: datet
             state.data["day_bisha"].append(action)  # §3.1.8a: resolved at the end of the day
         else:
             state.data["mods"].append({"by": p.name, "kind": ability.id, "target": action["target"]})
+    if not ability.declaration or action.get("decl"):  # intake.needs_declaration
+        return line
     return line + _with_declaration(spec, action, cmd.text)
 
 
 def _with_declaration(spec: RulesetSpec, action: dict[str, Any], text: str) -> str:
-    if not intake.needs_declaration(spec, action):
-        return ""
     if text:
         try:
             return "\n" + intake.attach_declaration(spec, action, text)

@@ -119,7 +119,7 @@ class NLives(Ruleset):
                 income = 2 + cards.count_commoners(state, p)
                 p.extra["ap"] += income
                 if k > 1:
-                    out.pm(p.name, self.spec.text("ap_subject", n=k),
+                    out.pm(p.name, _numbered(self.spec, "ap_subject", k),
                            self.spec.later("ap_pm", n=k, income=income, ap=p.extra["ap"]))
         state.data["night_hands"] = {p.name: cards.hand(p) for p in state.players if p.alive}
         queued, state.data["queued"] = state.data["queued"], []
@@ -173,10 +173,10 @@ class NLives(Ruleset):
             answers.setdefault(actor, []).append(spec.later(
                 key, ability=table[ability].name, target=target, card=spec.later(f"answer_card_{asked[ability]}")))
         for actor, lines in answers.items():
-            out.pm(actor, spec.text("answer_subject", n=k), Lines("\n", lines))
+            out.pm(actor, _numbered(spec, "answer_subject", k), Lines("\n", lines))
         for p in state.players:
             if p.alive and (cards.held(p) or p.extra.get("escrow")):
-                out.pm(p.name, spec.text("hand_subject", n=k), cards.hand_text(self.spec, state, p))
+                out.pm(p.name, _numbered(spec, "hand_subject", k), cards.hand_text(self.spec, state, p))
 
 
     # ---- day ----------------------------------------------------------------------------
@@ -197,7 +197,7 @@ class NLives(Ruleset):
         k = state.phase.number
         barred = "、".join(state.data["day"]["cannot_vote"]) or "无"
         out.post(f"vote:{k}", self.spec.later("vote_thread", n=k, ends=show_for(state, state.phase.ends_at), barred=barred),
-                 title=self.spec.text("vote_thread_title", n=k))
+                 title=_numbered(self.spec, "vote_thread_title", k))
 
     def _dusk(self, state: GameState, at: datetime, out: Messages) -> None:
         spec, k = self.spec, state.phase.number
@@ -423,6 +423,16 @@ def _powers_by_type(spec: RulesetSpec) -> dict[str, str]:
     return {ctype.id: "每夜多得1点行动点数" if ctype.is_commoner
             else "、".join(f"{table[a].name}（{table[a].cost}点）" for a in ctype.abilities)
             for ctype in cards.card_types(spec).values()}
+
+
+def _numbered(spec: RulesetSpec, key: str, n: int) -> str:
+    """A subject or title of the variant with its night or day number (`spec.text`), filled
+    once per spec and number: every living player gets two a night."""
+    done: dict[tuple[str, int], str] = spec.derived("n_lives.numbered", lambda s: {})
+    text = done.get((key, n))
+    if text is None:
+        text = done[(key, n)] = spec.text(key, n=n)
+    return text
 
 
 def _ts(value: str) -> datetime:
