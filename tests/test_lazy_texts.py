@@ -66,16 +66,18 @@ def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 # receipt lines a family's command hands back to core.intake as strings (it joins them with
-# "✔ "), and the vote receipt, which core.ballots also writes to the GM log
-RECEIPT_LINES = {"balance", "queued", "vote_ok", "delegate_ok", "declaration_ok", "order_ok", "choice_ok",
-                 "needs_declaration", "count_reply"}
+# "✔ "), the vote receipt, which core.ballots also writes to the GM log, and the check-in
+# request rules/common adds to the player list
+STRINGS = {"balance", "queued", "vote_ok", "delegate_ok", "declaration_ok", "order_ok", "choice_ok",
+           "needs_declaration", "count_reply", "checkin_request"}
 
 
-@pytest.mark.parametrize("players", [5, 6, 7])
-def test_a_simulated_n_lives_game_renders_no_text(monkeypatch: pytest.MonkeyPatch, players: int) -> None:
-    """n_lives as `tianshen simulate` plays it: no post, PM or refusal is rendered (dawn,
-    dusk, the tally, hands, answers, the game over…); the only texts filled in are subjects,
-    titles and the receipt lines core takes as strings."""
+@pytest.mark.parametrize(("variant", "players"), [("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("game_ten", None)])
+def test_a_simulated_family_game_renders_no_text(monkeypatch: pytest.MonkeyPatch, variant: str,
+                                                 players: int | None) -> None:
+    """n_lives and game_ten as `tianshen simulate` plays them: no post, PM or refusal is
+    rendered (dawn, dusk, the tally, hands, answers, conversion, the game over…); the only
+    texts filled in are subjects, titles and the strings core takes as strings."""
     filled: Counter[str] = Counter()
     rendered: list[str] = []
     text, render = RulesetSpec.text, Text.__str__
@@ -91,11 +93,11 @@ def test_a_simulated_n_lives_game_renders_no_text(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(RulesetSpec, "text", counting_text)
     monkeypatch.setattr(Text, "__str__", counting_render)
-    ruleset = load_ruleset("n_lives")
+    ruleset = load_ruleset(variant)
     results = [play(ruleset, seed, players) for seed in range(10)]
     assert all(r.error is None for r in results)
     assert rendered == []
-    assert filled and all(key.endswith(("_subject", "_title")) or key in RECEIPT_LINES for key in filled), filled
+    assert filled and all(key.endswith(("_subject", "_title")) or key in STRINGS for key in filled), filled
 
 
 def _rendered_counts(ruleset, outcomes: list[Outcome]) -> Counter[str]:
