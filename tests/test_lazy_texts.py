@@ -66,18 +66,20 @@ def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 # receipt lines a family's command hands back to core.intake as strings (it joins them with
-# "✔ "), the vote receipt, which core.ballots also writes to the GM log, and the check-in
+# "✔ "), the vote receipts, which core.ballots also writes to the GM log, and the check-in
 # request rules/common adds to the player list
 STRINGS = {"balance", "queued", "vote_ok", "delegate_ok", "declaration_ok", "order_ok", "choice_ok",
-           "needs_declaration", "count_reply", "checkin_request"}
+           "needs_declaration", "count_reply", "checkin_request", "vote_line", "receipt_action"}
 
 
-@pytest.mark.parametrize(("variant", "players"), [("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("game_ten", None)])
+@pytest.mark.parametrize(("variant", "players"), [("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("game_ten", None),
+                                                  ("butterfly_elder", None)])
 def test_a_simulated_family_game_renders_no_text(monkeypatch: pytest.MonkeyPatch, variant: str,
                                                  players: int | None) -> None:
-    """n_lives and game_ten as `tianshen simulate` plays them: no post, PM or refusal is
-    rendered (dawn, dusk, the tally, hands, answers, conversion, the game over…); the only
-    texts filled in are subjects, titles and the strings core takes as strings."""
+    """n_lives, game_ten and butterfly_elder as `tianshen simulate` plays them: no post, PM
+    or refusal is rendered (dawn, dusk, results, the tally, hands, answers, conversion, the
+    game over…); the only texts filled in are subjects, titles and the strings core takes as
+    strings."""
     filled: Counter[str] = Counter()
     rendered: list[str] = []
     text, render = RulesetSpec.text, Text.__str__
