@@ -66,17 +66,19 @@ def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 # receipt lines a family's command hands back to core.intake as strings (it joins them with
-# "✔ "), the vote receipts, which core.ballots also writes to the GM log, and the check-in
-# request rules/common adds to the player list
+# "✔ "), the vote receipts, which core.ballots also writes to the GM log, the check-in
+# request rules/common adds to the player list, the game-over post's seat lines (core joins
+# `final_line`s) and the GM's notes (`Outcome.notes` holds strings)
 STRINGS = {"balance", "queued", "vote_ok", "delegate_ok", "declaration_ok", "order_ok", "choice_ok",
-           "needs_declaration", "count_reply", "checkin_request", "vote_line", "receipt_action"}
+           "needs_declaration", "count_reply", "checkin_request", "vote_line", "receipt_action", "attack_taken",
+           "dig_taken", "move_taken", "vote_taken", "vote_changed", "final_line", "alive_hp"}
 
 
 @pytest.mark.parametrize(("variant", "players"), [("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("game_ten", None),
-                                                  ("butterfly_elder", None)])
+                                                  ("butterfly_elder", None), ("hex_survival_12", None)])
 def test_a_simulated_family_game_renders_no_text(monkeypatch: pytest.MonkeyPatch, variant: str,
                                                  players: int | None) -> None:
-    """n_lives, game_ten and butterfly_elder as `tianshen simulate` plays them: no post, PM
+    """n_lives, game_ten, butterfly_elder and hex_survival as `tianshen simulate` plays them: no post, PM
     or refusal is rendered (dawn, dusk, results, the tally, hands, answers, conversion, the
     game over…); the only texts filled in are subjects, titles and the strings core takes as
     strings."""
@@ -99,7 +101,8 @@ def test_a_simulated_family_game_renders_no_text(monkeypatch: pytest.MonkeyPatch
     results = [play(ruleset, seed, players) for seed in range(10)]
     assert all(r.error is None for r in results)
     assert rendered == []
-    assert filled and all(key.endswith(("_subject", "_title")) or key in STRINGS for key in filled), filled
+    assert filled and all(key.endswith(("_subject", "_title")) or key.startswith("note_") or key in STRINGS
+                          for key in filled), filled
 
 
 def _rendered_counts(ruleset, outcomes: list[Outcome]) -> Counter[str]:
