@@ -120,7 +120,8 @@ def _rendered_counts(ruleset, outcomes: list[Outcome]) -> Counter[str]:
 
 
 @pytest.mark.parametrize(("variant", "players"), [("classic_8", None), ("classic_10", None), ("game_ten", None),
-                                                  ("n_lives", 5), ("n_lives", 7)])
+                                                  ("n_lives", 5), ("n_lives", 7), ("butterfly_elder", None),
+                                                  ("hex_survival_12", None)])
 def test_the_report_counts_announcements_as_the_rendered_texts_say(variant: str, players: int | None) -> None:
     """By key (not rendered) the report counts what the rendered texts hold; n_lives 7p seed
     6 ends in a draw, which the old line-bound template match never counted."""
