@@ -598,4 +598,4 @@ def test_the_binder_who_kills_a_killer_shares_the_prize() -> None:
     g.dawn()
     assert not g.alive("乙") and g.state.player("乙").death_cause == "bound"
     assert g.state.data["privilege_kills"]["乙"] == ["丙"]
-    assert "丙" in g.ruleset.victory_extra(g.state, CIVILIANS)
+    assert "丙" in str(g.ruleset.victory_extra(g.state, CIVILIANS))

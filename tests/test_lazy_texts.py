@@ -65,6 +65,46 @@ def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> No
     assert filled and all(key.endswith(("_subject", "_title")) for key in filled), filled
 
 
+# receipt lines a family's command hands back to core.intake as strings (it joins them with
+# "✔ "), the vote receipts, which core.ballots also writes to the GM log, the check-in
+# request rules/common adds to the player list, the game-over post's seat lines (core joins
+# `final_line`s) and the GM's notes (`Outcome.notes` holds strings)
+STRINGS = {"balance", "queued", "vote_ok", "delegate_ok", "declaration_ok", "order_ok", "choice_ok",
+           "needs_declaration", "count_reply", "checkin_request", "vote_line", "receipt_action", "attack_taken",
+           "dig_taken", "move_taken", "vote_taken", "vote_changed", "final_line", "alive_hp"}
+
+
+@pytest.mark.parametrize(("variant", "players"), [("n_lives", 5), ("n_lives", 6), ("n_lives", 7), ("game_ten", None),
+                                                  ("butterfly_elder", None), ("hex_survival_12", None)])
+def test_a_simulated_family_game_renders_no_text(monkeypatch: pytest.MonkeyPatch, variant: str,
+                                                 players: int | None) -> None:
+    """n_lives, game_ten, butterfly_elder and hex_survival as `tianshen simulate` plays them: no post, PM
+    or refusal is rendered (dawn, dusk, results, the tally, hands, answers, conversion, the
+    game over…); the only texts filled in are subjects, titles and the strings core takes as
+    strings."""
+    filled: Counter[str] = Counter()
+    rendered: list[str] = []
+    text, render = RulesetSpec.text, Text.__str__
+
+    def counting_text(self: RulesetSpec, key: str, **values: object) -> str:
+        if values:
+            filled[key] += 1
+        return text(self, key, **values)
+
+    def counting_render(self: Text) -> str:
+        rendered.append(self.key)
+        return render(self)
+
+    monkeypatch.setattr(RulesetSpec, "text", counting_text)
+    monkeypatch.setattr(Text, "__str__", counting_render)
+    ruleset = load_ruleset(variant)
+    results = [play(ruleset, seed, players) for seed in range(10)]
+    assert all(r.error is None for r in results)
+    assert rendered == []
+    assert filled and all(key.endswith(("_subject", "_title")) or key.startswith("note_") or key in STRINGS
+                          for key in filled), filled
+
+
 def _rendered_counts(ruleset, outcomes: list[Outcome]) -> Counter[str]:
     """The announcements found by matching every rendered post and PM against the templates
     (the report's old way, with `.` across line ends: a victory's roles span lines)."""
@@ -80,7 +120,8 @@ def _rendered_counts(ruleset, outcomes: list[Outcome]) -> Counter[str]:
 
 
 @pytest.mark.parametrize(("variant", "players"), [("classic_8", None), ("classic_10", None), ("game_ten", None),
-                                                  ("n_lives", 7)])
+                                                  ("n_lives", 5), ("n_lives", 7), ("butterfly_elder", None),
+                                                  ("hex_survival_12", None)])
 def test_the_report_counts_announcements_as_the_rendered_texts_say(variant: str, players: int | None) -> None:
     """By key (not rendered) the report counts what the rendered texts hold; n_lives 7p seed
     6 ends in a draw, which the old line-bound template match never counted."""

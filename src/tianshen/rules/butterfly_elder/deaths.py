@@ -13,7 +13,7 @@ from tianshen.core.deaths import die
 from tianshen.core.events import note
 from tianshen.core.model import GameState, Player, PostIn
 from tianshen.core.outbox import Messages
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.rules.butterfly_elder.roles import INDEPENDENTS, living
 
 
@@ -35,13 +35,14 @@ def die_at(spec: RulesetSpec, state: GameState, p: Player, cause: str, at: datet
                                    "used": False}
 
 
-def will_line(spec: RulesetSpec, state: GameState, names: list[str], at: datetime) -> str:
+def will_line(spec: RulesetSpec, state: GameState, names: list[str], at: datetime) -> Lines:
+    """The wills' line of a death post (rendered when read)."""
     wills = state.data["wills"]
-    lines = [spec.text("will_note_muted", name=n) for n in names if not wills[n]["allowed"]]
+    lines: list[str | Text | Lines] = [spec.later("will_note_muted", name=n) for n in names if not wills[n]["allowed"]]
     if any(wills[n]["allowed"] for n in names):
-        lines.insert(0, spec.text("will_note", until=show_for(state, at + timedelta(
+        lines.insert(0, spec.later("will_note", until=show_for(state, at + timedelta(
             hours=spec.timing.hours("will_hours", 24)))))
-    return "\n".join(lines)
+    return Lines("\n", lines)
 
 
 def is_muted(state: GameState, name: str) -> bool:
@@ -72,7 +73,7 @@ def dead_post(spec: RulesetSpec, state: GameState, p: Player, post: PostIn, out:
                                     text=short(post.text, 30)))
 
 
-def lurkers(spec: RulesetSpec, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
+def lurkers(spec: RulesetSpec, state: GameState, at: datetime, lines: list[str | Text | Lines], out: Messages) -> None:
     """补充 二 2: 潜水一天给予警告，累计2次警告，按出局处理 (E27: as a death).  A day =
     from the last check to this vote's end; a player on leave then is not counted."""
     lurk = state.data["lurk"]
@@ -84,9 +85,9 @@ def lurkers(spec: RulesetSpec, state: GameState, at: datetime, lines: list[str],
             continue
         n = lurk["warnings"][p.name] = lurk["warnings"].get(p.name, 0) + 1
         out.pm(p.name, spec.text("lurk_warning_subject"),
-               spec.text("lurk_warning", since=show_for(state, since), until=show_for(state, at), n=n, limit=limit))
+               spec.later("lurk_warning", since=show_for(state, since), until=show_for(state, at), n=n, limit=limit))
         out.notes.append(spec.text("note_lurk", name=p.name, since=show_for(state, since), until=show_for(state, at), n=n))
         if n >= limit:
             die_at(spec, state, p, "lurking", at)
-            lines.append(spec.text("lurk_out", name=p.name, limit=limit, identity=identity(spec, p)))
+            lines.append(spec.later("lurk_out", name=p.name, limit=limit, identity=identity(spec, p)))
     lurk.update(since=at.isoformat(), posted=[])

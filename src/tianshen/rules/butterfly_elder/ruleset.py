@@ -29,7 +29,7 @@ from tianshen.core.model import (
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
 from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.core.vote_post import VotePost, quote_note, refusal
 from tianshen.rules.butterfly_elder import deaths, powers, vote
 from tianshen.rules.butterfly_elder.ledgers import LatestPosts, RoundActions
@@ -68,11 +68,11 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="night", number=1, started_at=game.start,
                             ends_at=ends_after(game.start, first), step="power")
 
-    def role_extra(self, state: GameState, p: Player) -> str:
+    def role_extra(self, state: GameState, p: Player) -> str | Text:
         if p.role == "butterfly":  # 六 / E19: her earlier deadline is told to her only
-            return self.spec.text("role_butterfly_deadline", minutes=self._early_minutes())
+            return self.spec.later("role_butterfly_deadline", minutes=self._early_minutes())
         if is_killer(p):  # 一 注: 杀手方共群共同行权
-            return self.spec.text("role_partners", partners="、".join(q.name for q in state.players
+            return self.spec.later("role_partners", partners="、".join(q.name for q in state.players
                                                                       if is_killer(q) and q.name != p.name))
         return ""
 
@@ -92,7 +92,7 @@ class ButterflyElder(Ruleset):
         k = state.phase.number
         state.phase.step = "silence"
         state.phase.ends_at = ends_after(at, self.spec.timing.hours("silence_hours", 0.5))
-        out.post(MAIN, self.spec.text("clock_post", n=k, results=show_for(state, state.phase.ends_at)))
+        out.post(MAIN, self.spec.later("clock_post", n=k, results=show_for(state, state.phase.ends_at)))
 
     def _results(self, state: GameState, at: datetime, out: Messages) -> None:
         """补充 一 5: the power results end the silence; the vote thread opens (DECISIONS 5.1.4)."""
@@ -101,22 +101,22 @@ class ButterflyElder(Ruleset):
         out.log += res.log
         out.log.append(f"round {k}: deaths {res.deaths}, revived {res.revived}, marks {res.marks}, "
                        f"muted {res.muted}, zero {res.zero}, check {res.check}")
-        lines = [spec.text("results_header", n=k)]
+        lines: list[str | Text | Lines] = [spec.later("results_header", n=k)]
         for name, cause in res.deaths:
             p = state.player(name)
             if name == res.revived:
-                lines.append(spec.text("results_revived", name=name))
+                lines.append(spec.later("results_revived", name=name))
                 continue
             deaths.die_at(self.spec, state, p, cause, at)
-            lines.append(spec.text("results_dead", name=name, identity=self.public_identity(state, p)))
+            lines.append(spec.later("results_dead", name=name, identity=self.public_identity(state, p)))
         if not [n for n, _ in res.deaths if n != res.revived]:
-            lines.append(spec.text("results_nobody"))
+            lines.append(spec.later("results_nobody"))
         if res.muted and spec.options.get("announce_mute", True):  # E22
-            lines.append(spec.text("results_muted", name=res.muted))
+            lines.append(spec.later("results_muted", name=res.muted))
         if res.check:  # 一 警察: 法官回答是或否 (no answer when hugged, 六)
             police, target, answer = res.check
             key = "check_none" if answer is None else ("check_yes" if answer else "check_no")
-            out.pm(police, spec.text("check_subject"), spec.text(key, n=k, target=target))
+            out.pm(police, spec.text("check_subject"), spec.later(key, n=k, target=target))
         dead = [n for n, _ in res.deaths if n != res.revived]
         if dead:
             lines.append(deaths.will_line(self.spec, state, dead, at))
@@ -125,9 +125,9 @@ class ButterflyElder(Ruleset):
         state.phase = Phase(kind="day", number=k, started_at=at,
                             ends_at=ends_after(at, spec.timing.hours("day_hours", 21.5)))
         state.data["ballots"] = {}
-        lines.append(spec.text("results_footer", ends=show_for(state, state.phase.ends_at)))
-        out.post(MAIN, "\n".join(lines))
-        out.post(f"vote:{k}", spec.text("vote_thread", n=k, ends=show_for(state, state.phase.ends_at),
+        lines.append(spec.later("results_footer", ends=show_for(state, state.phase.ends_at)))
+        out.post(MAIN, Lines("\n", lines))
+        out.post(f"vote:{k}", spec.later("vote_thread", n=k, ends=show_for(state, state.phase.ends_at),
                                          candidates="、".join(p.name for p in living(state))),
                  title=spec.text("vote_thread_title", n=k))
 
@@ -142,47 +142,47 @@ class ButterflyElder(Ruleset):
         count = vote.day_tally(state, c, None if revived else c.out)
         record_tally(out.log, f"day {k}: counts {c.counts}, abstained {c.abstained}, zero {zero}, "
                               f"zeroed {c.zeroed}, lottery {c.lottery}, out {c.out}", count)
-        lines = [spec.text("tally_header", n=k)]
+        lines: list[str | Text | Lines] = [spec.later("tally_header", n=k)]
         for row in count.rows:  # the votes as cast; 归零 is said below (一 技能二)
             voters = "、".join(b.voter for b in count.ballots if b.target == row.name)
-            lines.append(spec.text("tally_line", name=row.name, count=row.votes, voters=voters))
+            lines.append(spec.later("tally_line", name=row.name, count=row.votes, voters=voters))
         if c.abstained:
-            lines.append(spec.text("tally_abstain", voters="、".join(c.abstained)))
+            lines.append(spec.later("tally_abstain", voters="、".join(c.abstained)))
         if not c.counts and not c.abstained:
-            lines.append(spec.text("tally_none"))
+            lines.append(spec.later("tally_none"))
         if c.zeroed:
-            lines.append(spec.text("zero_applied", name=c.zeroed))
+            lines.append(spec.later("zero_applied", name=c.zeroed))
         if c.lottery:
             lot = c.lottery
-            lines.append(spec.text("lottery", candidates="、".join(lot["candidates"]), count=lot["count"],
+            lines.append(spec.later("lottery", candidates="、".join(lot["candidates"]), count=lot["count"],
                                    size=len(lot["candidates"]), draw=lot["draw"], index=lot["index"], name=lot["name"]))
         if c.out is None:
-            lines.append(spec.text("vote_peaceful"))
+            lines.append(spec.later("vote_peaceful"))
         else:
             p = state.player(c.out)
             if revived:  # 一 技能三, E23
                 powers.revive(state)
-                lines.append(spec.text("vote_revived", name=p.name))
+                lines.append(spec.later("vote_revived", name=p.name))
             else:
                 deaths.die_at(self.spec, state, p, "executed", at)
-                lines.append(spec.text("vote_executed", name=p.name, identity=self.public_identity(state, p)))
+                lines.append(spec.later("vote_executed", name=p.name, identity=self.public_identity(state, p)))
                 lines.append(deaths.will_line(self.spec, state, [p.name], at))
         deaths.lurkers(self.spec, state, at, lines, out)
         if self.announce_victory(state, at, out, lines):
             return
         self._next_round(state, at, lines, out)
 
-    def _next_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
+    def _next_round(self, state: GameState, at: datetime, lines: list[str | Text | Lines], out: Messages) -> None:
         k = state.phase.number + 1
         state.phase = Phase(kind="night", number=k, started_at=at, step="power",
                             ends_at=ends_after(at, self.spec.timing.hours("power_hours", 2)))
         state.data["actions"] = {}
-        lines.append(self.spec.text("power_round", n=k, ends=show_for(state, state.phase.ends_at)))
-        out.post(MAIN, "\n".join(lines))
+        lines.append(self.spec.later("power_round", n=k, ends=show_for(state, state.phase.ends_at)))
+        out.post(MAIN, Lines("\n", lines))
         if powers.penalized(state, "extra_kill", k):
             for q in state.players:
                 if is_killer(q) and q.alive:
-                    out.pm(q.name, self.spec.text("receipt_subject"), self.spec.text("penalty_pm_killers", round=k))
+                    out.pm(q.name, self.spec.text("receipt_subject"), self.spec.later("penalty_pm_killers", round=k))
 
     # ---- deaths, identity, wills (五): deaths.py ------------------------------------------------
 
@@ -216,7 +216,7 @@ class ButterflyElder(Ruleset):
             for q in state.players:
                 if is_killer(q) and q.name != p.name:
                     out.pm(q.name, self.spec.text("partner_subject"),
-                           self.spec.text("partner_line", name=p.name, line=line))
+                           self.spec.later("partner_line", name=p.name, line=line))
         return line
 
     def pm_help(self, state: GameState, p: Player) -> str:

@@ -17,6 +17,7 @@ from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, Outcome, Player, PostIn
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup
+from tianshen.core.spec import Lines, Text
 from tianshen.rules.common import day as days
 from tianshen.rules.common.actions import Refused
 from tianshen.rules.common.game import MAIN, ForumGame
@@ -60,6 +61,11 @@ class GameTen(ForumGame):
         mates = [q.name for q in state.players if q.alive and q.role == p.role and q.name != p.name]
         return ("\n" + self.spec.text("guild", partners="、".join(mates))) if mates else ""
 
+    def _guild_text(self, state: GameState, p: Player) -> Text | None:
+        """`_guild_line`'s text without its line break, rendered when read (None: no mates)."""
+        mates = [q.name for q in state.players if q.alive and q.role == p.role and q.name != p.name]
+        return self.spec.later("guild", partners="、".join(mates)) if mates else None
+
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
         """001 §2.7: a revived player who posts has used the summon."""
         if state.phase.kind == "day" and post.author in state.data["day"].get("revived", []):
@@ -72,22 +78,23 @@ class GameTen(ForumGame):
         spec, k = self.spec, state.phase.number
         if chosen := conversion.choose_by_lot(state):
             p = state.player(chosen)
-            out.pm(p.name, spec.text("convert_subject"),
-                   spec.text("convert_lot", role=spec.role_name(p.role)) + self._guild_line(state, p))
+            lot = spec.later("convert_lot", role=spec.role_name(p.role))
+            guild = self._guild_text(state, p)
+            out.pm(p.name, spec.text("convert_subject"), Lines("\n", [lot, guild]) if guild else lot)
         dawn = nights.resolve(spec, state, out.log)
-        lines = [spec.text("dawn_header", n=k)]
+        lines: list[str | Text | Lines] = [spec.later("dawn_header", n=k)]
         if dawn.kill_target:  # 001 §2.3: the declaration only for a kill that succeeded
-            lines.append(spec.text("dawn_killed", name=dawn.kill_target,
+            lines.append(spec.later("dawn_killed", name=dawn.kill_target,
                                    identity=days.identity(spec, state.player(dawn.kill_target))))
             text = (dawn.declaration or {}).get("text", "")
             lines.append("\n".join("> " + ln for ln in text.split("\n")))
         for name, _cause in dawn.deaths:
             if name != dawn.kill_target:  # §2.4, B21: "also died", bound or implicated not said
-                lines.append(spec.text("dawn_also_died", name=name, identity=days.identity(spec, state.player(name))))
+                lines.append(spec.later("dawn_also_died", name=name, identity=days.identity(spec, state.player(name))))
         if not dawn.deaths:
-            lines.append(spec.text("dawn_nobody"))  # no reason, ever (§2.3, §2.1.9)
+            lines.append(spec.later("dawn_nobody"))  # no reason, ever (§2.3, §2.1.9)
         for name in dawn.saved_by_bind:
-            lines.append(spec.text("dawn_saved", name=name))
+            lines.append(spec.later("dawn_saved", name=name))
         state.data.update(subs={}, decl={})  # what was sent until now took effect tonight (§2.11)
         days.begin_day(spec, state, at, [n for n, _ in dawn.deaths], dawn.saved_by_bind, dawn.net)
         state.phase.number = k
@@ -95,16 +102,16 @@ class GameTen(ForumGame):
         state.data["done"] = []
         if dawn.revived:
             state.data["day"]["revived"] = [dawn.revived]
-            lines.append(spec.text("dawn_revived", name=dawn.revived))
-            out.pm(dawn.revived, spec.text("revived_subject"), spec.text("revived_pm"))
+            lines.append(spec.later("dawn_revived", name=dawn.revived))
+            out.pm(dawn.revived, spec.text("revived_subject"), spec.later("revived_pm"))
         for name, cause in dawn.deaths:
             if cause in ("bound", "implicated") and is_killer(state.player(name)):
                 # §7.1 "束魂和蝴蝶夫人还可以用自己的特权处决杀手" (DECISIONS §2.1.10)
                 role = "binder" if cause == "bound" else "butterfly"
                 by = [p.name for p in state.players if p.role == role]
                 state.data["privilege_kills"][name] = by
-        lines.append(spec.text("dawn_footer", n=k, vote_at=show_for(state, days.ts(state.data["day"]["vote_opens_at"]))))
-        out.post(MAIN, "\n\n".join(lines))
+        lines.append(spec.later("dawn_footer", n=k, vote_at=show_for(state, days.ts(state.data["day"]["vote_opens_at"]))))
+        out.post(MAIN, Lines("\n\n", lines))
         self.announce_victory(state, at, out)
 
     # ---- day end, conversion, victory -------------------------------------------------
@@ -136,27 +143,27 @@ class GameTen(ForumGame):
         spec = self.spec
         if k := done["killer"]:
             mates = [p.name for p in living_killers(state) if p.name != k]
-            out.pm(k, spec.text("convert_subject"), spec.text("convert_killer", partners="、".join(mates) or "无"))
+            out.pm(k, spec.text("convert_subject"), spec.later("convert_killer", partners="、".join(mates) or "无"))
             for m in mates:
-                out.pm(m, spec.text("convert_subject"), spec.text("convert_new_mate", name=k))
+                out.pm(m, spec.text("convert_subject"), spec.later("convert_new_mate", name=k))
         if pro := done["professional"]:
             p = state.player(pro)
             if done["role"]:
                 out.pm(pro, spec.text("convert_subject"),
-                       spec.text("convert_profession", role=spec.role_name(done["role"])))
+                       spec.later("convert_profession", role=spec.role_name(done["role"])))
             else:
-                out.pm(pro, spec.text("convert_subject"), spec.text("convert_choose"))
-            if done["role"] and (line := self._guild_line(state, p)):
-                out.pm(pro, spec.text("convert_subject"), line.strip())
+                out.pm(pro, spec.text("convert_subject"), spec.later("convert_choose"))
+            if done["role"] and (guild := self._guild_text(state, p)):
+                out.pm(pro, spec.text("convert_subject"), guild)
 
-    def victory_extra(self, state: GameState, winner: str) -> str:
+    def victory_extra(self, state: GameState, winner: str) -> str | Text:
         """§7.1: every civilian who executed a killer shares the prize, alive or dead."""
         if winner != CIVILIANS:
             return ""
         names: list[str] = []
         for voters in [*state.data["prize"].values(), *state.data["privilege_kills"].values()]:
             names += [v for v in voters if v not in names]
-        return self.spec.text("prize", names="、".join(names) or "无")
+        return self.spec.later("prize", names="、".join(names) or "无")
 
     # ---- views --------------------------------------------------------------------
 

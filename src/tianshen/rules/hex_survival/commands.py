@@ -12,7 +12,7 @@ from tianshen.core import intake, rng
 from tianshen.core.grammar import Command
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import NameMatchError, match_name
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.rules.hex_survival import day as days
 from tianshen.rules.hex_survival import food as foods
 from tianshen.rules.hex_survival.food import Catalogue
@@ -82,28 +82,28 @@ def _name(state: GameState, written: str) -> str:
         raise Refused(str(exc)) from None
 
 
-def food_line(spec: RulesetSpec, catalogue: Catalogue, p: Player, dusk: days.Dusk) -> str:
-    """003 §5.3.13, §6.5: what he dug today (never whether others ate with him, D26)."""
+def food_line(spec: RulesetSpec, catalogue: Catalogue, p: Player, dusk: days.Dusk) -> Lines:
+    """003 §5.3.13, §6.5: what he dug today (never whether others ate with him, D26);
+    rendered when read."""
     act = dusk.actions.get(p.name)
     forced = spec.text("food_forced") if p.name in dusk.forced else ""
     if p.name not in dusk.dug:
         if act and act["kind"] == "move":
-            return spec.text("food_moved", cell=act["to"]) + forced
-        return spec.text("food_no_action") + forced
+            return Lines("", [spec.later("food_moved", cell=act["to"]), forced])
+        return Lines("", [spec.text("food_no_action"), forced])
     cell, layer, item = dusk.dug[p.name]
     if item is None:
-        return spec.text("food_nothing", cell=cell) + forced
+        return Lines("", [spec.later("food_nothing", cell=cell), forced])
     food, eaten = catalogue.food(item), dusk.eaten[p.name]
-    extra = []
-    if eaten.blocked:
-        extra.append(spec.text("food_blocked", statuses="、".join(catalogue.statuses[s].name for s in eaten.blocked)))
-    if eaten.restored:
-        extra.append(spec.text("food_restored", statuses="、".join(catalogue.statuses[s].name
-                                                                  for s in eaten.restored)))
-    line = spec.text("food_ate", cell=cell, food=food.name, effect=food.effect)
+    parts: list[str | Text | Lines] = [spec.later("food_ate", cell=cell, food=food.name, effect=food.effect)]
     if eaten.hp_after != eaten.hp_before:
-        line += spec.text("food_hp", before=eaten.hp_before, after=eaten.hp_after)
-    return line + "".join(extra) + forced
+        parts.append(spec.later("food_hp", before=eaten.hp_before, after=eaten.hp_after))
+    if eaten.blocked:
+        parts.append(spec.later("food_blocked", statuses="、".join(catalogue.statuses[s].name for s in eaten.blocked)))
+    if eaten.restored:
+        parts.append(spec.later("food_restored", statuses="、".join(catalogue.statuses[s].name
+                                                                   for s in eaten.restored)))
+    return Lines("", [*parts, forced])
 
 
 def punish(food: Catalogue, state: GameState, punished: list[str]) -> list[str]:
@@ -130,7 +130,6 @@ def place(spec: RulesetSpec, hmap: HexMap, state: GameState, fixed: dict[str, st
             p.extra["cell"] = order.pop(0) if distinct else rng.choice(state, free)
 
 
-def map_table(spec: RulesetSpec, hmap: HexMap) -> str:
-    """DECISIONS D1: the full adjacency is published at the start."""
-    return "\n".join(spec.text("map_line", cell=c, neighbours=" ".join(hmap.neighbours[c]))
-                     for c in hmap.cells)
+def map_table(spec: RulesetSpec, hmap: HexMap) -> Lines:
+    """DECISIONS D1: the full adjacency is published at the start (rendered when read)."""
+    return Lines("\n", [spec.later("map_line", cell=c, neighbours=" ".join(hmap.neighbours[c])) for c in hmap.cells])

@@ -34,7 +34,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import BoardMap, GameSetup, Ruleset
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.core.tally import SELF
 from tianshen.core.vote_post import VotePost, quote_note, unreadable, with_form
 from tianshen.rules.hex_survival import ballot, commands, hexmap
@@ -75,33 +75,38 @@ class HexSurvival(Ruleset):
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        return {"checkin": self.spec.text("checkin_request", until=show_for(state, until)) if until else "",
+        return {"checkin": self.spec.later("checkin_request", until=show_for(state, until)) if until else "",
                 "map": commands.map_table(self.spec, self.map)}
 
-    def role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> Text:
         """§7.2: camp, HP, cell and tonight's list; team-mates only with D30
         `reveal_teammates = true` (the text never says they are told)."""
         spec = self.spec
-        description = spec.role_description(p.role)
+        description: str | Text = spec.role_description(p.role)
         if spec.options.get("reveal_teammates"):
             mates = [q.name for q in state.players if q.faction == p.faction and q.name != p.name]
-            description = spec.text("role_teammates", names="、".join(mates))
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         camp=spec.role_name(p.role), description=description,
-                         status=self._status_block(state, p, with_range=True))
+            description = spec.later("role_teammates", names="、".join(mates))
+        return spec.later("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
+                          camp=spec.role_name(p.role), description=description,
+                          status=self._status_lines(state, p, with_range=True))
 
     def _status_block(self, state: GameState, p: Player, with_range: bool) -> str:
         """003 §6.3–6.5: HP, statuses, (at nightfall) cell and the names in range."""
+        return str(self._status_lines(state, p, with_range))
+
+    def _status_lines(self, state: GameState, p: Player, with_range: bool) -> Lines:
+        """`_status_block` rendered when read (its fields taken now)."""
         spec = self.spec
-        lines = [spec.text("pm_hp", hp=p.extra["hp"], max=self.food.hp["max"]),
-                 spec.text("pm_statuses", statuses=self.food.describe(p.extra["statuses"]) or spec.text("normal"))]
+        lines: list[str | Text | Lines] = [
+            spec.later("pm_hp", hp=p.extra["hp"], max=self.food.hp["max"]),
+            spec.later("pm_statuses", statuses=self.food.describe(p.extra["statuses"]) or spec.text("normal"))]
         if with_range:
-            lines.append(spec.text("pm_cell", cell=p.extra["cell"]))
+            lines.append(spec.later("pm_cell", cell=p.extra["cell"]))
             if foods.LOST in p.extra["statuses"]:
-                lines.append(spec.text("pm_range_lost"))
+                lines.append(spec.later("pm_range_lost"))
             else:
-                lines.append(spec.text("pm_range", names="、".join(p.extra.get("range", [])) or "—"))
-        return "\n".join(lines)
+                lines.append(spec.later("pm_range", names="、".join(p.extra.get("range", [])) or "—"))
+        return Lines("\n", lines)
 
     # ---- the clock (003 §7.3–7.6) -------------------------------------------------------
 
@@ -134,51 +139,52 @@ class HexSurvival(Ruleset):
         """DECISIONS §4.1.4 (003 §3.1, §4.1, §6.1–6.4)."""
         spec, k = self.spec, state.phase.number
         dawn = nights.resolve(self.food, state, state.data["night"]["attacks"], out.log)
-        lines = [spec.text("dawn_header", n=k)]
+        lines: list[str | Text | Lines] = [spec.later("dawn_header", n=k)]
         report = str(spec.options.get("attack_report", "total_damage"))
         attacked = [p for p in state.players if p.name in dawn.damage]
         for p in attacked:  # D20: total damage only (per_hit: each hit), no attacker
             if report == "per_hit":
                 hits = "、".join(f"{h}点" for h in dawn.hits[p.name])
-                lines.append(spec.text("dawn_attacked_hits", name=p.name, hits=hits, total=dawn.damage[p.name]))
+                lines.append(spec.later("dawn_attacked_hits", name=p.name, hits=hits, total=dawn.damage[p.name]))
             else:
-                lines.append(spec.text("dawn_attacked", name=p.name, damage=dawn.damage[p.name]))
+                lines.append(spec.later("dawn_attacked", name=p.name, damage=dawn.damage[p.name]))
         if not attacked:
-            lines.append(spec.text("dawn_no_attack"))
+            lines.append(spec.later("dawn_no_attack"))
         self._deaths(state, dawn.deaths, "hp", lines, out)
         for p in state.players:
             if p.alive:
                 out.pm(p.name, spec.text("dawn_pm_subject", n=k),
-                       spec.text("dawn_pm", loss=dawn.loss[p.name], status=self._status_block(state, p, False)))
+                       spec.later("dawn_pm", loss=dawn.loss[p.name], status=self._status_lines(state, p, False)))
         if self.announce_victory(state, at, out, lines):
             return
         self._begin_day(state, k, at)
         d = state.data["day"]
         vote_at = _ts(d["vote_opens_at"])
-        lines.append(spec.text("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at), vote_at=show_for(state, vote_at)))
-        out.post(MAIN, "\n".join(lines))
+        lines.append(spec.later("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at), vote_at=show_for(state, vote_at)))
+        out.post(MAIN, Lines("\n", lines))
         if state.phase.step == "vote":
             self._open_vote(state, out)
 
-    def _deaths(self, state: GameState, names: list[str], cause: str, lines: list[str], out: Messages) -> None:
+    def _deaths(self, state: GameState, names: list[str], cause: str, lines: list[str | Text | Lines],
+                out: Messages) -> None:
         """003 §6.1: deaths announced with the camp; §8.2: each may leave a will in the next
         period; §8.4: 默哀期 from four alive."""
         spec = self.spec
         for name in names:
             p = state.player(name)
             die(state, p, cause)
-            lines.append(spec.text("death", name=name, camp=self._camp(p)))
-            out.pm(p.name, spec.text("death_pm_subject"), spec.text("death_pm", camp=self._camp(p)))
+            lines.append(spec.later("death", name=name, camp=self._camp(p)))
+            out.pm(p.name, spec.text("death_pm_subject"), spec.later("death_pm", camp=self._camp(p)))
         self._silence_check(state, lines, out)
 
-    def _silence_check(self, state: GameState, lines: list[str], out: Messages) -> None:
+    def _silence_check(self, state: GameState, lines: list[str | Text | Lines], out: Messages) -> None:
         threshold = int(self.spec.options.get("silence_at_alive", 4))
         alive = len(state.alive())
         if state.data.get("silence") or self.check_victory(state) is not None:
             return  # no silence for a game that ends at this announcement
         if 0 < alive <= threshold:
             state.data["silence"] = True
-            lines.append(self.spec.text("silence_start", alive=alive))
+            lines.append(self.spec.later("silence_start", alive=alive))
             out.notes.append(self.spec.text("note_silence", alive=alive))
 
     def _camp(self, p: Player) -> str:
@@ -202,7 +208,7 @@ class HexSurvival(Ruleset):
         """003 §7.5: the vote thread within an hour of dawn (default: at dawn)."""
         k, d = state.phase.number, state.data["day"]
         state.phase.step = "vote"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, _ts(d["vote_ends_at"])),
+        out.post(f"vote:{k}", self.spec.later("vote_thread", n=k, ends=show_for(state, _ts(d["vote_ends_at"])),
                                               change_until=show_for(state, _ts(d["change_until"])),
                                               candidates="、".join(p.name for p in state.alive()),
                                               punish=self.food.hp["punish"]),
@@ -217,12 +223,12 @@ class HexSurvival(Ruleset):
         count = ballot.day_tally(state, votes, missing)
         punished = list(count.executed)
         record_tally(out.log, f"day {k}: votes {votes}, punished {punished}, no vote {missing}", count)
-        lines = [spec.text("tally_header", n=k), spec.text("tally_columns")]
+        lines: list[str | Text | Lines] = [spec.later("tally_header", n=k), spec.text("tally_columns")]
         for row in count.rows:
             voters = [b.voter + (spec.text("tally_default") if b.how == SELF else "")
                       for b in count.ballots if b.target == row.name]
-            lines.append(spec.text("tally_line", name=row.name, count=row.total, voters="、".join(voters)))
-        lines.append(spec.text("punished", names="、".join(punished), hp=self.food.hp["punish"]))
+            lines.append(spec.later("tally_line", name=row.name, count=row.total, voters="、".join(voters)))
+        lines.append(spec.later("punished", names="、".join(punished), hp=self.food.hp["punish"]))
         # D6 `dusk_order`: food_then_punish (default) or punish_then_food, where a player
         # punished to 0 dies before his day's action and food take effect
         punish_first = str(spec.options.get("dusk_order", "food_then_punish")) == "punish_then_food"
@@ -243,15 +249,15 @@ class HexSurvival(Ruleset):
         over = self.announce_victory(state, at, out, lines)
         if not over:
             self._begin_night(state, k + 1, at)
-            lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
-            out.post(MAIN, "\n".join(lines))
+            lines.append(spec.later("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
+            out.post(MAIN, Lines("\n", lines))
         for p in state.players:
             if p.alive:
                 out.pm(p.name, spec.text("dusk_pm_subject", n=k),
-                       spec.text("dusk_pm", food=commands.food_line(self.spec, self.food, p, dusk),
-                                 status=self._status_block(state, p, with_range=not over)))
+                       spec.later("dusk_pm", food=commands.food_line(self.spec, self.food, p, dusk),
+                                  status=self._status_lines(state, p, with_range=not over)))
 
-    def _missed_votes(self, state: GameState, missing: list[str], at: datetime, lines: list[str],
+    def _missed_votes(self, state: GameState, missing: list[str], at: datetime, lines: list[str | Text | Lines],
                       out: Messages) -> None:
         """003 §9.8, §10.1.5 (D17): a second day in a row without a vote (and without leave):
         a substitute if there is one, otherwise out, camp announced."""
@@ -271,13 +277,13 @@ class HexSurvival(Ruleset):
             for name in out_now:
                 state.player(name).extra["missed_votes"] = 0
             out.notes.append(spec.text("note_two_missed_sub", names="、".join(out_now)))
-            lines.append(spec.text("two_missed_sub", names="、".join(out_now)))
+            lines.append(spec.later("two_missed_sub", names="、".join(out_now)))
             state.data["pending_substitution"] = out_now
             return
         for name in out_now:
             p = state.player(name)
             die(state, p, "no_vote")
-            lines.append(spec.text("removed_no_vote", name=name, camp=self._camp(p)))
+            lines.append(spec.later("removed_no_vote", name=name, camp=self._camp(p)))
             out.notes.append(spec.text("note_two_missed_out", name=name))
         self._silence_check(state, lines, out)
 
@@ -347,7 +353,7 @@ class HexSurvival(Ruleset):
             line = ballot.cast(spec, state, p, chosen.target, at, "pm")
         except VoteRefused as exc:
             raise Refused(str(exc)) from None
-        out.post(f"vote:{state.phase.number}", spec.text("delegated_post", voter=p.name, target=chosen.target,
+        out.post(f"vote:{state.phase.number}", spec.later("delegated_post", voter=p.name, target=chosen.target,
                                                          sent=show_for(state, at)))
         return line
 

@@ -19,7 +19,7 @@ from tianshen.core.clock import show_for
 from tianshen.core.grammar import normalize
 from tianshen.core.model import GameState, Player
 from tianshen.core.names import fold
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 
 COMMONER = "commoner"
 MAX_DEAL_TRIES = 10_000
@@ -393,7 +393,7 @@ def count_losses(state: GameState, finals: int) -> None:
     state.data["quiet"] = 0 if finals else state.data["quiet"] + 1
 
 
-def reorder_check(spec: RulesetSpec, state: GameState, at: datetime, lines: list[str]) -> None:
+def reorder_check(spec: RulesetSpec, state: GameState, at: datetime, lines: list[Any]) -> None:
     """§6.3, A32: at ⌊T/3⌋ and ⌊2T/3⌋ final losses a 24-hour window to send a new order;
     both crossed at once → one window, both chances used."""
     total, done = state.data["total"], state.data["discarded"]
@@ -404,29 +404,29 @@ def reorder_check(spec: RulesetSpec, state: GameState, at: datetime, lines: list
     state.data["windows"] = reached
     until = at + timedelta(hours=spec.timing.hours("reorder_hours", 24))
     state.data["reorder_until"] = until.isoformat()
-    lines.append(spec.text("reorder_window", count=done, total=total,
-                                fraction="1/3" if reached == 1 else "2/3", until=show_for(state, until)))
+    lines.append(spec.later("reorder_window", count=done, total=total,
+                            fraction="1/3" if reached == 1 else "2/3", until=show_for(state, until)))
 
 
 def kind(spec: RulesetSpec, state: GameState, card: str) -> str:
     return spec.text("kind_privilege" if is_privilege(state, card) else "kind_commoner")
 
 
-def kinds(spec: RulesetSpec, state: GameState, lost: list[str]) -> str:
+def kinds(spec: RulesetSpec, state: GameState, lost: list[str]) -> Lines:
     """§5.8: how many 特权牌 and 庶民牌, never which card."""
     data = state.data["cards"]
     privileges = sum(1 for c in lost if data[c]["type"] != COMMONER)
     commoners = len(lost) - privileges
-    parts = []
+    parts: list[str | Text | Lines] = []
     if privileges:
-        parts.append(spec.text("lost_privilege", n=privileges))
+        parts.append(spec.later("lost_privilege", n=privileges))
     if commoners:
-        parts.append(spec.text("lost_commoner", n=commoners))
-    return spec.text("and").join(parts)
+        parts.append(spec.later("lost_commoner", n=commoners))
+    return Lines(spec.text("and"), parts)
 
 
-def hand_text(spec: RulesetSpec, state: GameState, p: Player) -> str:
+def hand_text(spec: RulesetSpec, state: GameState, p: Player) -> Text:
+    """A player's hand and AP by PM (rendered when read)."""
     escrow = p.extra.get("escrow")
-    extra = spec.text("hand_escrow", card=name_of(spec, state, escrow)) if escrow else ""
-    return spec.text("hand_pm", hand=describe_hand(spec, state, held(p)), escrow=extra,
-                          ap=p.extra["ap"])
+    extra = spec.later("hand_escrow", card=name_of(spec, state, escrow)) if escrow else ""
+    return spec.later("hand_pm", hand=describe_hand(spec, state, held(p)), escrow=extra, ap=p.extra["ap"])

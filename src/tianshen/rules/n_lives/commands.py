@@ -40,7 +40,7 @@ def take(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, at: datet
         raise Refused(f"行动点数不足：“{ability.name}”需要{action['cost']}点，你只有{p.extra['ap']}点。")
     state.data["seq"] += 1
     action["seq"] = state.data["seq"]
-    line = intake.describe(spec, action)
+    line = intake.describe_as(ability, action)
     if ability.id == "bisha":
         state.data["bisha_used"].append(action["card"])
     if queued:
@@ -55,12 +55,12 @@ def take(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, at: datet
             state.data["day_bisha"].append(action)  # §3.1.8a: resolved at the end of the day
         else:
             state.data["mods"].append({"by": p.name, "kind": ability.id, "target": action["target"]})
+    if not ability.declaration or action.get("decl"):  # intake.needs_declaration
+        return line
     return line + _with_declaration(spec, action, cmd.text)
 
 
 def _with_declaration(spec: RulesetSpec, action: dict[str, Any], text: str) -> str:
-    if not intake.needs_declaration(spec, action):
-        return ""
     if text:
         try:
             return "\n" + intake.attach_declaration(spec, action, text)
@@ -164,14 +164,14 @@ def take_queued(spec: RulesetSpec, state: GameState, action: dict[str, Any], out
         if action["cost"] > p.extra["ap"]:
             raise Refused(f"行动点数不足（需要{action['cost']}点，你有{p.extra['ap']}点）")
     except Refused as exc:
-        out.pm(p.name, spec.text("receipt_subject"), spec.text("queue_dropped", action=what, n=k, reason=exc))
+        out.pm(p.name, spec.text("receipt_subject"), spec.later("queue_dropped", action=what, n=k, reason=str(exc)))
         if action["ability"] == "bisha":
             state.data["bisha_used"].remove(action["card"])
         return
     p.extra["ap"] -= action["cost"]
     state.data["actions"].append(action)
     out.pm(p.name, spec.text("receipt_subject"),
-           spec.text("queue_charged", action=what, n=k, cost=action["cost"], ap=p.extra["ap"]))
+           spec.later("queue_charged", action=what, n=k, cost=action["cost"], ap=p.extra["ap"]))
 
 
 def drop_undeclared(spec: RulesetSpec, state: GameState, out: Messages) -> None:
@@ -183,7 +183,7 @@ def drop_undeclared(spec: RulesetSpec, state: GameState, out: Messages) -> None:
             p = state.player(a["actor"])
             p.extra["ap"] += a["cost"]
             out.pm(p.name, spec.text("receipt_subject"),
-                   spec.text("void_no_declaration", n=state.phase.number, action=intake.describe(spec, a)))
+                   spec.later("void_no_declaration", n=state.phase.number, action=intake.describe(spec, a)))
         else:
             if a["ability"] == "aimed":
                 hand = state.data["night_hands"].get(a["target"], [])
@@ -204,12 +204,12 @@ def close_first_night(spec: RulesetSpec, state: GameState, out: Messages) -> Non
                 set_side(state, p, side, "cowin")
             else:
                 set_side(state, p, "civilians", None)
-            out.pm(p.name, spec.text("choice_subject"), spec.text("choice_default", side=side_text(spec, p)))
+            out.pm(p.name, spec.text("choice_subject"), spec.later("choice_default", side=side_text(spec, p)))
         if p.alive and not p.extra.get("order_set"):
             cards.set_order(p, cards.random_order(state, p))
             out.pm(p.name, spec.text("order_random_subject"),
-                   spec.text("order_random", order=cards.describe_hand(spec, state, cards.hand(p)),
-                             bottom=cards.name_of(spec, state, p.extra["bottom"])))
+                   spec.later("order_random", order=cards.describe_hand(spec, state, cards.hand(p)),
+                              bottom=cards.name_of(spec, state, p.extra["bottom"])))
     state.data["night_hands"] = {p.name: cards.hand(p) for p in state.players if p.alive}
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from tianshen.core import rng
 from tianshen.core.events import record_tally
 from tianshen.core.model import GameState
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.rules.n_lives import cards
 
@@ -192,15 +192,15 @@ def _execute(state: GameState, dusk: Dusk, ballots: dict[str, tuple[str, bool]])
     state.data["saint"] = {}  # unused: "下一夜还可以使用，但消耗的行动点数不返还"
 
 
-def tally_lines(spec: RulesetSpec, count: DayTally | None) -> list[str]:
+def tally_lines(spec: RulesetSpec, count: DayTally | None) -> list[Lines]:
     """The dusk post's table, rendered from the day's tally: each voter with his weight
     (his cards), delegations marked, a modified count as raw→count."""
     if count is None or not count.rows:
         return []
-    table = [spec.text("tally_header"), spec.text("tally_columns"), "| --- | --- | --- |"]
+    table: list[str | Text | Lines] = [spec.text("tally_header"), spec.text("tally_columns"), "| --- | --- | --- |"]
     for r in count.rows:
         voters = "、".join(f"{b.voter}（{b.weight}）" + (spec.text("delegated_mark") if b.how == DELEGATED else "")
                           for b in count.ballots if b.target == r.name)
-        total = str(r.total) if r.total == r.votes else spec.text("tally_modified", raw=r.votes, count=r.total)
-        table.append(spec.text("tally_line", name=r.name, count=total, voters=voters or "—"))
-    return ["\n".join(table)]
+        total = str(r.total) if r.total == r.votes else spec.later("tally_modified", raw=r.votes, count=r.total)
+        table.append(spec.later("tally_line", name=r.name, count=total, voters=voters or "—"))
+    return [Lines("\n", table)]

@@ -65,7 +65,7 @@ def lock_time(spec: RulesetSpec, state: GameState) -> datetime | None:
 def build_action(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, at: datetime) -> dict[str, Any]:
     """Check one privilege command against the rules; the action to record (not charged yet)."""
     ability, card = pick_ability(spec, state, p, cmd.verb)
-    if ability.id in list(spec.options.get("cowin_forbidden", [])) and p.extra.get("mode") == "cowin":
+    if ability.id in spec.options.get("cowin_forbidden", ()) and p.extra.get("mode") == "cowin":
         raise Refused("你选择了共赢，任何牌的任何杀人特权在你手中都无效。")  # 000 §3.4.3
     action: dict[str, Any] = {"actor": p.name, "ability": ability.id, "card": card, "cost": ability.cost,
                               "target": None, "position": None, "decl": None, "at": at.isoformat()}
@@ -163,7 +163,11 @@ def needs_declaration(spec: RulesetSpec, action: dict[str, Any]) -> bool:
 
 
 def describe(spec: RulesetSpec, action: dict[str, Any]) -> str:
-    ability = abilities(spec)[action["ability"]]
+    return describe_as(abilities(spec)[action["ability"]], action)
+
+
+def describe_as(ability: Ability, action: dict[str, Any]) -> str:
+    """`describe` of an action whose ability the caller holds."""
     words = [ability.name]
     if action.get("target"):
         words.append(action["target"])

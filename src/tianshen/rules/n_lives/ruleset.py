@@ -26,7 +26,7 @@ from tianshen.core.model import (
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
-from tianshen.core.spec import RulesetSpec
+from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.core.tally import DayTally
 from tianshen.core.vote_post import VotePost, resolve_name, unreadable
 from tianshen.rules.n_lives import cards, commands, ledgers, victory
@@ -72,21 +72,21 @@ class NLives(Ruleset):
         return {"checkin_until": show_for(state, checkin.deadline(state)),
                 "order_until": show_for(state, _ts(state.data["order_until"]))}
 
-    def role_pm(self, state: GameState, p: Player) -> str:
+    def role_pm(self, state: GameState, p: Player) -> Text:
         spec = self.spec
-        chooser = ""
+        chooser: str | Lines = ""
         if p.role == "chooser":
-            restriction = spec.text("chooser_no_civilian" if len(state.players) == 7 else "chooser_default_civilian")
-            chooser = "\n" + spec.text("chooser_menu", restriction=restriction)
+            restriction = spec.later("chooser_no_civilian" if len(state.players) == 7 else "chooser_default_civilian")
+            chooser = Lines("", ["\n", spec.later("chooser_menu", restriction=restriction)])
         held = cards.held(p)
-        lines = [spec.text("card_line", n=i + 1, card=cards.name_of(spec, state, c), abilities=self._powers(state, c))
+        lines = [spec.later("card_line", n=i + 1, card=cards.name_of(spec, state, c), abilities=self._powers(state, c))
                  for i, c in enumerate(held)]
         commoners_first = sorted(held, key=lambda c: cards.is_privilege(state, c))  # §6.2: 底牌 a privilege
         example = "、".join(cards.name_of(spec, state, c) for c in commoners_first)
         other = next(q.name for q in state.players if q.name != p.name)
-        return spec.text("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                         faction=spec.factions[p.faction], chooser=chooser, count=len(held),
-                         hand="\n".join(lines), ap=p.extra["ap"], order_until=show_for(state, _ts(state.data["order_until"])),
+        return spec.later("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
+                          faction=spec.factions[p.faction], chooser=chooser, count=len(held),
+                          hand=Lines("\n", lines), ap=p.extra["ap"], order_until=show_for(state, _ts(state.data["order_until"])),
                          example=example, example_action=f"占卜 {other}",
                          min_chars=int(spec.options.get("decl_min_chars", 100)))
 
@@ -119,8 +119,8 @@ class NLives(Ruleset):
                 income = 2 + cards.count_commoners(state, p)
                 p.extra["ap"] += income
                 if k > 1:
-                    out.pm(p.name, self.spec.text("ap_subject", n=k),
-                           self.spec.text("ap_pm", n=k, income=income, ap=p.extra["ap"]))
+                    out.pm(p.name, _numbered(self.spec, "ap_subject", k),
+                           self.spec.later("ap_pm", n=k, income=income, ap=p.extra["ap"]))
         state.data["night_hands"] = {p.name: cards.hand(p) for p in state.players if p.alive}
         queued, state.data["queued"] = state.data["queued"], []
         for action in queued:
@@ -132,34 +132,34 @@ class NLives(Ruleset):
             commands.close_first_night(self.spec, state, out)
         commands.drop_undeclared(self.spec, state, out)
         dawn = nights.resolve(spec, state, out.log)
-        lines = [spec.text("dawn_header", n=k)]
+        lines: list[str | Text | Lines] = [spec.later("dawn_header", n=k)]
         for name in dawn.pardoned:
-            lines.append(spec.text("dawn_pardoned", name=name))
+            lines.append(spec.later("dawn_pardoned", name=name))
         for name, card in dawn.escrow_final:
-            lines.append(spec.text("dawn_escrow_final", name=name, kind=cards.kind(self.spec, state, card)))
+            lines.append(spec.later("dawn_escrow_final", name=name, kind=cards.kind(self.spec, state, card)))
         if dawn.declarations:
-            lines.append(spec.text("dawn_declaration"))
+            lines.append(spec.later("dawn_declaration"))
             lines += ["\n".join("> " + ln for ln in d.split("\n")) for d in dawn.declarations]
         lost_any = False
         for p in state.players:
             if lost := dawn.lost.get(p.name, []):
                 lost_any = True
-                lines.append(spec.text("dawn_lost", name=p.name, cards=cards.kinds(self.spec, state, lost)))
+                lines.append(spec.later("dawn_lost", name=p.name, cards=cards.kinds(self.spec, state, lost)))
         finals = len([c for cs in dawn.lost.values() for c in cs]) + len(dawn.escrow_final)
         if dawn.saved:
-            lines.append(spec.text("dawn_saved", names="、".join(dawn.saved)))
+            lines.append(spec.later("dawn_saved", names="、".join(dawn.saved)))
         if not lost_any:
-            lines.append(spec.text("dawn_nothing"))
+            lines.append(spec.later("dawn_nothing"))
         dead = self._deaths(state, "night")
-        lines += [spec.text("dawn_dead", name=n) for n in dead]
+        lines += [spec.later("dawn_dead", name=n) for n in dead]
         self._private_dawn(state, dawn, out)
         cards.count_losses(state, finals)
         if self.announce_victory(state, at, out, lines):
             return
         cards.reorder_check(self.spec, state, at, lines)
         self._begin_day(state, at, dawn.saved)
-        lines.append(spec.text("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at)))
-        out.post(MAIN, "\n\n".join(lines))
+        lines.append(spec.later("dawn_footer", n=k, ends=show_for(state, state.phase.ends_at)))
+        out.post(MAIN, Lines("\n\n", lines))
         self._open_vote(state, out)
 
     def _private_dawn(self, state: GameState, dawn: nights.Dawn, out: Messages) -> None:
@@ -167,16 +167,16 @@ class NLives(Ruleset):
         spec, k = self.spec, state.phase.number
         table = abilities(spec)
         asked = {"divine": "killer", "foresee": "werewolf", "probe_diviner": "diviner", "probe_prophet": "prophet"}
-        answers: dict[str, list[str]] = {}
+        answers: dict[str, list[str | Text | Lines]] = {}
         for actor, ability, target, yes in dawn.answers:
             key = "answer_yes" if yes else "answer_no"
-            answers.setdefault(actor, []).append(spec.text(
-                key, ability=table[ability].name, target=target, card=spec.text(f"answer_card_{asked[ability]}")))
+            answers.setdefault(actor, []).append(spec.later(
+                key, ability=table[ability].name, target=target, card=spec.later(f"answer_card_{asked[ability]}")))
         for actor, lines in answers.items():
-            out.pm(actor, spec.text("answer_subject", n=k), "\n".join(lines))
+            out.pm(actor, _numbered(spec, "answer_subject", k), Lines("\n", lines))
         for p in state.players:
             if p.alive and (cards.held(p) or p.extra.get("escrow")):
-                out.pm(p.name, spec.text("hand_subject", n=k), cards.hand_text(self.spec, state, p))
+                out.pm(p.name, _numbered(spec, "hand_subject", k), cards.hand_text(self.spec, state, p))
 
 
     # ---- day ----------------------------------------------------------------------------
@@ -196,33 +196,33 @@ class NLives(Ruleset):
         """§5.6: the vote thread within an hour of dawn (DECISIONS: at dawn), open to day end."""
         k = state.phase.number
         barred = "、".join(state.data["day"]["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.text("vote_thread", n=k, ends=show_for(state, state.phase.ends_at), barred=barred),
-                 title=self.spec.text("vote_thread_title", n=k))
+        out.post(f"vote:{k}", self.spec.later("vote_thread", n=k, ends=show_for(state, state.phase.ends_at), barred=barred),
+                 title=_numbered(self.spec, "vote_thread_title", k))
 
     def _dusk(self, state: GameState, at: datetime, out: Messages) -> None:
         spec, k = self.spec, state.phase.number
         dusk = days.resolve(state, spec.options, out.log)
-        lines = [spec.text("dusk_header", n=k)]
-        lines += [spec.text("dusk_bisha", name=n, kind=cards.kind(self.spec, state, c)) for n, c in dusk.bisha]
+        lines: list[str | Text | Lines] = [spec.later("dusk_header", n=k)]
+        lines += [spec.later("dusk_bisha", name=n, kind=cards.kind(self.spec, state, c)) for n, c in dusk.bisha]
         lines += days.tally_lines(self.spec, dusk.tally)
         if not dusk.executed:
-            lines.append(spec.text("executed_none"))
+            lines.append(spec.later("executed_none"))
         for name in dusk.executed:
             now = next((c for n, c in dusk.lost_now if n == name), None)
             if name in dusk.escrowed:
-                lines.append(spec.text("executed_escrow", name=name))
+                lines.append(spec.later("executed_escrow", name=name))
             elif now:
-                lines.append(spec.text("executed_now", name=name, kind=cards.kind(self.spec, state, now)))
+                lines.append(spec.later("executed_now", name=name, kind=cards.kind(self.spec, state, now)))
         for saint, losses in dusk.revenge.items():
             if losses:
-                lines.append(spec.text("saint_revenge", name=saint, names="、".join(v for v, _ in losses),
-                                       losses="，".join(spec.text("saint_loss", name=v, kind=cards.kind(self.spec, state, c))
-                                                       for v, c in losses)))
+                lines.append(spec.later("saint_revenge", name=saint, names="、".join(v for v, _ in losses),
+                                        losses=Lines("，", [spec.later("saint_loss", name=v, kind=cards.kind(self.spec, state, c))
+                                                           for v, c in losses])))
         for name in dusk.missing:
             self._remove(state, state.player(name), "no_vote")
-            lines.append(spec.text("removed_no_vote", name=name))
+            lines.append(spec.later("removed_no_vote", name=name))
             out.notes.append(f"{name} 没有投票也没有委托投票，已按 000 §8.5 退出游戏")
-        lines += [spec.text("dusk_dead", name=n) for n in self._deaths(state, "day")]
+        lines += [spec.later("dusk_dead", name=n) for n in self._deaths(state, "day")]
         finals = len(dusk.bisha) + len(dusk.lost_now) + sum(len(v) for v in dusk.revenge.values())
         cards.count_losses(state, finals)
         state.data["mods"] = []
@@ -230,8 +230,8 @@ class NLives(Ruleset):
             return
         cards.reorder_check(self.spec, state, at, lines)
         self._begin_night(state, k + 1, at, out)
-        lines.append(spec.text("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
-        out.post(MAIN, "\n\n".join(lines))
+        lines.append(spec.later("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
+        out.post(MAIN, Lines("\n\n", lines))
 
 
     # ---- deaths, losses, reorder windows, victory ----------------------------------------------
@@ -262,9 +262,9 @@ class NLives(Ruleset):
     def winner_values(self, state: GameState, winner: str) -> dict[str, Any]:
         spec = self.spec
         if winner == "draw":
-            return {"members": spec.text("draw_members", factions="、".join(
+            return {"members": spec.later("draw_members", factions="、".join(
                 spec.factions[f] if f in spec.factions else f for f in victory.draw_factions(state)))}
-        return {"members": spec.text("win_members", names="、".join(victory.members(state, winner)))}
+        return {"members": spec.later("win_members", names="、".join(victory.members(state, winner)))}
 
     def final_line(self, state: GameState, p: Player) -> str:
         return self._reveal(state, p)
@@ -285,7 +285,7 @@ class NLives(Ruleset):
         if verb == "help":
             return self.pm_help(state, p)
         if not p.alive:
-            raise Refused(self.spec.text("dead_player"))
+            raise Refused(self.spec.later("dead_player"))
         if verb == "order":
             return commands.order(self.spec, state, p, cmd, at)
         if verb == "side":
@@ -297,7 +297,7 @@ class NLives(Ruleset):
         if verb == "delegate":
             return self._delegate(state, p, cmd.arg)
         if verb == "vote":
-            raise Refused(self.spec.text("vote_in_thread"))
+            raise Refused(self.spec.later("vote_in_thread"))
         if verb == "count":
             return self.count_reply(state, self.ballots.shown(state))
         if verb == "done":
@@ -307,9 +307,12 @@ class NLives(Ruleset):
         return commands.take(self.spec, state, p, cmd, at)
 
     def pm_help(self, state: GameState, p: Player) -> str:
+        return str(self.pm_help_text(state, p))
+
+    def pm_help_text(self, state: GameState, p: Player) -> Text:
         other = next(q.name for q in state.players if q.name != p.name)
-        return self.spec.text("help", example=other, min_chars=int(self.spec.options.get("decl_min_chars", 100)),
-                              hand=cards.describe_hand(self.spec, state, cards.hand(p)), ap=p.extra.get("ap", 0))
+        return self.spec.later("help", example=other, min_chars=int(self.spec.options.get("decl_min_chars", 100)),
+                               hand=cards.describe_hand(self.spec, state, cards.hand(p)), ap=p.extra.get("ap", 0))
 
     # ---- the vote (§8) --------------------------------------------------------------------
 
@@ -325,11 +328,11 @@ class NLives(Ruleset):
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
         d = state.data["day"]
         if not p.alive:
-            raise Refused(self.spec.text("dead_player"))
+            raise Refused(self.spec.later("dead_player"))
         if p.name in d["cannot_vote"]:
-            raise Refused(self.spec.text("vote_barred"))
+            raise Refused(self.spec.later("vote_barred"))
         if p.name in d["votes"]:
-            raise Refused(self.spec.text("vote_twice", target=d["votes"][p.name]["target"]))
+            raise Refused(self.spec.later("vote_twice", target=d["votes"][p.name]["target"]))
         target = self._living(state, written)
         d["votes"][p.name] = {"target": target, "at": at.isoformat(), "source": source}
         d["delegations"].pop(p.name, None)  # §8.4: his own vote makes the delegation void
@@ -344,9 +347,9 @@ class NLives(Ruleset):
             return self.spec.text("delegate_ok", target=target) + f"（用于第{state.phase.number}天的投票）"
         d = state.data["day"]
         if p.name in d["cannot_vote"]:
-            raise Refused(self.spec.text("vote_barred"))
+            raise Refused(self.spec.later("vote_barred"))
         if p.name in d["votes"]:
-            raise Refused(self.spec.text("vote_twice", target=d["votes"][p.name]["target"]))
+            raise Refused(self.spec.later("vote_twice", target=d["votes"][p.name]["target"]))
         target = self._living(state, written)
         d["delegations"][p.name] = target
         return self.spec.text("delegate_ok", target=target)
@@ -369,7 +372,7 @@ class NLives(Ruleset):
 
     def seat_taken(self, state: GameState, p: Player) -> list[PrivateMessage]:
         return [PrivateMessage(to=p.forum_name, subject=self.spec.text("role_pm_subject", title=self.spec.title),
-                               body=self.role_pm(state, p) + "\n\n" + cards.hand_text(self.spec, state, p))]
+                               body=Lines("\n\n", [self.role_pm(state, p), cards.hand_text(self.spec, state, p)]))]
 
     def remove(self, state: GameState, p: Player, cause: str, at: datetime) -> None:
         """§9.1: out at once with his cards; his identity stays secret (§5.8)."""
@@ -420,6 +423,16 @@ def _powers_by_type(spec: RulesetSpec) -> dict[str, str]:
     return {ctype.id: "每夜多得1点行动点数" if ctype.is_commoner
             else "、".join(f"{table[a].name}（{table[a].cost}点）" for a in ctype.abilities)
             for ctype in cards.card_types(spec).values()}
+
+
+def _numbered(spec: RulesetSpec, key: str, n: int) -> str:
+    """A subject or title of the variant with its night or day number (`spec.text`), filled
+    once per spec and number: every living player gets two a night."""
+    done: dict[tuple[str, int], str] = spec.derived("n_lives.numbered", lambda s: {})
+    text = done.get((key, n))
+    if text is None:
+        text = done[(key, n)] = spec.text(key, n=n)
+    return text
 
 
 def _ts(value: str) -> datetime:
