@@ -464,12 +464,13 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         lines = [self.spec.text(key, name=p.name, identity=side, camp=side, **values)]
         self.after_death(state, lines, out)
         if not self.announce_victory(state, at, out, lines):
-            out.post("main", "\n".join(lines))
+            out.post("main", Lines("\n", lines))
 
-    def after_death(self, state: GameState, lines: list[str], out: Messages) -> None:
+    def after_death(self, state: GameState, lines: list[str | Text], out: Messages) -> None:
         """A hook: what follows a death in its post (hex_survival: the 默哀期); nothing by default."""
 
-    def announce_victory(self, state: GameState, at: datetime, out: Messages, lines: list[str] | None = None) -> bool:
+    def announce_victory(self, state: GameState, at: datetime, out: Messages,
+                         lines: list[str | Text] | None = None) -> bool:
         """When the game is won (`check_victory`), post `lines` with the game over and say True."""
         self.before_victory_check(state, at, out)
         winner = self.check_victory(state)
@@ -502,7 +503,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     dead_mark = "，已死亡"
 
     def game_over(self, state: GameState, at: datetime, out: Messages, winner: str | None,
-                  lines: list[str]) -> None:
+                  lines: list[str | Text]) -> None:
         """The end: the winner (none when the GM ends the game without one, or a draw), every
         seat (`final_line`), the seed and its salt (§0.6), after `lines`."""
         spec = self.spec

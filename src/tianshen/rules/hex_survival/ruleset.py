@@ -416,7 +416,7 @@ class HexSurvival(Ruleset):
         p.extra["missed_votes"] = 0
         return super().seat_taken(state, p)
 
-    def after_death(self, state: GameState, lines: list[str], out: Messages) -> None:
+    def after_death(self, state: GameState, lines: list[str | Text], out: Messages) -> None:
         """§8.4: a death may start the 默哀期."""
         self._silence_check(state, lines, out)
 
