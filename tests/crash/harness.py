@@ -130,6 +130,12 @@ import tianshen.cli, tianshen.config, tianshen.forum.spirit, tianshen.service.da
 import bs4  # the forum pages' CSS selectors compile their patterns on first use: once, here
 bs4.BeautifulSoup("<div class='a'><a href='/x'>x</a></div>", "lxml").select_one(
     "div.a > a[href^='/'], li:not(.b) span#c, input[name=x], div.js-comment[data-pk]")
+# what each start imported for itself (its first request, its store's engine): once, here
+import httpcore, h11, sqlalchemy.dialects.sqlite  # noqa: F401
+# the start's one full collection (cli's freeze_startup) walked everything imported above in
+# every child: collected and frozen once here, a child finds it done (heap._frozen)
+import tianshen.service.heap
+tianshen.service.heap.freeze_startup()
 out, lock = sys.stdout, threading.Lock()
 
 def say(line):
