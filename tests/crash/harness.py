@@ -130,6 +130,12 @@ import tianshen.cli, tianshen.config, tianshen.forum.spirit, tianshen.service.da
 import bs4  # the forum pages' CSS selectors compile their patterns on first use: once, here
 bs4.BeautifulSoup("<div class='a'><a href='/x'>x</a></div>", "lxml").select_one(
     "div.a > a[href^='/'], li:not(.b) span#c, input[name=x], div.js-comment[data-pk]")
+# what each start imported for itself (its first request, its store's engine): once, here
+import httpcore, h11, sqlalchemy.dialects.sqlite  # noqa: F401
+# the start's one full collection (cli's freeze_startup) walked everything imported above in
+# every child: collected and frozen once here, a child finds it done (heap._frozen)
+import tianshen.service.heap
+tianshen.service.heap.freeze_startup()
 out, lock = sys.stdout, threading.Lock()
 
 def say(line):
@@ -372,23 +378,22 @@ POINTS_PER_GAME = 450
 class CrashPlan:
     """The TIANSHEN_CRASH_AT of each daemon start.  Numbers (the N-th point in that process)
     sized so `kills` of them cover a game's `points`, every other one replaced by the name
-    of a point around a forum write (each such name in turn: it kills at that point's first
-    pass after the restart).  A daemon that has fallen behind the game's clock (a deadline
-    already past) gets a larger number, so it catches up before it dies: restarts cost game
-    time, and players must not lose their window to them.  So does a daemon restarted in a
-    phase that has had its share of kills (`quota`, by `phase`), and after `cap` kills in
-    all it runs to the end: a loaded machine, whose idle ticks pass more points, gets no
-    more restarts than an idle one."""
-
-    WRITE_WORDS = ("write", "send", "sent", "record", "post", "reply", "pm")
+    of a point, every kind in `names` in turn (it kills at that point's first pass after the
+    restart): so the first len(names) named starts kill at every kind once, in every run,
+    whatever the numbers happen to hit.  A daemon that has fallen behind the game's clock (a
+    deadline already past) gets a larger number, so it catches up before it dies: restarts
+    cost game time, and players must not lose their window to them.  So does a daemon
+    restarted in a phase that has had its share of kills (`quota`, by `phase`); neither takes
+    a name's turn.  After `cap` kills in all it runs to the end: a loaded machine, whose idle
+    ticks pass more points, gets no more restarts than an idle one."""
 
     def __init__(self, names: Iterable[str], points: int, kills: int, quota: int | None = None,
                  cap: int | None = None) -> None:
-        names = list(dict.fromkeys(names))
-        self.write_names = [n for n in names if any(w in n.lower() for w in self.WRITE_WORDS)] or names
+        self.names = list(dict.fromkeys(names))
         self.step = max(2, points // max(1, kills))
         self.quota, self.cap = quota, cap
         self.starts = 0
+        self.named = 0  # names handed out: the next one is names[named % len(names)]
         self.kills_in: dict[str, int] = defaultdict(int)  # the kills seen, by the phase stored then
 
     def next(self, behind: bool = False, phase: str | None = None) -> str | None:
@@ -402,7 +407,8 @@ class CrashPlan:
             return str(self.step * 4)
         if self.starts % 2:
             return str(self.step // 2 + (i * 7) % self.step)  # uneven, so kills fall on every kind of point
-        return self.write_names[i % len(self.write_names)]
+        self.named += 1
+        return self.names[(self.named - 1) % len(self.names)]
 
 
 # ---- what everyone saw -------------------------------------------------------------------

@@ -53,9 +53,12 @@ pytestmark = pytest.mark.live
 SEED = 11
 GAME = "crash-classic10"
 PLAYERS = list(DEFAULT_PLAYERS[:10])
-MIN_KILLS = 30
-KILL_QUOTA = 8  # kills a phase (six phases): then a restart gets a large N (CrashPlan)
-MAX_KILLS = MIN_KILLS + 8  # then the daemon runs to the end: each restart costs 3-10 s
+# Every other start is named, the names in turn over POINT_NAMES (CrashPlan), so 2 × 6 = 12
+# kills kill at every kind once; the minimum is half a rotation more (a named kill that the
+# game's end outruns, a quota start in a named slot), the cap six more for a faster machine.
+MIN_KILLS = 2 * len(POINT_NAMES) + 6
+KILL_QUOTA = 5  # kills a phase: then a restart gets a large N (CrashPlan); 5 × 6 phases > MAX_KILLS
+MAX_KILLS = MIN_KILLS + 6  # then the daemon runs to the end: each restart costs 0.9 s of CPU
 MAX_GAME_SECONDS = min(MAX_PHASES * max(TIMINGS_S.values()), 1200)  # a bound: the phases end early
 STUCK_SECONDS = 120  # one daemon process running this long without sending a pending row
 # Issue 22 item 7 at the test's time scale: a window whose opening post reached the board more
@@ -255,7 +258,7 @@ def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factor
     servers = spirit_server_factory(), spirit_server_factory()
     # the uncrashed reference game plays beside the crashed one (each on its own forum), not
     # before it: the crashed run is planned from POINTS_PER_GAME, and the trace checked after
-    # sized for more kills than the cap (a step of 9 points): a game that passes fewer points
+    # sized for more kills than the cap (a step of 13 points): a game that passes fewer points
     # than POINTS_PER_GAME (restarts cheaper, the machine quieter) still reaches MIN_KILLS, and
     # the quota and the cap bound the restarts (a run sized for 35 had 27 kills on 2 cores)
     plan = CrashPlan(POINT_NAMES, POINTS_PER_GAME, MAX_KILLS + 10, quota=KILL_QUOTA, cap=MAX_KILLS)
@@ -295,6 +298,8 @@ def test_killed_at_every_kind_of_point_the_game_is_the_same(spirit_server_factor
     assert (got.threads, got.gm_inbox, got.inboxes.keys()) == (expected.threads, expected.gm_inbox,
                                                                  expected.inboxes.keys())
     assert len(kills) >= MIN_KILLS, f"only {len(kills)} kills before the game ended"
+    missed = [name for name in POINT_NAMES if not killed_at[name]]
+    assert not missed, f"no kill at {missed}: killed at {dict(killed_at)}"
     spread = set(phases) & set(crashed.phases)
     assert len(spread) >= len(set(crashed.phases)) // 2, f"kills in {phases}, the game's phases {crashed.phases}"
 
@@ -315,3 +320,13 @@ def test_a_phase_past_its_kill_quota_gets_a_late_crash_point_and_past_the_cap_no
     assert plan.next(phase="day 1") != "48"  # a new phase has its own quota
     assert plan.next(phase="day 1") == "48"
     assert plan.next(phase="night 2") is None  # the fifth kill: the daemon runs to the end
+
+
+def test_the_named_starts_take_every_kind_of_point_in_turn_whatever_the_quota_takes() -> None:
+    plan = CrashPlan(POINT_NAMES, points=120, kills=10, quota=3)  # a step of 12 points
+    named: list[str] = []
+    for k in range(4 * len(POINT_NAMES)):
+        at = plan.next(phase=f"phase {k // 3}")  # each third kill: the quota's, odd and even starts
+        if at is not None and not at.isdigit():
+            named.append(at)
+    assert sorted(named[:len(POINT_NAMES)]) == sorted(POINT_NAMES)
