@@ -3,7 +3,8 @@
 The forum itself is `tianshen.forum.spirit_local` (what `tianshen forum spirit-local` runs
 for a GM); this module keeps the tests' names.  `start_spirit_server(tmp_dir)` makes a fresh
 forum in `tmp_dir` (the GM 神的使者 as superuser, the players of DEFAULT_PLAYERS, the game
-category, `comments_per_page`), serves it with waitress on a free port and waits for HTTP 200.
+category, `comments_per_page`; a copy of a project seeded once with the same accounts,
+`spirit_local.seeded_template`), serves it with waitress on a free port and waits for HTTP 200.
 
 Run it by hand to get a forum to click around in (Ctrl-C stops it):
     python tests/forums/spirit_server.py /tmp/f [--ratelimit]

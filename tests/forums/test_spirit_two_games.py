@@ -29,7 +29,7 @@ GAP_S = float(os.environ.get("TIANSHEN_TWO_GAMES_GAP_S", "10"))  # the second ga
 # margin a slow machine has.  The vote thread opens `vote` into the day; a tie's LD step
 # and summon rounds have no early end.
 EVENT_TIMINGS_S = dict(night=600, day=600, vote=3, ext=120, ld=60, summon=30)
-POLL_S = 0.5
+POLL_S = float(os.environ.get("TIANSHEN_TWO_GAMES_POLL_S", "0.5"))  # the daemon's poll, from tick start to tick start
 MAX_PHASES = 16  # classic_8 is over within four nights and days, each with LD and summon rounds
 SEED = 8  # both games' deal: classic_8 over after night 2 on the memory board (seed 5: after night 3)
 

@@ -18,7 +18,8 @@ A forum lives in a directory of its own (`tianshen forum spirit-local --dir DIR`
 
 `create_forum` makes (or, with `fresh=False`, reuses) the forum and seeds the GM (a superuser),
 the accounts and the game category; `LocalForum.serve()` starts waitress; `start_spirit_server`
-does both on a fresh forum in a temporary directory for the tests.
+does both on a fresh forum in a temporary directory for the tests, copied from a project
+seeded once with the same accounts (`seeded_template`, `seeded-KEY/` in the cache).
 """
 
 from __future__ import annotations
@@ -385,35 +386,86 @@ def create_forum(root: Path | str, accounts: Iterable[str] = (), *, port: int | 
                  gm_password: str | None = None, passwords: Mapping[str, str] | None = None,
                  category: str = GAME_CATEGORY, comments_per_page: int | None = None, ratelimit: bool = False,
                  iso_dates: bool = True, double_post_minutes: int = 30,
-                 timings: dict[str, float] | None = None) -> LocalForum:
+                 timings: dict[str, float] | None = None, reuse_seeded: bool = False) -> LocalForum:
     """Install (cached) and make a new forum in `root` (a forum already there is replaced),
     seeded with the GM (superuser), `accounts` and the game category.  Passwords not given
-    are generated; all are saved in `root/accounts.json` (mode 0600)."""
+    are generated; all are saved in `root/accounts.json` (mode 0600).  `reuse_seeded` (the
+    tests' forums; no password given): a copy of `seeded_template`, whose passwords every
+    forum copied from it shares — a GM's forum gets passwords of its own."""
     timings = {} if timings is None else timings
     bin_dir = ensure_venv(timings)
     root = Path(root).expanduser().resolve()
     root.mkdir(parents=True, exist_ok=True)
     forum = LocalForum(root=root, port=port or free_port(), gm=gm, category=category, ratelimit=ratelimit,
                        iso_dates=iso_dates, double_post_minutes=double_post_minutes, bin_dir=bin_dir)
+    given = dict(passwords or {})
+    names = [name for name in accounts if name != gm]
+    seeded_dir = None
+    if reuse_seeded and not given and gm_password is None:
+        seeded_dir = seeded_template(gm, names, category, comments_per_page, timings)
     t0 = time.monotonic()
-    template = migrated_template(timings)
+    template = migrated_template(timings) if seeded_dir is None else seeded_dir / PROJECT
     if forum.project_dir.exists():
         shutil.rmtree(forum.project_dir)
     shutil.copytree(template, forum.project_dir, ignore=shutil.ignore_patterns("django.log", "__pycache__"))
     timings["copy"] = time.monotonic() - t0
+    if seeded_dir is not None:
+        made = json.loads((seeded_dir / "seeded.json").read_text(encoding="utf-8"))
+        forum.accounts = made["accounts"]
+        forum.category_id = int(made["category_id"])
+        forum.save()
+        return forum
 
     t0 = time.monotonic()
-    given = dict(passwords or {})
     forum.accounts = {gm: gm_password or given.get(gm) or secrets.token_urlsafe(12)}
-    players = {name: given.get(name) or new_password() for name in accounts if name != gm}
+    players = {name: given.get(name) or new_password() for name in names}
+    forum.category_id = _seed_new(forum, gm, players, category, comments_per_page)
+    forum.save()
+    timings["seed"] = time.monotonic() - t0
+    return forum
+
+
+def _seed_new(forum: LocalForum, gm: str, players: dict[str, str], category: str,
+              comments_per_page: int | None) -> int:
+    """Seed the GM, `players` and the category into the forum's database; returns the category's id."""
     spec = {"gm": gm, "gm_password": forum.accounts[gm], "players": players, "category": category,
             "comments_per_page": comments_per_page}
     seeded = forum.seed(spec)
     forum.accounts.update(players)
-    forum.category_id = int(seeded["category_id"])
-    forum.save()
-    timings["seed"] = time.monotonic() - t0
-    return forum
+    return int(seeded["category_id"])
+
+
+def seeded_template(gm: str, players: list[str], category: str, comments_per_page: int | None,
+                    timings: dict[str, float] | None = None) -> Path:
+    """A copy of the migrated template seeded once with these accounts (passwords generated
+    then, kept in its `seeded.json`) and this category, kept in the cache under a key of the
+    migrated template and of what was seeded: the tests' forums are copies of it, so a new
+    forum starts no Django process before waitress.  Returns its directory."""
+    what = json.dumps([gm, players, category, comments_per_page], ensure_ascii=False)
+    key = hashlib.sha256(what.encode()).hexdigest()[:12]
+    root = cache_dir() / f"seeded-{_template_key()}-{key}"
+    marker = root / "complete"
+    if marker.exists():
+        return root
+    template = migrated_template(timings)
+    t0 = time.monotonic()
+    with _locked(cache_dir() / ".template.lock"):
+        if marker.exists():  # another process built it meanwhile
+            return root
+        if root.exists():
+            shutil.rmtree(root)  # a half-built one
+        shutil.copytree(template, root / PROJECT, ignore=shutil.ignore_patterns("django.log", "__pycache__"))
+        forum = LocalForum(root=root, port=8000, gm=gm, category=category, bin_dir=ensure_venv())
+        forum.accounts = {gm: secrets.token_urlsafe(12)}
+        category_id = _seed_new(forum, gm, {name: new_password() for name in players}, category, comments_per_page)
+        made = {"accounts": forum.accounts, "category_id": category_id}
+        fd = os.open(root / "seeded.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(made, ensure_ascii=False) + "\n")
+        marker.write_text(what + "\n", encoding="utf-8")
+    if timings is not None:
+        timings["seeded-template"] = time.monotonic() - t0
+    return root
 
 
 def _project_files(pkg: Path) -> None:
@@ -496,7 +548,8 @@ def start_spirit_server(tmp_dir: Path | str, *, ratelimit: bool = False, comment
     timings: dict[str, float] = {}
     t_all = time.monotonic()
     forum = create_forum(tmp_dir, players, port=port, comments_per_page=comments_per_page, ratelimit=ratelimit,
-                         iso_dates=iso_dates, double_post_minutes=double_post_minutes, timings=timings)
+                         iso_dates=iso_dates, double_post_minutes=double_post_minutes, timings=timings,
+                         reuse_seeded=True)
     t0 = time.monotonic()
     proc = forum.serve()
     server = SpiritServer(base_url=forum.base_url, gm_username=forum.gm, gm_password=forum.gm_password,
