@@ -21,8 +21,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # PYTHONDONTWRITEBYTECODE cleared: pytest caches its rewritten test modules (collection
-# 1.8 s instead of 11 s); -n 2: pytest-xdist on two workers (tests/conftest.py orders them).
-PYTEST_WORKERS ?= 2
+# 1.8 s instead of 11 s); -n 3: pytest-xdist on three workers (tests/conftest.py orders them):
+# on two idle cores a third worker fills the live games' waits (4 min 26 s against 5 min 4 s
+# for two, docs/testing.md, issue 33).
+PYTEST_WORKERS ?= 3
 
 test: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -q -n $(PYTEST_WORKERS)
