@@ -40,9 +40,9 @@ def test_an_unknown_text_fails_when_made_not_when_read() -> None:
         load_spec("classic_10").later("no_such_text", n=1)
 
 
-def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ten classic_10 games with their report: no body or reason is rendered; the only texts
-    filled in are subjects and titles (short, and the board needs them at once)."""
+def count_texts(monkeypatch: pytest.MonkeyPatch) -> tuple[Counter[str], list[str]]:
+    """From now on: the keys of the texts filled in at once (with fields), and of the lazy
+    texts rendered."""
     filled: Counter[str] = Counter()
     rendered: list[str] = []
     text, render = RulesetSpec.text, Text.__str__
@@ -58,6 +58,13 @@ def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(RulesetSpec, "text", counting_text)
     monkeypatch.setattr(Text, "__str__", counting_render)
+    return filled, rendered
+
+
+def test_a_simulated_game_renders_no_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten classic_10 games with their report: no body or reason is rendered; the only texts
+    filled in are subjects and titles (short, and the board needs them at once)."""
+    filled, rendered = count_texts(monkeypatch)
     ruleset = load_ruleset("classic_10")
     results = [play(ruleset, seed) for seed in range(10)]
     assert all(r.error is None for r in results)
@@ -82,21 +89,7 @@ def test_a_simulated_family_game_renders_no_text(monkeypatch: pytest.MonkeyPatch
     or refusal is rendered (dawn, dusk, results, the tally, hands, answers, conversion, the
     game over…); the only texts filled in are subjects, titles and the strings core takes as
     strings."""
-    filled: Counter[str] = Counter()
-    rendered: list[str] = []
-    text, render = RulesetSpec.text, Text.__str__
-
-    def counting_text(self: RulesetSpec, key: str, **values: object) -> str:
-        if values:
-            filled[key] += 1
-        return text(self, key, **values)
-
-    def counting_render(self: Text) -> str:
-        rendered.append(self.key)
-        return render(self)
-
-    monkeypatch.setattr(RulesetSpec, "text", counting_text)
-    monkeypatch.setattr(Text, "__str__", counting_render)
+    filled, rendered = count_texts(monkeypatch)
     ruleset = load_ruleset(variant)
     results = [play(ruleset, seed, players) for seed in range(10)]
     assert all(r.error is None for r in results)
