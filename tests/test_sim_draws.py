@@ -30,6 +30,16 @@ def _watch(rng: random.Random, log: list[str]) -> None:
     rng.seed, rng.getrandbits, rng.random = seeding, drawing_bits, drawing  # type: ignore[method-assign]
 
 
+def _seedings_played(game: Game) -> tuple[int, int]:
+    """Play `game`; how often its sims' one Random was seeded, and how many of those seeds
+    drew nothing before the next."""
+    log: list[str] = []
+    _watch(game.sims._random, log)  # type: ignore[attr-defined]
+    game.play()
+    wasted = sum(1 for a, b in zip(log, [*log[1:], "seed"], strict=True) if a == b == "seed")
+    return log.count("seed"), wasted
+
+
 @pytest.mark.parametrize("players", [5, 6, 7])
 def test_n_lives_sims_seed_only_for_draws(players: int) -> None:
     """A seed (sha512 and a Mersenne Twister start, about half of a whole choice's cost) is
@@ -37,12 +47,9 @@ def test_n_lives_sims_seed_only_for_draws(players: int) -> None:
     cannot be reordered, draws nothing and is not seeded."""
     for seed in range(4):
         game = Game(load_ruleset("n_lives"), seed, players)
-        log: list[str] = []
-        _watch(game.sims._random, log)  # type: ignore[attr-defined]
-        game.play()
-        assert log.count("seed") > 10
-        wasted = sum(1 for a, b in zip(log, [*log[1:], "seed"], strict=True) if a == b == "seed")
-        assert wasted == 0, f"{wasted} of {log.count('seed')} seeds drew nothing"
+        seeds, wasted = _seedings_played(game)
+        assert seeds > 10
+        assert wasted == 0, f"{wasted} of {seeds} seeds drew nothing"
 
 
 def test_monte_carlo_sims_read_the_games_own_variant(tmp_path, monkeypatch) -> None:
@@ -153,12 +160,9 @@ def test_classic_sims_seed_one_random_only_for_draws(variant: str) -> None:
     wills of a night nobody died are not seeded (they draw nothing)."""
     for seed in range(4):
         game = Game(load_ruleset(variant), seed, load_ruleset(variant).spec.players)
-        log: list[str] = []
-        _watch(game.sims._random, log)  # type: ignore[attr-defined]
-        game.play()
-        assert log.count("seed") > 5
-        wasted = sum(1 for a, b in zip(log, [*log[1:], "seed"], strict=True) if a == b == "seed")
-        assert wasted == 0, f"{wasted} of {log.count('seed')} seeds drew nothing"
+        seeds, wasted = _seedings_played(game)
+        assert seeds > 5
+        assert wasted == 0, f"{wasted} of {seeds} seeds drew nothing"
 
 
 def test_sims_start_without_reading_the_system_entropy(monkeypatch) -> None:
