@@ -12,18 +12,18 @@ from tianshen.sim import montecarlo
 def test_a_run_checks_the_setup_and_finds_the_sims_once(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[int] = []
     looked: list[str] = []
-    setup, policies = montecarlo.GameSetup, montecarlo.policies
+    setup, sims_class = montecarlo.GameSetup, montecarlo.sims_class
 
     def counted_setup(**fields):  # type: ignore[no-untyped-def]
         made.append(len(fields["seats"]))
         return setup(**fields)
 
-    def counted_policies() -> list[str]:
-        looked.append("policies")
-        return policies()
+    def counted_sims_class(family: str, policy: str = "default"):  # type: ignore[no-untyped-def]
+        looked.append(family)
+        return sims_class(family, policy)
 
     monkeypatch.setattr(montecarlo, "GameSetup", counted_setup)
-    monkeypatch.setattr(montecarlo, "policies", counted_policies)
+    monkeypatch.setattr(montecarlo, "sims_class", counted_sims_class)
     montecarlo._setup.cache_clear()
     montecarlo._sims_class.cache_clear()
     ruleset = load_ruleset("classic_8")

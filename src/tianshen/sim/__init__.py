@@ -94,19 +94,25 @@ class Finishing:
                     self.board.pm(p.name, self.gm, "/done", subject="完成")
 
 
-def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default",
-             done: bool = False, spec: RulesetSpec | None = None) -> Sims:
-    """The simulated players of a ruleset family, playing by `policy`; with `done`, they
-    also say when they are finished (`Finishing`).  `spec`: the variant as the game's ruleset
-    holds it, read by the sims instead of loading it again (a Monte Carlo run plays thousands
-    of games; a variant file given by path may share its id with a shipped one)."""
+def sims_class(family: str, policy: str = "default") -> Callable[[PlayerSide, str, int], Sims]:
+    """The class of a ruleset family's simulated players playing by `policy` (a clear
+    ValueError for an unknown policy or family)."""
     from tianshen.rules import families
 
     if policy not in policies():
         raise ValueError(f"unknown policy '{policy}'; policies: {', '.join(policies())}")
     if family not in families():
         raise ValueError(f"no simulated players for ruleset family '{family}'")
-    sims: Sims = families()[family].sims_class(policy)(board, gm_account, seed)
+    return families()[family].sims_class(policy)  # type: ignore[no-any-return]
+
+
+def sims_for(family: str, board: PlayerSide, gm_account: str, seed: int, policy: str = "default",
+             done: bool = False, spec: RulesetSpec | None = None) -> Sims:
+    """The simulated players of a ruleset family, playing by `policy`; with `done`, they
+    also say when they are finished (`Finishing`).  `spec`: the variant as the game's ruleset
+    holds it, read by the sims instead of loading it again (a Monte Carlo run plays thousands
+    of games; a variant file given by path may share its id with a shipped one)."""
+    sims: Sims = sims_class(family, policy)(board, gm_account, seed)
     if spec is not None:
         sims.know(spec)
     return Finishing(sims, board, gm_account) if done else sims

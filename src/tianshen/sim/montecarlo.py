@@ -20,7 +20,7 @@ from functools import cache
 from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
-from tianshen.sim import Sims, policies
+from tianshen.sim import Sims, sims_class
 from tianshen.sim.seats import DEFAULT_START, MAX_STEPS, default_seats
 
 GM_ACCOUNT = "神的使者"
@@ -180,15 +180,9 @@ def _setup(players: int, start: datetime) -> GameSetup:
 
 @cache
 def _sims_class(family: str, policy: str) -> Callable[[CoreBoard, str, int], Sims]:
-    """What `sims_for` makes for the family and policy, looked up once per run (the policies
-    and the class by its "module:Class" name)."""
-    from tianshen.rules import families
-
-    if policy not in policies():
-        raise ValueError(f"unknown policy '{policy}'; policies: {', '.join(policies())}")
-    if family not in families():
-        raise ValueError(f"no simulated players for ruleset family '{family}'")
-    return families()[family].sims_class(policy)  # type: ignore[no-any-return]
+    """`sims_class`, looked up once per run (the policies and the class by its "module:Class"
+    name)."""
+    return sims_class(family, policy)
 
 
 def _watched(state: GameState) -> list[str]:
