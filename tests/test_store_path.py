@@ -213,14 +213,18 @@ def test_the_inputs_and_the_deadline_after_them_are_one_transaction(env: Env) ->
     assert any("第1夜结束" in p for p in env.gm_posts())
 
 
-def test_a_classic_10_rehearsal_takes_at_most_40_transactions(db_url: str) -> None:
-    """Issue 37: one transaction an advance for its steps and marks, one for what it sent."""
+def test_a_classic_10_rehearsal_takes_at_most_16_transactions(db_url: str) -> None:
+    """Issue 37: one transaction an advance for its steps, its marks and what the advance
+    before it sent (the last flush recorded at once); 25 when each flush had its own."""
     store = Store(db_url, durable=False)
     store.upgrade()
     done = _transactions(store)
     result = rehearse("classic_10", 1, db_url, store=store, name="tx-count")
     assert result.winner
-    assert len([t for t in done if t]) <= 40
+    assert len([t for t in done if t]) <= 16
+    alone = [t for t in done if t and all(s.startswith("UPDATE outbox") for s in t)]
+    assert len(alone) <= 1  # the last flush's own (no step comes after it)
+    assert store.pending_outbox(result.game_id) == []  # the last flush's too
     # a run's last state and the players' rows as it left them are what is stored
     assert store.load_game(result.game_id).state_json == result.state.model_dump_json()
     with store.engine.connect() as conn:
@@ -477,3 +481,53 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
     assert [(p.label, p.ended_at is None) for p in store.phases(game_id)] == [("night 1", False), ("day 1", True)]
     assert many == []
     store.close()
+
+
+def _alone(tmp_path: Path) -> Env:
+    """A classic_10 game on a rehearsal's own board (`create(alone=True)`), night 1 open."""
+    clock = VirtualClock(START)
+    board = MemoryBoard(clock.now)
+    forum = RecordingForum(board)
+    forum.login()
+    store = Store(f"sqlite:///{tmp_path / 'alone.db'}", durable=False)
+    store.upgrade()
+    setup = GameSetup(seats=[Seat(name=n) for n in ROLES], seed=7, start=START, fixed_roles=ROLES)
+    driver = GameDriver.create(store, forum, "g1", "classic_10", setup, alone=True)
+    driver.trust_cache = True  # as `rehearse`: no one else writes its game
+    return Env(clock, board, forum, store, driver)
+
+
+def test_a_rehearsals_flush_is_recorded_with_its_next_step(tmp_path: Path) -> None:
+    """Issue 37: on a rehearsal's own board (it drops a repeated key) what a flush sent is
+    written in the next step's transaction, not in one of its own; this process's queue
+    knows it went out at once."""
+    env = _alone(tmp_path)
+    done = _transactions(env.store)
+    _night_pms(env)
+    env.driver.advance(env.clock.now())  # three receipts, sent
+    assert env.store.queued(env.game_id) == []
+    other = Store(env.store.url)  # another reader: not recorded yet
+    assert len(other.pending_outbox(env.game_id)) == 3
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())  # dawn: the receipts recorded with its step
+    steps = [t for t in done if any(s.startswith("UPDATE games") for s in t)]
+    assert len(steps) == 2 and any(s.startswith("UPDATE outbox") for s in steps[1])
+    assert not [t for t in done if t and all(s.startswith("UPDATE outbox") for s in t)]
+    receipts = [r for r in other.outbox(env.game_id) if r.key.split(":")[1] in ("2", "3", "4")]
+    assert len(receipts) == 3 and all(r.status == "sent" for r in receipts)
+    other.close()
+
+
+def test_a_rehearsal_killed_before_recording_sends_again_and_the_board_keeps_one_copy(tmp_path: Path) -> None:
+    """Killed between a flush and the step that records it: the rows are still pending in
+    the database; the restarted driver sends them again, the board drops the repeated keys
+    (one copy each on the board) and the rows are recorded sent."""
+    env = _alone(tmp_path)
+    _night_pms(env)
+    env.driver.advance(env.clock.now())  # three receipts, sent; the process dies before its next step
+    before = len(gm_pms(env.board, "丙")), len(gm_pms(env.board, "庚")), len(gm_pms(env.board, "辛"))
+    env.restart()  # the unrecorded parts died with the old store
+    assert len(env.store.pending_outbox(env.game_id)) == 3
+    assert env.driver.flush() == 3
+    assert (len(gm_pms(env.board, "丙")), len(gm_pms(env.board, "庚")), len(gm_pms(env.board, "辛"))) == before
+    assert env.store.pending_outbox(env.game_id) == []

@@ -638,7 +638,8 @@ class GameDriver:
         # the replies wait, and the PMs after them (issue 32 item 2: a flood holds back no post)
         queue = in_queue_order(rows)
         cut = next((i for i, row in enumerate(queue) if is_reply(row)), len(queue))
-        self.sender.send(queue[:cut] + [row for row in queue[cut:] if row.attempt_part is not None])
+        self.sender.send(queue[:cut] + [row for row in queue[cut:] if row.attempt_part is not None],
+                         later=self._record_later())
         return not any(row.kind == "post" for row in self.store.queued(self.game_id))
 
     def _window_mark(self, at: datetime, seq: int, outcome: Outcome, dl: object) -> dict[str, str]:
@@ -927,9 +928,16 @@ class GameDriver:
         if not self._maybe_pending and self._cached is not None:
             return 0  # nothing committed since everything went out
         rows = self.store.queued(self.game_id)  # what this process wrote: not read again (`Store.queued`)
-        sent = self.sender.send(rows, budget_s)
+        sent = self.sender.send(rows, budget_s, later=self._record_later())
         self._maybe_pending = sent < len(rows)
         return sent
+
+    def _record_later(self) -> bool:
+        """What a flush sent is recorded with the next step's transaction, not in one of its
+        own (issue 37): a rehearsal's own board (which drops a repeated key: a crash before
+        that step sends it again for nothing), while the game goes on (the last flush is
+        recorded at once: no step comes after it)."""
+        return self.alone and self._current().phase.kind != "over"
 
 
 def signed_up(config: dict) -> datetime | None:

@@ -6,7 +6,8 @@ recorded (part number, forum time); after it, the part is recorded as done.  A c
 the write and its recording leaves the try on record, and the next flush asks the forum
 whether that write arrived (`Forum.find_written`) before it writes again: nothing is lost,
 nothing is doubled, on any forum.  The memory board drops a repeated key by itself
-(`remembers_keys`), so there the tries are not recorded and one flush is recorded at once.
+(`remembers_keys`), so there the tries are not recorded and one flush is recorded at once
+(in a rehearsal with its next step: `send(later=True)`).
 
 A message the board refuses for good (`Undeliverable`: the recipient is no account, or takes
 no PMs from the GM) fails alone (issue 23 item 4): its row is marked failed with the board's
@@ -76,10 +77,12 @@ class OutboxSender:
         # game comes back from elsewhere)
         self._read: set[int] = set()
 
-    def send(self, rows: Sequence[OutboxRecord], budget_s: float | None = None) -> int:
+    def send(self, rows: Sequence[OutboxRecord], budget_s: float | None = None, later: bool = False) -> int:
         """Send `rows` in the order given; stop at the first forum failure, or when the
         time budget is spent (a row the board refuses for good fails alone: the others go
-        on).  Returns how many rows went out whole."""
+        on).  Returns how many rows went out whole.  `later`: on a board that remembers
+        keys, what went out is recorded with the store's next transaction (a rehearsal's
+        next step), not in one of its own."""
         if getattr(self.forum, "offline", False):
             return 0  # `tianshen admin` beside the daemon: the daemon sends (and claims) them
         remembers = bool(getattr(self.forum, "remembers_keys", False))
@@ -105,7 +108,7 @@ class OutboxSender:
                     log.info("game_id=%s sent %s %s to %s", row.game_id, row.kind, row.key, row.target)
         finally:  # a crash (SIGKILL) records nothing: the board drops the repeated keys
             if not sys.exc_info()[0] or issubclass(sys.exc_info()[0], Exception):
-                self.store.record_parts(batch)
+                self.store.record_parts(batch, later=later and remembers)
         return sent
 
     def _failed(self, row: OutboxRecord, reason: str) -> None:

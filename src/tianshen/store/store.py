@@ -378,6 +378,16 @@ def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
     _upsert_rows(conn, "threads", [dict(game_id=g, key=k, forum_thread_id=t) for g, k, t in threads])
 
 
+def _record(conn: Connection, parts: list[tuple[SentPart, datetime]]) -> int:
+    """The parts sent (each with the time it was sent) and the threads they opened; how
+    many rows were found (all of them, as far as the database driver can tell)."""
+    _set_threads(conn, [(p.game_id, *p.thread) for p, _ in parts if p.thread is not None])
+    done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), [
+        dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=at, b_board=p.board_at)
+        for p, at in parts])
+    return done.rowcount if conn.dialect.supports_sane_multi_rowcount else len(parts)
+
+
 def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
     """The players' rows as the steps left them: the changed seats' rows updated (one
     statement), or all of them written again when a step changed which seats there are."""
@@ -727,9 +737,15 @@ class Store:
         # the leases' clock: None is the database's own (PostgreSQL's, one for every host; SQLite,
         # one process on one host, has none: the host's); a test sets a virtual one
         self.lease_clock: Callable[[], datetime] | None = None
+        # parts sent on a board that remembers keys, recorded with the next transaction this
+        # store opens (`record_parts(later=True)`), each with the time it was sent
+        self._unrecorded: list[tuple[SentPart, datetime]] = []
 
     def close(self) -> None:
-        """Release every pooled connection."""
+        """Record what is still unrecorded, and release every pooled connection."""
+        if self._unrecorded:
+            with self._conn():
+                pass
         self.engine.dispose()
 
     def upgrade(self) -> None:
@@ -755,14 +771,31 @@ class Store:
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
-        with self._sessions() as session, session.begin():
-            yield session
+        """One transaction through an ORM session (the sent parts not yet recorded go first)."""
+        parts, self._unrecorded = self._unrecorded, []
+        try:
+            with self._sessions() as session, session.begin():
+                if parts:
+                    _record(session.connection(), parts)
+                yield session
+        except BaseException:
+            self._unrecorded[:0] = parts  # rolled back: they go with the next one
+            raise
 
     @contextmanager
     def _conn(self) -> Iterator[Connection]:
-        """One transaction of Core statements, no ORM session: the driver's hot paths."""
-        with self.engine.begin() as conn:
-            yield conn
+        """One transaction of Core statements, no ORM session: the driver's hot paths.  The
+        sent parts not yet recorded (`record_parts(later=True)`) are written first in it, so
+        whatever this store reads or writes next sees them."""
+        parts, self._unrecorded = self._unrecorded, []
+        try:
+            with self.engine.begin() as conn:
+                if parts:
+                    _record(conn, parts)
+                yield conn
+        except BaseException:
+            self._unrecorded[:0] = parts  # rolled back: they go with the next one
+            raise
 
     # ---- games ------------------------------------------------------------------------
 
@@ -1278,20 +1311,23 @@ class Store:
                       .values(claimed_by=None, claimed_until=None))
         self.forget_queue(game_id)  # the other process may have written it
 
-    def record_parts(self, parts: list[SentPart], game_id: int | None = None) -> None:
+    def record_parts(self, parts: list[SentPart], game_id: int | None = None, later: bool = False) -> None:
         """What a flush wrote, in one transaction: parts done, threads opened, rows sent (one
-        statement each for every part and every thread, not a read and a write a part)."""
+        statement each for every part and every thread, not a read and a write a part).
+
+        `later`: written first in the next transaction this store opens (a rehearsal's next
+        step: issue 37), the known rows brought up to date now.  Only for a board that drops a
+        repeated key by itself (the memory board): a crash before that transaction leaves the
+        rows pending, and sending them again changes nothing on the board."""
         if not parts:
             return
         now = utcnow()
-        with self._conn() as conn:
-            _set_threads(conn, [(p.game_id, *p.thread) for p in parts if p.thread is not None])
-            done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), [
-                dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=now,
-                     b_board=p.board_at)
-                for p in parts])
-            if conn.dialect.supports_sane_multi_rowcount and done.rowcount < len(parts):
-                raise KeyError([p.outbox_id for p in parts])  # a row that is not there: nothing recorded
+        if later:
+            self._unrecorded += [(p, now) for p in parts]
+        else:
+            with self._conn() as conn:
+                if _record(conn, [(p, now) for p in parts]) < len(parts):
+                    raise KeyError([p.outbox_id for p in parts])  # a row that is not there: nothing recorded
         for p in parts:  # the known rows as the statement left them
             row = self._unqueue(p.outbox_id, p.game_id) if p.done else self._row(p.outbox_id, p.game_id)
             if row is None:
