@@ -443,8 +443,9 @@ def test_a_utc_time_goes_to_sqlite_as_its_text_at_once(tmp_path: Path, monkeypat
 def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """psycopg runs an executemany in a pipeline, dearer than an execute a row below five rows
     (issue 37): a step's three marks and three outbox rows go as one VALUES list each (one
-    round trip, not three), a flush's three parts are executed one by one, their rowcount
-    summed and their RETURNING kept as an executemany's."""
+    round trip, not three), a flush's parts recorded alike go as one statement (see
+    `test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement`), their rowcount tells
+    a row that is not there."""
     if not db_url.startswith("postgresql"):
         pytest.skip("psycopg's executemany")
     import psycopg
@@ -480,6 +481,33 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
     assert executed.count("INSERT INTO phases") == 1
     assert [(p.label, p.ended_at is None) for p in store.phases(game_id)] == [("night 1", False), ("day 1", True)]
     assert many == []
+    store.close()
+
+
+def test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement(db_url: str) -> None:
+    """Issue 37: the parts of a flush recorded alike (PMs: one part, no forum ref) are one
+    UPDATE on PostgreSQL, their ids one array; a post (its own ref and board time) its own.
+    SQLite keeps an executemany of a row each (its executes cost no round trip)."""
+    from tianshen.store import SentPart
+
+    store = Store(db_url)
+    store.upgrade()
+    game_id = store.create_game(f"alike-{id(store)}", "classic_10", 1, {}, "{}", "night 1", None, [])
+    items = [OutboxItem(kind="pm", target=f"p{n}", body=f"第{n}条") for n in range(6)]
+    store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
+                      state_json="{}", status="running", deadline_at=None, winner=None, players=None,
+                      outbox=[*items, OutboxItem(kind="post", target="main", body="公告")], expected_seq=0)
+    rows = store.pending_outbox(game_id)
+    sets: list[int] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *a: sets.append(len(a[3]) if a[5] else 1)
+                 if a[2].startswith("UPDATE outbox") else None)
+    store.record_parts([SentPart(outbox_id=r.id, parts_done=1, done=True, game_id=game_id,
+                                 forum_ref="7" if r.kind == "post" else None,
+                                 board_at=START if r.kind == "post" else None) for r in rows])
+    assert sets == ([2] if db_url.startswith("postgresql") else [7])
+    assert store.pending_outbox(game_id) == []
+    assert [(r.status, r.forum_ref, r.board_at) for r in store.outbox(game_id)] == [("sent", None, None)] * 6 + [
+        ("sent", "7", START)]
     store.close()
 
 

@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
+    ARRAY,
     Boolean,
     Connection,
     Engine,
     Insert,
+    Integer,
     String,
+    any_,
     bindparam,
     case,
     create_engine,
@@ -116,7 +119,7 @@ _PENDING_OF = (select(_O).where(_O.c.game_id.in_(bindparam("gids", expanding=Tru
                .order_by(_O.c.id))
 _DONE = bindparam("b_done", type_=Boolean)
 # one part recorded (a row's first forum ref stays); the last part sends the row
-_RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(
+_RECORDED = dict(
     parts_done=bindparam("b_parts"), attempt_part=None, attempt_since=None,
     forum_ref=func.coalesce(func.nullif(_O.c.forum_ref, ""), func.nullif(bindparam("b_ref", type_=String), ""),
                             _O.c.forum_ref),
@@ -124,6 +127,10 @@ _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(
     status=case((_DONE, "sent"), else_=_O.c.status), sent_at=case((_DONE, bindparam("b_sent", type_=_O.c.sent_at.type)), else_=_O.c.sent_at),
     claimed_by=case((_DONE, None), else_=_O.c.claimed_by),
     claimed_until=case((_DONE, None), else_=_O.c.claimed_until))
+_RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(_RECORDED)
+# PostgreSQL: the parts recorded alike (a flush's PMs: one part each, no forum ref) as one
+# statement, their rows' ids one array (an execute costs its client about as much as a row)
+_RECORD_ALIKE = update(_O).where(_O.c.id == any_(bindparam("oids", type_=ARRAY(Integer)))).values(_RECORDED)
 _MARKS = select(_M.c.name, _M.c.value).where(_M.c.game_id == _GID)
 _THREAD = select(_T.c.forum_thread_id).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
 _THREADS = select(_T.c.forum_thread_id, _T.c.key).where(_T.c.game_id == _GID)
@@ -389,9 +396,18 @@ def _record(conn: Connection, parts: list[tuple[SentPart, datetime]]) -> int:
     """The parts sent (each with the time it was sent) and the threads they opened; how
     many rows were found (all of them, as far as the database driver can tell)."""
     _set_threads(conn, [(p.game_id, *p.thread) for p, _ in parts if p.thread is not None])
-    done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), [
-        dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=at, b_board=p.board_at)
-        for p, at in parts])
+    rows = [dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=at, b_board=p.board_at)
+            for p, at in parts]
+    if conn.dialect.name == "postgresql" and len(rows) > 1:
+        alike: dict[tuple[Any, ...], list[int]] = {}
+        for row in rows:
+            alike.setdefault(tuple(v for k, v in row.items() if k != "oid"), []).append(row["oid"])
+        if len(alike) < len(rows):
+            done = _run(conn, _fast(conn, "record_alike", lambda: _RECORD_ALIKE), [
+                dict(zip(("b_parts", "b_ref", "b_done", "b_sent", "b_board"), values, strict=True), oids=ids)
+                for values, ids in alike.items()])
+            return done.rowcount
+    done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), rows)
     return done.rowcount if conn.dialect.supports_sane_multi_rowcount else len(parts)
 
 
