@@ -543,6 +543,10 @@ def test_a_rehearsals_flush_is_recorded_with_its_next_step(tmp_path: Path) -> No
     assert not [t for t in done if t and all(s.startswith("UPDATE outbox") for s in t)]
     receipts = [r for r in other.outbox(env.game_id) if r.key.split(":")[1] in ("2", "3", "4")]
     assert len(receipts) == 3 and all(r.status == "sent" for r in receipts)
+    assert other.pending_outbox(env.game_id) != []  # the dawn's posts: not recorded yet
+    # a read of this store (an ORM session) writes them first: it sees what went out
+    assert [r.key for r in env.store.outbox(env.game_id) if r.status != "sent"] == []
+    assert other.pending_outbox(env.game_id) == []
     other.close()
 
 
