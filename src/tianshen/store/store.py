@@ -766,10 +766,12 @@ class Store:
 
     def close(self) -> None:
         """Record what is still unrecorded, and release every pooled connection."""
-        if self._unrecorded:
-            with self._conn():
-                pass
-        self.engine.dispose()
+        try:
+            if self._unrecorded:
+                with self._conn():
+                    pass
+        finally:
+            self.engine.dispose()
 
     def upgrade(self) -> None:
         """Build or migrate the schema: `alembic upgrade head` on this store's database, in one
