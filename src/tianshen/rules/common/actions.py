@@ -35,7 +35,9 @@ def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, nam
     if not cmd.arg:
         raise Refused(spec.later("ability_no_target", name=ability.name))
     target = state.player(names_match(cmd.arg, names))
-    abilities.check_target(spec, ability, p, target, group_of(spec, state, target) == group_of(spec, state, p))
+    # (whether the target is of the player's own group matters only to an `other` target rule)
+    same_group = ability.target == "other" and group_of(spec, state, target) == group_of(spec, state, p)
+    abilities.check_target(spec, ability, p, target, same_group)
     if (uses := ability.get("uses")) and state.data.get(uses, 0) <= 0:
         raise Refused(spec.later(f"{ability.id}_spent"))  # 001 §2.7: 招魂's two uses
     if ability.group == "faction":

@@ -288,7 +288,7 @@ class ForumGame(Ruleset):
     # ---- PMs ------------------------------------------------------------------------
 
     def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
-        verb, names = cmd.verb, [q.name for q in state.players]
+        verb = cmd.verb
         if verb == "accuse":
             return days.accuse(state, p, cmd.arg)
         day = peek(state.data, "day")  # read only here: not copied for every PM
@@ -304,7 +304,7 @@ class ForumGame(Ruleset):
                 return self._cancel(state, p, cmd.arg)
             if verb in ("declaration", "story"):
                 return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
-            line = nights.take_power(self.spec, state, p, cmd, names, self.actions)
+            line = nights.take_power(self.spec, state, p, cmd, [q.name for q in state.players], self.actions)
             nights.tell_partners(self.spec, state, p, line.split("\n")[0], out)
             return line
         if verb == "delegate":
