@@ -772,8 +772,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """A hook: after every deadline (the shared rule: the GM is told who posted less than
         the quota)."""
         rule = activity.quota(self.spec.options)
-        start = next((p for p in [state.data.get("started_at")] if p), None)
-        if not rule or state.phase.kind == "over" or start is None:
+        if not rule:  # (most variants: nothing more to read)
+            return
+        start = state.data.get("started_at") or None
+        if state.phase.kind == "over" or start is None:
             return
         posts, hours = rule
         for name, count in activity.lurkers(state, at, posts, hours, datetime.fromisoformat(start)):

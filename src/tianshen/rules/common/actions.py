@@ -144,8 +144,9 @@ def protected(spec: RulesetSpec, state: GameState, x: int | None | bool = False)
     if x is None:
         return set()
     counts: dict[str, int] = {}
+    prayers = state.data["subs"].get("pray", {})
     for commoner in living_commoners(state):
-        target = state.data["subs"].get("pray", {}).get(commoner.name)
+        target = prayers.get(commoner.name)
         if target:
             counts[target] = counts.get(target, 0) + 1
     return {t for t, n in counts.items() if n >= x}

@@ -61,8 +61,11 @@ def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: lis
     }
 
 
+_BALLOT_OF_STEP = {"vote": "main", "ld": "ld", "summon": "summon"}
+
+
 def ballot_kind(state: GameState) -> str | None:
-    return {"vote": "main", "ld": "ld", "summon": "summon"}.get(state.phase.step)
+    return _BALLOT_OF_STEP.get(state.phase.step)
 
 
 def voters(state: GameState, kind: str) -> list[Player]:
@@ -122,7 +125,8 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
         if p.name in day(state)["cannot_vote"]:
             raise Refused("你昨夜被束魂救活，魂不守舍，今天不能参加投票和生死投票。")
         raise Refused("你不能参加这次投票。")
-    cast = day_read(state)["ballots"][kind].get(p.name)
+    looked = day_read(state)
+    cast = looked["ballots"][kind].get(p.name)
     if cast is not None:
         raise Refused(f"你已经投给了{cast['target']}。投票一旦投出，就禁止修改。")
     target = candidate(state, kind, written)
@@ -202,11 +206,15 @@ def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: 
     """The result post's table, rendered from the ballot's tally: one row per candidate,
     count, voters, and curse/bless where visible."""
     d = day(state)
-    delegated = d["delegations"]
+    delegated = d["delegations"].values()
+    posted = d["ballots"]["main"], d["ballots"]["ld"]
+    by_target: dict[str, list[str]] = {}  # each target's voters, in the votes' order, marked when delegated
+    for v, t in votes.items():
+        mark = "（委托）" if any(v in dl for dl in delegated) and v not in posted[0] and v not in posted[1] else ""
+        by_target.setdefault(t, []).append(v + mark)
     lines: list[str | Text] = [spec.later("tally_columns")]  # rendered when the post is read
     for row in count.rows:
-        who = [v + ("（委托）" if any(v in dl for dl in delegated.values()) and v not in d["ballots"]["main"]
-                    and v not in d["ballots"]["ld"] else "") for v, t in votes.items() if t == row.name]
+        who = by_target.get(row.name, ())
         lines.append(spec.later("tally_line", name=row.name, count=row.total, voters="、".join(who) or "—",
                                 note=row.modifier or " "))
     return lines if len(lines) > 1 else []
