@@ -81,7 +81,11 @@ def voters(state: GameState, kind: str) -> list[Player]:
 
 def must_vote(state: GameState, kind: str, p: Player) -> bool:
     """Whether `p` is among `voters(state, kind)`, without making the list (every vote asks)."""
-    d = day_read(state)
+    return _must_vote(day_read(state), kind, p)
+
+
+def _must_vote(d: dict, kind: str, p: Player) -> bool:
+    """`must_vote` on the day `d` (looked at, not changed)."""
     if kind == "summon":
         return p.name in d["summoned"]
     return (p.alive or p.name in d.get("revived", ())) and p.name not in d["cannot_vote"]
@@ -100,8 +104,12 @@ def candidates(state: GameState, kind: str) -> list[str]:
 
 
 def window_end(state: GameState) -> datetime:
-    d = day_read(state)
-    return ts(d["step_ends_at"]) if state.phase.step in ("ld", "summon") else ts(d["vote_ends_at"])
+    return _window_end(day_read(state), state.phase.step)
+
+
+def _window_end(d: dict, step: str) -> datetime:
+    """`window_end` on the day `d` (looked at, not changed) in step `step`."""
+    return parse(d["step_ends_at"] if step in ("ld", "summon") else d["vote_ends_at"])
 
 
 def candidate(state: GameState, kind: str, written: str) -> str:
@@ -119,13 +127,13 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
     kind = ballot_kind(state)
     if kind is None:
         raise Refused("现在不是投票时间。投票帖贴出后请在投票帖里跟帖投票。")
-    if at > window_end(state):
+    looked = day_read(state)  # (looked at only: the vote is written with `put`)
+    if at > _window_end(looked, state.phase.step):
         raise Refused("投票已经截止，这一票无效。")
-    if not must_vote(state, kind, p):
+    if not _must_vote(looked, kind, p):
         if p.name in day(state)["cannot_vote"]:
             raise Refused("你昨夜被束魂救活，魂不守舍，今天不能参加投票和生死投票。")
         raise Refused("你不能参加这次投票。")
-    looked = day_read(state)
     cast = looked["ballots"][kind].get(p.name)
     if cast is not None:
         raise Refused(f"你已经投给了{cast['target']}。投票一旦投出，就禁止修改。")
