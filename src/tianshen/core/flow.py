@@ -76,20 +76,6 @@ def time_at(state: GameState, path: str) -> datetime | None:
 _PATHS: dict[str, tuple[str, ...]] = {}  # a step's dotted path, split once (the tables are few)
 
 
-def data_paths(steps: tuple[Step, ...]) -> tuple[tuple[str, ...], ...]:
-    """Every `data` path a step of the table reads its end or its reminder's start from, split."""
-    paths = {p for s in steps for p in (s.deadline, s.reminder_from) if p and p not in (PHASE_END, PHASE_START)}
-    return tuple(tuple(p.split(".")) for p in sorted(paths))
-
-
-def data_value(data: dict, names: tuple[str, ...]) -> object:
-    """The value at a split `data` path as `time_at` reads it (None where a dict is missing)."""
-    holder: object = data
-    for name in names:
-        holder = peek(holder, name) if isinstance(holder, dict) else None  # read only: not copied
-    return holder
-
-
 def end_of(step: Step, state: GameState) -> datetime | None:
     """When the step ends: its deadline, or earlier once everyone is done (early_done)."""
     at = time_at(state, step.deadline)

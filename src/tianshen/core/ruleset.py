@@ -151,7 +151,6 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         # whether the family has an `after_input` (apply_in_place makes its Messages only then)
         self._after_input = type(self).after_input is not Ruleset.after_input
         self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
-        self._step_paths = (self.STEPS, flow.data_paths(self.STEPS))  # the `data` times the schedule reads
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -226,29 +225,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def next_deadline(self, state: GameState) -> Deadline | None:
         """The next scheduled moment; None when the game is over or paused by the GM.  Worked
-        out once for a state as it is: kept in `GameState.due` with what it was worked out
-        from (`_schedule_inputs`); every fold drops it, unless it leaves all that as it was
-        (`apply_in_place`: a PM that records a night action, a vote that ends nothing)."""
+        out once for a state as it is (`GameState.due`, dropped by every fold)."""
         due = state.due
         if due is DUE_UNKNOWN:
-            deadline = self._next_deadline(state)
-            state.due = (deadline, self._schedule_inputs(state))
-            return deadline
-        return due[0]  # type: ignore[no-any-return]
-
-    def _schedule_inputs(self, state: GameState) -> tuple[Any, ...]:
-        """Everything `_next_deadline` reads of a state, as values (equal values: the same next
-        deadline): the phase, the pause, an early end, the reminder's mark and hours, the
-        check-in's and the substitution's ends, and each `data` time a step of the table names."""
-        ph, data = state.phase, state.data
-        options, window, sub = peek(data, "options"), peek(data, "checkin"), peek(data, "substitution")
-        steps, paths = self._step_paths
-        if steps is not self.STEPS:  # (a table set after the ruleset was made)
-            steps, paths = self._step_paths = (self.STEPS, flow.data_paths(self.STEPS))
-        return (ph.kind, ph.step, ph.number, ph.ends_at, ph.started_at, peek(data, "paused_at"),
-                peek(data, "early_at"), peek(data, "reminded"), options.get("reminder_hours") if options else options,
-                window.get("ends_at") if window else window, sub.get("ends_at") if sub else sub,
-                *[flow.data_value(data, names) for names in paths])
+            due = state.due = self._next_deadline(state)
+        return due
 
     def _next_deadline(self, state: GameState) -> Deadline | None:
         data = state.data
@@ -678,22 +659,16 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
         alive_before = list(map(_ALIVE, state.players))  # in C: every input asks
         known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
-        outcome = self._fold(state, event, None, DUE_UNKNOWN if known is DUE_UNKNOWN else known[0])
-        after_state = outcome.state
-        after_state.due = DUE_UNKNOWN
+        outcome = self._fold(state, event, None, known)
+        outcome.state.due = DUE_UNKNOWN
         if self._after_input:
             after = Messages()
-            self.after_input(after_state, event, after)
+            self.after_input(outcome.state, event, after)
             outcome.posts += after.posts
             outcome.pms += after.pms
             outcome.notes += after.notes
-        if alive_before != list(map(_ALIVE, after_state.players)):
-            outcome.deaths = deaths_since(alive_before, after_state)
-        # the next deadline kept when the fold left everything it is worked out from as it was
-        # (a deadline input always moves it: not compared)
-        if known is not DUE_UNKNOWN and after_state is state and not isinstance(event, DeadlineIn) \
-                and self._schedule_inputs(state) == known[1]:
-            state.due = known
+        if alive_before != list(map(_ALIVE, outcome.state.players)):
+            outcome.deaths = deaths_since(alive_before, outcome.state)
         return outcome
 
     def after_input(self, state: GameState, event: Input, out: Messages) -> None:
