@@ -197,7 +197,8 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
     order, curse/bless only where visible (001 §2.5–2.6), every counted ballot and how it came."""
     d = day(state)
     rows = []
-    for name in sorted(result.counts, key=lambda n: -result.counts[n]):
+    # most votes first, ties in the count's order (`reverse` keeps a sort stable)
+    for name in sorted(result.counts, key=result.counts.__getitem__, reverse=True):
         if with_modifiers and result.counts[name] == 0 and result.raw.get(name, 0) == 0:
             # 002 庇佑: "如果被庇佑的人的得票本来就是0，也不再公布他被庇佑" — a line "X：0票" that
             # only a bless can produce would reveal it, so a 0-vote candidate is not listed.
@@ -214,11 +215,11 @@ def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: 
     """The result post's table, rendered from the ballot's tally: one row per candidate,
     count, voters, and curse/bless where visible."""
     d = day(state)
-    delegated = d["delegations"].values()
+    delegating = set().union(*d["delegations"].values())  # whoever gave a delegation in any ballot
     posted = d["ballots"]["main"], d["ballots"]["ld"]
     by_target: dict[str, list[str]] = {}  # each target's voters, in the votes' order, marked when delegated
     for v, t in votes.items():
-        mark = "（委托）" if any(v in dl for dl in delegated) and v not in posted[0] and v not in posted[1] else ""
+        mark = "（委托）" if v in delegating and v not in posted[0] and v not in posted[1] else ""
         by_target.setdefault(t, []).append(v + mark)
     lines: list[str | Text] = [spec.later("tally_columns")]  # rendered when the post is read
     for row in count.rows:
