@@ -5,6 +5,7 @@ groups (002 "无法…达成一致，视为放弃", DECISIONS B1) and the common
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from tianshen.core import abilities, intake
 from tianshen.core.grammar import Command, count_declaration_chars
@@ -27,7 +28,7 @@ from tianshen.rules.common.roles import (
 # ---- intake -------------------------------------------------------------------------
 
 
-def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: list[str],
+def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: Sequence[str],
                ledger: Actions) -> str:
     """Record one night power; returns the receipt line, raises Refused with the reason.  The
     role, target and receipt come from the ability table (core.abilities)."""
@@ -104,7 +105,7 @@ def tell_partners(spec: RulesetSpec, state: GameState, p: Player, line: str, out
 
 Refused = intake.Refused  # an input refused with a reason for the player
 
-def names_match(written: str, names: list[str]) -> str:
+def names_match(written: str, names: Sequence[str]) -> str:
     try:
         return match_name(written, names)
     except NameMatchError as exc:

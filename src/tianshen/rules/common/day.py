@@ -19,6 +19,7 @@ from tianshen.core.clock import PhaseClock, parse
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player, peek, put
+from tianshen.core.names import seat_names
 from tianshen.core.spec import RulesetSpec, Text
 from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import resolve_name
@@ -115,7 +116,7 @@ def _window_end(d: dict, step: str) -> datetime:
 def candidate(state: GameState, kind: str, written: str) -> str:
     """The candidate a vote names: read against every player (so a dead 丙丁 is not taken
     for 丙), then checked against this ballot's candidates."""
-    name = resolve_name(written, [q.name for q in state.players])
+    name = resolve_name(written, seat_names(state))
     allowed = candidates(state, kind)
     if name not in allowed:
         raise Refused(f"{name}不是这次投票的候选人。候选人：{'、'.join(allowed)}。")
