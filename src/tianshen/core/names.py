@@ -48,7 +48,7 @@ class NameMatchError(Exception):
 
 def match_name(written: str, names: Iterable[str]) -> str:
     """The one player name `written` means, or NameMatchError with the candidates."""
-    names = list(names)
+    names = names if type(names) is tuple or type(names) is list else list(names)  # (read only here)
     written = written.strip().strip("“”\"'「」『』《》")
     if written in names:
         return written

@@ -29,10 +29,11 @@ from tianshen.rules.common.roles import (
 
 
 def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: Sequence[str],
-               ledger: Actions) -> str:
+               ledger: Actions, held: abilities.Ability | None = None) -> str:
     """Record one night power; returns the receipt line, raises Refused with the reason.  The
-    role, target and receipt come from the ability table (core.abilities)."""
-    ability = abilities.check_role(spec, abilities.table(spec), p, cmd.verb)
+    role, target and receipt come from the ability table (core.abilities); `held`: the
+    player's ability for the command when the caller has looked it up (`Table.holds`)."""
+    ability = held or abilities.check_role(spec, abilities.table(spec), p, cmd.verb)
     if not cmd.arg:
         raise Refused(spec.later("ability_no_target", name=ability.name))
     target = state.player(names_match(cmd.arg, names))

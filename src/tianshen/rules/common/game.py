@@ -300,12 +300,13 @@ class ForumGame(Ruleset):
                 return days.cast_vote(state, p, cmd.arg, at, "pm")
             raise Refused(self.spec.later("dead_player"))
         if verb in self.powers or verb in ("declaration", "story", "cancel"):
-            abilities.check_window(self.spec, self._window_of(p, verb), state, at)
+            held = self.abilities.holds(p.role, verb)
+            abilities.check_window(self.spec, held or self._window_of(p, verb), state, at)
             if verb == "cancel":
                 return self._cancel(state, p, cmd.arg)
             if verb in ("declaration", "story"):
                 return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
-            line = nights.take_power(self.spec, state, p, cmd, seat_names(state), self.actions)
+            line = nights.take_power(self.spec, state, p, cmd, seat_names(state), self.actions, held)
             nights.tell_partners(self.spec, state, p, line.split("\n")[0], out)
             return line
         if verb == "delegate":
