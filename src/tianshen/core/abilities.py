@@ -50,13 +50,16 @@ class Ability:
     _extra: dict[str, Any] = field(init=False, repr=False, compare=False)  # `extra` as a dict, for `get`
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_extra", dict(self.extra))
+        extra = dict(self.extra)
+        object.__setattr__(self, "_extra", extra)
+        # `get` is that dict's own: one call in C (the night reads an ability's keys ~140 times a game)
+        object.__setattr__(self, "get", extra.get)
 
     @property
     def command(self) -> str:
         return self.verb or self.id
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: Any = None) -> Any:  # (each instance has `_extra.get` instead)
         return self._extra.get(key, default)
 
 
@@ -183,21 +186,22 @@ def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: date
     for the next night (000 1.1.5): only its lock is checked."""
     ph = state.phase
     check_late(spec, ability, state, at)
-    outside = ability.get("outside")
-    if ability.window == "night" and not queue_day:
+    window = ability.window
+    if window == "night" and not queue_day:
         if ph.kind != "night" or (ph.started_at and at < ph.started_at):
             # 002 平民: the window opens at dusk; a PM whose forum time is still in the day is
             # invalid even if it is processed after dusk (DECISIONS §0.1)
-            raise Refused(spec.later(outside or "not_night"))
+            raise Refused(spec.later(ability.get("outside") or "not_night"))
         if ph.ends_at and at >= ph.ends_at:
             raise Refused(spec.later("night_over"))
-    elif ability.window == "power":
+    elif window == "power":
         # a power round (004 补充 一 3–4): the night's `power` step, until its deadline
         if ph.kind != "night" or ph.step != "power" or ph.ends_at is None or at >= ph.ends_at:
-            raise Refused(spec.later(outside or "not_power_time"))
-    elif ability.window == "day" and ph.kind != "day":
-        raise Refused(spec.later(outside or "not_day"))
-    check_lock(spec, ability.lock, state, at, str(ability.get("locked", "night_locked")))
+            raise Refused(spec.later(ability.get("outside") or "not_power_time"))
+    elif window == "day" and ph.kind != "day":
+        raise Refused(spec.later(ability.get("outside") or "not_day"))
+    if ability.lock is not None:  # (check_lock does nothing without one)
+        check_lock(spec, ability.lock, state, at, str(ability.get("locked", "night_locked")))
 
 
 def check_late(spec: RulesetSpec, ability: Ability, state: GameState, at: datetime) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from tianshen.core.intake import Refused, reason_of
 from tianshen.core.model import GameState, Outcome, Player, PostIn
+from tianshen.core.names import seat_names
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import VotePost, not_a_vote, quote_note, read_vote_post
@@ -87,7 +88,7 @@ class VotePosts:
         """The vote the post holds (a reason may follow the name, issue 17); an edited post as
         first written when the forum shows it."""
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        return read_vote_post(text, [q.name for q in state.players])
+        return read_vote_post(text, seat_names(state))
 
     def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """A post in the vote thread with no vote: the log, and the voter told once."""

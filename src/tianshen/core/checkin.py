@@ -35,8 +35,10 @@ def shift(state: GameState, hours: float) -> None:
 def take(state: GameState, post: PostIn) -> bool:
     """A reply to the player list by a player's 马甲, in time, checks him in."""
     window = state.data.get("checkin")
+    if not window:  # (every post asks: no look for the player once the check-in is over)
+        return False
     p = state.find(post.author)
-    if not window or post.thread != THREAD or p is None or post.at > datetime.fromisoformat(window["ends_at"]):
+    if post.thread != THREAD or p is None or post.at > datetime.fromisoformat(window["ends_at"]):
         return False
     if p.name not in window["done"]:
         window["done"].append(p.name)

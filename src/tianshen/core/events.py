@@ -17,15 +17,17 @@ class EventLog(list[str]):
     """GM log lines, and the typed events noted with them (`events`, made with the first
     one: most inputs note none, and an outcome is made for every input)."""
 
-    __slots__ = ("events",)
+    # None (the class's) until the first event: read without a caught AttributeError, which
+    # an unset slot raised at every outcome (issue 37)
+    events: list[Event] | None = None
 
     def noted(self) -> list[Event]:
         """The events noted so far (a new list)."""
-        events = getattr(self, "events", None)  # no exception raised when unset (most inputs)
+        events = self.events
         return list(events) if events else []
 
     def add(self, event: Event) -> None:
-        events = getattr(self, "events", None)
+        events = self.events
         if events is None:
             self.events = [event]
         else:

@@ -69,7 +69,7 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
             return out, p
     reply: list[str | Text] = []  # rendered when the answer is read
     if done:
-        reply.append(spec.later("receipt_ok", lines="\n".join("✔ " + d for d in done)))
+        reply.append(spec.later("receipt_ok", lines="✔ " + "\n✔ ".join(done)))  # each line "✔ …"
     if refused:
         reply.append(spec.later("receipt_refused", lines=Lines("\n", refused), help=help(p)))
     if parsed.unknown:

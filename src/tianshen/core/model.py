@@ -718,11 +718,6 @@ class _Message:
         return f"{type(self).__name__}(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
-def _text_or_source(text: Any) -> tuple[str | None, Any]:
-    """(the text, None) for a plain string; (None, the source) for one rendered when read."""
-    return (text, None) if type(text) is str else (None, text)
-
-
 def _rendered(slot: str) -> property:
     """The message's text, rendered from its source on the first read and kept in `slot`."""
     def read(self: Any) -> str:
@@ -743,7 +738,10 @@ class PublicPost(_Message):
     def __init__(self, thread: str, body: Any, title: str | None = None) -> None:
         self.thread = thread
         self.title = title
-        self._body, self.source = _text_or_source(body)
+        if type(body) is str:  # (_text_or_source inline: a message is made for most inputs)
+            self._body, self.source = body, None
+        else:
+            self._body, self.source = None, body
 
     body = _rendered("_body")
 
@@ -755,7 +753,10 @@ class PrivateMessage(_Message):
     def __init__(self, to: str, subject: str, body: Any) -> None:
         self.to = to  # forum account name
         self.subject = subject
-        self._body, self.source = _text_or_source(body)
+        if type(body) is str:  # (_text_or_source inline: a message is made for most inputs)
+            self._body, self.source = body, None
+        else:
+            self._body, self.source = None, body
 
     body = _rendered("_body")
 
@@ -770,7 +771,10 @@ class Refusal(_Message):
     def __init__(self, sender: str, text: str, reason: Any) -> None:
         self.sender = sender
         self.text = text
-        self._reason, self.source = _text_or_source(reason)
+        if type(reason) is str:  # (_text_or_source inline: a message is made for most inputs)
+            self._reason, self.source = reason, None
+        else:
+            self._reason, self.source = None, reason
 
     reason = _rendered("_reason")
 
@@ -855,3 +859,13 @@ class Outcome:
                        "pms": [m.model_dump() for m in self.pms], "refusals": [m.model_dump() for m in self.refusals],
                        "log": list(self.log), "notes": self.notes, "deaths": [asdict(d) for d in self.deaths],
                        "events": [asdict(e) for e in self.events]})
+
+
+def made(state: GameState, posts: list[PublicPost], pms: list[PrivateMessage], refusals: list[Refusal],
+         log: list[str], notes: list[str], events: list[Event]) -> Outcome:
+    """`Outcome(...)` with these lists and no deaths, without the keyword call (one is made
+    for every input: `core.outbox.Messages.outcome`)."""
+    o = _new(Outcome)
+    o.state, o.posts, o.pms, o.refusals, o.log, o.notes, o.deaths, o.events = (
+        state, posts, pms, refusals, log, notes, [], events)
+    return o

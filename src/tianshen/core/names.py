@@ -13,6 +13,20 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tianshen.core.model import GameState
+
+
+def seat_names(state: GameState) -> tuple[str, ...]:
+    """Every player's name (马甲) in seat order, listed once and kept with the state's facts
+    (`GameState.facts`): a seat keeps its 马甲 all game, a substitute included (issue 37:
+    every vote post and power PM read the list)."""
+    found = state.facts.get("names")
+    if found is None:
+        found = state.facts["names"] = tuple(p.name for p in state.players)
+    return found  # type: ignore[no-any-return]
 
 
 def fold(text: str) -> str:
@@ -34,7 +48,7 @@ class NameMatchError(Exception):
 
 def match_name(written: str, names: Iterable[str]) -> str:
     """The one player name `written` means, or NameMatchError with the candidates."""
-    names = list(names)
+    names = names if type(names) is tuple or type(names) is list else list(names)  # (read only here)
     written = written.strip().strip("“”\"'「」『』《》")
     if written in names:
         return written

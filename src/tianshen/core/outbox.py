@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tianshen.core.events import EventLog
-from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, Refusal
+from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, Refusal, made
 from tianshen.core.spec import Body
 
 
@@ -34,6 +34,6 @@ class Messages:
 
     def outcome(self, state: GameState) -> Outcome:
         log = self.log
-        return Outcome(state=state, posts=self.posts, pms=self.pms, refusals=self.refusals, log=log,
-                       notes=self.notes, events=log.noted() if type(log) is EventLog else [])
+        events = log.events if type(log) is EventLog else None
+        return made(state, self.posts, self.pms, self.refusals, log, self.notes, list(events) if events else [])
 

@@ -150,6 +150,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self.pm_declaring: frozenset[str] = self.abilities.declaring()
         # whether the family has an `after_input` (apply_in_place makes its Messages only then)
         self._after_input = type(self).after_input is not Ruleset.after_input
+        self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -272,7 +273,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if due is None or due.kind != deadline.kind:
             out.log.append(f"deadline {deadline.kind} ignored: the game expects {due.kind if due else 'nothing'}")
             return out.outcome(state)
-        getattr(self, flow.ends(self.STEPS)[deadline.kind])(state, deadline.at, out)
+        steps, ends = self._step_ends
+        if steps is not self.STEPS:  # (a table set after the ruleset was made)
+            steps, ends = self._step_ends = (self.STEPS, flow.ends(self.STEPS))
+        getattr(self, ends[deadline.kind])(state, deadline.at, out)
         return out.outcome(state)
 
     def remind(self, state: GameState, at: datetime, out: Messages) -> None:
@@ -653,10 +657,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def apply_in_place(self, state: GameState, event: Input) -> Outcome:
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
-        first = Messages()  # what the shared mechanics say before the ruleset speaks
         alive_before = list(map(_ALIVE, state.players))  # in C: every input asks
         known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
-        outcome = self._fold(state, event, first, known)
+        outcome = self._fold(state, event, None, known)
         outcome.state.due = DUE_UNKNOWN
         if self._after_input:
             after = Messages()
@@ -672,24 +675,18 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """A hook: after every input is folded, what the family does then (hex_survival
         opens a substitution asked for at dusk); nothing by default."""
 
-    def _fold(self, state: GameState, event: Input, first: Messages, known: Any = DUE_UNKNOWN) -> Outcome:
-        """The shared mechanics, then the family's handler of the input's kind; `known`: the
-        state's next deadline before the fold, when it was asked for."""
-        is_pm, is_post = isinstance(event, PmIn), isinstance(event, PostIn)
-        if (is_pm or is_post) and state.phase.kind != "over":
-            sender = event.sender if is_pm else event.author  # type: ignore[union-attr]
-            # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
-            # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
-            if is_pm and state.find(sender) is None and substitution.involves(state, sender):
-                seat = substitution.answer(self.spec, state, event, first)  # type: ignore[arg-type]
-                if seat is not None:
-                    first.pms += self.seat_taken(state, state.player(seat))
-                return first.outcome(state)
-            if peek(state.data, "substitution"):  # a 交替期 is open (seldom)
-                substitution.player_returned(self.spec, state, sender, first)
-        if is_pm:
-            outcome = self.on_pm(state, event)  # type: ignore[arg-type]
-        elif is_post:
+    def _fold(self, state: GameState, event: Input, first: Messages | None = None, known: Any = DUE_UNKNOWN) -> Outcome:
+        """The shared mechanics, then the family's handler of the input's kind; `first`: what
+        the shared mechanics say before the ruleset speaks (made here when None); `known`:
+        the state's next deadline before the fold, when it was asked for."""
+        if isinstance(event, PmIn):
+            return self._fold_pm(state, event, first)
+        if first is None:
+            first = Messages()
+        is_post = isinstance(event, PostIn)
+        if is_post and state.phase.kind != "over" and peek(state.data, "substitution"):  # a 交替期 is open (seldom)
+            substitution.player_returned(self.spec, state, event.author, first)  # type: ignore[union-attr]
+        if is_post:
             if checkin.take(state, event):  # type: ignore[arg-type]
                 return first.outcome(state)
             self.watch_activity(state, event, first)  # type: ignore[arg-type]
@@ -708,6 +705,33 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             self.report_lurkers(outcome.state, event.at, first)
         else:
             outcome = self.on_gm(state, event)
+        return self._after_fold(outcome, first)
+
+    def _fold_pm(self, state: GameState, pm: PmIn, first: Messages | None) -> Outcome:
+        """`_fold` of a PM: `first` made only when the shared mechanics speak (a substitution)."""
+        if state.phase.kind != "over":
+            sender = pm.sender
+            # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
+            # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
+            if state.find(sender) is None and substitution.involves(state, sender):
+                first = Messages() if first is None else first
+                seat = substitution.answer(self.spec, state, pm, first)
+                if seat is not None:
+                    first.pms += self.seat_taken(state, state.player(seat))
+                return first.outcome(state)
+            if peek(state.data, "substitution"):  # a 交替期 is open (seldom)
+                first = Messages() if first is None else first
+                substitution.player_returned(self.spec, state, sender, first)
+        outcome = self.on_pm(state, pm)
+        if first is not None:
+            outcome = self._after_fold(outcome, first)
+        elif outcome.state.phase.kind == "over":
+            outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
+        self._answer_anyway(pm, outcome)
+        return outcome
+
+    def _after_fold(self, outcome: Outcome, first: Messages) -> Outcome:
+        """What every fold ends with: a game over's pause dropped, `first`'s messages first."""
         if outcome.state.phase.kind == "over":
             outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
         if first.posts:
@@ -716,8 +740,6 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             outcome.pms[:0] = first.pms
         if first.notes:
             outcome.notes[:0] = first.notes
-        if is_pm:
-            self._answer_anyway(event, outcome)  # type: ignore[arg-type]
         return outcome
 
     def _answer_anyway(self, pm: PmIn, outcome: Outcome) -> None:
@@ -750,8 +772,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """A hook: after every deadline (the shared rule: the GM is told who posted less than
         the quota)."""
         rule = activity.quota(self.spec.options)
-        start = next((p for p in [state.data.get("started_at")] if p), None)
-        if not rule or state.phase.kind == "over" or start is None:
+        if not rule:  # (most variants: nothing more to read)
+            return
+        start = state.data.get("started_at") or None
+        if state.phase.kind == "over" or start is None:
             return
         posts, hours = rule
         for name, count in activity.lurkers(state, at, posts, hours, datetime.fromisoformat(start)):

@@ -88,7 +88,10 @@ class RulesetSpec(BaseModel):
 
     def _plain(self, key: str) -> str:
         """A text without fields (a subject line…), rendered once per spec."""
-        done = self.__pydantic_private__["_derived"].setdefault("spec.plain_texts", {})
+        derived = self.__pydantic_private__["_derived"]
+        done = derived.get("spec.plain_texts")
+        if done is None:
+            done = derived["spec.plain_texts"] = {}
         if key not in done:
             try:
                 template = self.texts[key]

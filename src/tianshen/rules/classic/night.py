@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tianshen.core.abilities import table
+from tianshen.core.abilities import Ability, table
 from tianshen.core.deaths import die
 from tianshen.core.events import note
 from tianshen.core.model import GameState
@@ -82,13 +82,19 @@ def guards(spec: RulesetSpec, state: GameState, x: int | None | bool = False) ->
     or a variant's guard built on it) registers its group's target; the commoners' prayers
     register whom they protect (002 祈祷, C11; `x`: the prayer threshold when known)."""
     prot = Protection()
-    for ability in table(spec).by_id.values():
-        if ability.get("protects") == "bind":
-            for group in groups_holding(spec, state, ability.roles):
-                prot.add("bind", group, group_target(spec, state, ability.id, group), ability.id)
+    for ability in _binds(spec):
+        for group in groups_holding(spec, state, ability.roles):
+            prot.add("bind", group, group_target(spec, state, ability.id, group), ability.id)
     for name in sorted(protected(spec, state, x)):
         prot.add("prayer", "commoners", name, "pray")
     return prot
+
+
+def _binds(spec: RulesetSpec) -> tuple[Ability, ...]:
+    """The abilities whose `protects` is `bind`, in table order (read once per spec: every
+    dawn asks twice)."""
+    return spec.derived(  # type: ignore[no-any-return]
+        "classic.binds", lambda s: tuple(a for a in table(s).by_id.values() if a.get("protects") == "bind"))
 
 
 def _announced(spec: RulesetSpec, guards_on: list[Guard]) -> bool:
@@ -150,8 +156,8 @@ def _streaks(spec: RulesetSpec, state: GameState, guard: Protection) -> list[tup
     same player two nights running (`fails_after` in its TOML: 002 束魂).  002's binder keeps
     `bind_streak`; another group holding such an ability keeps its own."""
     out: list[tuple[str, str | None, int]] = []
-    for ability in table(spec).by_id.values():
-        if ability.get("protects") != "bind" or not ability.get("fails_after"):
+    for ability in _binds(spec):
+        if not ability.get("fails_after"):
             continue
         for group in groups_holding(spec, state, ability.roles):
             mine = next((g.target for g in guard.guards if g.by == group and g.ability == ability.id), None)

@@ -8,6 +8,7 @@ diviner.
 from __future__ import annotations
 
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
 
 from tianshen.core import rng
@@ -25,6 +26,8 @@ from tianshen.rules.common.actions import group_target
 from tianshen.rules.common.game import MAIN, ForumGame
 from tianshen.rules.common.roles import is_killer, on_duty_killer
 
+_ALIVE = attrgetter("alive")
+
 
 class Classic(ForumGame):
     TIE_HOLDERS = ("curser", "blesser")  # 001 §7.2.2 without the summoner (C3)
@@ -37,7 +40,7 @@ class Classic(ForumGame):
         """001 §7 as borrowed by 002 (DECISIONS §3.1.7, §6), and a draw when nobody is left
         alive: then 7.1 and 7.2.x hold at once, 002 names no winner ("杀手全灭…判杀手负" only
         says the killers lose) and §6 borrows 7.1/7.2.x but not 001's B36 (docs/classic.md)."""
-        if not any(p.alive for p in state.players):
+        if not any(map(_ALIVE, state.players)):
             return "draw"
         return super().check_victory(state)
 

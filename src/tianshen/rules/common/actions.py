@@ -5,6 +5,7 @@ groups (002 "无法…达成一致，视为放弃", DECISIONS B1) and the common
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from tianshen.core import abilities, intake
 from tianshen.core.grammar import Command, count_declaration_chars
@@ -27,15 +28,18 @@ from tianshen.rules.common.roles import (
 # ---- intake -------------------------------------------------------------------------
 
 
-def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: list[str],
-               ledger: Actions) -> str:
+def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: Sequence[str],
+               ledger: Actions, held: abilities.Ability | None = None) -> str:
     """Record one night power; returns the receipt line, raises Refused with the reason.  The
-    role, target and receipt come from the ability table (core.abilities)."""
-    ability = abilities.check_role(spec, abilities.table(spec), p, cmd.verb)
+    role, target and receipt come from the ability table (core.abilities); `held`: the
+    player's ability for the command when the caller has looked it up (`Table.holds`)."""
+    ability = held or abilities.check_role(spec, abilities.table(spec), p, cmd.verb)
     if not cmd.arg:
         raise Refused(spec.later("ability_no_target", name=ability.name))
     target = state.player(names_match(cmd.arg, names))
-    abilities.check_target(spec, ability, p, target, group_of(spec, state, target) == group_of(spec, state, p))
+    # (whether the target is of the player's own group matters only to an `other` target rule)
+    same_group = ability.target == "other" and group_of(spec, state, target) == group_of(spec, state, p)
+    abilities.check_target(spec, ability, p, target, same_group)
     if (uses := ability.get("uses")) and state.data.get(uses, 0) <= 0:
         raise Refused(spec.later(f"{ability.id}_spent"))  # 001 §2.7: 招魂's two uses
     if ability.group == "faction":
@@ -102,7 +106,7 @@ def tell_partners(spec: RulesetSpec, state: GameState, p: Player, line: str, out
 
 Refused = intake.Refused  # an input refused with a reason for the player
 
-def names_match(written: str, names: list[str]) -> str:
+def names_match(written: str, names: Sequence[str]) -> str:
     try:
         return match_name(written, names)
     except NameMatchError as exc:
@@ -142,8 +146,9 @@ def protected(spec: RulesetSpec, state: GameState, x: int | None | bool = False)
     if x is None:
         return set()
     counts: dict[str, int] = {}
+    prayers = state.data["subs"].get("pray", {})
     for commoner in living_commoners(state):
-        target = state.data["subs"].get("pray", {}).get(commoner.name)
+        target = prayers.get(commoner.name)
         if target:
             counts[target] = counts.get(target, 0) + 1
     return {t for t, n in counts.items() if n >= x}

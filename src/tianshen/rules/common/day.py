@@ -19,6 +19,7 @@ from tianshen.core.clock import PhaseClock, parse
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player, peek, put
+from tianshen.core.names import seat_names
 from tianshen.core.spec import RulesetSpec, Text
 from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import resolve_name
@@ -61,8 +62,11 @@ def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: lis
     }
 
 
+_BALLOT_OF_STEP = {"vote": "main", "ld": "ld", "summon": "summon"}
+
+
 def ballot_kind(state: GameState) -> str | None:
-    return {"vote": "main", "ld": "ld", "summon": "summon"}.get(state.phase.step)
+    return _BALLOT_OF_STEP.get(state.phase.step)
 
 
 def voters(state: GameState, kind: str) -> list[Player]:
@@ -78,7 +82,11 @@ def voters(state: GameState, kind: str) -> list[Player]:
 
 def must_vote(state: GameState, kind: str, p: Player) -> bool:
     """Whether `p` is among `voters(state, kind)`, without making the list (every vote asks)."""
-    d = day_read(state)
+    return _must_vote(day_read(state), kind, p)
+
+
+def _must_vote(d: dict, kind: str, p: Player) -> bool:
+    """`must_vote` on the day `d` (looked at, not changed)."""
     if kind == "summon":
         return p.name in d["summoned"]
     return (p.alive or p.name in d.get("revived", ())) and p.name not in d["cannot_vote"]
@@ -97,14 +105,18 @@ def candidates(state: GameState, kind: str) -> list[str]:
 
 
 def window_end(state: GameState) -> datetime:
-    d = day_read(state)
-    return ts(d["step_ends_at"]) if state.phase.step in ("ld", "summon") else ts(d["vote_ends_at"])
+    return _window_end(day_read(state), state.phase.step)
+
+
+def _window_end(d: dict, step: str) -> datetime:
+    """`window_end` on the day `d` (looked at, not changed) in step `step`."""
+    return parse(d["step_ends_at"] if step in ("ld", "summon") else d["vote_ends_at"])
 
 
 def candidate(state: GameState, kind: str, written: str) -> str:
     """The candidate a vote names: read against every player (so a dead 丙丁 is not taken
     for 丙), then checked against this ballot's candidates."""
-    name = resolve_name(written, [q.name for q in state.players])
+    name = resolve_name(written, seat_names(state))
     allowed = candidates(state, kind)
     if name not in allowed:
         raise Refused(f"{name}不是这次投票的候选人。候选人：{'、'.join(allowed)}。")
@@ -116,13 +128,14 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
     kind = ballot_kind(state)
     if kind is None:
         raise Refused("现在不是投票时间。投票帖贴出后请在投票帖里跟帖投票。")
-    if at > window_end(state):
+    looked = day_read(state)  # (looked at only: the vote is written with `put`)
+    if at > _window_end(looked, state.phase.step):
         raise Refused("投票已经截止，这一票无效。")
-    if not must_vote(state, kind, p):
+    if not _must_vote(looked, kind, p):
         if p.name in day(state)["cannot_vote"]:
             raise Refused("你昨夜被束魂救活，魂不守舍，今天不能参加投票和生死投票。")
         raise Refused("你不能参加这次投票。")
-    cast = day_read(state)["ballots"][kind].get(p.name)
+    cast = looked["ballots"][kind].get(p.name)
     if cast is not None:
         raise Refused(f"你已经投给了{cast['target']}。投票一旦投出，就禁止修改。")
     target = candidate(state, kind, written)
@@ -185,7 +198,8 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
     order, curse/bless only where visible (001 §2.5–2.6), every counted ballot and how it came."""
     d = day(state)
     rows = []
-    for name in sorted(result.counts, key=lambda n: -result.counts[n]):
+    # most votes first, ties in the count's order (`reverse` keeps a sort stable)
+    for name in sorted(result.counts, key=result.counts.__getitem__, reverse=True):
         if with_modifiers and result.counts[name] == 0 and result.raw.get(name, 0) == 0:
             # 002 庇佑: "如果被庇佑的人的得票本来就是0，也不再公布他被庇佑" — a line "X：0票" that
             # only a bless can produce would reveal it, so a 0-vote candidate is not listed.
@@ -202,11 +216,15 @@ def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: 
     """The result post's table, rendered from the ballot's tally: one row per candidate,
     count, voters, and curse/bless where visible."""
     d = day(state)
-    delegated = d["delegations"]
+    delegating = set().union(*d["delegations"].values())  # whoever gave a delegation in any ballot
+    posted = d["ballots"]["main"], d["ballots"]["ld"]
+    by_target: dict[str, list[str]] = {}  # each target's voters, in the votes' order, marked when delegated
+    for v, t in votes.items():
+        mark = "（委托）" if v in delegating and v not in posted[0] and v not in posted[1] else ""
+        by_target.setdefault(t, []).append(v + mark)
     lines: list[str | Text] = [spec.later("tally_columns")]  # rendered when the post is read
     for row in count.rows:
-        who = [v + ("（委托）" if any(v in dl for dl in delegated.values()) and v not in d["ballots"]["main"]
-                    and v not in d["ballots"]["ld"] else "") for v, t in votes.items() if t == row.name]
+        who = by_target.get(row.name, ())
         lines.append(spec.later("tally_line", name=row.name, count=row.total, voters="、".join(who) or "—",
                                 note=row.modifier or " "))
     return lines if len(lines) > 1 else []

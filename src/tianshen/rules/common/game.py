@@ -29,6 +29,7 @@ from tianshen.core.model import (
     PostIn,
     peek,
 )
+from tianshen.core.names import seat_names
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import Lines, RulesetSpec, Text
@@ -288,7 +289,7 @@ class ForumGame(Ruleset):
     # ---- PMs ------------------------------------------------------------------------
 
     def pm_command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
-        verb, names = cmd.verb, [q.name for q in state.players]
+        verb = cmd.verb
         if verb == "accuse":
             return days.accuse(state, p, cmd.arg)
         day = peek(state.data, "day")  # read only here: not copied for every PM
@@ -299,12 +300,13 @@ class ForumGame(Ruleset):
                 return days.cast_vote(state, p, cmd.arg, at, "pm")
             raise Refused(self.spec.later("dead_player"))
         if verb in self.powers or verb in ("declaration", "story", "cancel"):
-            abilities.check_window(self.spec, self._window_of(p, verb), state, at)
+            held = self.abilities.holds(p.role, verb)
+            abilities.check_window(self.spec, held or self._window_of(p, verb), state, at)
             if verb == "cancel":
                 return self._cancel(state, p, cmd.arg)
             if verb in ("declaration", "story"):
                 return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
-            line = nights.take_power(self.spec, state, p, cmd, names, self.actions)
+            line = nights.take_power(self.spec, state, p, cmd, seat_names(state), self.actions, held)
             nights.tell_partners(self.spec, state, p, line.split("\n")[0], out)
             return line
         if verb == "delegate":

@@ -23,11 +23,11 @@ def is_killer(p: Player) -> bool:
 
 
 def living_killers(state: GameState) -> list[Player]:
-    return [p for p in state.players if p.alive and is_killer(p)]
+    return [p for p in state.players if p.alive and p.faction == KILLERS]  # (is_killer, inline)
 
 
 def living_civilians(state: GameState) -> list[Player]:
-    return [p for p in state.players if p.alive and not is_killer(p)]
+    return [p for p in state.players if p.alive and p.faction != KILLERS]
 
 
 def living_commoners(state: GameState) -> list[Player]:
