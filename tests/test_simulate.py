@@ -79,6 +79,23 @@ def test_wilson_interval() -> None:
     lo, hi = wilson(50, 100)
     assert round(lo, 3) == 0.404 and round(hi, 3) == 0.596
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+    for n in range(1, 200):  # rounding put a bound past the rate at 6 of 6, 0 of 11, … (the plot failed)
+        for k in range(n + 1):
+            lo, hi = wilson(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0, (k, n)
+
+
+def test_a_small_run_all_won_by_one_side_plots_its_report(tmp_path: Path, monkeypatch) -> None:
+    """6 games of 6 won by one side: the win rate's error bar was -1e-16 long, and matplotlib
+    refused it with a traceback after report.json was written."""
+    import tianshen.sim.montecarlo as mc
+
+    monkeypatch.setattr(mc, "play", lambda ruleset, seed, players=None, policy="default": mc.GameResult(
+        seed=seed, winner="civilians", rounds=2, steps=9, players=[]))
+    result = CliRunner().invoke(app, ["simulate", "--ruleset", "classic_8", "--games", "6", "--workers", "1",
+                                      "--out", str(tmp_path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["winners"]["civilians"]["ci95"][1] == 1.0
 
 
 def test_jobs_are_small_enough_to_keep_every_worker_busy() -> None:

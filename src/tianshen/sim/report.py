@@ -110,7 +110,9 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # the interval holds the rate itself: at k = 0 or k = n rounding put a bound a hair past it
+    # (6 of 6: 0.9999999999999999), and the plot's error bars refused the negative length
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def _death_time(died_in: str | None) -> tuple[int, int] | None:
