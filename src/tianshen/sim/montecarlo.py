@@ -40,17 +40,15 @@ class CoreBoard:
         self.posts: list[PostIn] = []
         self._next = 0
 
-    def _id(self) -> str:
-        self._next += 1
-        return str(self._next)
-
     def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
-        self.pms.append(PmIn(id=self._id(), sender=sender, at=self.clock(), text=text))
-        return self._next
+        self._next = n = self._next + 1
+        self.pms.append(PmIn(id=str(n), sender=sender, at=self.clock(), text=text))
+        return n
 
     def post(self, author: str, thread_id: str, text: str) -> int:
-        self.posts.append(PostIn(id=self._id(), thread=thread_id, author=author, at=self.clock(), text=text))
-        return self._next
+        self._next = n = self._next + 1
+        self.posts.append(PostIn(id=str(n), thread=thread_id, author=author, at=self.clock(), text=text))
+        return n
 
     def edit(self, post_id: int, author: str, new_text: str) -> None:
         raise NotImplementedError("simulated players do not edit posts in a Monte Carlo game")
@@ -130,11 +128,12 @@ class Game:
         deadline), then the clock jumps to the deadline and the driver's `advance` runs."""
         deadline = self.ruleset.next_deadline(self.state)
         moment = self._moment  # `now`, read and written here without the property
+        act, thread = self.sims.act, self.thread
         for _ in range(max_steps):
             if deadline is None:
                 return self.state
             now = moment[0] = max(moment[0], min(moment[0] + _HOUR, deadline.at - _MINUTE))
-            self.sims.act(self.state, now, self.thread)
+            act(self.state, now, thread)
             pending = self._read()
             moment[0] = max(now, deadline.at)
             # the sims wrote on the board only: still the next deadline; `advance` hands back
@@ -144,27 +143,38 @@ class Game:
 
     def _read(self) -> list[PmIn | PostIn]:
         """What the driver's `_collect` would read: PMs, and posts in the watched threads."""
-        watched = set(_watched(self.state))
-        return [e for e in self.board.take()
-                if isinstance(e, PmIn) or self.watch_board or e.thread in watched]
+        board = self.board
+        found: list[PmIn | PostIn] = board.pms  # type: ignore[assignment]
+        posts = board.posts
+        board.pms, board.posts = [], []
+        if posts:
+            if self.watch_board:
+                found += posts
+            else:
+                watched = _watched(self.state)
+                found += [e for e in posts if e.thread in watched]
+        return found
 
     def advance(self, pending: list[PmIn | PostIn], known: Deadline | None = None) -> Deadline | None:
         """`GameDriver.advance(now)`: inputs stamped before a due deadline first; `known` is
         the state's next deadline when the caller has just asked for it.  Returns the next
         deadline of the state it leaves (asked once after every fold: an input may move it)."""
         dl = known
-        now = self.now  # (the sims do not move the clock while the game advances)
+        now = self._moment[0]  # (the sims do not move the clock while the game advances)
+        fold, next_deadline = self.fold, self.ruleset.next_deadline
+        i, n = 0, len(pending)
         while True:
             if dl is None:
-                dl = self.ruleset.next_deadline(self.state)
+                dl = next_deadline(self.state)
             due = dl is not None and dl.at <= now
-            while pending and (dl is None or not due or pending[0].at <= dl.at):
-                self.fold(pending.pop(0))
-                dl = self.ruleset.next_deadline(self.state)
+            while i < n and (dl is None or not due or pending[i].at <= dl.at):
+                fold(pending[i])
+                i += 1
+                dl = next_deadline(self.state)
                 due = dl is not None and dl.at <= now
             if dl is None or not due:
                 return dl
-            self.fold(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
+            fold(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
             dl = None
 
 
