@@ -61,21 +61,28 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
     from tianshen.sim.montecarlo import GameResult
 
     counters: Counter[str] = Counter()
+    counters["refusals"] = counters["GM notes"] = 0  # the first two counters, set below
     names = family(ruleset.spec.ruleset).events
     messages: list[PublicPost | PrivateMessage] = []
-    for outcome in outcomes:
-        counters["refusals"] += len(outcome.refusals)
-        counters["GM notes"] += len(outcome.notes)
-        for event in outcome.events:
-            if event.kind in names:
-                counters[names[event.kind]] += 1
-        messages += outcome.posts
-        messages += outcome.pms
+    refusals = notes = 0
+    for outcome in outcomes:  # most outcomes hold neither refusals, notes, events nor posts
+        if outcome.refusals:
+            refusals += len(outcome.refusals)
+        if outcome.notes:
+            notes += len(outcome.notes)
+        if outcome.events:
+            for event in outcome.events:
+                if event.kind in names:
+                    counters[names[event.kind]] += 1
+        if outcome.posts:
+            messages += outcome.posts
+        if outcome.pms:
+            messages += outcome.pms
+    counters["refusals"], counters["GM notes"] = refusals, notes
     _count_announcements(ruleset.spec, *text_parts(messages), counters)
-    players = []
+    players = [{"role": p.role, "faction": p.faction, "alive": p.alive, "died_in": p.died_in, "cause": p.death_cause}
+               for p in state.players]
     for p in state.players:
-        players.append({"role": p.role, "faction": p.faction, "alive": p.alive, "died_in": p.died_in,
-                        "cause": p.death_cause})
         if not p.alive:
             counters[f"death: {p.death_cause or '?'}"] += 1
     if state.winner == "draw":
