@@ -22,7 +22,7 @@ from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
 from tianshen.sim import Sims, sims_class
-from tianshen.sim.report import Tally
+from tianshen.sim.report import Tally, extract
 from tianshen.sim.seats import DEFAULT_START, MAX_STEPS, default_seats
 
 GM_ACCOUNT = "神的使者"
@@ -210,8 +210,6 @@ def _watched(state: GameState) -> list[str]:
 
 def play(ruleset: Ruleset, seed: int, players: int | None = None, policy: str = "default") -> GameResult:
     """One whole game, summed up."""
-    from tianshen.sim.report import extract
-
     game = Game(ruleset, seed, players or ruleset.spec.players, policy)
     try:
         state = game.play()
