@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache
+from functools import cache, lru_cache
 from typing import TypeVar
 
 from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
@@ -174,8 +174,17 @@ class Game:
                 due = dl is not None and dl.at <= now
             if dl is None or not due:
                 return dl
-            fold(DeadlineIn(id=f"{dl.kind}@{dl.at.isoformat()}", at=dl.at, kind=dl.kind))
+            at = dl.at
+            fold(DeadlineIn(id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind))
             dl = None
+
+
+@lru_cache(maxsize=4096)
+def _iso(at: datetime, offset: timedelta | None) -> str:
+    """`at.isoformat()`, once per moment and offset in a process (the games of a run start at
+    the same virtual moment: their deadlines fall on a few dozen moments).  The offset is part
+    of the key: one instant in two zones is one key for a datetime alone, but two strings."""
+    return at.isoformat()
 
 
 @cache
