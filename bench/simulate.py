@@ -3,6 +3,14 @@ over the worker processes) and per CPU second of the workers, per ruleset and po
 Prints figures; asserts nothing.
 
     .venv/bin/python bench/simulate.py [games] [workers]
+    .venv/bin/python bench/simulate.py --parts [games] [variant[/players] …]
+
+`--parts`: where a worker's CPU goes, in one process, without a profiler: a game as a worker
+plays it (`montecarlo.play`: setup, the loop, the sims, the engine, the report's `extract`),
+each part timed where it is called: the engine's setup (`Ruleset.setup`), the engine (each
+fold in place and each next deadline), the sims (`act`, with the PMs and posts they write)
+and `extract`; the loop (and `Game.__init__`'s own work) is what is left.  The round of
+three with the least whole, µs a game.
 """
 
 from __future__ import annotations
@@ -42,6 +50,79 @@ def main(games: int, workers: int) -> None:
         print(f"{label:<16} {policy:<8} {wall:>7.1f} {games / wall:>8.1f} {games / cpu:>12.1f} {failed:>6}", flush=True)
 
 
+def parts(variant: str, players: int | None, games: int) -> dict[str, float]:
+    """µs a game of each part as a worker plays `games` games (the round of three with the
+    least whole): each part timed where it is called, the cost of the timing itself (measured
+    on a call that does nothing: in all, and between its clock reads) taken off."""
+    ruleset = montecarlo._ruleset(variant)
+    clock = time.process_time_ns
+    spent: dict[str, int] = {}
+    calls: dict[str, int] = {}
+
+    def timed(name: str, f):  # type: ignore[no-untyped-def]
+        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+            t = clock()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0) + clock() - t
+                calls[name] = calls.get(name, 0) + 1
+        return call
+
+    sims = type(montecarlo.Game(ruleset, 1, players or ruleset.spec.players).sims)
+    originals = [(ruleset, "setup"), (ruleset, "apply_in_place"), (ruleset, "next_deadline"), (sims, "act"),
+                 (montecarlo, "extract")]
+    names = ["setup", "engine", "engine", "sims", "extract"]
+    saved = [getattr(owner, attr) for owner, attr in originals]
+    for (owner, attr), name, f in zip(originals, names, saved, strict=True):
+        setattr(owner, attr, timed(name, f))
+    nothing = timed("nothing", lambda: None)
+    montecarlo._worker_start()
+    best: dict[str, float] = {}
+    try:
+        for _ in range(3):
+            spent.clear()
+            calls.clear()
+            t = clock()
+            for _ in range(10_000):
+                nothing()
+            full = (clock() - t) / 10_000  # ns a timed call of nothing costs, in all
+            inner = spent["nothing"] / 10_000  # of which between its clock reads
+            t = clock()
+            for seed in range(1, games + 1):
+                montecarlo.play(ruleset, seed, players)
+            whole = clock() - t
+            found = {}
+            for name in ("setup", "engine", "sims", "extract"):
+                found[name] = (spent.get(name, 0) - calls.get(name, 0) * inner) / games / 1000
+            timings = sum(calls.get(n, 0) for n in ("setup", "engine", "sims", "extract"))
+            found["whole"] = (whole - timings * full) / games / 1000  # less the timing itself
+            found["loop"] = found["whole"] - sum(found[n] for n in ("setup", "engine", "sims", "extract"))
+            if found["whole"] < best.get("whole", float("inf")):
+                best = found
+    finally:
+        for owner, attr in originals:
+            if owner is ruleset:
+                delattr(ruleset, attr)  # the class's method again
+        sims.act = saved[3]
+        montecarlo.extract = saved[4]
+    return best
+
+
+def main_parts(games: int, variants: list[str]) -> None:
+    print(f"{games} games a round, load average {os.getloadavg()[0]:.1f}; µs a game and share of the whole")
+    for item in variants or ["classic_10"]:
+        variant, _, players = item.partition("/")
+        found = parts(variant, int(players) if players else None, games)
+        shares = "  ".join(f"{name} {found[name]:.0f} ({100 * found[name] / found['whole']:.1f} %)"
+                           for name in ("setup", "engine", "sims", "loop", "extract"))
+        print(f"{item:<14} whole {found['whole']:.0f} µs ({1e6 / found['whole']:.0f} games per CPU s): {shares}",
+              flush=True)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
-    main(int(args[0]) if args else 1000, int(args[1]) if len(args) > 1 else (os.cpu_count() or 1))
+    if args[:1] == ["--parts"]:
+        main_parts(int(args[1]) if len(args) > 1 else 200, args[2:])
+    else:
+        main(int(args[0]) if args else 1000, int(args[1]) if len(args) > 1 else (os.cpu_count() or 1))

@@ -59,3 +59,23 @@ def test_a_game_played_is_freed_without_the_collector(variant: str) -> None:
             assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_deadlines_time_is_written_once_per_moment_and_zone() -> None:
+    """The loop's deadline inputs are named "kind@time" with the time as `isoformat` writes
+    it, formatted once per moment in a process (a run's games share a few dozen deadline
+    moments), and one instant in two zones keeps each zone's string."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from tianshen.sim.montecarlo import _iso
+
+    _iso.cache_clear()
+    ruleset = load_ruleset("classic_8")
+    for seed in range(1, 21):
+        montecarlo.play(ruleset, seed)
+    info = _iso.cache_info()
+    assert info.hits > 5 * info.misses > 0  # (classic_8, 20 games: 12 moments, 140 deadlines)
+    at = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
+    there = at.astimezone(timezone(timedelta(hours=8)))
+    assert at == there
+    assert _iso(at, at.utcoffset()) == at.isoformat() != _iso(there, there.utcoffset()) == there.isoformat()

@@ -177,3 +177,43 @@ def test_sims_start_without_reading_the_system_entropy(monkeypatch) -> None:
     for family in ("classic", "n_lives", "game_ten", "hex_survival", "butterfly_elder"):
         sims_for(family, CoreBoard(lambda: None), "神的使者", 1)  # type: ignore[arg-type]
     assert None not in seeds
+
+
+def test_the_night_picks_anyone_but_oneself_as_the_list_did() -> None:
+    """`ClassicSims._anyone_but` draws from the night's living players without the list of the
+    others it built for every player: the same player and the same state after, for every seat,
+    also for a list that is not the night's (then it builds the list)."""
+    from tianshen.core.model import Player
+    from tianshen.sim import pick, pick_index
+    from tianshen.sim.classic import ClassicSims
+    from tianshen.sim.montecarlo import CoreBoard
+
+    sims = ClassicSims(CoreBoard(lambda: None), "神的使者", 1)  # type: ignore[arg-type]
+    for n in (1, 2, 3, 5, 9, 10, 17):
+        alive = [Player(name=f"p{i}", forum_name=f"f{i}", seat=i + 1) for i in range(n)]
+        for seed in range(5):
+            for i, p in enumerate(alive):
+                for seat in ({q.name: k for k, q in enumerate(alive)}, None):
+                    sims._seat = seat
+                    mine, theirs = random.Random(f"{seed}:{i}"), random.Random(f"{seed}:{i}")
+                    got = sims._anyone_but(mine, alive, p)
+                    assert got is pick(theirs, [q for q in alive if q.name != p.name] or alive)
+                    assert mine.getstate() == theirs.getstate()
+        mine, theirs = random.Random(n), random.Random(n)
+        assert pick_index(mine, n) == theirs.choice(range(n)) and mine.getstate() == theirs.getstate()
+
+
+def test_a_declaration_says_and_draws_what_the_shuffled_copy_did() -> None:
+    """The declaration shuffled a copy of the story's middle lines (the story kept its order):
+    the text is the story in order, and the shuffle's draws are still made."""
+    from tianshen.sim.classic import STORY, declaration
+
+    def before(target: str, rng: random.Random) -> str:
+        lines = list(STORY)
+        rng.shuffle(lines[1:4])
+        return "".join(line.format(t=target) for line in lines)
+
+    for seed in range(20):
+        mine, theirs = random.Random(seed), random.Random(seed)
+        assert declaration("白狐", mine) == before("白狐", theirs)
+        assert mine.getstate() == theirs.getstate()

@@ -79,6 +79,23 @@ def test_wilson_interval() -> None:
     lo, hi = wilson(50, 100)
     assert round(lo, 3) == 0.404 and round(hi, 3) == 0.596
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+    for n in range(1, 200):  # rounding put a bound past the rate at 6 of 6, 0 of 11, … (the plot failed)
+        for k in range(n + 1):
+            lo, hi = wilson(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0, (k, n)
+
+
+def test_a_small_run_all_won_by_one_side_plots_its_report(tmp_path: Path, monkeypatch) -> None:
+    """6 games of 6 won by one side: the win rate's error bar was -1e-16 long, and matplotlib
+    refused it with a traceback after report.json was written."""
+    import tianshen.sim.montecarlo as mc
+
+    monkeypatch.setattr(mc, "play", lambda ruleset, seed, players=None, policy="default": mc.GameResult(
+        seed=seed, winner="civilians", rounds=2, steps=9, players=[]))
+    result = CliRunner().invoke(app, ["simulate", "--ruleset", "classic_8", "--games", "6", "--workers", "1",
+                                      "--out", str(tmp_path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["winners"]["civilians"]["ci95"][1] == 1.0
 
 
 def test_jobs_are_small_enough_to_keep_every_worker_busy() -> None:
@@ -148,3 +165,66 @@ def test_a_monte_carlo_run_does_not_import_the_store() -> None:
             "print(sorted(m for m in sys.modules if m.startswith(('sqlalchemy', 'tianshen.store', 'tianshen.service'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def _synthetic(seed: int, players=None, policy: str = "default") -> montecarlo.GameResult:
+    """A made-up game: the winners alternate (ties broken by who was seen first), every fifth
+    game fails, deaths by night and day."""
+    if seed % 5 == 0:
+        return montecarlo.GameResult(seed=seed, winner=None, rounds=1, steps=3, players=[], error=f"boom {seed}")
+    return montecarlo.GameResult(
+        seed=seed, winner="b" if seed % 2 else "a", rounds=seed % 4 + 1, steps=seed, counters={f"c{seed % 3}": seed % 2},
+        players=[{"role": f"r{i}", "faction": "xy"[i % 2], "alive": (seed + i) % 3 == 0,
+                  "died_in": None if (seed + i) % 3 == 0 else f"{'night' if i % 2 else 'day'} {i % 4}", "cause": "k"}
+                 for i in range(4)])
+
+
+def test_tallies_merged_in_seed_order_give_the_report_of_every_result(monkeypatch) -> None:
+    """`tianshen simulate` has each worker sum its job's games into a `Tally`; merged in seed
+    order whatever order the jobs came back in, they give what `summarize` makes of every
+    result: the same winners' order on a tie, the same first errors, the same floats."""
+    import tianshen.sim.montecarlo as mc
+    from tianshen.sim.report import summarize
+
+    real_done = mc._done
+
+    def backwards(work, jobs, workers):  # the last job done first
+        return reversed(list(real_done(work, jobs, workers)))
+
+    monkeypatch.setattr(mc, "_done", backwards)
+    monkeypatch.setattr(mc, "play", lambda ruleset, seed, players=None, policy="default": _synthetic(seed))
+    reports = []
+    for games, chunk in ((12, 5), (200, 3), (7, 1)):
+        results = mc.run("classic_8", games, seed=2, chunk=chunk)
+        summed = mc.tally("classic_8", games, seed=2, chunk=chunk)
+        expected = summarize(results, "classic_8", "default", None)
+        assert json.dumps(summed.report("classic_8", "default", None)) == json.dumps(expected)
+        reports.append(expected)
+    tie = reports[0]["winners"]  # seeds 2-13: a 5, b 5 (a first), 2 failed
+    assert list(tie) == ["a", "b"] and tie["a"]["games"] == tie["b"]["games"] == 5
+    assert [e["seed"] for e in reports[1]["errors"]] == list(range(5, 101, 5))
+
+
+@pytest.mark.parametrize(("variant", "players"), [("classic_10", None), ("n_lives", 5)])
+def test_a_run_summed_up_by_two_workers_reports_what_its_results_do(variant: str, players: int | None) -> None:
+    from tianshen.sim.report import summarize
+
+    results = montecarlo.run(variant, 16, players=players, workers=1)
+    summed = montecarlo.tally(variant, 16, players=players, workers=2, chunk=3)
+    assert json.dumps(summed.report(variant, "default", players)) == \
+        json.dumps(summarize(results, variant, "default", players))
+
+
+def test_simulate_has_the_workers_send_back_tallies_not_results(monkeypatch, tmp_path: Path) -> None:
+    """The parent merges a `Tally` a job instead of unpickling and summing a result a game."""
+    import pickle
+
+    def no_results(*args, **kwargs):
+        raise AssertionError("a result a game sent back")
+
+    monkeypatch.setattr(montecarlo, "run", no_results)
+    result = CliRunner().invoke(app, ["simulate", "--ruleset", "classic_8", "--games", "9", "--workers", "1",
+                                      "--out", str(tmp_path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    job = montecarlo.Job("classic_8", tuple(range(1, 26)), None, "default")
+    assert len(pickle.dumps(montecarlo.tally_job(job))) * 4 < len(pickle.dumps(montecarlo.run_job(job)))

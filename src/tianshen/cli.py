@@ -320,9 +320,10 @@ def simulate(
                   console=console) as bar:
         for variant in variants:
             task = bar.add_task(f"{variant} ({policy})", total=games)
-            results = montecarlo.run(variant, games, players=players, policy=policy, seed=seed, workers=workers,
+            # the workers sum their games up (a `Tally` a job): the parent merges, nothing a game
+            tally = montecarlo.tally(variant, games, players=players, policy=policy, seed=seed, workers=workers,
                                      progress=lambda n, task=task: bar.advance(task, n))
-            summaries.append(report.summarize(results, variant, policy, players))
+            summaries.append(tally.report(variant, policy, players))
     elapsed = time.perf_counter() - t0
     files = report.write(summaries, Path(out))
     for s in summaries:

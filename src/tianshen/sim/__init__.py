@@ -35,6 +35,16 @@ def pick(rng: random.Random, seq: Sequence[T]) -> T:
         r = rng.getrandbits(k)
     return seq[r]
 
+
+def pick_index(rng: random.Random, n: int) -> int:
+    """The index `pick` draws from a sequence of n > 0 items (the same draws)."""
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
 # policy names: `default` is each family's own sims (rehearsals use them); other policies play
 # better where a family names them (core.family.Family.policies, docs/simulate.md) and fall
 # back to the default sims elsewhere.

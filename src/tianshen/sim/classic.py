@@ -16,8 +16,8 @@ from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
-from tianshen.rules.common.roles import acts_alone, group_of, groups, is_killer, on_duty_killer
-from tianshen.sim import ThreadLookup, check_in, pick
+from tianshen.rules.common.roles import KILLERS, acts_alone, group_of, groups, is_killer, on_duty_killer
+from tianshen.sim import ThreadLookup, check_in, pick, pick_index
 from tianshen.specs import shared_spec
 
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
@@ -38,7 +38,10 @@ class ClassicSims:
         self._specs: dict[str, RulesetSpec] = {}
         self._forms: dict[tuple[str, str], tuple[str, ...]] = {}  # (variant, role) -> forms
         self._killers: set[str] = set()  # the killers' names, while `vote` runs
+        # (the vote's candidates, those not killers, those killers), while `vote` runs
+        self._sides: tuple[list[str], list[str], list[str]] | None = None
         self._of: dict[str, str | None] | None = None  # each player's acting group, while `night` runs
+        self._seat: dict[str, int] | None = None  # each living player's place in the night's list, while `night` runs
         # re-seeded by `_rng` for every use; made with a small seed (`Random()` reads
         # os.urandom and seeds from it: about 60 µs a game)
         self._random = random.Random(0)
@@ -105,14 +108,15 @@ class ClassicSims:
         alive = [p for p in state.players if p.alive]
         chosen: dict[str, str] = {}  # group -> agreed target
         self._of = groups(self.spec(state), state)  # the roles do not change during a night's acts
+        self._seat = {p.name: i for i, p in enumerate(alive)}  # where each is in `alive`
         try:
             for p in alive:
-                if is_killer(p):
+                if p.faction == KILLERS:  # is_killer
                     self._kill(state, p, alive, chosen, rng)
                 elif self.forms(state, p):
                     self._power(state, p, alive, chosen, rng)
         finally:
-            self._of = None
+            self._of = self._seat = None
 
     def _kill(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
               rng: random.Random) -> None:
@@ -129,20 +133,33 @@ class ClassicSims:
     def _power(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
                rng: random.Random) -> None:
         group = self.group(state, p)
+        role = p.role
         if group in chosen:
             target = chosen[group]  # partners (13p diviners/binders) agree
-        elif p.role == "binder" and self.last_bind and state.find(self.last_bind) and rng.random() < 0.3:
+        elif role == "binder" and self.last_bind and state.find(self.last_bind) and rng.random() < 0.3:
             target = self.last_bind
-        elif p.role == "commoner" and rng.random() < 0.4:
+        elif role == "commoner" and rng.random() < 0.4:
             target = chosen.setdefault("prayer", pick(rng, alive).name)
         else:
-            others = [q for q in alive if q.name != p.name] or alive
-            target = pick(rng, others).name
+            target = self._anyone_but(rng, alive, p).name
         if not self.alone(state, p):
             chosen[group] = target
-        if p.role == "binder":
+        if role == "binder":
             self.last_bind = target
         self.board.pm(p.name, self.gm, pick(rng, self.forms(state, p)).format(t=target), subject="行动")
+
+    def _anyone_but(self, rng: random.Random, alive: list[Player], p: Player) -> Player:
+        """`pick(rng, [q for q in alive if q.name != p.name] or alive)`, the same draw, without
+        the list: `alive` is the night's, whose seats `night` wrote down once."""
+        seat = self._seat
+        i = seat.get(p.name) if seat is not None and len(seat) == len(alive) else None
+        if i is None or alive[i] is not p:  # not the night's list: the list, as written
+            return pick(rng, [q for q in alive if q.name != p.name] or alive)
+        n = len(alive) - 1
+        if not n:
+            return pick(rng, alive)
+        r = pick_index(rng, n)
+        return alive[r + 1 if r >= i else r]
 
     # ---- days -------------------------------------------------------------------------
 
@@ -171,34 +188,48 @@ class ClassicSims:
             voters = [state.player(n) for n in d["summoned"]]
             candidates = list(d["candidates"])
         counts: dict[str, int] = {}
-        self._killers = {q.name for q in state.players if is_killer(q)}
+        killers = self._killers = {q.name for q in state.players if q.faction == KILLERS}
+        # the candidates who are killers and those who are not, once a vote: a killer voter is
+        # never among the first, a civilian never among the second, so leaving him out of the
+        # candidates leaves them as they are
+        self._sides = (candidates, [c for c in candidates if c not in killers], [c for c in candidates if c in killers])
+        post, forms = self.board.post, VOTE_FORMS
         try:
             for p in rng.sample(voters, len(voters)):
                 target = self._choose_vote(p, candidates, counts, state, rng)
                 counts[target] = counts.get(target, 0) + 1
-                self.board.post(p.name, thread_id, pick(rng, VOTE_FORMS).format(t=target))
+                post(p.name, thread_id, pick(rng, forms).format(t=target))
         finally:
-            self._killers = set()
+            self._killers, self._sides = set(), None
 
     def _choose_vote(self, p: Player, candidates: list[str], counts: dict[str, int], state: GameState,
                      rng: random.Random) -> str:
         options = [c for c in candidates if c != p.name] or candidates
         if counts and rng.random() < 0.5:
-            leader = max(counts, key=lambda c: counts[c])
+            leader = max(counts, key=counts.__getitem__)
             if leader in options:
                 return leader
-        killer_names = self._killers or {q.name for q in state.players if is_killer(q)}
-        if is_killer(p):
+        sides = self._sides
+        if sides is not None and sides[0] is candidates:  # the vote's own candidates
+            civilians, killers = sides[1], sides[2]
+        else:
+            killer_names = self._killers or {q.name for q in state.players if is_killer(q)}
             civilians = [c for c in options if c not in killer_names]
+            killers = [c for c in options if c in killer_names]
+        if p.faction == KILLERS:  # is_killer
             return pick(rng, civilians or options)
-        killers = [c for c in options if c in killer_names]
         if killers and rng.random() < 0.3:
             return pick(rng, killers)  # a good read
         return pick(rng, options)
 
 
+_STORY = "".join(STORY)
+_SHUFFLED = [0, 0, 0]  # what the story's middle three lines' shuffle draws for
+
+
 def declaration(target: str, rng: random.Random) -> str:
-    """A declaration of more than 100 characters (002 杀人宣言)."""
-    lines = list(STORY)
-    rng.shuffle(lines[1:4])
-    return "".join(line.format(t=target) for line in lines)
+    """A declaration of more than 100 characters (002 杀人宣言).  The story is told in its
+    order: its middle lines were shuffled as a copy (`lines[1:4]`), which left them as they
+    were; that shuffle's two draws are still made, on a list of three."""
+    rng.shuffle(_SHUFFLED)
+    return _STORY.format(t=target)

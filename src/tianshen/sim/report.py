@@ -13,7 +13,7 @@ import html
 import json
 import math
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -61,21 +61,28 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
     from tianshen.sim.montecarlo import GameResult
 
     counters: Counter[str] = Counter()
+    counters["refusals"] = counters["GM notes"] = 0  # the first two counters, set below
     names = family(ruleset.spec.ruleset).events
     messages: list[PublicPost | PrivateMessage] = []
-    for outcome in outcomes:
-        counters["refusals"] += len(outcome.refusals)
-        counters["GM notes"] += len(outcome.notes)
-        for event in outcome.events:
-            if event.kind in names:
-                counters[names[event.kind]] += 1
-        messages += outcome.posts
-        messages += outcome.pms
+    refusals = notes = 0
+    for outcome in outcomes:  # most outcomes hold neither refusals, notes, events nor posts
+        if outcome.refusals:
+            refusals += len(outcome.refusals)
+        if outcome.notes:
+            notes += len(outcome.notes)
+        if outcome.events:
+            for event in outcome.events:
+                if event.kind in names:
+                    counters[names[event.kind]] += 1
+        if outcome.posts:
+            messages += outcome.posts
+        if outcome.pms:
+            messages += outcome.pms
+    counters["refusals"], counters["GM notes"] = refusals, notes
     _count_announcements(ruleset.spec, *text_parts(messages), counters)
-    players = []
+    players = [{"role": p.role, "faction": p.faction, "alive": p.alive, "died_in": p.died_in, "cause": p.death_cause}
+               for p in state.players]
     for p in state.players:
-        players.append({"role": p.role, "faction": p.faction, "alive": p.alive, "died_in": p.died_in,
-                        "cause": p.death_cause})
         if not p.alive:
             counters[f"death: {p.death_cause or '?'}"] += 1
     if state.winner == "draw":
@@ -110,7 +117,9 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # the interval holds the rate itself: at k = 0 or k = n rounding put a bound a hair past it
+    # (6 of 6: 0.9999999999999999), and the plot's error bars refused the negative length
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def _death_time(died_in: str | None) -> tuple[int, int] | None:
@@ -124,66 +133,122 @@ def _death_time(died_in: str | None) -> tuple[int, int] | None:
 
 
 def summarize(results: list[Any], variant: str, policy: str, players: int | None) -> dict[str, Any]:
-    """The report's figures for one variant."""
-    played = [r for r in results if r.error is None]
-    n = len(played)
-    winners = Counter(r.winner or "none" for r in played)
-    win = {side: {"games": k, "rate": k / n if n else 0.0, "ci95": list(wilson(k, n))}
-           for side, k in winners.most_common()}
-    rounds = Counter(r.rounds for r in played)
-    max_night = max((r.rounds for r in played), default=1)
-    by_role: dict[str, list[int]] = {}
-    for r in played:
+    """The report's figures for one variant, from its games' results in seed order."""
+    return Tally.of(results).report(variant, policy, players)
+
+
+class Tally:
+    """What the report reads of a run's results, summed as they come.  A worker sums each job's
+    games into one (`sim.montecarlo.tally`) and sends that back instead of a result a game;
+    tallies of consecutive seeds merged in seed order give `report` what summing every result
+    in seed order gives (the winners' first-seen order breaks ties in their most-common order)."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.errors: list[tuple[int, str]] = []  # (seed, error), in seed order
+        self.winners: Counter[str] = Counter()
+        self.rounds: Counter[int] = Counter()
+        self.steps = 0
+        self.by_role: dict[str, list[int]] = {}  # role -> [players, survivors]
+        self.counters: Counter[str] = Counter()
+        self.games_with: Counter[str] = Counter()
+        # side -> players by the number of the night or day they died in (None: the game's end)
+        self.deaths: dict[str, Counter[int | None]] = {}
+
+    @classmethod
+    def of(cls, results: list[Any]) -> Tally:
+        tally = cls()
+        for r in results:
+            tally.add(r)
+        return tally
+
+    def add(self, r: Any) -> None:
+        """One game's `GameResult`."""
+        self.games += 1
+        if r.error is not None:
+            self.errors.append((r.seed, r.error))
+            return
+        self.winners[r.winner or "none"] += 1
+        self.rounds[r.rounds] += 1
+        self.steps += r.steps
+        by_role, deaths = self.by_role, self.deaths
         for p in r.players:
-            seen = by_role.setdefault(p["role"], [0, 0])
+            seen = by_role.get(p["role"])
+            if seen is None:
+                seen = by_role[p["role"]] = [0, 0]
             seen[0] += 1
             seen[1] += bool(p["alive"])
-    survival = {role: {"players": total, "survived": alive, "rate": alive / total}
-                for role, (total, alive) in sorted(by_role.items())}
-    counters: Counter[str] = Counter()
-    games_with: Counter[str] = Counter()
-    for r in played:
-        counters.update(r.counters)
+            side = p["faction"] or "?"
+            died = deaths.get(side)
+            if died is None:
+                died = deaths[side] = Counter()
+            t = _death_time(p["died_in"]) if not p["alive"] else None
+            died[None if t is None else t[0]] += 1
+        self.counters.update(r.counters)
         for k, v in r.counters.items():
             if v:
-                games_with[k] += 1
-    return {
-        "variant": variant, "policy": policy, "players": players, "games": len(results), "played": n,
-        "errors": [{"seed": r.seed, "error": r.error} for r in results if r.error][:20],
-        "error_count": len(results) - n,
-        "winners": win,
-        "length": {"rounds": {str(k): v for k, v in sorted(rounds.items())},
-                   "mean_rounds": sum(r.rounds for r in played) / n if n else 0.0,
-                   "mean_steps": sum(r.steps for r in played) / n if n else 0.0},
-        "survival_by_role": survival,
-        "survival_by_night": _survival_by_night(played, max_night),
-        "rules": {k: {"total": v, "per_game": v / n if n else 0.0,
-                      "games_with": games_with[k]}
-                  for k, v in sorted(counters.items())},
-    }
+                self.games_with[k] += 1
+
+    def merge(self, other: Tally) -> None:
+        """`other`'s games after this tally's (the seeds that follow)."""
+        self.games += other.games
+        self.errors += other.errors
+        self.winners.update(other.winners)
+        self.rounds.update(other.rounds)
+        self.steps += other.steps
+        for role, (total, alive) in other.by_role.items():
+            seen = self.by_role.setdefault(role, [0, 0])
+            seen[0] += total
+            seen[1] += alive
+        for side, died in other.deaths.items():
+            self.deaths.setdefault(side, Counter()).update(died)
+        self.counters.update(other.counters)
+        self.games_with.update(other.games_with)
+
+    def report(self, variant: str, policy: str, players: int | None) -> dict[str, Any]:
+        n = self.games - len(self.errors)
+        win = {side: {"games": k, "rate": k / n if n else 0.0, "ci95": list(wilson(k, n))}
+               for side, k in self.winners.most_common()}
+        max_night = max(self.rounds, default=1)
+        survival = {role: {"players": total, "survived": alive, "rate": alive / total}
+                    for role, (total, alive) in sorted(self.by_role.items())}
+        return {
+            "variant": variant, "policy": policy, "players": players, "games": self.games, "played": n,
+            "errors": [{"seed": seed, "error": error} for seed, error in self.errors][:20],
+            "error_count": len(self.errors),
+            "winners": win,
+            "length": {"rounds": {str(k): v for k, v in sorted(self.rounds.items())},
+                       "mean_rounds": sum(k * v for k, v in self.rounds.items()) / n if n else 0.0,
+                       "mean_steps": self.steps / n if n else 0.0},
+            "survival_by_role": survival,
+            "survival_by_night": self.survival_by_night(max_night),
+            "rules": {k: {"total": v, "per_game": v / n if n else 0.0,
+                          "games_with": self.games_with[k]}
+                      for k, v in sorted(self.counters.items())},
+        }
+
+    def survival_by_night(self, max_night: int) -> dict[str, list[float]]:
+        """Per side, the share of its players alive at the start of night 1, 2, … (games that
+        ended earlier count with the players they ended with)."""
+        out = {}
+        for side in sorted(self.deaths):
+            # alive at night k's start when he died in night or day k or later: counted for
+            # the nights up to his death's number (a survivor, or an unknown label, for all)
+            nights: Counter[int] = Counter()
+            for number, count in self.deaths[side].items():
+                nights[max_night if number is None else max(0, min(max_night, number))] += count
+            total = sum(nights.values())
+            row, alive = [], total - nights[0]
+            for k in range(1, max_night + 1):
+                row.append(alive / total)
+                alive -= nights[k]
+            out[side] = row
+        return out
 
 
 def _survival_by_night(played: list[Any], max_night: int) -> dict[str, list[float]]:
-    """Per side, the share of its players alive at the start of night 1, 2, … (games that
-    ended earlier count with the players they ended with)."""
-    total: Counter[str] = Counter()
-    nights: defaultdict[str, Counter[int]] = defaultdict(Counter)  # side -> players alive at nights 1 … k, by k
-    for r in played:
-        for p in r.players:
-            side = p["faction"] or "?"
-            total[side] += 1
-            t = _death_time(p["died_in"]) if not p["alive"] else None
-            # alive at night k's start when t >= (k, 0), i.e. for k up to his death's number
-            seen = max_night if t is None else max(0, min(max_night, t[0]))
-            nights[side][seen] += 1
-    out = {}
-    for side in sorted(nights):
-        row, alive = [], total[side] - nights[side][0]
-        for k in range(1, max_night + 1):
-            row.append(alive / total[side])
-            alive -= nights[side][k]
-        out[side] = row
-    return out
+    """`Tally.survival_by_night` of these results."""
+    return Tally.of(played).survival_by_night(max_night)
 
 
 # ---- plots and page ------------------------------------------------------------------
