@@ -5,7 +5,8 @@ its own cached virtual environment, never into tianshen's.  The cache is
 `~/.cache/tianshen/spirit-0.14.3/` (`TIANSHEN_SPIRIT_CACHE` overrides); it is built once,
 marked complete, and reused; a lock file makes two processes that race wait for one another.
 Beside it, `template-KEY/` holds a project made and migrated once (`migrated_template`); each
-new forum is a copy of it (a second, not Django's migrate each time).
+new forum is a copy of it (a second, not Django's migrate each time).  Building a new template
+removes the others not used for two weeks (`prune_stale_templates`).
 
 A forum lives in a directory of its own (`tianshen forum spirit-local --dir DIR`):
 
@@ -341,6 +342,38 @@ class LocalForum:
         return proc
 
 
+# a cached template of another key (an older Spirit, waitress or version of this module), or a
+# seeded one, not used for this long is removed when a new one is built
+STALE_DAYS = 14
+
+
+def _used(root: Path) -> Path:
+    """`root`, a cached template, marked as used now (its `complete` marker's time)."""
+    with contextlib.suppress(OSError):
+        os.utime(root / "complete")
+    return root
+
+
+def prune_stale_templates(cache: Path, keep: Path, now: float | None = None, days: float = STALE_DAYS) -> list[Path]:
+    """Remove the cached templates (`template-*`, `seeded-*`) but `keep` whose marker says
+    they were not used for `days` (or that were never completed as long ago); returns them.
+    Each use marks a template (`_used`), so one in use is never old enough."""
+    cutoff = (time.time() if now is None else now) - days * 86400
+    removed = []
+    for root in sorted(cache.glob("template-*")) + sorted(cache.glob("seeded-*")):
+        if root == keep or not root.is_dir():
+            continue
+        marker = root / "complete"
+        try:
+            last = (marker if marker.exists() else root).stat().st_mtime
+        except OSError:
+            continue
+        if last < cutoff:
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(root)
+    return removed
+
+
 def _template_key() -> str:
     """Changes with the installed versions and with this module (the settings, the steps)."""
     made = hashlib.sha256(f"{SPIRIT_VERSION} {WAITRESS_VERSION} {sys.version_info[:2]}".encode())
@@ -357,13 +390,14 @@ def migrated_template(timings: dict[str, float] | None = None) -> Path:
     root = cache_dir() / f"template-{_template_key()}"
     marker = root / "complete"
     if marker.exists():
-        return root / PROJECT
+        return _used(root) / PROJECT
     t0 = time.monotonic()
     with _locked(cache_dir() / ".template.lock"):
         if marker.exists():  # another process built it meanwhile
-            return root / PROJECT
+            return _used(root) / PROJECT
         if root.exists():
             shutil.rmtree(root)  # a half-built one
+        prune_stale_templates(cache_dir(), root)
         root.mkdir(parents=True)
         forum = LocalForum(root=root, port=8000, bin_dir=bin_dir)
         startenv = {k: v for k, v in forum.env().items() if k != "DJANGO_SETTINGS_MODULE"}
@@ -446,14 +480,15 @@ def seeded_template(gm: str, players: list[str], category: str, comments_per_pag
     root = cache_dir() / f"seeded-{_template_key()}-{key}"
     marker = root / "complete"
     if marker.exists():
-        return root
+        return _used(root)
     template = migrated_template(timings)
     t0 = time.monotonic()
     with _locked(cache_dir() / ".template.lock"):
         if marker.exists():  # another process built it meanwhile
-            return root
+            return _used(root)
         if root.exists():
             shutil.rmtree(root)  # a half-built one
+        prune_stale_templates(cache_dir(), template.parent)
         shutil.copytree(template, root / PROJECT, ignore=shutil.ignore_patterns("django.log", "__pycache__"))
         forum = LocalForum(root=root, port=8000, gm=gm, category=category, bin_dir=ensure_venv())
         forum.accounts = {gm: secrets.token_urlsafe(12)}
