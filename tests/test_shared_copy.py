@@ -200,3 +200,38 @@ def test_two_threads_folding_at_once_each_keep_their_own_writes() -> None:
     assert (first.model_dump_json(), second.model_dump_json()) == before
     assert [p.alive for p in out[0].state.players[:2]] == [False, True]
     assert [p.alive for p in other.state.players[:2]] == [True, False]
+
+
+def _every_variant() -> list[tuple[str, int]]:
+    from tianshen.specs import available_variants, load_spec
+
+    out = []
+    for variant in available_variants():
+        spec = load_spec(variant)
+        out += [(variant, n) for n in (spec.player_counts or [spec.players])]
+    return out
+
+
+@pytest.mark.parametrize("variant,players", _every_variant())
+def test_no_fold_of_a_whole_game_changes_any_earlier_state(variant: str, players: int) -> None:
+    """Whole games of every variant folded by `apply`, the simulated players reading every
+    state: each state's JSON, taken when `apply` made it, is the same at the end of the game,
+    so no write of a later fold reached an earlier state through a value they share (issue
+    37: a step copies only what it touches)."""
+
+    class Keeping(Game):
+        def fold(self, event):  # type: ignore[no-untyped-def]
+            state = self.state
+            self.state = self._took(self.ruleset.apply(state, event))
+            kept.append((state, taken.pop()))
+            taken.append(self.state.model_dump_json())
+
+    ruleset = load_ruleset(variant)
+    for seed in (1, 2):
+        kept: list[tuple[GameState, str]] = []
+        game = Keeping(ruleset, seed, players)
+        taken = [game.state.model_dump_json()]
+        game.play()
+        assert len(kept) > 20
+        changed = [i for i, (state, json) in enumerate(kept) if state.model_dump_json() != json]
+        assert not changed, f"{variant} seed {seed}: states {changed[:5]} changed after apply made them"

@@ -79,7 +79,7 @@ _PATHS: dict[str, tuple[str, ...]] = {}  # a step's dotted path, split once (the
 def end_of(step: Step, state: GameState) -> datetime | None:
     """When the step ends: its deadline, or earlier once everyone is done (early_done)."""
     at = time_at(state, step.deadline)
-    early = state.data.get("early_at") if step.early_done else None
+    early = peek(state.data, "early_at") if step.early_done else None  # (a string: no copy to skip)
     if at is not None and early:
         return min(at, parse(early))
     return at

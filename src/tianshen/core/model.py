@@ -78,7 +78,7 @@ class Player(_Plain):
 
     def copy(self) -> Player:
         fields = self.__dict__.copy()
-        fields["extra"] = SharedDict(fields["extra"]) if fields["extra"] else {}
+        fields["extra"] = _shared(fields["extra"]) if fields["extra"] else {}
         new = _new(Player)
         _set(new, "__dict__", fields)
         return new
@@ -234,7 +234,7 @@ class GameState(_Plain):
             new.players = [p.copy() for p in self.players]
         new.phase = self.phase.copy()
         new.winner, new.zone = self.winner, self.zone
-        new.data = SharedDict(self.data)
+        new.data = _shared(self.data)
         # the same roles, so the same facts: shared until either calls `roles_changed`, which
         # gives it a new dict (a fact, once made, is never changed)
         new.facts = self.facts
@@ -300,12 +300,22 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     them back only.  So a player may belong to several states between two `apply`s: a
     state `apply` returned is changed only by `apply`, or `apply_in_place` by a caller
     that keeps no older state."""
-    new = original.copy(players=False)
+    new = _new(GameState)  # `original.copy(players=False)`, inline: one a step
+    new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
+        original.ruleset, original.variant, original.seed, original.salt, original.rng_draws)
+    ph, phase = original.phase, _new(Phase)
+    phase.kind, phase.number, phase.started_at, phase.ends_at, phase.step = (
+        ph.kind, ph.number, ph.started_at, ph.ends_at, ph.step)
+    new.phase, new.winner, new.zone = phase, original.winner, original.zone
+    new.data = _shared(original.data)
+    new.facts = original.facts
     new.due = original.due  # the same next deadline until the fold (which drops it) writes
     players = original.players
-    if any(map(_extra, players)):
+    extras = list(map(_extra, players))  # the dicts themselves: `any` of them after the fold reads no player
+    if any(extras):
         new.players = [p.copy() if p.extra else p for p in players]
         shared = [p for p in players if not p.extra]
+        extras = [e for e in extras if not e]
     else:  # (mostly) no player has `extra`: all shared
         new.players = players[:]
         shared = players  # the original's list, which the fold does not reach
@@ -318,15 +328,15 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
         _put_back(shared, log)
         raise
     _writes.reset(token)
-    if log or any(map(_extra, shared)):  # (seldom) a player written
+    if log or any(extras):  # (seldom) a player written, or his empty `extra` filled in place
         _own_written(shared, log, outcome.state.players)
     return outcome
 
 
 def _own_written(shared: list[Player], log: list[tuple[Player, str, Any]], players: list[Player]) -> None:
     """The new state's own copy of each shared player the fold wrote, the originals put back."""
-    ids = {id(p) for p in shared}
-    written = {id(p) for p, _, _ in log}
+    ids = set(map(id, shared))
+    written = {id(entry[0]) for entry in log}
     for i, p in enumerate(players):
         if id(p) in ids and (p.extra or id(p) in written):
             fields = p.__dict__.copy()
@@ -334,11 +344,12 @@ def _own_written(shared: list[Player], log: list[tuple[Player, str, Any]], playe
                 fields["extra"] = {}  # not the original's (empty) dict
             own = players[i] = _new(Player)
             _set(own, "__dict__", fields)
-    _put_back(shared, log)
+    _put_back(shared, log, ids)
 
 
-def _put_back(shared: list[Player], log: list[tuple[Player, str, Any]]) -> None:
-    ids = {id(p) for p in shared}
+def _put_back(shared: list[Player], log: list[tuple[Player, str, Any]], ids: set[int] | None = None) -> None:
+    if ids is None:
+        ids = set(map(id, shared))
     for p, name, old in reversed(log):
         if id(p) in ids:
             if old is _UNSET:
@@ -404,6 +415,11 @@ def copy_json(value: Any) -> Any:
     return _copy.deepcopy(value)
 
 
+_MISSING = object()
+_dict_get, _dict_getitem, _dict_set = dict.get, dict.__getitem__, dict.__setitem__
+_dict_new, _dict_update = dict.__new__, dict.update
+
+
 class SharedDict(dict):  # type: ignore[type-arg]
     """The `data` (or a player's `extra`) of a copied state: its values are first those of
     the state it was copied from, and each one is copied (`copy_json`) the first time it is
@@ -422,33 +438,33 @@ class SharedDict(dict):  # type: ignore[type-arg]
         if type(value) in _ATOMIC or key in self._own:
             return value
         value = copy_json(value)
-        dict.__setitem__(self, key, value)
+        _dict_set(self, key, value)
         self._own.add(key)
         return value
 
     def __getitem__(self, key: Any) -> Any:
-        value = dict.__getitem__(self, key)
+        value = _dict_getitem(self, key)
         if type(value) in _ATOMIC or key in self._own:  # `_mine`'s first test, without its call
             return value
         return self._mine(key, value)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if not dict.__contains__(self, key):
+        value = _dict_get(self, key, _MISSING)  # one look-up, in C
+        if value is _MISSING:
             return default
-        value = dict.__getitem__(self, key)
         if type(value) in _ATOMIC or key in self._own:
             return value
         return self._mine(key, value)
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
-        if dict.__contains__(self, key):
-            return self._mine(key, dict.__getitem__(self, key))
+        if key in self:
+            return self._mine(key, _dict_getitem(self, key))
         self[key] = default
         return default
 
     def pop(self, key: Any, *default: Any) -> Any:
-        if dict.__contains__(self, key):
-            value = self._mine(key, dict.__getitem__(self, key))
+        if key in self:
+            value = self._mine(key, _dict_getitem(self, key))
             del self[key]
             return value
         if default:
@@ -468,7 +484,7 @@ class SharedDict(dict):  # type: ignore[type-arg]
         return [self._mine(k, v) for k, v in list(dict.items(self))]
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        dict.__setitem__(self, key, value)
+        _dict_set(self, key, value)
         self._own.add(key)
 
     def __delitem__(self, key: Any) -> None:
@@ -517,19 +533,27 @@ def put(data: dict[str, Any], path: tuple[Any, ...], key: Any, value: Any) -> No
     vote copied the whole day); the value stays not its own, so a later read through
     `data` still copies it whole and nothing shared can be written to."""
     top = path[0]
-    if type(data) is not SharedDict or top in data._own or not dict.__contains__(data, top):
+    if type(data) is not SharedDict or top in data._own or top not in data:
         inner = data.setdefault(top, {})
         for k in path[1:]:
             inner = inner.setdefault(k, {})
         inner[key] = value
         return
-    inner = outer = dict.copy(dict.__getitem__(data, top))
+    inner = outer = dict.copy(_dict_getitem(data, top))
     for k in path[1:]:
         step = dict.copy(inner.get(k) or {})
         inner[k] = step
         inner = step
     inner[key] = value
-    dict.__setitem__(data, top, outer)
+    _dict_set(data, top, outer)
+
+
+def _shared(values: dict[str, Any]) -> SharedDict:
+    """`SharedDict(values)` without a call of Python's (one a step, and one a player's `extra`)."""
+    new = _dict_new(SharedDict)
+    _dict_update(new, values)
+    new._own = set()
+    return new
 
 
 def _raw(values: dict[str, Any]) -> dict[str, Any]:

@@ -233,7 +233,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def _next_deadline(self, state: GameState) -> Deadline | None:
         data = state.data
-        if data.get("paused_at"):
+        if peek(data, "paused_at"):  # (a string: `peek`, no call of SharedDict's in `apply`)
             return None
         due = self.schedule(state)
         if not peek(data, "checkin") and not peek(data, "substitution"):

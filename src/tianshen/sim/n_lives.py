@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.n_lives import cards, victory
@@ -172,7 +172,7 @@ class NLivesSims:
             if not p.alive or self.reordered.get(p.name, 0) >= windows:
                 continue
             self.reordered[p.name] = windows
-            hand = p.extra.get("hand", [])
+            hand = cards.held(p)
             bottom = p.extra.get("bottom")
             if len(hand) > 1 and bottom == hand[-1]:  # the only players who draw: seeded for them
                 rng = self._rng(state, f"reorder:{p.name}")
@@ -234,7 +234,7 @@ class NLivesSims:
             elif target and plan.can(1):
                 self._attack(state, p, "snipe", plan, rng, target)
         bisha = held.get("bisha")
-        if (bisha and bisha not in state.data["bisha_used"] and not self.cowin(p) and plan.can(2)
+        if (bisha and bisha not in peek(state.data, "bisha_used") and not self.cowin(p) and plan.can(2)
                 and rng.random() < (0.35 if hostile else 0.2)):
             self._use(plan, "bisha", self._enemy(state, p, rng), rng)
 
@@ -263,7 +263,7 @@ class NLivesSims:
         if "bisha" in held and plan.can(2, reserve):
             self._pardon(state, p, plan, rng)
         saint = held.get("sniper")
-        if saint and saint not in state.data["saint_used"] and plan.can(3, reserve) and rng.random() < 0.12:
+        if saint and saint not in peek(state.data, "saint_used") and plan.can(3, reserve) and rng.random() < 0.12:
             self._use(plan, "saint", None, rng)
 
     def _pardon(self, state: GameState, p: Player, plan: Plan, rng: random.Random) -> None:
@@ -357,7 +357,7 @@ class NLivesSims:
                 continue
             held = _held(state, p)
             bisha = held.get("bisha")
-            may_bisha = bool(bisha) and bisha not in state.data["bisha_used"] and not self.cowin(p)
+            may_bisha = bool(bisha) and bisha not in peek(state.data, "bisha_used") and not self.cowin(p)
             if "curse" not in held and not may_bisha:
                 continue  # draws nothing: not seeded
             rng = self._rng(state, f"day:{p.name}")
@@ -372,7 +372,7 @@ class NLivesSims:
     def vote(self, state: GameState, thread_id: str) -> None:
         """§8: every living player who may vote votes; some delegate by PM (§8.4)."""
         rng = self._rng(state, "vote")
-        barred = set(state.data["day"]["cannot_vote"])
+        barred = set(peek(state.data, "day")["cannot_vote"])
         voters = [p for p in state.players if p.alive and p.name not in barred]
         counts: dict[str, int] = {}
         for p in rng.sample(voters, len(voters)):
@@ -400,7 +400,7 @@ class NLivesSims:
 
 def _held(state: GameState, p: Player) -> dict[str, str]:
     """Card type -> card of the player's hand (the last of a type; only 庶民 come twice)."""
-    data = state.data["cards"]
+    data = peek(state.data, "cards")  # (read only: `peek`, not a copy of every card)
     return {data[c]["type"]: c for c in cards.held(p)}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from tianshen.core import rng
 from tianshen.core.clock import show_for
 from tianshen.core.grammar import normalize
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek
 from tianshen.core.names import fold
 from tianshen.core.spec import Lines, RulesetSpec, Text
 
@@ -54,7 +54,7 @@ def _read_card_types(spec: RulesetSpec) -> dict[str, CardType]:
 
 
 def card_type(state: GameState, card: str) -> str:
-    return str(state.data["cards"][card]["type"])
+    return str(peek(state.data, "cards")[card]["type"])
 
 
 def is_privilege(state: GameState, card: str) -> bool:
@@ -63,26 +63,27 @@ def is_privilege(state: GameState, card: str) -> bool:
 
 def hand(p: Player) -> list[str]:
     """A copy of the player's hand, the caller's to change (`held` reads it without a copy)."""
-    return list(p.extra.get("hand", []))
+    return list(peek(p.extra, "hand") or ())
 
 
 def held(p: Player) -> list[str]:
-    """The player's hand itself: read it, do not change it."""
-    return p.extra.get("hand", [])  # type: ignore[no-any-return]
+    """The player's hand itself: read it, do not change it (in `apply`'s copy, the hand of
+    the state it was given until the fold changes it: `peek`)."""
+    return peek(p.extra, "hand") or []  # type: ignore[no-any-return]
 
 
 def held_types(state: GameState, p: Player) -> dict[str, str]:
     """Card type -> the first active card of that type the player holds (escrow excluded)."""
-    data = state.data["cards"]
+    data = peek(state.data, "cards")
     out: dict[str, str] = {}
-    for c in p.extra.get("hand", []):
+    for c in held(p):
         out.setdefault(data[c]["type"], c)
     return out
 
 
 def count_commoners(state: GameState, p: Player) -> int:
-    data = state.data["cards"]
-    return sum(1 for c in p.extra.get("hand", []) if data[c]["type"] == COMMONER)
+    data = peek(state.data, "cards")
+    return sum(1 for c in held(p) if data[c]["type"] == COMMONER)
 
 
 # ---- dealing (§2, §4, §3.4.1) --------------------------------------------------------
@@ -196,8 +197,9 @@ def draw_attributes(spec: RulesetSpec, state: GameState) -> None:
 def shows(state: GameState, p: Player, asked: str) -> bool:
     """Does the player hold the card asked about, or a card with that attribute?  Escrow is
     not held (A15)."""
-    for c in p.extra.get("hand", []):
-        info = state.data["cards"][c]
+    data = peek(state.data, "cards")
+    for c in held(p):
+        info = data[c]
         if info["type"] == asked or info["attr"] == asked:
             return True
     return False
@@ -213,7 +215,7 @@ class OrderError(ValueError):
 
 
 def name_of(spec: RulesetSpec, state: GameState, card: str) -> str:
-    return type_names(spec)[state.data["cards"][card]["type"]]
+    return type_names(spec)[peek(state.data, "cards")[card]["type"]]
 
 
 def type_names(spec: RulesetSpec) -> dict[str, str]:
@@ -288,7 +290,7 @@ def random_order(state: GameState, p: Player) -> list[str]:
 
 
 def describe_hand(spec: RulesetSpec, state: GameState, cards: list[str]) -> str:
-    names, data = type_names(spec), state.data["cards"]
+    names, data = type_names(spec), peek(state.data, "cards")
     return "、".join([names[data[c]["type"]] for c in cards]) or "（无）"
 
 
@@ -414,7 +416,7 @@ def kind(spec: RulesetSpec, state: GameState, card: str) -> str:
 
 def kinds(spec: RulesetSpec, state: GameState, lost: list[str]) -> Lines:
     """§5.8: how many 特权牌 and 庶民牌, never which card."""
-    data = state.data["cards"]
+    data = peek(state.data, "cards")
     privileges = sum(1 for c in lost if data[c]["type"] != COMMONER)
     commoners = len(lost) - privileges
     parts: list[str | Text | Lines] = []
