@@ -99,6 +99,45 @@ def reminder_at(step: Step, state: GameState, end: datetime) -> datetime | None:
     return at if start is not None and at > start else None
 
 
+def due(steps: tuple[Step, ...], state: GameState) -> tuple[datetime, str] | None:
+    """The schedule in one call (issue 37: asked after every input): (when, kind) of the
+    first step that applies — its end (`end_of`), or its reminder's moment first
+    (`reminder_at`, kind REMINDER); None when no step applies or its end is not set."""
+    ph = state.phase
+    kind, sub, number = ph.kind, ph.step, ph.number
+    for s in steps:
+        if s.phase == kind and (s.step == sub or s.step == ANY) and (s.number is None or s.number == number):
+            break
+    else:
+        return None
+    data = state.data
+    at = ph.ends_at if s.deadline == PHASE_END else time_at(state, s.deadline)
+    if at is None:
+        return None
+    if s.early_done and (early := data.get("early_at")):
+        at = min(at, parse(early))
+    if s.reminder_from:
+        options = data.get("options")
+        hours = options.get("reminder_hours", 0) if options else 0
+        if hours and float(hours) > 0 and data.get("reminded") != f"{ph.label}:{sub}":
+            remind = at - _hours(hours)
+            start = ph.started_at if s.reminder_from == PHASE_START else time_at(state, s.reminder_from)
+            if start is not None and remind > start:
+                return remind, REMINDER
+    return at, s.kind
+
+
+def _hours(hours: float) -> timedelta:
+    """`timedelta(hours=…)` of a variant's few reminder hours, made once each."""
+    made = _HOURS.get(hours)
+    if made is None:
+        made = _HOURS[hours] = timedelta(hours=float(hours))
+    return made
+
+
+_HOURS: dict[float, timedelta] = {}
+
+
 def reminded_mark(state: GameState) -> str:
     return f"{state.phase.label}:{state.phase.step}"
 
