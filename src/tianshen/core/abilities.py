@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core.grammar import VERBS, Verbs
+from tianshen.core.grammar import VERBS, Verbs, VerbTable
 from tianshen.core.intake import ReadLate, Refused
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
@@ -130,7 +130,7 @@ def pm_verbs(spec: RulesetSpec) -> Verbs:
     if unknown := [v for v in kept or [] if v not in VERBS]:
         raise AbilityError(f"ruleset {spec.id}: [verbs] shared names {', '.join(unknown)}, not one of {', '.join(VERBS)}")
     shared = VERBS if kept is None else {v: VERBS[v] for v in kept}
-    return shared | table(spec).verbs() | {v: tuple(words) for v, words in own.items()}
+    return VerbTable(shared | table(spec).verbs() | {v: tuple(words) for v, words in own.items()})
 
 
 def table(spec: RulesetSpec) -> Table:
