@@ -68,8 +68,12 @@ def time_at(state: GameState, path: str) -> datetime | None:
     if names is None:
         names = _PATHS[path] = tuple(path.split("."))
     holder: object = state.data
-    for name in names:
-        holder = peek(holder, name) if isinstance(holder, dict) else None  # read only: not copied
+    if len(names) == 2:  # (every step table's paths: "day.vote_ends_at")
+        holder = peek(holder, names[0])  # read only: not copied
+        holder = peek(holder, names[1]) if isinstance(holder, dict) else None
+    else:
+        for name in names:
+            holder = peek(holder, name) if isinstance(holder, dict) else None
     return parse(holder) if isinstance(holder, str) else None
 
 

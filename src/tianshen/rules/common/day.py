@@ -117,9 +117,12 @@ def candidate(state: GameState, kind: str, written: str) -> str:
     """The candidate a vote names: read against every player (so a dead 丙丁 is not taken
     for 丙), then checked against this ballot's candidates."""
     name = resolve_name(written, seat_names(state))
-    allowed = candidates(state, kind)
-    if name not in allowed:
-        raise Refused(f"{name}不是这次投票的候选人。候选人：{'、'.join(allowed)}。")
+    if kind == "main":  # (every living player: the list is made only for a refusal)
+        ok = (p := state.find(name)) is not None and p.alive
+    else:
+        ok = name in day_read(state)["candidates"]
+    if not ok:
+        raise Refused(f"{name}不是这次投票的候选人。候选人：{'、'.join(candidates(state, kind))}。")
     return name
 
 
