@@ -122,24 +122,29 @@ def due(steps: tuple[Step, ...], state: GameState) -> tuple[datetime, str] | Non
         at = min(at, parse(early))
     if s.reminder_from:
         options = data.get("options")
-        hours = options.get("reminder_hours", 0) if options else 0
-        if hours and float(hours) > 0 and data.get("reminded") != f"{ph.label}:{sub}":
-            remind = at - _hours(hours)
+        before = _before(options.get("reminder_hours", 0)) if options else None
+        if before is not None:
+            remind = at - before
             start = ph.started_at if s.reminder_from == PHASE_START else time_at(state, s.reminder_from)
             if start is not None and remind > start:
-                return remind, REMINDER
+                # (`reminded_mark` without the label's property call)
+                mark = f"{kind} {number}:{sub}" if kind in ("night", "day") else f"{kind}:{sub}"
+                if data.get("reminded") != mark:
+                    return remind, REMINDER
     return at, s.kind
 
 
-def _hours(hours: float) -> timedelta:
-    """`timedelta(hours=…)` of a variant's few reminder hours, made once each."""
-    made = _HOURS.get(hours)
-    if made is None:
-        made = _HOURS[hours] = timedelta(hours=float(hours))
-    return made
+def _before(hours: float | str) -> timedelta | None:
+    """How long before a step's end its reminder comes (None: no reminder, `reminder_hours`
+    0 or less): each of a variant's few values worked out once."""
+    try:
+        return _BEFORE[hours]
+    except KeyError:
+        made = _BEFORE[hours] = timedelta(hours=float(hours)) if float(hours) > 0 else None
+        return made
 
 
-_HOURS: dict[float, timedelta] = {}
+_BEFORE: dict[float | str, timedelta | None] = {}
 
 
 def reminded_mark(state: GameState) -> str:
