@@ -122,8 +122,8 @@ def due(steps: tuple[Step, ...], state: GameState) -> tuple[datetime, str] | Non
         at = min(at, parse(early))
     if s.reminder_from:
         options = data.get("options")
-        before = _before(options.get("reminder_hours", 0)) if options else None
-        if before is not None:
+        hours = options.get("reminder_hours") if options else None  # (0 or none in most variants)
+        if hours and (before := _before(hours)) is not None:
             remind = at - before
             start = ph.started_at if s.reminder_from == PHASE_START else time_at(state, s.reminder_from)
             if start is not None and remind > start:
