@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core.grammar import VERBS, Verbs
+from tianshen.core.grammar import VERBS, Verbs, VerbTable
 from tianshen.core.intake import ReadLate, Refused
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
@@ -130,7 +130,7 @@ def pm_verbs(spec: RulesetSpec) -> Verbs:
     if unknown := [v for v in kept or [] if v not in VERBS]:
         raise AbilityError(f"ruleset {spec.id}: [verbs] shared names {', '.join(unknown)}, not one of {', '.join(VERBS)}")
     shared = VERBS if kept is None else {v: VERBS[v] for v in kept}
-    return shared | table(spec).verbs() | {v: tuple(words) for v, words in own.items()}
+    return VerbTable(shared | table(spec).verbs() | {v: tuple(words) for v, words in own.items()})
 
 
 def table(spec: RulesetSpec) -> Table:
@@ -185,8 +185,9 @@ def check_window(spec: RulesetSpec, ability: Ability, state: GameState, at: date
     its lock on with `night_locked`.  With `queue_day` a night ability sent by day is taken
     for the next night (000 1.1.5): only its lock is checked."""
     ph = state.phase
-    check_late(spec, ability, state, at)
     window = ability.window
+    if ph.kind == "day" and window in ("night", "power") and ph.started_at and at < ph.started_at:
+        raise ReadLate(spec.later("pm_read_late"))  # check_late, read here (one call less a PM)
     if window == "night" and not queue_day:
         if ph.kind != "night" or (ph.started_at and at < ph.started_at):
             # 002 平民: the window opens at dusk; a PM whose forum time is still in the day is
@@ -209,8 +210,8 @@ def check_late(spec: RulesetSpec, ability: Ability, state: GameState, at: dateti
     before this day began, that the board showed only after dawn (a lagging conversation
     page), is not refused as sent by day: it came too late to be counted (`pm_read_late`)."""
     ph = state.phase
-    if ability.window in ("night", "power") and ph.kind == "day" and ph.started_at and at < ph.started_at:
-        raise ReadLate(spec.later("pm_read_late"))
+    if ph.kind == "day" and ability.window in ("night", "power") and ph.started_at and at < ph.started_at:
+        raise ReadLate(spec.later("pm_read_late"))  # (as check_window reads it)
 
 
 def check_lock(spec: RulesetSpec, lock: float | None, state: GameState, at: datetime,

@@ -68,8 +68,12 @@ def time_at(state: GameState, path: str) -> datetime | None:
     if names is None:
         names = _PATHS[path] = tuple(path.split("."))
     holder: object = state.data
-    for name in names:
-        holder = peek(holder, name) if isinstance(holder, dict) else None  # read only: not copied
+    if len(names) == 2:  # (every step table's paths: "day.vote_ends_at")
+        holder = peek(holder, names[0])  # read only: not copied
+        holder = peek(holder, names[1]) if isinstance(holder, dict) else None
+    else:
+        for name in names:
+            holder = peek(holder, name) if isinstance(holder, dict) else None
     return parse(holder) if isinstance(holder, str) else None
 
 
@@ -97,6 +101,50 @@ def reminder_at(step: Step, state: GameState, end: datetime) -> datetime | None:
     at = end - timedelta(hours=hours)
     start = time_at(state, step.reminder_from)
     return at if start is not None and at > start else None
+
+
+def due(steps: tuple[Step, ...], state: GameState) -> tuple[datetime, str] | None:
+    """The schedule in one call (issue 37: asked after every input): (when, kind) of the
+    first step that applies — its end (`end_of`), or its reminder's moment first
+    (`reminder_at`, kind REMINDER); None when no step applies or its end is not set."""
+    ph = state.phase
+    kind, sub, number = ph.kind, ph.step, ph.number
+    for s in steps:
+        if s.phase == kind and (s.step == sub or s.step == ANY) and (s.number is None or s.number == number):
+            break
+    else:
+        return None
+    data = state.data
+    at = ph.ends_at if s.deadline == PHASE_END else time_at(state, s.deadline)
+    if at is None:
+        return None
+    if s.early_done and (early := data.get("early_at")):
+        at = min(at, parse(early))
+    if s.reminder_from:
+        options = data.get("options")
+        hours = options.get("reminder_hours") if options else None  # (0 or none in most variants)
+        if hours and (before := _before(hours)) is not None:
+            remind = at - before
+            start = ph.started_at if s.reminder_from == PHASE_START else time_at(state, s.reminder_from)
+            if start is not None and remind > start:
+                # (`reminded_mark` without the label's property call)
+                mark = f"{kind} {number}:{sub}" if kind in ("night", "day") else f"{kind}:{sub}"
+                if data.get("reminded") != mark:
+                    return remind, REMINDER
+    return at, s.kind
+
+
+def _before(hours: float | str) -> timedelta | None:
+    """How long before a step's end its reminder comes (None: no reminder, `reminder_hours`
+    0 or less): each of a variant's few values worked out once."""
+    try:
+        return _BEFORE[hours]
+    except KeyError:
+        made = _BEFORE[hours] = timedelta(hours=float(hours)) if float(hours) > 0 else None
+        return made
+
+
+_BEFORE: dict[float | str, timedelta | None] = {}
 
 
 def reminded_mark(state: GameState) -> str:

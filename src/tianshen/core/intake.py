@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tianshen.core import clock
-from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs, parse_pm
+from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs, parsed_rows
 from tianshen.core.model import GameState, Player, PmIn, Refusal
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import Lines, RulesetSpec, Text
@@ -47,14 +47,15 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
     if state.phase.kind == "over":
         out.refuse(p.name, pm.text, spec.text("game_over"), reply_to=p.name)
         return out, None
-    parsed = parse_pm(pm.text, verbs, declaring)
-    if not parsed.commands:
+    commands, unknown = parsed_rows(pm.text, verbs, declaring)
+    if not commands:
         out.refuse(p.name, pm.text, spec.text("not_understood", help=help(p)), reply_to=p.name)
         return out, p
     done: list[str] = []
     refused: list[str | Text | Lines] = []  # each "✘ line：reason", rendered when the answer is read
     late = 0
-    for cmd in parsed.commands:
+    for row in commands:
+        cmd = Command(*row)  # the family's own (the rows are shared)
         try:
             done.append(run(p, cmd, out))
         except Refused as exc:
@@ -63,7 +64,7 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
             refused.append(Lines("", ["✘ ", cmd.line, "：", reason]))
             out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=reason))
     if late:
-        alone = not done and late == len(refused) and not parsed.unknown
+        alone = not done and late == len(refused) and not unknown
         _read_late(spec, state, pm, out, alone)
         if alone:
             return out, p
@@ -72,8 +73,8 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
         reply.append(spec.later("receipt_ok", lines="✔ " + "\n✔ ".join(done)))  # each line "✔ …"
     if refused:
         reply.append(spec.later("receipt_refused", lines=Lines("\n", refused), help=help(p)))
-    if parsed.unknown:
-        reply.append(spec.text("receipt_unknown", lines="\n".join(parsed.unknown)))
+    if unknown:
+        reply.append(spec.text("receipt_unknown", lines="\n".join(unknown)))
     out.pm(p.name, spec.text("receipt_subject"), reply[0] if len(reply) == 1 else Lines("\n\n", reply))
     return out, p
 

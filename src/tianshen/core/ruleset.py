@@ -251,12 +251,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def schedule(self, state: GameState) -> Deadline | None:
         """The ruleset's next deadline from its step table, or None when the game is over."""
-        step = flow.current(self.STEPS, state)
-        at = flow.end_of(step, state) if step else None
-        if step is None or at is None:
-            return None
-        reminder = flow.reminder_at(step, state, at) if step.reminder_from else None
-        return _deadline((reminder, REMINDER) if reminder else (at, step.kind))
+        due = flow.due(self.STEPS, state)
+        return None if due is None else _deadline(due)
 
     def shift_schedule(self, state: GameState, hours: float) -> None:
         """Every remaining deadline of the step moves by `hours` (extend, resume, leave, a

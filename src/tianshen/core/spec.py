@@ -84,7 +84,9 @@ class RulesetSpec(BaseModel):
         (strings, numbers, other `Text`s or `Lines`)."""
         if key not in self.texts:
             raise KeyError(f"ruleset {self.id} has no text '{key}'")
-        return Text(self, key, values)
+        made = _new_text(Text)  # Text(self, key, values) without its __init__'s call (~100 a game)
+        made.spec, made.key, made.values, made._done = self, key, values, None
+        return made
 
     def _plain(self, key: str) -> str:
         """A text without fields (a subject line…), rendered once per spec."""
@@ -183,5 +185,7 @@ class Lines:
     def __repr__(self) -> str:
         return f"Lines({self.sep!r}, {list(self.parts)!r})"
 
+
+_new_text = object.__new__
 
 Body = str | Text | Lines  # what a message's text may be before it is read

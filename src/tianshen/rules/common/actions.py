@@ -15,12 +15,12 @@ from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.roles import (
+    _seats_of,
     group_of,
     is_killer,
     killer_mode,
     living_commoners,
     living_killers,
-    members,
     on_duty_killer,
     partners,
 )
@@ -119,8 +119,12 @@ def names_match(written: str, names: Sequence[str]) -> str:
 
 def group_target(spec: RulesetSpec, state: GameState, verb: str, group: str) -> str | None:
     """The group's common target; members who disagree forfeit it (002, DECISIONS B1)."""
-    subs = peek(state.data, "subs").get(verb, {})  # a look (core.model.peek)
-    targets = {subs[m.name] for m in members(spec, state, group) if m.name in subs}
+    subs = peek(state.data, "subs").get(verb)  # a look (core.model.peek)
+    if not subs:  # (nobody sent this power tonight: the group's members need not be listed)
+        return None
+    players = state.players
+    targets = {subs[name] for i in _seats_of(spec, state).get(group, ())
+               if (q := players[i]).alive and (name := q.name) in subs}
     return targets.pop() if len(targets) == 1 else None
 
 

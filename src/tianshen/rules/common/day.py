@@ -117,9 +117,12 @@ def candidate(state: GameState, kind: str, written: str) -> str:
     """The candidate a vote names: read against every player (so a dead 丙丁 is not taken
     for 丙), then checked against this ballot's candidates."""
     name = resolve_name(written, seat_names(state))
-    allowed = candidates(state, kind)
-    if name not in allowed:
-        raise Refused(f"{name}不是这次投票的候选人。候选人：{'、'.join(allowed)}。")
+    if kind == "main":  # (every living player: the list is made only for a refusal)
+        ok = (p := state.find(name)) is not None and p.alive
+    else:
+        ok = name in day_read(state)["candidates"]
+    if not ok:
+        raise Refused(f"{name}不是这次投票的候选人。候选人：{'、'.join(candidates(state, kind))}。")
     return name
 
 
@@ -198,14 +201,17 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
     order, curse/bless only where visible (001 §2.5–2.6), every counted ballot and how it came."""
     d = day(state)
     rows = []
+    counts, raw, net = result.counts, result.raw, d["net"]
     # most votes first, ties in the count's order (`reverse` keeps a sort stable)
-    for name in sorted(result.counts, key=result.counts.__getitem__, reverse=True):
-        if with_modifiers and result.counts[name] == 0 and result.raw.get(name, 0) == 0:
+    for name in sorted(counts, key=counts.__getitem__, reverse=True):
+        got, total = raw.get(name, 0), counts[name]
+        if with_modifiers and total == 0 and got == 0:
             # 002 庇佑: "如果被庇佑的人的得票本来就是0，也不再公布他被庇佑" — a line "X：0票" that
             # only a bless can produce would reveal it, so a 0-vote candidate is not listed.
             continue
-        note = modifier_note(spec, d["net"].get(name, 0), result.raw.get(name, 0)) if with_modifiers else ""
-        rows.append(TallyRow(name, result.raw.get(name, 0), result.counts[name], note))
+        # (no curse or bless on the candidate: no note)
+        note = modifier_note(spec, modifier, got) if with_modifiers and (modifier := net.get(name, 0)) else ""
+        rows.append(TallyRow(name, got, total, note))
     cast = d["ballots"].get(kind, {})
     how = {v: (cast[v].get("source") or POST) if v in cast else DELEGATED for v in votes}
     return DayTally(day=state.phase.number, ballot=kind, ballots=ballots_of(votes.items(), how), rows=tuple(rows),

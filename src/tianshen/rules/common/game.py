@@ -160,12 +160,12 @@ class ForumGame(Ruleset):
         votes, missing = days.close_ballot(state, "main")
         state.data["day"]["main_votes"] = votes  # the deciding votes when there is no LD (001 §7.1)
         result = days.main_tally(state, votes)
+        top = result.top  # (worked out at each read)
         line = (f"main vote: raw {result.raw}, curse/bless {state.data['day']['net']}, "
-                f"counted {result.counts}, top {result.top}, no vote {missing}")
+                f"counted {result.counts}, top {top}, no vote {missing}")
         # A tied player removed for not voting (001 §5.3) is out of the game: he can be
         # neither a 生死投票 candidate nor executed a second time.  (Gap in DECISIONS:
         # if one tied player is left he is the unique top; if none, nobody is executed.)
-        top = result.top
         left = [c for c in top if state.player(c).alive and c not in missing] if len(top) > 1 else top
         count = days.day_tally(spec, state, "main", votes, result, missing, with_modifiers=True,
                                executed=left[0] if len(left) == 1 else None)
