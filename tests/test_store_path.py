@@ -563,3 +563,40 @@ def test_a_rehearsal_killed_before_recording_sends_again_and_the_board_keeps_one
     assert env.driver.flush() == 3
     assert (len(gm_pms(env.board, "丙")), len(gm_pms(env.board, "庚")), len(gm_pms(env.board, "辛"))) == before
     assert env.store.pending_outbox(env.game_id) == []
+
+
+def test_a_sqlite_store_keeps_one_connection_between_its_transactions(tmp_path: Path) -> None:
+    """Issue 37: the hot transactions of a rehearsal's SQLite store (not durable) take no
+    connection from the pool each (a third of an empty transaction's CPU); one that fails
+    gives it back, and after `engine.dispose()` (a database healed) the kept one is closed
+    and a new one is used.  A durable store (the daemon's, the web's) keeps none."""
+    durable = Store(f"sqlite:///{tmp_path / 'd.db'}")
+    durable.upgrade()
+    taken: list[object] = []
+    event.listen(durable.engine, "checkout", lambda dbapi, *_: taken.append(dbapi))
+    durable.list_games(), durable.list_games(), durable.heads(("",))
+    assert len(taken) == 3
+    durable.close()
+    store = Store(f"sqlite:///{tmp_path / 'k.db'}", durable=False)
+    store.upgrade()
+    checkouts: list[object] = []
+    event.listen(store.engine, "checkout", lambda dbapi, *_: checkouts.append(dbapi))
+    game_id = store.create_game(name="kept", ruleset="classic_10", seed=1, config={}, state_json="{}",
+                                phase_label="setup", deadline_at=None, players=[], status="new")
+    for _ in range(3):
+        store.load_game(game_id)
+        store.step_seq(game_id)
+    assert len(checkouts) == 1
+    with pytest.raises(KeyError):
+        store.load_game(game_id + 1)  # (not a failed transaction: the connection stays)
+    with pytest.raises(RuntimeError), store._conn():
+        raise RuntimeError("a step that failed")
+    store.load_game(game_id)
+    assert len(checkouts) == 2  # given back when its transaction failed
+    first = checkouts[-1]
+    store.engine.dispose()
+    store.load_game(game_id)
+    assert len(checkouts) == 3 and checkouts[-1] is not first
+    with pytest.raises(Exception, match="closed"):
+        first.execute("SELECT 1")  # the disposed pool's connection was closed, not used again
+    store.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -763,6 +764,14 @@ class Store:
         # parts sent on a board that remembers keys, recorded with the next transaction this
         # store opens (`record_parts(later=True)`), each with the time it was sent
         self._unrecorded: list[tuple[SentPart, datetime]] = []
+        # a rehearsal's SQLite file (not durable): one connection kept between the hot
+        # transactions (`_begin`), by one thread at a time, and the pool it came from (a pool
+        # disposed: not kept further).  Not a daemon's nor the web's: their readers in many
+        # threads stay within the pool's size
+        self._keeps = (not durable and self.engine.dialect.name == "sqlite"
+                       and not isinstance(self.engine.pool, StaticPool))
+        self._keeping = threading.Lock()
+        self._kept: tuple[Connection, Any] | None = None
 
     def close(self) -> None:
         """Record what is still unrecorded, and release every pooled connection."""
@@ -771,6 +780,8 @@ class Store:
                 with self._conn():
                     pass
         finally:
+            with self._keeping:
+                self._let_go()
             self.engine.dispose()
 
     def upgrade(self) -> None:
@@ -814,13 +825,48 @@ class Store:
         whatever this store reads or writes next sees them."""
         parts, self._unrecorded = self._unrecorded, []
         try:
-            with self.engine.begin() as conn:
+            with self._begin() as conn:
                 if parts:
                     _record(conn, parts)
                 yield conn
         except BaseException:
             self._unrecorded[:0] = parts  # rolled back: they go with the next one
             raise
+
+    @contextmanager
+    def _begin(self) -> Iterator[Connection]:
+        """`engine.begin()`; on a rehearsal's SQLite file through the connection this store keeps between
+        its transactions (taking one from the pool and giving it back cost about a third of an
+        empty transaction), when no other thread or outer transaction has it.  A transaction
+        that fails gives the connection back to the pool, and a disposed pool's connection is
+        closed, not used again (a database healed by `engine.dispose()` is used afresh)."""
+        if not self._keeps or not self._keeping.acquire(blocking=False):
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        try:
+            if self._kept is None or self._kept[1] is not self.engine.pool or self._kept[0].invalidated:
+                self._let_go()
+                self._kept = (self.engine.connect(), self.engine.pool)
+            conn = self._kept[0]
+            try:
+                with conn.begin():
+                    yield conn
+            except BaseException:
+                self._let_go()
+                raise
+        finally:
+            self._keeping.release()
+
+    def _let_go(self) -> None:
+        """The kept connection back to its pool (closed when that pool was disposed)."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return
+        conn, pool = kept
+        if pool is not self.engine.pool and not conn.invalidated:
+            conn.invalidate()  # its pool is gone: closed, not returned to it
+        conn.close()
 
     # ---- games ------------------------------------------------------------------------
 
