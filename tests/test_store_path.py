@@ -487,7 +487,7 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
 def test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement(db_url: str) -> None:
     """Issue 37: the parts of a flush recorded alike (PMs: one part, no forum ref) are one
     UPDATE on PostgreSQL, their ids one array; a post (its own ref and board time) its own.
-    SQLite keeps an executemany of a row each (its executes cost no round trip)."""
+    On SQLite one set of parameters for the alike ones on consecutive ids (their range)."""
     from tianshen.store import SentPart
 
     store = Store(db_url)
@@ -504,7 +504,7 @@ def test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement(db_url: str) -
     store.record_parts([SentPart(outbox_id=r.id, parts_done=1, done=True, game_id=game_id,
                                  forum_ref="7" if r.kind == "post" else None,
                                  board_at=START if r.kind == "post" else None) for r in rows])
-    assert sets == ([2] if db_url.startswith("postgresql") else [7])
+    assert sets == [2]
     assert store.pending_outbox(game_id) == []
     assert [(r.status, r.forum_ref, r.board_at) for r in store.outbox(game_id)] == [("sent", None, None)] * 6 + [
         ("sent", "7", START)]
@@ -621,3 +621,28 @@ def test_a_fast_statements_values_are_processed_once_a_name() -> None:
     named = store_module._Fast("UPDATE t SET …", False, binds[:2])
     assert named.params({"a": 1, "b": 2}) == {"a": "<1>", "b": 2}
     assert store_module._Fast("SELECT 1", True, ()).params({}) == ()
+
+
+def test_records_on_sqlite_join_only_neighbours_alike_and_keep_a_rows_parts_in_order(tmp_path: Path) -> None:
+    """The ranges of `_record` on SQLite: a gap in the ids or a different record starts a new
+    range, and a row's second part recorded in the same batch still comes after its first."""
+    from tianshen.store import SentPart
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    store.upgrade()
+    game_id = store.create_game("ranges", "classic_10", 1, {}, "{}", "night 1", None, [])
+    items = [OutboxItem(kind="pm", target=f"p{n}", body=f"第{n}条") for n in range(5)]
+    store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
+                      state_json="{}", status="running", deadline_at=None, winner=None, players=None,
+                      outbox=items, expected_seq=0)
+    a, b, c, d, e = (r.id for r in store.pending_outbox(game_id))
+    sets: list[list] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *x: sets.append(x[3] if x[5] else [x[3]])
+                 if x[2].startswith("UPDATE outbox") else None)
+    store.record_parts([SentPart(outbox_id=i, parts_done=1, done=True, game_id=game_id) for i in (a, b, d, e)]
+                       + [SentPart(outbox_id=c, parts_done=1, done=False, game_id=game_id),
+                          SentPart(outbox_id=c, parts_done=2, done=True, game_id=game_id, forum_ref="9")])
+    assert [(p[-2], p[-1]) for p in sets[0]] == [(a, b), (d, e), (c, c), (c, c)]
+    assert [(r.status, r.parts_done, r.forum_ref) for r in store.outbox(game_id)] == [
+        ("sent", 1, None), ("sent", 1, None), ("sent", 2, "9"), ("sent", 1, None), ("sent", 1, None)]
+    store.close()

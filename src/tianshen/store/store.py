@@ -133,6 +133,9 @@ _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(_RECORDED)
 # PostgreSQL: the parts recorded alike (a flush's PMs: one part each, no forum ref) as one
 # statement, their rows' ids one array (an execute costs its client about as much as a row)
 _RECORD_ALIKE = update(_O).where(_O.c.id == any_(bindparam("oids", type_=ARRAY(Integer)))).values(_RECORDED)
+# SQLite: the parts recorded alike one after the other on rows of consecutive ids (a flush's
+# PMs) as one statement over their ids' range (one row's parameters, not one set a row)
+_RECORD_RANGE = update(_O).where(_O.c.id.between(bindparam("lo"), bindparam("hi"))).values(_RECORDED)
 _MARKS = select(_M.c.name, _M.c.value).where(_M.c.game_id == _GID)
 _THREAD = select(_T.c.forum_thread_id).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
 _THREADS = select(_T.c.forum_thread_id, _T.c.key).where(_T.c.game_id == _GID)
@@ -444,8 +447,24 @@ def _record(conn: Connection, parts: list[tuple[SentPart, datetime]]) -> int:
                 dict(zip(("b_parts", "b_ref", "b_done", "b_sent", "b_board"), values, strict=True), oids=ids)
                 for values, ids in alike.items()])
             return done.rowcount
+    if conn.dialect.name == "sqlite":
+        done = _run(conn, _fast(conn, "record_range", lambda: _RECORD_RANGE), _ranges(rows))
+        return done.rowcount
     done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), rows)
     return done.rowcount if conn.dialect.supports_sane_multi_rowcount else len(parts)
+
+
+def _ranges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records in order, each next one recorded alike on the next id joined to the one
+    before it as a range of ids (`lo`, `hi`): the order of the parts of one row is kept."""
+    runs: list[dict[str, Any]] = []
+    for row in rows:
+        last = runs[-1] if runs else None
+        if last is not None and last["hi"] + 1 == row["oid"] and all(last[k] == v for k, v in row.items() if k != "oid"):
+            last["hi"] = row["oid"]
+        else:
+            runs.append({**{k: v for k, v in row.items() if k != "oid"}, "lo": row["oid"], "hi": row["oid"]})
+    return runs
 
 
 def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
