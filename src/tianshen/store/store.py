@@ -271,11 +271,12 @@ def _remembered(proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: bool = False,
-         one_by_one: bool = False) -> Any:
+         one_by_one: bool = False, rowids: bool = False) -> Any:
     """Run `fast` once per row (an executemany when there are several) on the transaction's
     cursor; the cursor (its rowcount, its RETURNING rows; `returning`: an executemany's
     RETURNING rows kept, psycopg's, read with `_returning_rows`; `one_by_one`: an execute
-    a row, their RETURNING rows kept: SQLite's executemany returns none)."""
+    a row, their RETURNING rows kept: SQLite's executemany returns none; `rowids`: an
+    execute a row, each row's `(lastrowid,)` kept instead)."""
     many, params = len(rows) > 1, None
     cursor = conn.connection.cursor()
     events = conn._has_events or conn.engine._has_events
@@ -284,7 +285,9 @@ def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: b
         if events:  # the engine's listeners see it as any statement
             conn.dispatch.before_cursor_execute(conn, cursor, fast.sql, params, None, many)
         result = cursor
-        if many and (one_by_one or (len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg")):
+        if rowids:
+            result = _one_by_one(cursor, fast.sql, params if many else [params], False, rowids=True)
+        elif many and (one_by_one or (len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg")):
             result = _one_by_one(cursor, fast.sql, params, returning)
         elif many and returning:
             cursor.executemany(fast.sql, params, returning=True)
@@ -321,13 +324,15 @@ class _Executed:
         return None
 
 
-def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool) -> _Executed:
+def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool, rowids: bool = False) -> _Executed:
     done = _Executed(0, [])
     for p in params:
         cursor.execute(sql, p)
         done.rowcount += cursor.rowcount
         if returning:
             done.rows += cursor.fetchall()
+        elif rowids:
+            done.rows.append((cursor.lastrowid,))
     return done
 
 
@@ -372,8 +377,15 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     keeps each row's RETURNING: a third less CPU than a VALUES list of as many rows), the
     `returned` columns of each in no particular order.  On SQLite one row a statement, the
     same statement for any number of rows (a VALUES list of each new count was compiled
-    anew: about 1.7 ms, 7 of them in the first 10 classic_10 rehearsals of a process)."""
+    anew: about 1.7 ms, 7 of them in the first 10 classic_10 rehearsals of a process), the
+    `id` its rowid (the cursor's `lastrowid`: no RETURNING row to make and read), the other
+    columns the row's own."""
     keys = tuple(rows[0])
+    if conn.dialect.name == "sqlite" and returned[:1] == ("id",) and set(returned[1:]) <= set(keys):
+        fast = _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
+            {k: bindparam(k, type_=table.c[k].type) for k in keys}))  # (`_insert`'s)
+        ids = _run(conn, fast, rows, rowids=True).fetchall()
+        return [(oid, *(row[c] for c in returned[1:])) for (oid,), row in zip(ids, rows, strict=True)]
     psycopg = conn.dialect.driver == "psycopg"
     if (psycopg and len(rows) >= _PIPELINE_ROWS) or (not psycopg and len(rows) > 1):
         fast = _fast(conn, (table.name, keys, returned), lambda: insert(table).values(
