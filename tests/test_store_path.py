@@ -646,3 +646,25 @@ def test_records_on_sqlite_join_only_neighbours_alike_and_keep_a_rows_parts_in_o
     assert [(r.status, r.parts_done, r.forum_ref) for r in store.outbox(game_id)] == [
         ("sent", 1, None), ("sent", 1, None), ("sent", 2, "9"), ("sent", 1, None), ("sent", 1, None)]
     store.close()
+
+
+def test_a_hot_statements_none_time_skips_the_type_layer() -> None:
+    """A None time (a new outbox row's `sent_at`, an open phase's end) is bound as None at
+    once, not through `UTCDateTime` (issue 37); a time still gives SQLAlchemy's text, and a
+    boolean's processor is used as it is."""
+    from sqlalchemy import Boolean
+
+    from tianshen.store.models import UTCDateTime
+
+    calls: list[object] = []
+    proc = UTCDateTime().bind_processor(create_engine("sqlite://").dialect)
+
+    def counted(value: object) -> object:
+        calls.append(value)
+        return proc(value)
+
+    quick = store_module._quick(UTCDateTime(), "sqlite", counted)
+    calls.clear()
+    assert quick(None) is None and quick(None) is None and calls == []
+    assert quick(START) == proc(START)
+    assert store_module._quick(Boolean(), "sqlite", counted) is counted
