@@ -234,3 +234,19 @@ def test_looking_a_variant_up_again_resolves_no_path(monkeypatch: pytest.MonkeyP
         assert specs.game_file("classic_10") is None
     assert specs.spec_path("classic_10") == shipped
     assert resolved == []
+
+
+def test_a_sign_ups_game_file_uses_the_spec_it_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sign-up passes the spec it just looked up to `game_file`: the variant's files are not
+    stat-ed again and its id is looked up once (issue 37); a file given by path is still
+    stored as its path."""
+    specs = spec_module
+    spec = specs.shared_spec("classic_10")
+    checked: list[object] = []
+    real_version, real_find = specs._version, specs.find_by_id
+    monkeypatch.setattr(specs, "_version", lambda path: checked.append(path) or real_version(path))
+    monkeypatch.setattr(specs, "find_by_id", lambda v: checked.append(v) or real_find(v))
+    assert specs.game_file("classic_10", spec) is None
+    assert checked == ["classic_10"]
+    shipped = Path(__file__).resolve().parents[1] / "rulesets" / "classic_10.toml"
+    assert specs.game_file(str(shipped), specs.shared_spec(str(shipped))) is None  # its id finds it again

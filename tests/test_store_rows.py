@@ -89,8 +89,9 @@ def test_a_steps_outbox_rows_come_back_with_their_ids(store: Store) -> None:
     """On PostgreSQL a step's outbox rows, five or more, are one executemany keeping each
     row's RETURNING (psycopg), not a VALUES list of as many rows; fewer are one VALUES list
     (one round trip: issue 37).  On SQLite the same one-row statement for any number of
-    rows (an execute a row: not a statement compiled for each new count).  The rows queued
-    have the ids written."""
+    rows (an execute a row: not a statement compiled for each new count), with no RETURNING
+    (each id is the cursor's rowid), the game's own row too.  The rows queued have the ids
+    written."""
     gid = store.create_game(name="g", ruleset="classic_10", seed=1, config={}, state_json="{}",
                             phase_label="night 1", deadline_at=None, players=[_seat("甲", 1)], at=T0)
     many: list[tuple[bool, str]] = []
@@ -104,7 +105,13 @@ def test_a_steps_outbox_rows_come_back_with_their_ids(store: Store) -> None:
     if store.engine.dialect.name == "postgresql":
         assert [m for m, _ in many] == [False, True, True] and many[1][1] == many[2][1]
     else:
-        assert len({sql for _, sql in many}) == 1
+        assert len({sql for _, sql in many}) == 1 and "RETURNING" not in many[0][1]
+        inserted: list[str] = []
+        event.listen(store.engine, "before_cursor_execute", lambda *a: inserted.append(a[2]))
+        other = store.create_game(name="g2", ruleset="classic_10", seed=1, config={}, state_json="{}",
+                                  phase_label="night 1", deadline_at=None, players=[], at=T0)
+        assert other == gid + 1 and store.load_game(other).name == "g2"
+        assert not any("RETURNING" in sql for sql in inserted)
     stored = {r.key: (r.id, r.seq, r.body) for r in store.outbox(gid)}
     assert {r.key: (r.id, r.seq, r.body) for r in store.queued(gid)} == stored
     assert sorted(seq for _, seq, _ in stored.values()) == list(range(1, 18))

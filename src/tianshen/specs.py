@@ -122,12 +122,15 @@ def _load(path: Path, files: list[Path]) -> RulesetSpec:
     return spec
 
 
-def game_file(variant: str) -> str | None:
+def game_file(variant: str, spec: RulesetSpec | None = None) -> str | None:
     """What a game signed up with `variant` stores as `config["ruleset_file"]`: the absolute
     file, when its id alone would not find the same file again (given by path, or an id no
-    directory has); None for a plain id."""
+    directory has); None for a plain id.  `spec`: the variant's, as the caller just had it
+    from `shared_spec` (its files not looked up and checked again: issue 37)."""
+    spec_id = (spec or shared_spec(variant)).id
+    if spec_id == variant and not is_file_name(variant) and find_by_id(variant) is not None:
+        return None  # an id a directory has: found again by it
     path = spec_path(variant)
-    spec_id = shared_spec(variant).id
     return None if find_by_id(spec_id) == path else str(path)
 
 

@@ -142,7 +142,7 @@ class GameDriver:
             setup = setup.model_copy(update={"salt": new_salt()})
         spec = shared_spec(variant)  # `variant`: an id or a .toml file
         config: dict[str, object] = {"setup": setup.model_dump(mode="json")}
-        if file := game_file(variant):
+        if file := game_file(variant, spec):
             config["ruleset_file"] = file  # reloaded from this file, not by id (GameDriver.__init__)
         if signed_up_at is not None:
             config["signed_up_at"] = signed_up_at.isoformat()

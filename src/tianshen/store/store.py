@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,6 +133,9 @@ _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(_RECORDED)
 # PostgreSQL: the parts recorded alike (a flush's PMs: one part each, no forum ref) as one
 # statement, their rows' ids one array (an execute costs its client about as much as a row)
 _RECORD_ALIKE = update(_O).where(_O.c.id == any_(bindparam("oids", type_=ARRAY(Integer)))).values(_RECORDED)
+# SQLite: the parts recorded alike one after the other on rows of consecutive ids (a flush's
+# PMs) as one statement over their ids' range (one row's parameters, not one set a row)
+_RECORD_RANGE = update(_O).where(_O.c.id.between(bindparam("lo"), bindparam("hi"))).values(_RECORDED)
 _MARKS = select(_M.c.name, _M.c.value).where(_M.c.game_id == _GID)
 _THREAD = select(_T.c.forum_thread_id).where(_T.c.game_id == _GID, _T.c.key == bindparam("tkey"))
 _THREADS = select(_T.c.forum_thread_id, _T.c.key).where(_T.c.game_id == _GID)
@@ -160,15 +165,50 @@ class _Fast:
     binds: tuple[tuple[str, bool, Any, Callable[[Any], Any] | None], ...]
 
     def params(self, row: dict[str, Any]) -> Any:
-        values = []
-        for name, taken, const, proc in self.binds:
-            value = row[name] if taken else const
-            values.append(proc(value) if proc else value)
+        # the row's values taken at once (a C getter), each name's processor (a time, a
+        # boolean) run once though the statement binds it several times, the constants
+        # processed when compiled: a third less than a loop over the binds (a flush's record
+        # binds its `done` four times; 245 rows a classic_10 rehearsal)
+        get, procs, consts, order = self._plan
+        values = get(row)
+        if procs:
+            values = list(values)
+            for i, proc in procs:
+                values[i] = proc(values[i])
+        if order is not None:
+            values = order((*values, *consts))
         return tuple(values) if self.positional else dict(zip(self.names, values, strict=True))
 
     @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(b[0] for b in self.binds)
+
+    @cached_property
+    def _plan(self) -> tuple[Callable[[dict[str, Any]], Any], tuple[tuple[int, Callable[[Any], Any]], ...],
+                             tuple[Any, ...], Callable[[tuple[Any, ...]], tuple[Any, ...]] | None]:
+        """How `params` makes a row's values: a getter of the distinct names taken from the
+        row, (index, processor) of those that have one, the constants already processed, and
+        a getter putting both in the binds' order (None: the names are the binds, in order)."""
+        taken = list(dict.fromkeys(name for name, from_row, _, _ in self.binds if from_row))
+        procs = {name: proc for name, from_row, _, proc in self.binds if from_row and proc is not None}
+        consts = [proc(const) if proc else const for _, from_row, const, proc in self.binds if not from_row]
+        positions, n = [], len(taken)
+        for name, from_row, _, _ in self.binds:
+            positions.append(taken.index(name) if from_row else n)
+            n += not from_row
+        get: Callable[[dict[str, Any]], Any] = _getter(taken)
+        order = None if positions == list(range(len(taken))) else _getter(positions)
+        return get, tuple((taken.index(n), p) for n, p in procs.items()), tuple(consts), order
+
+
+def _getter(keys: list[Any]) -> Callable[[Any], tuple[Any, ...]]:
+    """`itemgetter(*keys)`, answering a tuple for any number of keys."""
+    if len(keys) > 1:
+        return itemgetter(*keys)
+    if keys:
+        one = keys[0]
+        return lambda items: (items[one],)
+    return lambda _items: ()
 
 
 _FAST: dict[tuple[str, Any], _Fast] = {}
@@ -184,8 +224,7 @@ def _fast(conn: Connection, key: Any, build: Callable[[], Any]) -> _Fast:
             raise RuntimeError(f"not a plain statement: {compiled.string}")  # a default to compute: give it
         by_name = {name: bind for bind, name in compiled.bind_names.items()}
         names = compiled.positiontup if compiled.positional else list(by_name)
-        procs = {n: _remembered(_faster(by_name[n].type, dialect.name, proc))
-                 for n, proc in compiled._bind_processors.items()}
+        procs = {n: _quick(by_name[n].type, dialect.name, proc) for n, proc in compiled._bind_processors.items()}
         binds = tuple((n, by_name[n].required, None if by_name[n].required else by_name[n].effective_value,
                        procs.get(n)) for n in names)
         found = _FAST[(dialect.name, key)] = _Fast(compiled.string, compiled.positional, binds)
@@ -193,6 +232,23 @@ def _fast(conn: Connection, key: Any, build: Callable[[], Any]) -> _Fast:
 
 
 _SAMPLE = datetime(2026, 12, 6, 13, 1, 2, 345678, tzinfo=UTC)
+
+
+def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A bind processor as a hot statement runs it: a time's remembered (`_remembered`) and
+    shortened (`_faster`), a None that stays None answered at once (a step's outbox rows'
+    `sent_at`, an open phase's end: about 80 a classic_10 rehearsal went through the type
+    layer); any other type's processor (a boolean's, in C) as it is."""
+    if not isinstance(type_, UTCDateTime):
+        return proc
+    timed = _remembered(_faster(type_, dialect, proc))
+    if proc(None) is not None:
+        return timed
+
+    def process(value: Any) -> Any:
+        return None if value is None else timed(value)
+
+    return process
 
 
 def _faster(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -231,11 +287,12 @@ def _remembered(proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: bool = False,
-         one_by_one: bool = False) -> Any:
+         one_by_one: bool = False, rowids: bool = False) -> Any:
     """Run `fast` once per row (an executemany when there are several) on the transaction's
     cursor; the cursor (its rowcount, its RETURNING rows; `returning`: an executemany's
     RETURNING rows kept, psycopg's, read with `_returning_rows`; `one_by_one`: an execute
-    a row, their RETURNING rows kept: SQLite's executemany returns none)."""
+    a row, their RETURNING rows kept: SQLite's executemany returns none; `rowids`: an
+    execute a row, each row's `(lastrowid,)` kept instead)."""
     many, params = len(rows) > 1, None
     cursor = conn.connection.cursor()
     events = conn._has_events or conn.engine._has_events
@@ -244,7 +301,9 @@ def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: b
         if events:  # the engine's listeners see it as any statement
             conn.dispatch.before_cursor_execute(conn, cursor, fast.sql, params, None, many)
         result = cursor
-        if many and (one_by_one or (len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg")):
+        if rowids:
+            result = _one_by_one(cursor, fast.sql, params if many else [params], False, rowids=True)
+        elif many and (one_by_one or (len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg")):
             result = _one_by_one(cursor, fast.sql, params, returning)
         elif many and returning:
             cursor.executemany(fast.sql, params, returning=True)
@@ -281,13 +340,15 @@ class _Executed:
         return None
 
 
-def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool) -> _Executed:
+def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool, rowids: bool = False) -> _Executed:
     done = _Executed(0, [])
     for p in params:
         cursor.execute(sql, p)
         done.rowcount += cursor.rowcount
         if returning:
             done.rows += cursor.fetchall()
+        elif rowids:
+            done.rows.append((cursor.lastrowid,))
     return done
 
 
@@ -332,8 +393,15 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     keeps each row's RETURNING: a third less CPU than a VALUES list of as many rows), the
     `returned` columns of each in no particular order.  On SQLite one row a statement, the
     same statement for any number of rows (a VALUES list of each new count was compiled
-    anew: about 1.7 ms, 7 of them in the first 10 classic_10 rehearsals of a process)."""
+    anew: about 1.7 ms, 7 of them in the first 10 classic_10 rehearsals of a process), the
+    `id` its rowid (the cursor's `lastrowid`: no RETURNING row to make and read), the other
+    columns the row's own."""
     keys = tuple(rows[0])
+    if conn.dialect.name == "sqlite" and returned[:1] == ("id",) and set(returned[1:]) <= set(keys):
+        fast = _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
+            {k: bindparam(k, type_=table.c[k].type) for k in keys}))  # (`_insert`'s)
+        ids = _run(conn, fast, rows, rowids=True).fetchall()
+        return [(oid, *(row[c] for c in returned[1:])) for (oid,), row in zip(ids, rows, strict=True)]
     psycopg = conn.dialect.driver == "psycopg"
     if (psycopg and len(rows) >= _PIPELINE_ROWS) or (not psycopg and len(rows) > 1):
         fast = _fast(conn, (table.name, keys, returned), lambda: insert(table).values(
@@ -407,8 +475,24 @@ def _record(conn: Connection, parts: list[tuple[SentPart, datetime]]) -> int:
                 dict(zip(("b_parts", "b_ref", "b_done", "b_sent", "b_board"), values, strict=True), oids=ids)
                 for values, ids in alike.items()])
             return done.rowcount
+    if conn.dialect.name == "sqlite":
+        done = _run(conn, _fast(conn, "record_range", lambda: _RECORD_RANGE), _ranges(rows))
+        return done.rowcount
     done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), rows)
     return done.rowcount if conn.dialect.supports_sane_multi_rowcount else len(parts)
+
+
+def _ranges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records in order, each next one recorded alike on the next id joined to the one
+    before it as a range of ids (`lo`, `hi`): the order of the parts of one row is kept."""
+    runs: list[dict[str, Any]] = []
+    for row in rows:
+        last = runs[-1] if runs else None
+        if last is not None and last["hi"] + 1 == row["oid"] and all(last[k] == v for k, v in row.items() if k != "oid"):
+            last["hi"] = row["oid"]
+        else:
+            runs.append({**{k: v for k, v in row.items() if k != "oid"}, "lo": row["oid"], "hi": row["oid"]})
+    return runs
 
 
 def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
@@ -763,6 +847,15 @@ class Store:
         # parts sent on a board that remembers keys, recorded with the next transaction this
         # store opens (`record_parts(later=True)`), each with the time it was sent
         self._unrecorded: list[tuple[SentPart, datetime]] = []
+        # a rehearsal's store (not durable): one connection kept between the hot transactions
+        # (`_begin`), by one thread at a time, with the pool it came from (a pool disposed:
+        # not kept further) and when it was last used.  Not a daemon's nor the web's: their
+        # readers in many threads stay within the pool's size
+        self._keeps = not durable and self.engine.dialect.name in ("sqlite", "postgresql") and not isinstance(
+            self.engine.pool, StaticPool)
+        self._keeping = threading.Lock()
+        self._kept: tuple[Connection, Any] | None = None
+        self._kept_at = 0.0  # (time.monotonic)
 
     def close(self) -> None:
         """Record what is still unrecorded, and release every pooled connection."""
@@ -771,6 +864,8 @@ class Store:
                 with self._conn():
                     pass
         finally:
+            with self._keeping:
+                self._let_go()
             self.engine.dispose()
 
     def upgrade(self) -> None:
@@ -814,13 +909,66 @@ class Store:
         whatever this store reads or writes next sees them."""
         parts, self._unrecorded = self._unrecorded, []
         try:
-            with self.engine.begin() as conn:
+            with self._begin() as conn:
                 if parts:
                     _record(conn, parts)
                 yield conn
         except BaseException:
             self._unrecorded[:0] = parts  # rolled back: they go with the next one
             raise
+
+    @contextmanager
+    def _begin(self) -> Iterator[Connection]:
+        """`engine.begin()`; for a rehearsal through the connection this store keeps between
+        its transactions (taking one from the pool and giving it back cost about a third of an
+        empty transaction on SQLite, 60 µs of client CPU on PostgreSQL), when no other thread
+        or outer transaction has it.  A transaction that fails gives the connection back to
+        the pool, and a disposed pool's connection is closed, not used again (a database healed
+        by `engine.dispose()` is used afresh); on PostgreSQL one that lay idle over
+        `IDLE_PING_S` is tried first, as the pool tries its own (a restarted server)."""
+        if not self._keeps or not self._keeping.acquire(blocking=False):
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        try:
+            if self._kept is not None and (self._kept[1] is not self.engine.pool or self._kept[0].invalidated
+                                           or not self._answers()):
+                self._let_go()
+            if self._kept is None:
+                self._kept = (self.engine.connect(), self.engine.pool)
+            conn = self._kept[0]
+            try:
+                with conn.begin():
+                    yield conn
+            except BaseException:
+                self._let_go()
+                raise
+            self._kept_at = time.monotonic()
+        finally:
+            self._keeping.release()
+
+    def _answers(self) -> bool:
+        """The kept connection, if it lay idle too long on PostgreSQL, still answers (else
+        it is closed: the next one comes from the pool)."""
+        assert self._kept is not None
+        if self._kept[0].dialect.name != "postgresql" or time.monotonic() - self._kept_at <= IDLE_PING_S:
+            return True
+        try:
+            _ping(self._kept[0].connection.dbapi_connection)
+            return True
+        except Exception:  # noqa: BLE001 - any failure: a dead connection, take another
+            self._kept[0].invalidate()
+            return False
+
+    def _let_go(self) -> None:
+        """The kept connection back to its pool (closed when that pool was disposed)."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return
+        conn, pool = kept
+        if pool is not self.engine.pool and not conn.invalidated:
+            conn.invalidate()  # its pool is gone: closed, not returned to it
+        conn.close()
 
     # ---- games ------------------------------------------------------------------------
 
