@@ -511,6 +511,31 @@ def test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement(db_url: str) -
     store.close()
 
 
+
+def test_a_rows_parts_recorded_in_one_flush_end_at_its_last_part(db_url: str) -> None:
+    """The records of one flush may hold a row's parts one after the other (a long message
+    in two) beside another row's record alike to its last part: the row ends at its last
+    part, sent, on every database (grouping the alike records by value ran the row's last
+    part with the other row's, then its first part after it: part 2 would go out again)."""
+    from tianshen.store import SentPart
+
+    store = Store(db_url)
+    store.upgrade()
+    game_id = store.create_game(f"parts-{id(store)}", "classic_10", 1, {}, "{}", "night 1", None, [])
+    store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="night 1",
+                      state_json="{}", status="running", deadline_at=None, winner=None, players=None,
+                      outbox=[OutboxItem(kind="pm", target=f"p{n}", body=f"第{n}条") for n in range(3)],
+                      expected_seq=0)
+    resumed, long, other = store.pending_outbox(game_id)
+    store.record_parts([SentPart(outbox_id=resumed.id, parts_done=1, done=False, game_id=game_id)])
+    store.record_parts([SentPart(outbox_id=resumed.id, parts_done=2, done=True, game_id=game_id),
+                        SentPart(outbox_id=long.id, parts_done=1, done=False, game_id=game_id),
+                        SentPart(outbox_id=long.id, parts_done=2, done=True, game_id=game_id),
+                        SentPart(outbox_id=other.id, parts_done=1, done=True, game_id=game_id)])
+    assert store.pending_outbox(game_id) == []
+    assert [(r.status, r.parts_done) for r in store.outbox(game_id)] == [("sent", 2), ("sent", 2), ("sent", 1)]
+    store.close()
+
 def _alone(tmp_path: Path) -> Env:
     """A classic_10 game on a rehearsal's own board (`create(alone=True)`), night 1 open."""
     clock = VirtualClock(START)

@@ -466,7 +466,10 @@ def _record(conn: Connection, parts: list[tuple[SentPart, datetime]]) -> int:
     _set_threads(conn, [(p.game_id, *p.thread) for p, _ in parts if p.thread is not None])
     rows = [dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=at, b_board=p.board_at)
             for p, at in parts]
-    if conn.dialect.name == "postgresql" and len(rows) > 1:
+    # grouped by value only when each row is recorded once: a row's parts, one after the
+    # other, must run in order (a later part grouped with an earlier alike record elsewhere
+    # would run before the row's first part, which would set it back)
+    if conn.dialect.name == "postgresql" and len(rows) > 1 and len({row["oid"] for row in rows}) == len(rows):
         alike: dict[tuple[Any, ...], list[int]] = {}
         for row in rows:
             alike.setdefault(tuple(v for k, v in row.items() if k != "oid"), []).append(row["oid"])
