@@ -42,6 +42,16 @@ def env(db_url: str):
     store.close()
 
 
+def _lay_dead_and_idle(db_url: str, pid: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL ends backend `pid` (a connection the store holds, from another one), and
+    the store's connections count as lying idle since (`IDLE_PING_S`): the next use must
+    try them."""
+    other = create_engine(db_url)
+    with other.connect() as killer:
+        killer.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+    other.dispose()
+    monkeypatch.setattr(store_module, "IDLE_PING_S", -1.0)
+
 def _statements(store: Store) -> list[str]:
     seen: list[str] = []
     event.listen(store.engine, "before_cursor_execute", lambda *a: seen.append(a[2].split("(")[0].strip()))
@@ -398,11 +408,7 @@ def test_a_pooled_postgresql_connection_is_tried_only_after_lying_idle(
     assert pings == []  # used a moment ago: taken as it is
     with store.engine.connect() as conn:
         pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
-    other = create_engine(db_url)
-    with other.connect() as conn:
-        conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
-    other.dispose()
-    monkeypatch.setattr(store_module, "IDLE_PING_S", -1.0)  # as if it lay idle since
+    _lay_dead_and_idle(db_url, pid, monkeypatch)
     store.list_games()  # the dead connection is tried, fails, and a new one serves
     assert pings
     with store.engine.connect() as conn:
@@ -711,11 +717,7 @@ def test_a_rehearsals_postgresql_store_keeps_its_connection_and_tries_it_after_l
     assert len(checkouts) == 1
     with store._conn() as conn:
         pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
-    other = create_engine(db_url)
-    with other.connect() as conn:
-        conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
-    other.dispose()
-    monkeypatch.setattr(store_module, "IDLE_PING_S", -1.0)  # as if it lay idle since
+    _lay_dead_and_idle(db_url, pid, monkeypatch)
     store.heads(("",))  # tried, dead: a new one serves
     with store._conn() as conn:
         assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid

@@ -895,29 +895,30 @@ class Store:
     @contextmanager
     def _tx(self) -> Iterator[Session]:
         """One transaction through an ORM session (the sent parts not yet recorded go first)."""
-        parts, self._unrecorded = self._unrecorded, []
-        try:
-            with self._sessions() as session, session.begin():
-                if parts:
-                    _record(session.connection(), parts)
-                yield session
-        except BaseException:
-            self._unrecorded[:0] = parts  # rolled back: they go with the next one
-            raise
+        with self._unrecorded_first() as parts, self._sessions() as session, session.begin():
+            if parts:
+                _record(session.connection(), parts)
+            yield session
 
     @contextmanager
     def _conn(self) -> Iterator[Connection]:
         """One transaction of Core statements, no ORM session: the driver's hot paths.  The
         sent parts not yet recorded (`record_parts(later=True)`) are written first in it, so
         whatever this store reads or writes next sees them."""
+        with self._unrecorded_first() as parts, self._begin() as conn:
+            if parts:
+                _record(conn, parts)
+            yield conn
+
+    @contextmanager
+    def _unrecorded_first(self) -> Iterator[list[tuple[SentPart, datetime]]]:
+        """The sent parts not yet recorded, taken by the transaction about to open (which
+        writes them first); a transaction rolled back puts them back for the next one."""
         parts, self._unrecorded = self._unrecorded, []
         try:
-            with self._begin() as conn:
-                if parts:
-                    _record(conn, parts)
-                yield conn
+            yield parts
         except BaseException:
-            self._unrecorded[:0] = parts  # rolled back: they go with the next one
+            self._unrecorded[:0] = parts
             raise
 
     @contextmanager
