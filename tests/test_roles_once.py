@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from folded_games import check_every_fold
 from tianshen.core.model import GameState, Player
 from tianshen.rules import load_ruleset
 from tianshen.rules.common import roles
@@ -45,28 +46,18 @@ def test_group_look_ups_answer_as_the_plain_definitions(variant: str, by_apply: 
     ruleset = load_ruleset(variant)
     spec = ruleset.spec
     tie_holders = ruleset.TIE_HOLDERS  # type: ignore[attr-defined]
-    checked = 0
 
-    class Checked(Game):
-        def fold(self, event):  # type: ignore[no-untyped-def]
-            if by_apply:
-                self.state = self._took(ruleset.apply(self.state, event))
-            else:
-                super().fold(event)
-            nonlocal checked
-            state = self.state
-            of = roles.groups(spec, state)
-            for group in set(of.values()) - {None}:
-                assert roles.members(spec, state, group) == plain_members(of, state, group)
-            assert "group_seats" in state.facts  # worked out once, kept with the groups
-            for p in state.players:
-                assert roles.partners(spec, state, p) == plain_partners(of, state, p)
-                assert all(q is state.player(q.name) for q in roles.partners(spec, state, p))  # this state's
-            assert roles.winner(state, tie_holders) == plain_winner(state, tie_holders)
-            checked += 1
+    def check(state: GameState) -> None:
+        of = roles.groups(spec, state)
+        for group in set(of.values()) - {None}:
+            assert roles.members(spec, state, group) == plain_members(of, state, group)
+        assert "group_seats" in state.facts  # worked out once, kept with the groups
+        for p in state.players:
+            assert roles.partners(spec, state, p) == plain_partners(of, state, p)
+            assert all(q is state.player(q.name) for q in roles.partners(spec, state, p))  # this state's
+        assert roles.winner(state, tie_holders) == plain_winner(state, tie_holders)
 
-    for seed in range(4):
-        Checked(ruleset, seed, spec.players).play()
+    checked = check_every_fold(ruleset, by_apply, check, range(4))
     assert checked > 100
 
 

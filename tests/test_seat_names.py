@@ -7,32 +7,24 @@ from __future__ import annotations
 
 import pytest
 
+from folded_games import check_every_fold
 from test_substitution import game_with_subs, substitute
+from tianshen.core.model import GameState
 from tianshen.core.names import seat_names
 from tianshen.rules import load_ruleset
-from tianshen.sim.montecarlo import Game
 
 
 @pytest.mark.parametrize("variant", ["classic_8", "classic_10", "classic_13", "game_ten"])
 @pytest.mark.parametrize("by_apply", [False, True])
 def test_the_names_are_the_players_after_every_fold(variant: str, by_apply: bool) -> None:
     ruleset = load_ruleset(variant)
-    checked = 0
 
-    class Checked(Game):
-        def fold(self, event):  # type: ignore[no-untyped-def]
-            if by_apply:
-                self.state = self._took(ruleset.apply(self.state, event))
-            else:
-                super().fold(event)
-            nonlocal checked
-            names = seat_names(self.state)
-            assert names == tuple(p.name for p in self.state.players)
-            assert seat_names(self.state) is names  # listed once
-            checked += 1
+    def check(state: GameState) -> None:
+        names = seat_names(state)
+        assert names == tuple(p.name for p in state.players)
+        assert seat_names(state) is names  # listed once
 
-    for seed in range(3):
-        Checked(ruleset, seed, ruleset.spec.players).play()
+    checked = check_every_fold(ruleset, by_apply, check, range(3))
     assert checked > 50
 
 
