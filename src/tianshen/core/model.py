@@ -19,7 +19,7 @@ from typing import Any, Literal
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.spec import Lines, Text
 from tianshen.core.tally import DayTally
-from tianshen.core.text import clean, clean_value, needs_cleaning
+from tianshen.core.text import clean, clean_value, odd_char
 
 NIGHT = "night"
 DAY = "day"
@@ -618,11 +618,11 @@ class PmIn(_Input):
     def __init__(self, *, id: str, sender: str, at: datetime, text: str) -> None:
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(sender) is not str or type(text) is not str or type(at) is not datetime:
-            id, at = _text(id), _when(at)
+            id, sender, at, text = _text(id), _text(sender), _when(at), _text(text)
         self.id = id  # the forum's message id (dedup key)
-        self.sender = clean(sender) if needs_cleaning(sender) else sender
+        self.sender = clean(sender) if odd_char(sender) else sender  # both strings by now: `needs_cleaning` inline
         self.at = at  # forum server time
-        self.text = clean(text) if needs_cleaning(text) else text
+        self.text = clean(text) if odd_char(text) else text
 
 
 class PostIn(_Input):
@@ -637,12 +637,12 @@ class PostIn(_Input):
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(thread) is not str or type(author) is not str or type(text) is not str \
                 or type(at) is not datetime:
-            id, thread, at = _text(id), _text(thread), _when(at)
+            id, thread, author, at, text = _text(id), _text(thread), _text(author), _when(at), _text(text)
         self.id = id
         self.thread = thread
-        self.author = clean(author) if needs_cleaning(author) else author
+        self.author = clean(author) if odd_char(author) else author  # both strings by now: `needs_cleaning` inline
         self.at = at
-        self.text = clean(text) if needs_cleaning(text) else text
+        self.text = clean(text) if odd_char(text) else text
         self.edited = bool(edited)
         self.original_text = None if original_text is None else clean(original_text)  # the first version, when known
 
@@ -655,9 +655,12 @@ class DeadlineIn(_Input):
     type = "deadline"
 
     def __init__(self, *, id: str, at: datetime, kind: str) -> None:
-        self.id = _text(id)
-        self.at = _when(at)
-        self.kind = _text(kind)
+        # the checks of _text and _when inline when all is well
+        if type(id) is not str or type(kind) is not str or type(at) is not datetime:
+            id, at, kind = _text(id), _when(at), _text(kind)
+        self.id = id
+        self.at = at
+        self.kind = kind
 
 
 class GmIn(_Input):
