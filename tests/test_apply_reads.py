@@ -1,6 +1,6 @@
 """`apply` copies a value of `data` only where a fold may change it (issue 37): the reads
 that only look — the schedule's options, the kill declarations, the prayers, the extra
-divinations of a dawn with no flag — go through `peek` and copy nothing.  (That nothing
+divinations of a dawn with no flag, the killer on duty — go through `peek` and copy nothing.  (That nothing
 shared is written to is `tests/test_shared_copy.py`'s.)"""
 
 from __future__ import annotations
@@ -47,3 +47,8 @@ def test_read_only_values_are_not_copied(variant: str, monkeypatch: pytest.Monke
 
 def test_prayers_are_read_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _copies("classic_10", 6, monkeypatch)["subs"] == 0
+
+
+def test_the_killer_on_duty_is_read_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """classic_8's killers take turns: every kill and every dawn asks whose night it is."""
+    assert _copies("classic_8", 6, monkeypatch)["duty_order"] == 0
