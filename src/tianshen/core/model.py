@@ -68,6 +68,8 @@ class Player(_Plain):
         log = _writes.get()
         if log is not None:
             log.append((self, name, getattr(self, name, _UNSET)))
+        if name == "alive" and (alive := _alive_writes.get()) is not None:
+            alive.append((self, getattr(self, name, _UNSET)))  # the deaths of the fold (`alive_before`)
         _set(self, name, value)
 
     @property
@@ -288,6 +290,32 @@ _extra = operator.attrgetter("extra")
 # the player writes of the `fold_sharing_players` running in this thread (each thread has a
 # context of its own: a fold in one thread never logs, or puts back, another's writes)
 _writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_writes", default=None)
+
+
+# the `alive` writes `(player, value written over)` of the `Ruleset.apply_in_place` running
+# in this thread: a fold that wrote none has no deaths, and no list of the living is made
+_alive_writes: ContextVar[list[tuple[Player, Any]] | None] = ContextVar("alive_writes", default=None)
+
+
+def watch_alive() -> tuple[list[tuple[Player, Any]], Any]:
+    """A new log of the `alive` writes in this thread, and the token to end it (`alive_before`)."""
+    log: list[tuple[Player, Any]] = []
+    return log, _alive_writes.set(log)
+
+
+def alive_before(log: list[tuple[Player, Any]], token: Any, players: list[Player]) -> list[bool] | None:
+    """The log ended: `players`' `alive` as it was when it began, or None when nothing was
+    written (an enclosing log gets the entries too)."""
+    _alive_writes.reset(token)
+    if not log:
+        return None
+    outer = _alive_writes.get()
+    if outer is not None:
+        outer += log
+    first: dict[int, Any] = {}
+    for p, old in log:
+        first.setdefault(id(p), old)
+    return [first.get(id(p), p.alive) for p in players]
 
 
 def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: GameState, event: Any) -> Outcome:
