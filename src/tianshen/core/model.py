@@ -646,7 +646,7 @@ class PmIn(_Input):
     def __init__(self, *, id: str, sender: str, at: datetime, text: str) -> None:
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(sender) is not str or type(text) is not str or type(at) is not datetime:
-            id, sender, at, text = _text(id), _text(sender), _when(at), _text(text)
+            id, at, sender, text = _text(id), _when(at), _text(sender), _text(text)  # in the old order
         self.id = id  # the forum's message id (dedup key)
         self.sender = clean(sender) if odd_char(sender) else sender  # both strings by now: `needs_cleaning` inline
         self.at = at  # forum server time
@@ -665,7 +665,7 @@ class PostIn(_Input):
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(thread) is not str or type(author) is not str or type(text) is not str \
                 or type(at) is not datetime:
-            id, thread, author, at, text = _text(id), _text(thread), _text(author), _when(at), _text(text)
+            id, thread, at, author, text = _text(id), _text(thread), _when(at), _text(author), _text(text)
         self.id = id
         self.thread = thread
         self.author = clean(author) if odd_char(author) else author  # both strings by now: `needs_cleaning` inline
