@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tianshen.core.model import GameState, Player, PostIn
+from tianshen.core.model import GameState, Player, PostIn, peek
 
 
 def quota(options: dict[str, Any]) -> tuple[int, float] | None:
@@ -39,7 +39,7 @@ def is_zombie_post(state: GameState, p: Player, thread: str) -> bool:
     ph = state.phase
     if ph.kind == "day" and p.died_in == f"night {ph.number}" and not thread.startswith("vote:"):
         return False
-    d = state.data.get("day") or {}
+    d = peek(state.data, "day") or {}  # read only: not `apply`'s copy
     # 001 §4.3 "被招魂者不受诈尸规定的制约": revived by 招魂 (§2.7) or summoned to vote (§5.5)
     return p.name not in d.get("summoned", []) and p.name not in d.get("revived", [])
 
@@ -52,10 +52,11 @@ def lurkers(state: GameState, at: datetime, posts: int, hours: float, start: dat
     cutoff = at - timedelta(hours=hours)
     noted = state.data.setdefault("activity_noted", {})
     found = []
+    times = peek(state.data, "activity") or {}  # read only: not `apply`'s copy
     for p in state.players:
         if not p.alive:
             continue
-        count = sum(1 for t in state.data.get("activity", {}).get(p.name, []) if datetime.fromisoformat(t) > cutoff)
+        count = sum(1 for t in times.get(p.name, []) if datetime.fromisoformat(t) > cutoff)
         last = noted.get(p.name)
         if count < posts and (last is None or datetime.fromisoformat(last) <= cutoff):
             noted[p.name] = at.isoformat()

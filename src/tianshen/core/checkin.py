@@ -34,14 +34,14 @@ def shift(state: GameState, hours: float) -> None:
 
 def take(state: GameState, post: PostIn) -> bool:
     """A reply to the player list by a player's 马甲, in time, checks him in."""
-    window = state.data.get("checkin")
-    if not window:  # (every post asks: no look for the player once the check-in is over)
+    window = peek(state.data, "checkin")  # every post asks: looked at, not `apply`'s copy
+    if not window:  # (no look for the player once the check-in is over)
         return False
     p = state.find(post.author)
     if post.thread != THREAD or p is None or post.at > datetime.fromisoformat(window["ends_at"]):
         return False
     if p.name not in window["done"]:
-        window["done"].append(p.name)
+        state.data["checkin"]["done"].append(p.name)  # written through `data`: its own copy
     return True
 
 

@@ -118,10 +118,10 @@ def due(steps: tuple[Step, ...], state: GameState) -> tuple[datetime, str] | Non
     at = ph.ends_at if s.deadline == PHASE_END else time_at(state, s.deadline)
     if at is None:
         return None
-    if s.early_done and (early := data.get("early_at")):
+    if s.early_done and (early := peek(data, "early_at")):
         at = min(at, parse(early))
     if s.reminder_from:
-        options = data.get("options")
+        options = peek(data, "options")  # read only: not `apply`'s copy (every schedule asks)
         hours = options.get("reminder_hours") if options else None  # (0 or none in most variants)
         if hours and (before := _before(hours)) is not None:
             remind = at - before

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from tianshen.core.clock import DEFAULT_ZONE
 from tianshen.core.spec import Lines, Text
 from tianshen.core.tally import DayTally
-from tianshen.core.text import clean, clean_value, needs_cleaning
+from tianshen.core.text import clean, clean_value, odd_char
 
 NIGHT = "night"
 DAY = "day"
@@ -68,6 +68,8 @@ class Player(_Plain):
         log = _writes.get()
         if log is not None:
             log.append((self, name, getattr(self, name, _UNSET)))
+        if name == "alive" and (alive := _alive_writes.get()) is not None:
+            alive.append((self, getattr(self, name, _UNSET)))  # the deaths of the fold (`alive_before`)
         _set(self, name, value)
 
     @property
@@ -288,6 +290,32 @@ _extra = operator.attrgetter("extra")
 # the player writes of the `fold_sharing_players` running in this thread (each thread has a
 # context of its own: a fold in one thread never logs, or puts back, another's writes)
 _writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_writes", default=None)
+
+
+# the `alive` writes `(player, value written over)` of the `Ruleset.apply_in_place` running
+# in this thread: a fold that wrote none has no deaths, and no list of the living is made
+_alive_writes: ContextVar[list[tuple[Player, Any]] | None] = ContextVar("alive_writes", default=None)
+
+
+def watch_alive() -> tuple[list[tuple[Player, Any]], Any]:
+    """A new log of the `alive` writes in this thread, and the token to end it (`alive_before`)."""
+    log: list[tuple[Player, Any]] = []
+    return log, _alive_writes.set(log)
+
+
+def alive_before(log: list[tuple[Player, Any]], token: Any, players: list[Player]) -> list[bool] | None:
+    """The log ended: `players`' `alive` as it was when it began, or None when nothing was
+    written (an enclosing log gets the entries too)."""
+    _alive_writes.reset(token)
+    if not log:
+        return None
+    outer = _alive_writes.get()
+    if outer is not None:
+        outer += log
+    first: dict[int, Any] = {}
+    for p, old in log:
+        first.setdefault(id(p), old)
+    return [first.get(id(p), p.alive) for p in players]
 
 
 def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: GameState, event: Any) -> Outcome:
@@ -618,11 +646,11 @@ class PmIn(_Input):
     def __init__(self, *, id: str, sender: str, at: datetime, text: str) -> None:
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(sender) is not str or type(text) is not str or type(at) is not datetime:
-            id, at = _text(id), _when(at)
+            id, at, sender, text = _text(id), _when(at), _text(sender), _text(text)  # in the old order
         self.id = id  # the forum's message id (dedup key)
-        self.sender = clean(sender) if needs_cleaning(sender) else sender
+        self.sender = clean(sender) if odd_char(sender) else sender  # both strings by now: `needs_cleaning` inline
         self.at = at  # forum server time
-        self.text = clean(text) if needs_cleaning(text) else text
+        self.text = clean(text) if odd_char(text) else text
 
 
 class PostIn(_Input):
@@ -637,12 +665,12 @@ class PostIn(_Input):
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(thread) is not str or type(author) is not str or type(text) is not str \
                 or type(at) is not datetime:
-            id, thread, at = _text(id), _text(thread), _when(at)
+            id, thread, at, author, text = _text(id), _text(thread), _when(at), _text(author), _text(text)
         self.id = id
         self.thread = thread
-        self.author = clean(author) if needs_cleaning(author) else author
+        self.author = clean(author) if odd_char(author) else author  # both strings by now: `needs_cleaning` inline
         self.at = at
-        self.text = clean(text) if needs_cleaning(text) else text
+        self.text = clean(text) if odd_char(text) else text
         self.edited = bool(edited)
         self.original_text = None if original_text is None else clean(original_text)  # the first version, when known
 
@@ -655,9 +683,12 @@ class DeadlineIn(_Input):
     type = "deadline"
 
     def __init__(self, *, id: str, at: datetime, kind: str) -> None:
-        self.id = _text(id)
-        self.at = _when(at)
-        self.kind = _text(kind)
+        # the checks of _text and _when inline when all is well
+        if type(id) is not str or type(kind) is not str or type(at) is not datetime:
+            id, at, kind = _text(id), _when(at), _text(kind)
+        self.id = id
+        self.at = at
+        self.kind = kind
 
 
 class GmIn(_Input):

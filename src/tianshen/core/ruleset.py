@@ -36,8 +36,10 @@ from tianshen.core.model import (
     PrivateMessage,
     PublicPost,
     Refusal,
+    alive_before,
     fold_sharing_players,
     peek,
+    watch_alive,
 )
 from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
@@ -653,18 +655,24 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def apply_in_place(self, state: GameState, event: Input) -> Outcome:
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
-        alive_before = list(map(_ALIVE, state.players))  # in C: every input asks
+        log, token = watch_alive()  # the deaths: the players' `alive` writes, not two lists of the living
+        players = state.players
         known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
-        outcome = self._fold(state, event, None, known)
-        outcome.state.due = DUE_UNKNOWN
-        if self._after_input:
-            after = Messages()
-            self.after_input(outcome.state, event, after)
-            outcome.posts += after.posts
-            outcome.pms += after.pms
-            outcome.notes += after.notes
-        if alive_before != list(map(_ALIVE, outcome.state.players)):
-            outcome.deaths = deaths_since(alive_before, outcome.state)
+        try:
+            outcome = self._fold(state, event, None, known)
+            outcome.state.due = DUE_UNKNOWN
+            if self._after_input:
+                after = Messages()
+                self.after_input(outcome.state, event, after)
+                outcome.posts += after.posts
+                outcome.pms += after.pms
+                outcome.notes += after.notes
+        except BaseException:
+            alive_before(log, token, players)
+            raise
+        before = alive_before(log, token, players)
+        if before is not None and before != list(map(_ALIVE, outcome.state.players)):
+            outcome.deaths = deaths_since(before, outcome.state)
         return outcome
 
     def after_input(self, state: GameState, event: Input, out: Messages) -> None:

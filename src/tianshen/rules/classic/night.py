@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tianshen.core.abilities import Ability, table
 from tianshen.core.deaths import die
 from tianshen.core.events import note
-from tianshen.core.model import GameState
+from tianshen.core.model import GameState, peek
 from tianshen.core.protection import Guard, Protection
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import (
@@ -69,7 +69,7 @@ def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kil
             # 002 8人玩法: 杀手不能互杀; C5: no kill for every purpose, nothing announced
             note(log, f"{group} targeted the other killer {target}: no kill (002 8p, C5)", "killer_targeted_killer")
             continue
-        decl = state.data["decl"].get(group)
+        decl = peek(state.data, "decl").get(group)  # read only (the dawn post quotes it): not `apply`'s copy
         if not declaration_ok(spec, decl):
             note(log, f"{group}: no valid declaration, kill on {target} forfeited (002 杀人宣言)", "kill_forfeited")
             continue
@@ -187,12 +187,12 @@ def divination_answers(state: GameState, asked: str | None, log: list[str]) -> l
     """002 占卜: the question of night k is answered at dawn k+1, to diviners alive after
     that dawn's deaths (C8); tonight's question is stored for the next dawn."""
     night = state.phase.number
-    questions = state.data["questions"]
+    questions = state.data["questions"] if asked else peek(state.data, "questions")  # written only when asked
     answers = []
     due = questions.get(str(night - 1))
     if due:
         is_killer_ = is_killer(state.player(due))
-        deliver_dead = state.data["options"].get("deliver_to_dead_diviner", False)
+        deliver_dead = peek(state.data, "options").get("deliver_to_dead_diviner", False)
         for p in state.players:
             if p.role == "diviner" and (p.alive or deliver_dead):
                 answers.append((p.name, due, is_killer_))

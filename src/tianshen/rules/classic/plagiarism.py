@@ -13,7 +13,7 @@ comes at the next dawn (no extra delay).  Option `plagiarism_extra_divination` (
 from __future__ import annotations
 
 from tianshen.core import rng
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.vote_post import resolve_name
@@ -27,6 +27,15 @@ class NotFlaggable(Exception):
 
 def entries(state: GameState) -> list[dict]:
     return state.data.setdefault("extra_divinations", [])
+
+
+def _none_yet(state: GameState) -> bool:
+    """Whether no flag was ever recorded (the list made as `entries` makes it), read without
+    `apply`'s copy: every dawn asks, and there is seldom a flag."""
+    found = peek(state.data, "extra_divinations")
+    if found is None:
+        state.data["extra_divinations"] = found = []
+    return not found
 
 
 def flag(spec: RulesetSpec, state: GameState, p: Player, reason: str) -> dict:
@@ -46,6 +55,8 @@ def flag(spec: RulesetSpec, state: GameState, p: Player, reason: str) -> dict:
 
 def draw(spec: RulesetSpec, state: GameState, out: Messages) -> None:
     """At dawn k: one living civilian by lot for each flag of night k (seeded RNG)."""
+    if _none_yet(state):
+        return
     k = state.phase.number
     for e in entries(state):
         if e["night"] != k or e["by"] is not None:
@@ -60,6 +71,8 @@ def draw(spec: RulesetSpec, state: GameState, out: Messages) -> None:
 
 def ask(state: GameState, p: Player, written: str) -> str | None:
     """The chosen civilian's question of today, or None when he has no extra divination."""
+    if _none_yet(state):
+        return None
     k = state.phase.number
     mine = [e for e in entries(state) if e["night"] == k and e["by"] == p.name and e["target"] is None]
     if state.phase.kind != "day" or not mine:
@@ -74,8 +87,10 @@ def ask(state: GameState, p: Player, written: str) -> str | None:
 
 def answers(spec: RulesetSpec, state: GameState, out: Messages) -> None:
     """At dawn k+1: the answer to the question asked on day k, to the asker if alive (C8)."""
+    if _none_yet(state):
+        return
     k = state.phase.number
-    deliver_dead = state.data["options"].get("deliver_to_dead_diviner", False)
+    deliver_dead = peek(state.data, "options").get("deliver_to_dead_diviner", False)
     for e in entries(state):
         if e["night"] != k - 1 or not e["target"] or e.get("answered"):
             continue

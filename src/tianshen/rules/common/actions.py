@@ -150,7 +150,7 @@ def protected(spec: RulesetSpec, state: GameState, x: int | None | bool = False)
     if x is None:
         return set()
     counts: dict[str, int] = {}
-    prayers = state.data["subs"].get("pray", {})
+    prayers = peek(state.data, "subs").get("pray", {})  # read only: not `apply`'s copy
     for commoner in living_commoners(state):
         target = prayers.get(commoner.name)
         if target:

@@ -146,7 +146,7 @@ class ForumGame(Ruleset):
         """002: the vote thread at the 13th hour of the day, open until the day ends."""
         k = state.phase.number
         state.phase.step = "vote"
-        d = state.data["day"]
+        d = peek(state.data, "day")  # read only: not `apply`'s copy
         barred = "、".join(d["cannot_vote"]) or "无"
         out.post(f"vote:{k}", self.spec.later("vote_thread", n=k, ends=show_for(state, days.ts(d["vote_ends_at"])),
                                                barred=barred, candidates=self._roster_alive(state)),

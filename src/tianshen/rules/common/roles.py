@@ -9,7 +9,7 @@ action is their common target, and a disagreement forfeits it (002 "无法…达
 from __future__ import annotations
 
 from tianshen.core.abilities import table
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek
 from tianshen.core.spec import RulesetSpec
 
 KILLERS = "killers"
@@ -42,11 +42,11 @@ def killer_mode(state: GameState) -> str:
 def on_duty_killer(state: GameState, night: int) -> str | None:
     """8p: the two killers take turns, A on odd nights, B on even (002 8人玩法, C16);
     when one has died the survivor kills every night (C4, `8p_survivor = every_night`)."""
-    order = state.data["duty_order"]
+    order = peek(state.data, "duty_order")  # read only: not `apply`'s copy (every kill asks)
     alive = [n for n in order if state.player(n).alive]
     if len(alive) == 2:
         return order[(night - 1) % 2]
-    if len(alive) == 1 and state.data["options"].get("survivor_every_night", True):
+    if len(alive) == 1 and peek(state.data, "options").get("survivor_every_night", True):
         return alive[0]
     return None
 

@@ -1,0 +1,54 @@
+"""`apply` copies a value of `data` only where a fold may change it (issue 37): the reads
+that only look — the schedule's options, the kill declarations, the prayers, the extra
+divinations of a dawn with no flag, the killer on duty — go through `peek` and copy nothing.  (That nothing
+shared is written to is `tests/test_shared_copy.py`'s.)"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tianshen.core import model
+from tianshen.rules import load_ruleset
+from tianshen.sim.montecarlo import Game
+
+
+class _ByApply(Game):
+    """A game folded by `apply`, each step's state given to the next."""
+
+    def fold(self, event):  # type: ignore[no-untyped-def]
+        self.state = self._took(self.ruleset.apply(self.state, event))
+
+
+def _copies(variant: str, games: int, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    copied: Counter[str] = Counter()
+    mine = model.SharedDict._mine
+
+    def counting(self, key, value):  # type: ignore[no-untyped-def]
+        if type(value) not in model._ATOMIC and key not in self._own:
+            copied[key] += 1
+        return mine(self, key, value)
+
+    monkeypatch.setattr(model.SharedDict, "_mine", counting)
+    rs = load_ruleset(variant)
+    for seed in range(games):
+        _ByApply(rs, seed, rs.spec.players).play()
+    return copied
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "classic_13"])
+def test_read_only_values_are_not_copied(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    copied = _copies(variant, 6, monkeypatch)
+    assert copied["day"] > 0  # the counting sees the copies that are made
+    for key in ("options", "decl", "extra_divinations"):
+        assert copied[key] == 0, (key, copied)
+
+
+def test_prayers_are_read_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _copies("classic_10", 6, monkeypatch)["subs"] == 0
+
+
+def test_the_killer_on_duty_is_read_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """classic_8's killers take turns: every kill and every dawn asks whose night it is."""
+    assert _copies("classic_8", 6, monkeypatch)["duty_order"] == 0
