@@ -14,6 +14,7 @@ from tianshen.core.deaths import deaths_since
 from tianshen.core.model import DeadlineIn, Player, alive_before, watch_alive
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game
+from tianshen.specs import available_variants, load_spec
 
 
 class _Checked(Game):
@@ -30,8 +31,8 @@ class _Checked(Game):
         self.state = self._took(outcome)
 
 
-@pytest.mark.parametrize(("variant", "players"), [("classic_10", None), ("game_ten", None),
-                                                  ("hex_survival_12", None), ("n_lives", 5)])
+@pytest.mark.parametrize(("variant", "players"), [(v, n) for v in available_variants()
+                                                  for n in (load_spec(v).player_counts or [None])])
 def test_deaths_are_those_of_the_lists_of_the_living(variant: str, players: int | None) -> None:
     _Checked.deaths = 0
     rs = load_ruleset(variant)

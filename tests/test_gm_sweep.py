@@ -118,5 +118,6 @@ def test_players_removed_one_by_one_until_the_game_ends(variant: str, players: i
                                                 reason="测试"))
             _rendered(outcome)
             assert not outcome.refusals, outcome.refusals[0].reason
+            assert who in [d.name for d in outcome.deaths]  # (the win check may end others' too)
             state, removed = outcome.state, removed + 1
         assert removed >= 2 and outcome.posts
