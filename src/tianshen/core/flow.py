@@ -154,6 +154,7 @@ def reminded_mark(state: GameState) -> str:
 def shift(step: Step | None, state: GameState, hours: float) -> None:
     """Every remaining deadline of the step moves by `hours`: the phase's end and the step's
     `shift` times; an early end (/done) is dropped."""
+    state.changed()  # (the deadline a PM's or a post's fold began with is not kept)
     if state.phase.ends_at:
         state.phase.ends_at += timedelta(hours=hours)
     state.data.pop("early_at", None)

@@ -164,6 +164,9 @@ class Phase:
 
 
 DUE_UNKNOWN: Any = False  # `GameState.due` when no next deadline is known (a singleton: survives a pickle)
+# `GameState.due` after a write that moved the schedule (`GameState.changed`): not known either,
+# and a PM's or a post's fold that ends with it does not keep the deadline it began with
+DUE_MOVED: Any = ...
 
 
 class GameState(_Plain):
@@ -244,9 +247,11 @@ class GameState(_Plain):
         return new
 
     def changed(self) -> None:
-        """Forget the next deadline worked out for this state (`due`): every fold calls this
-        before it writes; whoever writes a state another way calls it too."""
-        self.due = DUE_UNKNOWN
+        """Forget the next deadline worked out for this state (`due`): a write that moves the
+        schedule without changing the phase calls this (an early end, an extension, a
+        substitution), so a PM's or a post's fold does not keep the deadline it began with
+        (`Ruleset.apply_in_place`); whoever writes a state outside a fold calls it too."""
+        self.due = DUE_MOVED
 
     def model_copy(self, *, deep: bool = False) -> GameState:
         if deep:

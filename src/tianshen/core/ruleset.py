@@ -23,6 +23,7 @@ from tianshen.core.flow import REMINDER, Step
 from tianshen.core.grammar import Command, Verbs
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
+    DUE_MOVED,
     DUE_UNKNOWN,
     DeadlineIn,
     GameState,
@@ -126,6 +127,7 @@ class BoardMap:
 
 
 _ALIVE = attrgetter("alive")
+_KEEPS = (PmIn, PostIn)  # the inputs whose fold may keep the next deadline (`apply_in_place`)
 _CORE_ENDS = ("checkin_end", "substitution_end")  # core's own deadlines, not a family's step
 
 
@@ -227,9 +229,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def next_deadline(self, state: GameState) -> Deadline | None:
         """The next scheduled moment; None when the game is over or paused by the GM.  Worked
-        out once for a state as it is (`GameState.due`, dropped by every fold)."""
+        out once for a state as it is (`GameState.due`, dropped by every fold that can have
+        moved it: `apply_in_place`)."""
         due = state.due
-        if due is DUE_UNKNOWN:
+        if due is DUE_UNKNOWN or due is DUE_MOVED:
             due = state.due = self._next_deadline(state)
         return due
 
@@ -430,6 +433,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         count = self.ballots.count(state, closing=False) if self.ballots is not None else None
         if count is None or not count.missing:
             state.data["early_at"] = at.isoformat()
+            state.changed()  # the step ends now: a PM's or a post's fold does not keep its deadline
 
     def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
         """What a family records of a player's leave (until when) besides the extension (hex:
@@ -658,9 +662,21 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         log, token = watch_alive()  # the deaths: the players' `alive` writes, not two lists of the living
         players = state.players
         known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
+        # A PM or a post moves it only through the phase or a write that says so
+        # (`GameState.changed`: /done's early end, an extension, a substitution): the phase as
+        # it was, to keep the deadline known after such a fold (None: not kept)
+        phase = state.phase
+        before = ((phase.kind, phase.step, phase.number, phase.ends_at, phase.started_at)
+                  if isinstance(event, _KEEPS) and known is not DUE_UNKNOWN and known is not DUE_MOVED
+                  and not self._after_input else None)
         try:
             outcome = self._fold(state, event, None, known)
-            outcome.state.due = DUE_UNKNOWN
+            new = outcome.state
+            if (before is not None and new is state and new.due is DUE_UNKNOWN and new.phase is phase
+                    and before == (phase.kind, phase.step, phase.number, phase.ends_at, phase.started_at)):
+                new.due = known
+            else:
+                new.due = DUE_UNKNOWN
             if self._after_input:
                 after = Messages()
                 self.after_input(outcome.state, event, after)
@@ -689,6 +705,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             first = Messages()
         is_post = isinstance(event, PostIn)
         if is_post and state.phase.kind != "over" and peek(state.data, "substitution"):  # a 交替期 is open (seldom)
+            state.changed()  # (a player back may end it)
             substitution.player_returned(self.spec, state, event.author, first)  # type: ignore[union-attr]
         if is_post:
             if checkin.take(state, event):  # type: ignore[arg-type]
@@ -718,12 +735,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
             # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
             if state.find(sender) is None and substitution.involves(state, sender):
+                state.changed()  # (a seat taken may end the 交替期)
                 first = Messages() if first is None else first
                 seat = substitution.answer(self.spec, state, pm, first)
                 if seat is not None:
                     first.pms += self.seat_taken(state, state.player(seat))
                 return first.outcome(state)
             if peek(state.data, "substitution"):  # a 交替期 is open (seldom)
+                state.changed()  # (a player back may end it)
                 first = Messages() if first is None else first
                 substitution.player_returned(self.spec, state, sender, first)
         outcome = self.on_pm(state, pm)
