@@ -423,11 +423,13 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """DECISIONS §0.5 (000, 001, 002): a step whose table says everyone's /done ends it
         early (`early_done`) ends now, once every living player has sent /done and, while a
         vote is counted, the ballots ledger misses nobody's ballot."""
+        done = peek(state.data, "done")  # (nobody's /done yet: the step need not be looked up)
+        if not done:
+            return
         step = flow.current(self.STEPS, state)
         if step is None or not step.early_done:
             return
-        done = peek(state.data, "done", [])
-        alive = {p.name for p in state.players if p.alive} if done else None
+        alive = {p.name for p in state.players if p.alive}
         if not alive or not alive <= set(done):
             return
         count = self.ballots.count(state, closing=False) if self.ballots is not None else None
