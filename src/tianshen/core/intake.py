@@ -6,6 +6,7 @@ lines that were not commands.  The ruleset runs each command; this module does t
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 from tianshen.core import clock
 from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs, parsed_rows
@@ -30,10 +31,13 @@ class ReadLate(Refused):
     refused by the one window check (core.abilities) with the variant's `pm_read_late`."""
 
 
-RunCommand = Callable[[Player, Command, Messages], str]
+# (state, player, command, the PM's time, messages) -> the receipt line: the ruleset's own
+# method, called as it is (no closure made a PM)
+RunCommand = Callable[[GameState, Player, Command, datetime, Messages], str]
+Help = Callable[[GameState, Player], str | Text]  # (state, player) -> what he may write
 
 
-def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, help: Callable[[Player], str | Text],
+def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, help: Help,
               verbs: Verbs | None = None, declaring: frozenset[str] = DECLARING_VERBS) -> tuple[Messages, Player | None]:
     """Run each command of the PM and answer the sender.  Returns the messages and the
     player (None when the PM was refused as a whole: not a player, game over)."""
@@ -49,15 +53,16 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
         return out, None
     commands, unknown = parsed_rows(pm.text, verbs, declaring)
     if not commands:
-        out.refuse(p.name, pm.text, spec.text("not_understood", help=help(p)), reply_to=p.name)
+        out.refuse(p.name, pm.text, spec.text("not_understood", help=help(state, p)), reply_to=p.name)
         return out, p
     done: list[str] = []
     refused: list[str | Text | Lines] = []  # each "✘ line：reason", rendered when the answer is read
     late = 0
+    at = pm.at
     for row in commands:
         cmd = Command(*row)  # the family's own (the rows are shared)
         try:
-            done.append(run(p, cmd, out))
+            done.append(run(state, p, cmd, at, out))
         except Refused as exc:
             late += isinstance(exc, ReadLate)
             reason = reason_of(exc)
@@ -72,7 +77,7 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
     if done:
         reply.append(spec.later("receipt_ok", lines="✔ " + "\n✔ ".join(done)))  # each line "✔ …"
     if refused:
-        reply.append(spec.later("receipt_refused", lines=Lines("\n", refused), help=help(p)))
+        reply.append(spec.later("receipt_refused", lines=Lines("\n", refused), help=help(state, p)))
     if unknown:
         reply.append(spec.text("receipt_unknown", lines="\n".join(unknown)))
     out.pm(p.name, spec.text("receipt_subject"), reply[0] if len(reply) == 1 else Lines("\n\n", reply))

@@ -198,8 +198,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
         """Parse a PM, run each command by the family's `pm_command`, always answer the
         sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
-        out, p = answer_pm(self.spec, state, pm, lambda p, cmd, out: self._command(state, p, cmd, pm.at, out),
-                           lambda p: self.pm_help_text(state, p), self.pm_verbs, self.pm_declaring)
+        out, p = answer_pm(self.spec, state, pm, self._command, self.pm_help_text, self.pm_verbs, self.pm_declaring)
         if p is not None:
             self.note_done(state, pm.at)
         return out.outcome(state)
