@@ -35,3 +35,33 @@ def test_a_substitute_takes_the_seat_and_its_name() -> None:
     g.pm("替补乙", "可以，马上来", hours=3)
     assert g.state.player("庚").forum_name == "替补乙"
     assert seat_names(g.state) == before == tuple(p.name for p in g.state.players)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten", "butterfly_elder", "n_lives"])
+@pytest.mark.parametrize("by_apply", [False, True])
+def test_find_answers_as_the_list_after_every_fold(variant: str, by_apply: bool) -> None:
+    """`GameState.find` looks a 马甲's seat up in a table kept with the facts: after every fold
+    it answers as a scan of the players does, for every name and a stranger's."""
+    ruleset = load_ruleset(variant)
+
+    def check(state: GameState) -> None:
+        for p in state.players:
+            assert state.find(p.name) is p and state.player(p.name) is p
+        assert state.find("路人") is None and "seat_of" in state.facts
+
+    checked = check_every_fold(ruleset, by_apply, check, range(2))
+    assert checked > 50
+
+
+def test_find_reads_a_list_of_players_set_anew() -> None:
+    """The table is only a hint: players set in another order (the facts kept) are found."""
+    g = game_with_subs()
+    state = g.state
+    first = state.players[0]
+    assert state.find(first.name) is first
+    state.players = state.players[::-1]
+    assert state.find(first.name) is first and state.player(first.name) is first
+    state.players = [p for p in state.players if p is not first]
+    assert state.find(first.name) is None
+    with pytest.raises(KeyError):
+        state.player(first.name)

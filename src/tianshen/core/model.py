@@ -208,13 +208,23 @@ class GameState(_Plain):
         self.facts = {}
 
     def player(self, name: str) -> Player:
-        for p in self.players:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        p = self.find(name)
+        if p is None:
+            raise KeyError(name)
+        return p
 
     def find(self, name: str) -> Player | None:
-        for p in self.players:
+        """The player of this 马甲, or None.  A seat keeps its 马甲 all game (a substitute
+        too), so each name's seat is looked up in a table kept with the facts; the player
+        there is checked to bear the name (a list of players set anew is read through)."""
+        players = self.players
+        seats = self.facts.get("seat_of")
+        if seats is None:
+            seats = self.facts["seat_of"] = {p.name: i for i, p in enumerate(players)}
+        i = seats.get(name)
+        if i is not None and i < len(players) and (p := players[i]).name == name:
+            return p
+        for p in players:
             if p.name == name:
                 return p
         return None
