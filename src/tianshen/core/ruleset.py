@@ -709,7 +709,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             state.changed()  # (a player back may end it)
             substitution.player_returned(self.spec, state, event.author, first)  # type: ignore[union-attr]
         if is_post:
-            if checkin.take(state, event):  # type: ignore[arg-type]
+            # (a check-in open: `take` looks at it again; most posts come after it)
+            if peek(state.data, "checkin") and checkin.take(state, event):  # type: ignore[arg-type]
                 return first.outcome(state)
             self.watch_activity(state, event, first)  # type: ignore[arg-type]
             outcome = self.on_post(state, event)  # type: ignore[arg-type]
@@ -785,11 +786,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         p = state.find(post.author)
         if p is None or state.phase.kind == "over":
             return
-        if activity.is_zombie_post(state, p, post.thread):
+        if not p.alive and activity.is_zombie_post(state, p, post.thread):  # (the living: no call)
             text = " ".join(post.text.split())
             out.notes.append(f"诈尸：{p.name}（已死亡）在 {post.thread} 发帖：{text[:40]}")
-        rule = activity.quota(self.spec.options)
-        if rule:
+        options = self.spec.options
+        if "analysis_quota" in options and (rule := activity.quota(options)):  # (most variants: none)
             activity.record(state, post, rule[1])
 
     def report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
