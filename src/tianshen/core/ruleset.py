@@ -206,7 +206,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def _command(self, state: GameState, p: Player, cmd: Command, at: datetime, out: Messages) -> str:
         """One command: an ability's is first checked against the time it was written (the
         late read, core.abilities.check_late), then the family runs it."""
-        if ability := self.abilities.by_command(cmd.verb):
+        if state.phase.kind == "day" and (ability := self.abilities.by_command(cmd.verb)):  # (late only by day)
             abilities.check_late(self.spec, ability, state, at)
         return self.pm_command(state, p, cmd, at, out)
 
