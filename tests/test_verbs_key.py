@@ -57,7 +57,7 @@ def test_the_intake_hands_each_command_as_its_own() -> None:
     state = Game(ruleset, 1, 10).state
     seen: list[tuple[str, str]] = []
 
-    def run(p, cmd, out):  # type: ignore[no-untyped-def]
+    def run(state, p, cmd, at, out):  # type: ignore[no-untyped-def]
         seen.append((cmd.verb, cmd.arg))
         cmd.arg, cmd.verb = "changed", "changed"
         return "ok"
@@ -65,6 +65,6 @@ def test_the_intake_hands_each_command_as_its_own() -> None:
     sender = state.players[0].name
     for _ in range(2):
         pm = PmIn(id="x", sender=sender, text="/done\n票数", at=datetime(2026, 1, 1, tzinfo=UTC))
-        answer_pm(ruleset.spec, state, pm, run, lambda p: "help", ruleset.pm_verbs, ruleset.pm_declaring)
+        answer_pm(ruleset.spec, state, pm, run, lambda state, p: "help", ruleset.pm_verbs, ruleset.pm_declaring)
     assert seen == [("done", ""), ("count", "")] * 2
     assert grammar.parsed_rows("/done\n票数", ruleset.pm_verbs, ruleset.pm_declaring)[0][0][:2] == ("done", "")
