@@ -208,10 +208,16 @@ class GameState(_Plain):
         self.facts = {}
 
     def player(self, name: str) -> Player:
-        p = self.find(name)
-        if p is None:
+        """The player of this 马甲 (`find`, inline: ~40 a game); KeyError when none is."""
+        players = self.players
+        seats = self.facts.get("seat_of")
+        i = None if seats is None else seats.get(name)
+        if i is not None and i < len(players) and (p := players[i]).name == name:
+            return p
+        found = self.find(name)
+        if found is None:
             raise KeyError(name)
-        return p
+        return found
 
     def find(self, name: str) -> Player | None:
         """The player of this 马甲, or None.  A seat keeps its 马甲 all game (a substitute
@@ -318,12 +324,20 @@ def watch_alive() -> tuple[list[tuple[Player, Any]], Any]:
     return log, _alive_writes.set(log)
 
 
+# the log itself, for `Ruleset.apply_in_place`, which begins and ends one at every input
+# without `watch_alive`'s and `alive_before`'s calls: `set`, then `reset` and `alive_logged`
+ALIVE_WRITES = _alive_writes
+
+
 def alive_before(log: list[tuple[Player, Any]], token: Any, players: list[Player]) -> list[bool] | None:
     """The log ended: `players`' `alive` as it was when it began, or None when nothing was
     written (an enclosing log gets the entries too)."""
     _alive_writes.reset(token)
-    if not log:
-        return None
+    return alive_logged(log, players) if log else None
+
+
+def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[bool]:
+    """`alive_before` of a log just ended (`reset`) that holds writes."""
     outer = _alive_writes.get()
     if outer is not None:
         outer += log

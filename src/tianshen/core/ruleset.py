@@ -23,6 +23,7 @@ from tianshen.core.flow import REMINDER, Step
 from tianshen.core.grammar import Command, Verbs
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
+    ALIVE_WRITES,
     DUE_MOVED,
     DUE_UNKNOWN,
     DeadlineIn,
@@ -38,9 +39,9 @@ from tianshen.core.model import (
     PublicPost,
     Refusal,
     alive_before,
+    alive_logged,
     fold_sharing_players,
     peek,
-    watch_alive,
 )
 from tianshen.core.names import NameMatchError, fold, match_name
 from tianshen.core.outbox import Messages
@@ -660,7 +661,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def apply_in_place(self, state: GameState, event: Input) -> Outcome:
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
-        log, token = watch_alive()  # the deaths: the players' `alive` writes, not two lists of the living
+        # the deaths: the players' `alive` writes (`core.model.watch_alive`, inline), not two
+        # lists of the living
+        log: list[tuple[Player, Any]] = []
+        token = ALIVE_WRITES.set(log)
         players = state.players
         known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
         # A PM or a post moves it only through the phase or a write that says so
@@ -687,9 +691,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         except BaseException:
             alive_before(log, token, players)
             raise
-        before = alive_before(log, token, players)
-        if before is not None and before != list(map(_ALIVE, outcome.state.players)):
-            outcome.deaths = deaths_since(before, outcome.state)
+        ALIVE_WRITES.reset(token)
+        if log and (alive := alive_logged(log, players)) != list(map(_ALIVE, outcome.state.players)):
+            outcome.deaths = deaths_since(alive, outcome.state)
         return outcome
 
     def after_input(self, state: GameState, event: Input, out: Messages) -> None:
