@@ -52,6 +52,8 @@ def test_group_look_ups_answer_as_the_plain_definitions(variant: str, by_apply: 
         for group in set(of.values()) - {None}:
             assert roles.members(spec, state, group) == plain_members(of, state, group)
         assert "group_seats" in state.facts  # worked out once, kept with the groups
+        roles.partners(spec, state, state.players[0])
+        assert "partner_seats" in state.facts  # so are each seat's partners
         for p in state.players:
             assert roles.partners(spec, state, p) == plain_partners(of, state, p)
             assert all(q is state.player(q.name) for q in roles.partners(spec, state, p))  # this state's

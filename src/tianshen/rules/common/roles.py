@@ -117,11 +117,23 @@ def members(spec: RulesetSpec, state: GameState, group: str) -> list[Player]:
 
 
 def partners(spec: RulesetSpec, state: GameState, p: Player) -> list[Player]:
-    group = groups(spec, state)[p.name]
-    if group is None or group.endswith(":" + p.name):  # acts alone
-        return []
+    """The other members of the player's acting group, dead or alive (none when he acts
+    alone): each seat's partners' seats worked out once with the groups (`GameState.facts`:
+    every power PM tells the partners)."""
+    found = state.facts.get("partner_seats")
+    if found is None:
+        found = state.facts["partner_seats"] = _partner_seats(spec, state)
     players = state.players
-    return [q for i in _seats_of(spec, state)[group] if (q := players[i]).name != p.name]
+    return [players[i] for i in found[p.name]]
+
+
+def _partner_seats(spec: RulesetSpec, state: GameState) -> dict[str, tuple[int, ...]]:
+    of, seats, players = groups(spec, state), _seats_of(spec, state), state.players
+    found: dict[str, tuple[int, ...]] = {}
+    for name, group in of.items():
+        alone = group is None or group.endswith(":" + name)
+        found[name] = () if alone else tuple(i for i in seats[group] if players[i].name != name)
+    return found
 
 
 def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> list[str]:
