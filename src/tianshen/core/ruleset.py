@@ -200,7 +200,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """Parse a PM, run each command by the family's `pm_command`, always answer the
         sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
         out, p = answer_pm(self.spec, state, pm, self._command, self.pm_help_text, self.pm_verbs, self.pm_declaring)
-        if p is not None:
+        if p is not None and peek(state.data, "done"):  # (note_done looks at nothing else before a /done)
             self.note_done(state, pm.at)
         return out.outcome(state)
 
@@ -417,7 +417,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def vote_post_done(self, state: GameState, post: PostIn) -> None:
         """After a vote post was taken or refused: the step may end early (note_done)."""
-        self.note_done(state, post.at)
+        if peek(state.data, "done"):  # (note_done looks at nothing else before a /done)
+            self.note_done(state, post.at)
 
     def note_done(self, state: GameState, at: datetime) -> None:
         """DECISIONS §0.5 (000, 001, 002): a step whose table says everyone's /done ends it
@@ -756,6 +757,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             outcome = self._after_fold(outcome, first)
         elif outcome.state.phase.kind == "over":
             outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
+        sender = pm.sender
+        for m in outcome.pms:  # (answered, as every ruleset path should: no call)
+            if m.to == sender:
+                return outcome
         self._answer_anyway(pm, outcome)
         return outcome
 
