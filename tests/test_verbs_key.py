@@ -68,3 +68,20 @@ def test_the_intake_hands_each_command_as_its_own() -> None:
         answer_pm(ruleset.spec, state, pm, run, lambda state, p: "help", ruleset.pm_verbs, ruleset.pm_declaring)
     assert seen == [("done", ""), ("count", "")] * 2
     assert grammar.parsed_rows("/done\n票数", ruleset.pm_verbs, ruleset.pm_declaring)[0][0][:2] == ("done", "")
+
+
+def test_a_rulesets_table_keeps_its_readings() -> None:
+    """A `VerbTable` keeps each PM text's reading (it cannot change, so neither can they): the
+    same rows as a plain copy of the table gives, the second time the very same; a copy of
+    the table starts with none."""
+    import pickle
+
+    from tianshen.rules import load_ruleset
+
+    ruleset = load_ruleset("classic_10")
+    table, declaring = ruleset.pm_verbs, ruleset.pm_declaring
+    text = "杀 甲\n宣言：今夜月色正好"
+    first = grammar.parsed_rows(text, table, declaring)
+    assert first == grammar.parsed_rows(text, dict(table), declaring)
+    assert (text, declaring) in table.rows and grammar.parsed_rows(text, table, declaring) is first
+    assert pickle.loads(pickle.dumps(table)).rows == {}

@@ -80,6 +80,9 @@ class VerbTable(dict):  # type: ignore[type-arg]
     def __init__(self, verbs: Verbs) -> None:
         super().__init__((v, tuple(al)) for v, al in verbs.items())
         self.key = _Key(tuple(self.items()))
+        # (text, declaring) -> `parsed_rows`' answer: the table cannot change, so neither can
+        # its readings (looked up by two hashes kept in C, not the parse cache's key)
+        self.rows: dict[tuple[str, frozenset[str]], tuple[tuple[Row, ...], tuple[str, ...]]] = {}
 
     def __reduce__(self) -> tuple[type[VerbTable], tuple[dict[str, tuple[str, ...]]]]:
         return VerbTable, (dict(self),)  # (a copy or a pickle is made anew, not item by item)
@@ -162,6 +165,14 @@ def parsed_rows(text: str, verbs: Verbs | None = None,
     lines that are not commands, shared by every reader (core.intake makes each `Command`
     it runs: a PM is read once, ~1 µs less than a `ParsedPm` of copies)."""
     declaring = declaring if type(declaring) is frozenset else frozenset(declaring)
+    if type(verbs) is VerbTable:  # (a ruleset's own table: every PM)
+        rows = verbs.rows
+        found = rows.get((text, declaring))
+        if found is None:
+            if len(rows) >= 4096:
+                rows.clear()
+            found = rows[text, declaring] = _parsed(text, verbs.key, declaring)
+        return found
     return _parsed(text, None if verbs is None else _verbs_key(verbs), declaring)
 
 
