@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tianshen.core.events import EventLog
-from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, Refusal, made
+from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, Refusal
 from tianshen.core.spec import Body
 
 
@@ -33,7 +33,14 @@ class Messages:
             self.pm(reply_to, subject or "天神回复：未能接受", reason)
 
     def outcome(self, state: GameState) -> Outcome:
+        """The Outcome of these messages (`core.model.made`, inline: one for every input)."""
         log = self.log
         events = log.events if type(log) is EventLog else None
-        return made(state, self.posts, self.pms, self.refusals, log, self.notes, list(events) if events else [])
+        o = _new(Outcome)
+        o.state, o.posts, o.pms, o.refusals, o.log, o.notes, o.deaths, o.events = (
+            state, self.posts, self.pms, self.refusals, log, self.notes, [], list(events) if events else [])
+        return o
+
+
+_new = object.__new__
 
