@@ -805,7 +805,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
         """A hook: after every deadline (the shared rule: the GM is told who posted less than
         the quota)."""
-        rule = activity.quota(self.spec.options)
+        options = self.spec.options
+        rule = activity.quota(options) if "analysis_quota" in options else None
         if not rule:  # (most variants: nothing more to read)
             return
         start = state.data.get("started_at") or None
