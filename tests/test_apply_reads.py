@@ -52,3 +52,41 @@ def test_prayers_are_read_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_the_killer_on_duty_is_read_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
     """classic_8's killers take turns: every kill and every dawn asks whose night it is."""
     assert _copies("classic_8", 6, monkeypatch)["duty_order"] == 0
+
+
+def _copies_by_input(variant: str, games: int, monkeypatch: pytest.MonkeyPatch,
+                     players: int | None = None) -> Counter[tuple[str, str]]:
+    """The copies made while folding each kind of input, as (kind, key): a post in a vote
+    thread is "vote", in another thread "post"; a PM "pm", a deadline "deadline"."""
+    copied: Counter[tuple[str, str]] = Counter()
+    kind = [""]
+    mine = model.SharedDict._mine
+
+    def counting(self, key, value):  # type: ignore[no-untyped-def]
+        if kind[0] and type(value) not in model._ATOMIC and key not in self._own:
+            copied[kind[0], key] += 1
+        return mine(self, key, value)
+
+    class Folding(_ByApply):
+        def fold(self, event):  # type: ignore[no-untyped-def]
+            name = type(event).__name__
+            kind[0] = {"PmIn": "pm", "DeadlineIn": "deadline"}.get(name) or (
+                "vote" if event.thread.startswith("vote:") else "post")
+            try:
+                super().fold(event)
+            finally:
+                kind[0] = ""
+
+    monkeypatch.setattr(model.SharedDict, "_mine", counting)
+    rs = load_ruleset(variant)
+    for seed in range(games):
+        Folding(rs, seed, players or rs.spec.players).play()
+    return copied
+
+
+def test_game_ten_posts_look_at_the_day_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """001 §2.7: every post of the day (the sims' are votes) asks whether a revived player
+    wrote it; the vote itself is written with `put`."""
+    copied = _copies_by_input("game_ten", 4, monkeypatch)
+    assert copied["deadline", "day"] > 0  # the counting sees the copies that are made
+    assert copied["vote", "day"] == 0, copied
