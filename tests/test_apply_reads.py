@@ -90,3 +90,12 @@ def test_game_ten_posts_look_at_the_day_without_a_copy(monkeypatch: pytest.Monke
     copied = _copies_by_input("game_ten", 4, monkeypatch)
     assert copied["deadline", "day"] > 0  # the counting sees the copies that are made
     assert copied["vote", "day"] == 0, copied
+
+
+def test_butterfly_vote_posts_copy_nothing_they_only_look_at(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every post asks whether its author is muted and has posted this round; a vote is
+    written with `put`, and a first post of the round by a new list, not a copy of all."""
+    copied = _copies_by_input("butterfly_elder", 4, monkeypatch)
+    assert sum(n for (kind, _), n in copied.items() if kind == "pm") > 0  # the counting sees the copies
+    for key in ("round_info", "ballots", "lurk"):
+        assert copied["vote", key] == 0, (key, copied)

@@ -25,6 +25,8 @@ from tianshen.core.model import (
     Phase,
     Player,
     PostIn,
+    peek,
+    put,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
@@ -249,9 +251,9 @@ class ButterflyElder(Ruleset):
         if not p.alive:
             deaths.dead_post(self.spec, state, p, post, out)
             return True
-        posted = state.data["lurk"]["posted"]
+        posted = peek(state.data, "lurk")["posted"]  # looked at, then a new list written with `put` (issue 37)
         if p.name not in posted:
-            posted.append(p.name)
+            put(state.data, ("lurk",), "posted", [*posted, p.name])
         if state.phase.kind == "night" and state.phase.step == "silence":
             out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=short(post.text, 30)))
         if not post.thread.startswith("vote:"):
