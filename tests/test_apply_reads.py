@@ -99,3 +99,19 @@ def test_butterfly_vote_posts_copy_nothing_they_only_look_at(monkeypatch: pytest
     assert sum(n for (kind, _), n in copied.items() if kind == "pm") > 0  # the counting sees the copies
     for key in ("round_info", "ballots", "lurk"):
         assert copied["vote", key] == 0, (key, copied)
+
+
+@pytest.mark.parametrize(("variant", "players", "key"), [("hex_survival_12", None, "day"),
+                                                         ("n_lives", 7, "day")])
+def test_a_vote_is_written_without_copying_the_day(variant: str, players: int | None, key: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    copied = _copies_by_input(variant, 4, monkeypatch, players)
+    assert sum(copied.values()) > 0  # the counting sees the copies that are made
+    assert copied["vote", key] == 0, copied
+
+
+def test_hex_survival_orders_are_written_without_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """003 §4.1–4.4: an attack by night, a move or a dig by day, one PM each."""
+    copied = _copies_by_input("hex_survival_12", 4, monkeypatch)
+    for key in ("night", "day", "statuses", "range"):
+        assert copied["pm", key] == 0, (key, copied)
