@@ -57,14 +57,15 @@ def test_the_killer_on_duty_is_read_without_a_copy(monkeypatch: pytest.MonkeyPat
 def _copies_by_input(variant: str, games: int, monkeypatch: pytest.MonkeyPatch,
                      players: int | None = None) -> Counter[tuple[str, str]]:
     """The copies made while folding each kind of input, as (kind, key): a post in a vote
-    thread is "vote", in another thread "post"; a PM "pm", a deadline "deadline"."""
+    thread is "vote", in another thread "post"; a PM "pm", a deadline "deadline"; between
+    two folds (the sims reading the state) "between"."""
     copied: Counter[tuple[str, str]] = Counter()
     kind = [""]
     mine = model.SharedDict._mine
 
     def counting(self, key, value):  # type: ignore[no-untyped-def]
-        if kind[0] and type(value) not in model._ATOMIC and key not in self._own:
-            copied[kind[0], key] += 1
+        if type(value) not in model._ATOMIC and key not in self._own:
+            copied[kind[0] or "between", key] += 1
         return mine(self, key, value)
 
     class Folding(_ByApply):
@@ -115,3 +116,12 @@ def test_hex_survival_orders_are_written_without_copies(monkeypatch: pytest.Monk
     copied = _copies_by_input("hex_survival_12", 4, monkeypatch)
     for key in ("night", "day", "statuses", "range"):
         assert copied["pm", key] == 0, (key, copied)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten"])
+def test_a_will_and_the_sims_vote_copy_no_day(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """001 §4.2: a will's accusation is written with `put`; the sims look at the day to vote."""
+    copied = _copies_by_input(variant, 6, monkeypatch)
+    assert copied["deadline", "day"] > 0  # the counting sees the copies that are made
+    assert copied["pm", "day"] == 0, copied
+    assert copied["between", "day"] == 0, copied

@@ -177,7 +177,7 @@ def accuse(state: GameState, p: Player, written: str) -> str:
         raise Refused("没有写指控的对象。格式：指控 名字（可写多人，用逗号分开）")
     names = [q.name for q in state.players]
     accused = sorted({names_match(x, names) for x in parts}, key=names.index)
-    day(state)["wills"][p.name] = accused
+    put(state.data, ("day", "wills"), p.name, accused)  # (not a copy of the whole day by `apply`)
     return "遗言指控：" + "、".join(accused)
 
 

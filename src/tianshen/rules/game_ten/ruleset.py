@@ -42,8 +42,8 @@ class GameTen(ForumGame):
         if cmd.verb == "choose":
             return self._choose(state, p, cmd.arg)
         line = super().pm_command(state, p, cmd, at, out)
-        if state.phase.kind == "day" and p.name in state.data["day"].get("revived", []) and cmd.verb == "delegate":
-            state.data["day"]["revived_active"] = True  # 001 §2.7: he voted
+        if state.phase.kind == "day" and cmd.verb == "delegate" and p.name in peek(state.data, "day").get("revived", ()):
+            put(state.data, ("day",), "revived_active", True)  # 001 §2.7: he voted
         if state.phase.kind == "day" and cmd.verb in self.powers:
             line += "\n" + self.spec.text("day_pm_note", n=state.phase.number + 1)
         return line
