@@ -28,6 +28,7 @@ from tianshen.core.model import (
     peek,
     put,
 )
+from tianshen.core.names import seat_names
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
 from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset
@@ -269,7 +270,7 @@ class ButterflyElder(Ruleset):
 
     def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        return vote.read(text, [q.name for q in state.players])
+        return vote.read(text, seat_names(state))  # (the names kept: no list a post)
 
     def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """补充 二 5: only votes in the vote thread; the GM judges the rest."""

@@ -7,6 +7,7 @@ published lot; the elder's 归零.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -21,7 +22,7 @@ ABSTAIN = ("弃权", "弃票", "abstain")
 ZEROED = "归零"  # 一 技能二: the elder's 归零, as the tally's modifier
 
 
-def read(text: str, names: list[str]) -> VotePost | None:
+def read(text: str, names: Sequence[str]) -> VotePost | None:
     """The vote of a post (core.vote_post: a name, or 弃权/弃票; a reason may follow), None
     when the post is no vote."""
     return read_vote_post(text, names, abstain=ABSTAIN)

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from tianshen.core.intake import Refused
 from tianshen.core.model import GameState, Player, peek, put
+from tianshen.core.names import seat_names
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, GM, POST, PUNISHED, SELF, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import VotePost, read_vote_post
@@ -50,12 +51,12 @@ def read_post(text: str | None, state: GameState) -> VotePost | None:
     §9.6 投票不要求固定格式: a vote inside a sentence counts (`free_text`)."""
     if text is None:
         return None
-    return read_vote_post(text, [q.name for q in state.players], abstain=ABSTAIN, free_text=True)
+    return read_vote_post(text, seat_names(state), abstain=ABSTAIN, free_text=True)  # (the names kept: no list a post)
 
 
 def read_arg(written: str, state: GameState) -> VotePost:
     """A delegation's argument (`委托投票 丙，理由`), read like a vote line."""
-    vote = read_vote_post("投票 " + written, [q.name for q in state.players], abstain=ABSTAIN)
+    vote = read_vote_post("投票 " + written, seat_names(state), abstain=ABSTAIN)
     return vote or VotePost("vote", "投票", written)  # never None: the line starts with a verb
 
 
