@@ -339,11 +339,9 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     new.facts = original.facts
     new.due = original.due  # the same next deadline until the fold (which drops it) writes
     players = original.players
-    extras = list(map(_extra, players))  # the dicts themselves: `any` of them after the fold reads no player
-    if any(extras):
+    if any(map(_extra, players)):
         new.players = [p.copy() if p.extra else p for p in players]
         shared = [p for p in players if not p.extra]
-        extras = [e for e in extras if not e]
     else:  # (mostly) no player has `extra`: all shared
         new.players = players[:]
         shared = players  # the original's list, which the fold does not reach
@@ -356,7 +354,9 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
         _put_back(shared, log)
         raise
     _writes.reset(token)
-    if log or any(extras):  # (seldom) a player written, or his empty `extra` filled in place
+    # (seldom) a player written, or his empty `extra` filled in place (a new `extra` is a
+    # logged write: a shared player's `extra` is otherwise the empty dict it had)
+    if log or any(map(_extra, shared)):
         _own_written(shared, log, outcome.state.players)
     return outcome
 
