@@ -328,14 +328,26 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     them back only.  So a player may belong to several states between two `apply`s: a
     state `apply` returned is changed only by `apply`, or `apply_in_place` by a caller
     that keeps no older state."""
-    new = _new(GameState)  # `original.copy(players=False)`, inline: one a step
-    new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
-        original.ruleset, original.variant, original.seed, original.salt, original.rng_draws)
-    ph, phase = original.phase, _new(Phase)
-    phase.kind, phase.number, phase.started_at, phase.ends_at, phase.step = (
-        ph.kind, ph.number, ph.started_at, ph.ends_at, ph.step)
-    new.phase, new.winner, new.zone = phase, original.winner, original.zone
-    new.data = _shared(original.data)
+    # `original.copy(players=False)`, inline, one statement a field (one a step: no tuples
+    # packed and unpacked, no call for `data`'s `SharedDict`, `_shared`)
+    new = _new(GameState)
+    new.ruleset = original.ruleset
+    new.variant = original.variant
+    new.seed = original.seed
+    new.salt = original.salt
+    new.rng_draws = original.rng_draws
+    ph = original.phase
+    new.phase = phase = _new(Phase)
+    phase.kind = ph.kind
+    phase.number = ph.number
+    phase.started_at = ph.started_at
+    phase.ends_at = ph.ends_at
+    phase.step = ph.step
+    new.winner = original.winner
+    new.zone = original.zone
+    new.data = data = _dict_new(SharedDict)
+    _dict_update(data, original.data)
+    data._own = set()
     new.facts = original.facts
     new.due = original.due  # the same next deadline until the fold (which drops it) writes
     players = original.players
