@@ -50,7 +50,8 @@ class CopyingGame(Game):
 
     def _took(self, outcome: Outcome) -> GameState:
         self.steps = getattr(self, "steps", 0) + 1
-        self.threads.update(post.thread for post in outcome.posts)
+        if outcome.posts:  # as `Game._took`: most inputs post nothing (no generator a step)
+            self.threads.update(post.thread for post in outcome.posts)
         return outcome.state
 
 
