@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy as _copy
 import json
-import operator
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
@@ -286,7 +285,6 @@ class GameState(_Plain):
 _new = object.__new__
 _set = object.__setattr__
 _UNSET = object()
-_extra = operator.attrgetter("extra")
 # the player writes of the `fold_sharing_players` running in this thread (each thread has a
 # context of its own: a fold in one thread never logs, or puts back, another's writes)
 _writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_writes", default=None)
@@ -351,9 +349,12 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     new.facts = original.facts
     new.due = original.due  # the same next deadline until the fold (which drops it) writes
     players = original.players
-    if any(map(_extra, players)):
-        new.players = [p.copy() if p.extra else p for p in players]
-        shared = [p for p in players if not p.extra]
+    # (a loop, not `any(map(attrgetter))`: Python's own attribute reads are the fast ones)
+    for p in players:
+        if p.extra:  # a player with `extra`: each such is copied
+            new.players = [p.copy() if p.extra else p for p in players]
+            shared = [p for p in players if not p.extra]
+            break
     else:  # (mostly) no player has `extra`: all shared
         new.players = players[:]
         shared = players  # the original's list, which the fold does not reach
@@ -368,8 +369,13 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     _writes.reset(token)
     # (seldom) a player written, or his empty `extra` filled in place (a new `extra` is a
     # logged write: a shared player's `extra` is otherwise the empty dict it had)
-    if log or any(map(_extra, shared)):
-        _own_written(shared, log, outcome.state.players)
+    if not log:
+        for p in shared:
+            if p.extra:
+                break
+        else:
+            return outcome
+    _own_written(shared, log, outcome.state.players)
     return outcome
 
 
