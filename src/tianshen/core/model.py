@@ -79,7 +79,13 @@ class Player(_Plain):
 
     def copy(self) -> Player:
         fields = self.__dict__.copy()
-        fields["extra"] = _shared(fields["extra"]) if fields["extra"] else {}
+        extra = fields["extra"]
+        if extra:  # `_shared(extra)` inline (every n_lives player, every step of `apply`)
+            fields["extra"] = shared = _dict_new(SharedDict)
+            _dict_update(shared, extra)
+            shared._own = set()
+        else:
+            fields["extra"] = {}
         new = _new(Player)
         _set(new, "__dict__", fields)
         return new
