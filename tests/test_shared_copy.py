@@ -142,6 +142,27 @@ def test_apply_shares_the_players_it_does_not_write_and_no_write_reaches_the_ori
     assert new.model_dump_json() == middle
 
 
+def test_an_empty_extra_filled_in_place_alone_never_reaches_the_original(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fold whose only change to a player is filling his empty `extra` in place (no field
+    written, so nothing logged): the outcome's state gets its own copy of him, the original
+    reads as before, and an `apply` on the new state leaves the new one as it was."""
+    ruleset = load_ruleset("classic_10")
+    state = Game(ruleset, 2, 10).state
+    before = state.model_dump_json()
+    real = type(ruleset).on_pm
+
+    def filling(self, st, pm):  # type: ignore[no-untyped-def]
+        st.players[3].extra["mark"] = [1]
+        return real(self, st, pm)
+
+    monkeypatch.setattr(type(ruleset), "on_pm", filling)
+    pm = PmIn(id="1", sender=state.players[5].name, at=state.phase.started_at, text="你好")
+    new = ruleset.apply(state, pm).state
+    assert state.model_dump_json() == before
+    assert new.players[3].extra == {"mark": [1]} and new.players[3] is not state.players[3]
+    assert state.players[3].extra == {}
+
+
 def test_put_copies_only_the_dicts_on_its_way_and_nothing_shared_is_written_after() -> None:
     """`put` into `apply`'s copy: the dicts on the way are the copy's, the rest of the value
     still the original's (not copied), and a later read of the value copies it whole, so

@@ -124,7 +124,8 @@ class VotePosts:
     def vote_taken(self, state: GameState, p: Player, post: PostIn, vote: VotePost, line: str,
                    out: Messages) -> None:
         out.log.append(line)
-        quote_note(vote, out, p.name, post.text)
+        if vote.after_quote:  # (seldom: no call otherwise)
+            quote_note(vote, out, p.name, post.text)
 
     def vote_post_done(self, state: GameState, post: PostIn) -> None:
         """After a vote post was taken or refused (001/000: an early end when all are in)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy as _copy
 import json
-import operator
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
@@ -80,7 +79,13 @@ class Player(_Plain):
 
     def copy(self) -> Player:
         fields = self.__dict__.copy()
-        fields["extra"] = _shared(fields["extra"]) if fields["extra"] else {}
+        extra = fields["extra"]
+        if extra:  # `_shared(extra)` inline (every n_lives player, every step of `apply`)
+            fields["extra"] = shared = _dict_new(SharedDict)
+            _dict_update(shared, extra)
+            shared._own = set()
+        else:
+            fields["extra"] = {}
         new = _new(Player)
         _set(new, "__dict__", fields)
         return new
@@ -307,7 +312,6 @@ class GameState(_Plain):
 _new = object.__new__
 _set = object.__setattr__
 _UNSET = object()
-_extra = operator.attrgetter("extra")
 # the player writes of the `fold_sharing_players` running in this thread (each thread has a
 # context of its own: a fold in one thread never logs, or puts back, another's writes)
 _writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_writes", default=None)
@@ -357,22 +361,35 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     them back only.  So a player may belong to several states between two `apply`s: a
     state `apply` returned is changed only by `apply`, or `apply_in_place` by a caller
     that keeps no older state."""
-    new = _new(GameState)  # `original.copy(players=False)`, inline: one a step
-    new.ruleset, new.variant, new.seed, new.salt, new.rng_draws = (
-        original.ruleset, original.variant, original.seed, original.salt, original.rng_draws)
-    ph, phase = original.phase, _new(Phase)
-    phase.kind, phase.number, phase.started_at, phase.ends_at, phase.step = (
-        ph.kind, ph.number, ph.started_at, ph.ends_at, ph.step)
-    new.phase, new.winner, new.zone = phase, original.winner, original.zone
-    new.data = _shared(original.data)
+    # `original.copy(players=False)`, inline, one statement a field (one a step: no tuples
+    # packed and unpacked, no call for `data`'s `SharedDict`, `_shared`)
+    new = _new(GameState)
+    new.ruleset = original.ruleset
+    new.variant = original.variant
+    new.seed = original.seed
+    new.salt = original.salt
+    new.rng_draws = original.rng_draws
+    ph = original.phase
+    new.phase = phase = _new(Phase)
+    phase.kind = ph.kind
+    phase.number = ph.number
+    phase.started_at = ph.started_at
+    phase.ends_at = ph.ends_at
+    phase.step = ph.step
+    new.winner = original.winner
+    new.zone = original.zone
+    new.data = data = _dict_new(SharedDict)
+    _dict_update(data, original.data)
+    data._own = set()
     new.facts = original.facts
     new.due = original.due  # the same next deadline until the fold (which drops it) writes
     players = original.players
-    extras = list(map(_extra, players))  # the dicts themselves: `any` of them after the fold reads no player
-    if any(extras):
-        new.players = [p.copy() if p.extra else p for p in players]
-        shared = [p for p in players if not p.extra]
-        extras = [e for e in extras if not e]
+    # (a loop, not `any(map(attrgetter))`: Python's own attribute reads are the fast ones)
+    for p in players:
+        if p.extra:  # a player with `extra`: each such is copied
+            new.players = [p.copy() if p.extra else p for p in players]
+            shared = [p for p in players if not p.extra]
+            break
     else:  # (mostly) no player has `extra`: all shared
         new.players = players[:]
         shared = players  # the original's list, which the fold does not reach
@@ -385,8 +402,15 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
         _put_back(shared, log)
         raise
     _writes.reset(token)
-    if log or any(extras):  # (seldom) a player written, or his empty `extra` filled in place
-        _own_written(shared, log, outcome.state.players)
+    # (seldom) a player written, or his empty `extra` filled in place (a new `extra` is a
+    # logged write: a shared player's `extra` is otherwise the empty dict it had)
+    if not log:
+        for p in shared:
+            if p.extra:
+                break
+        else:
+            return outcome
+    _own_written(shared, log, outcome.state.players)
     return outcome
 
 

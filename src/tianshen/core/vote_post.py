@@ -350,7 +350,10 @@ def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, s
     player makes the post ambiguous.  A post whose first line is only a name votes for him.
     """
     words = tuple((v, tuple(ws)) for v, ws in verbs.items()) if verbs else None
-    return _vote_post(post_text, tuple(names), _aliases_key(aliases), words, tuple(abstain), free_text)
+    # (the keys inline: every vote post reads one; a tuple given is the key as it is)
+    return _vote_post(post_text, names if type(names) is tuple else tuple(names),
+                      tuple(aliases.items()) if aliases else None, words,
+                      abstain if type(abstain) is tuple else tuple(abstain), free_text)
 
 
 @lru_cache(maxsize=4096)

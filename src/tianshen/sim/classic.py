@@ -13,7 +13,7 @@ import random
 from datetime import datetime
 
 from tianshen.core.abilities import table
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.common.roles import KILLERS, acts_alone, group_of, groups, is_killer, on_duty_killer
@@ -176,7 +176,7 @@ class ClassicSims:
 
     def vote(self, state: GameState, thread_id: str) -> None:
         rng = self._rng(state, "vote")
-        d = state.data["day"]
+        d = peek(state.data, "day")  # looked at only (a state `apply` made copies what is read through `data`)
         step = state.phase.step
         if step == "vote":
             voters = [p for p in state.players if p.alive and p.name not in d["cannot_vote"]]

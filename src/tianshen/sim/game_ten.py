@@ -5,7 +5,7 @@ night (001 §2.2, so one-hit nights happen), converted commoners choosing a prof
 
 from __future__ import annotations
 
-from tianshen.core.model import GameState
+from tianshen.core.model import GameState, peek
 from tianshen.rules.common.roles import is_killer
 from tianshen.sim.classic import VOTE_FORMS, ClassicSims
 
@@ -35,7 +35,7 @@ class GameTenSims(ClassicSims):
                 self._power(state, p, alive, chosen, rng)
 
     def vote(self, state: GameState, thread_id: str) -> None:
-        d = state.data["day"]
+        d = peek(state.data, "day")  # looked at only
         if state.phase.step != "vote" or not d.get("revived"):
             super().vote(state, thread_id)
             return

@@ -11,7 +11,7 @@ from tianshen.core.ballots import short
 from tianshen.core.clock import show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note
-from tianshen.core.model import GameState, Player, PostIn
+from tianshen.core.model import GameState, Player, PostIn, peek
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.rules.butterfly_elder.roles import INDEPENDENTS, living
@@ -47,7 +47,7 @@ def will_line(spec: RulesetSpec, state: GameState, names: list[str], at: datetim
 
 def is_muted(state: GameState, name: str) -> bool:
     """一 技能一: muted for round k, from the results post to the end of the vote."""
-    info = state.data.get("round_info", {})
+    info = peek(state.data, "round_info", {})  # looked at only (every post asks)
     k = state.phase.number
     in_round = state.phase.kind == "day" or (state.phase.kind == "night" and state.phase.step == "silence")
     return bool(info.get("muted") == name and info.get("round") == k and in_round)

@@ -25,7 +25,10 @@ from tianshen.core.model import (
     Phase,
     Player,
     PostIn,
+    peek,
+    put,
 )
+from tianshen.core.names import seat_names
 from tianshen.core.outbox import Messages
 from tianshen.core.overrides import PLAYER, Override, extra
 from tianshen.core.ruleset import GameSetup, GmRefused, Ruleset
@@ -249,9 +252,9 @@ class ButterflyElder(Ruleset):
         if not p.alive:
             deaths.dead_post(self.spec, state, p, post, out)
             return True
-        posted = state.data["lurk"]["posted"]
+        posted = peek(state.data, "lurk")["posted"]  # looked at, then a new list written with `put` (issue 37)
         if p.name not in posted:
-            posted.append(p.name)
+            put(state.data, ("lurk",), "posted", [*posted, p.name])
         if state.phase.kind == "night" and state.phase.step == "silence":
             out.notes.append(self.spec.text("note_silence", name=p.name, thread=post.thread, text=short(post.text, 30)))
         if not post.thread.startswith("vote:"):
@@ -267,7 +270,7 @@ class ButterflyElder(Ruleset):
 
     def read_vote(self, state: GameState, post: PostIn) -> VotePost | None:
         text = post.original_text if post.edited and post.original_text is not None else post.text
-        return vote.read(text, [q.name for q in state.players])
+        return vote.read(text, seat_names(state))  # (the names kept: no list a post)
 
     def not_a_vote(self, state: GameState, p: Player, post: PostIn, out: Messages) -> None:
         """补充 二 5: only votes in the vote thread; the GM judges the rest."""

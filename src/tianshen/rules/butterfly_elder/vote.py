@@ -7,11 +7,12 @@ published lot; the elder's 归零.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from tianshen.core import rng
-from tianshen.core.model import GameState
+from tianshen.core.model import GameState, peek, put
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DayTally, TallyBallot, TallyRow
 from tianshen.core.vote_post import VotePost, read_vote_post, resolve_name
@@ -21,7 +22,7 @@ ABSTAIN = ("弃权", "弃票", "abstain")
 ZEROED = "归零"  # 一 技能二: the elder's 归零, as the tally's modifier
 
 
-def read(text: str, names: list[str]) -> VotePost | None:
+def read(text: str, names: Sequence[str]) -> VotePost | None:
     """The vote of a post (core.vote_post: a name, or 弃权/弃票; a reason may follow), None
     when the post is no vote."""
     return read_vote_post(text, names, abstain=ABSTAIN)
@@ -39,11 +40,10 @@ def cast(spec: RulesetSpec, state: GameState, voter: str, kind: str, written: st
         target = resolve_name(written, [p.name for p in state.players])
         if not state.player(target).alive:
             raise Refused(spec.text("vote_target_dead", name=target))
-    ballots = state.data.setdefault("ballots", {})
-    old = ballots.get(voter)
+    old = (peek(state.data, "ballots") or {}).get(voter)  # looked at; the ballot written with `put`
     if old and datetime.fromisoformat(old["at"]) > at:
         return spec.text("vote_older")
-    ballots[voter] = {"target": target, "at": at.isoformat(), "post": post_id}
+    put(state.data, ("ballots",), voter, {"target": target, "at": at.isoformat(), "post": post_id})
     return spec.text("vote_line", target=target) if target else spec.text("vote_line_abstain")
 
 

@@ -116,7 +116,8 @@ def _window_end(d: dict, step: str) -> datetime:
 def candidate(state: GameState, kind: str, written: str) -> str:
     """The candidate a vote names: read against every player (so a dead 丙丁 is not taken
     for 丙), then checked against this ballot's candidates."""
-    name = resolve_name(written, seat_names(state))
+    names = seat_names(state)
+    name = written if written in names else resolve_name(written, names)  # (a vote post's name: a seat's)
     if kind == "main":  # (every living player: the list is made only for a refusal)
         ok = (p := state.find(name)) is not None and p.alive
     else:
@@ -143,7 +144,7 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
         raise Refused(f"你已经投给了{cast['target']}。投票一旦投出，就禁止修改。")
     target = candidate(state, kind, written)
     put(state.data, ("day", "ballots", kind), p.name, {"target": target, "at": at.isoformat(), "source": source})
-    if p.name in day_read(state)["delegations"].get(kind, {}):
+    if p.name in looked["delegations"].get(kind, ()):  # (`put` wrote the ballots only: the same delegations)
         del day(state)["delegations"][kind][p.name]  # 001 §5.3: own vote voids the delegation
     return f"{p.name} 投票给 {target}"
 
@@ -177,7 +178,7 @@ def accuse(state: GameState, p: Player, written: str) -> str:
         raise Refused("没有写指控的对象。格式：指控 名字（可写多人，用逗号分开）")
     names = [q.name for q in state.players]
     accused = sorted({names_match(x, names) for x in parts}, key=names.index)
-    day(state)["wills"][p.name] = accused
+    put(state.data, ("day", "wills"), p.name, accused)  # (not a copy of the whole day by `apply`)
     return "遗言指控：" + "、".join(accused)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from tianshen.core.clock import show_for
 from tianshen.core.events import note
 from tianshen.core.grammar import Command
-from tianshen.core.model import GameState, Outcome, Player, PostIn
+from tianshen.core.model import GameState, Outcome, Player, PostIn, peek, put
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup
 from tianshen.core.spec import Lines, Text
@@ -42,8 +42,8 @@ class GameTen(ForumGame):
         if cmd.verb == "choose":
             return self._choose(state, p, cmd.arg)
         line = super().pm_command(state, p, cmd, at, out)
-        if state.phase.kind == "day" and p.name in state.data["day"].get("revived", []) and cmd.verb == "delegate":
-            state.data["day"]["revived_active"] = True  # 001 §2.7: he voted
+        if state.phase.kind == "day" and cmd.verb == "delegate" and p.name in peek(state.data, "day").get("revived", ()):
+            put(state.data, ("day",), "revived_active", True)  # 001 §2.7: he voted
         if state.phase.kind == "day" and cmd.verb in self.powers:
             line += "\n" + self.spec.text("day_pm_note", n=state.phase.number + 1)
         return line
@@ -68,8 +68,10 @@ class GameTen(ForumGame):
 
     def on_post(self, state: GameState, post: PostIn) -> Outcome:
         """001 §2.7: a revived player who posts has used the summon."""
-        if state.phase.kind == "day" and post.author in state.data["day"].get("revived", []):
-            state.data["day"]["revived_active"] = True
+        if state.phase.kind == "day":
+            d = peek(state.data, "day")  # looked at only: every post asks (issue 37, `apply`'s copy)
+            if post.author in d.get("revived", ()) and d.get("revived_active") is not True:
+                put(state.data, ("day",), "revived_active", True)
         return super().on_post(state, post)
 
     # ---- night --------------------------------------------------------------------

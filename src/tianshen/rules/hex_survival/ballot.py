@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tianshen.core.intake import Refused
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek, put
+from tianshen.core.names import seat_names
 from tianshen.core.spec import RulesetSpec
 from tianshen.core.tally import DELEGATED, GM, POST, PUNISHED, SELF, DayTally, TallyRow, ballots_of
 from tianshen.core.vote_post import VotePost, read_vote_post
@@ -50,12 +51,12 @@ def read_post(text: str | None, state: GameState) -> VotePost | None:
     §9.6 投票不要求固定格式: a vote inside a sentence counts (`free_text`)."""
     if text is None:
         return None
-    return read_vote_post(text, [q.name for q in state.players], abstain=ABSTAIN, free_text=True)
+    return read_vote_post(text, seat_names(state), abstain=ABSTAIN, free_text=True)  # (the names kept: no list a post)
 
 
 def read_arg(written: str, state: GameState) -> VotePost:
     """A delegation's argument (`委托投票 丙，理由`), read like a vote line."""
-    vote = read_vote_post("投票 " + written, [q.name for q in state.players], abstain=ABSTAIN)
+    vote = read_vote_post("投票 " + written, seat_names(state), abstain=ABSTAIN)
     return vote or VotePost("vote", "投票", written)  # never None: the line starts with a verb
 
 
@@ -76,27 +77,29 @@ def choose(spec: RulesetSpec, state: GameState, p: Player, vote: VotePost | None
 def cast(spec: RulesetSpec, state: GameState, p: Player, target: str, at: datetime, source: str,
          edited: bool = False) -> str:
     """Record a vote or a change; returns the receipt line, raises VoteRefused."""
-    d = day(state)
+    d = peek(state.data, "day")  # looked at; the ballot written with `put` (issue 37: `apply` copies no whole day)
     if at > ts(d["vote_ends_at"]):
         raise VoteRefused(spec.text("vote_closed"))
     ballot = d["ballots"].get(p.name)
     if ballot is None:
         frozen = edited or p.name in d["frozen"]
-        d["ballots"][p.name] = {"target": target, "at": at.isoformat(), "source": source, "changes": 0,
-                                "frozen": frozen, "first": target}
+        put(state.data, ("day", "ballots"), p.name, {"target": target, "at": at.isoformat(), "source": source,
+                                                     "changes": 0, "frozen": frozen, "first": target})
         line = spec.text("vote_taken", target=target)
         return line + ("\n" + spec.text("vote_no_change_left") if frozen else "")
     check_change(spec, state, p, at)
-    ballot.update(target=target, at=at.isoformat(), source=source, changes=ballot["changes"] + 1)
+    # a new ballot, its keys in the same order (never the one `d` shares with an older state)
+    changed = {**ballot, "target": target, "at": at.isoformat(), "source": source, "changes": ballot["changes"] + 1}
     if edited:
-        ballot["frozen"] = True
-    return spec.text("vote_changed", target=target, first=ballot["first"])
+        changed["frozen"] = True
+    put(state.data, ("day", "ballots"), p.name, changed)
+    return spec.text("vote_changed", target=target, first=changed["first"])
 
 
 def check_change(spec: RulesetSpec, state: GameState, p: Player, at: datetime) -> None:
     """003 §9.3–9.4: one change (one more after an extension for a substitute), not by
     editing, not in the last hour."""
-    d = day(state)
+    d = peek(state.data, "day")  # looked at only
     ballot = d["ballots"][p.name]
     if ballot["frozen"]:
         raise VoteRefused(spec.text("change_forbidden", target=ballot["target"]))

@@ -10,7 +10,7 @@ from typing import Any
 
 from tianshen.core import intake, rng
 from tianshen.core.grammar import Command
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek, put
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.rules.hex_survival import day as days
@@ -24,16 +24,17 @@ Refused = intake.Refused
 def attack(spec: RulesetSpec, state: GameState, p: Player, written: str) -> str:
     """003 §4.1: one attack a night, on a name of tonight's list (self allowed), none while
     迷失 (§5.3.5, D25); the latest PM before dawn counts."""
-    if foods.LOST in p.extra["statuses"]:
+    # looked at through `peek`, the attack written with `put` (issue 37: `apply` copies nothing whole)
+    if foods.LOST in peek(p.extra, "statuses"):
         raise Refused(spec.text("attack_lost"))
     if not written:
         raise Refused(spec.text("attack_no_name"))
     target = _name(state, written)
-    if target not in p.extra.get("range", []) or not state.player(target).alive:
-        raise Refused(spec.text("attack_out_of_range", name=target, names="、".join(p.extra.get("range", []))))
-    attacks = state.data["night"]["attacks"]
-    before = attacks.get(p.name)
-    attacks[p.name] = target
+    in_range = peek(p.extra, "range", [])
+    if target not in in_range or not state.player(target).alive:
+        raise Refused(spec.text("attack_out_of_range", name=target, names="、".join(in_range)))
+    before = peek(state.data, "night")["attacks"].get(p.name)
+    put(state.data, ("night", "attacks"), p.name, target)
     line = spec.text("attack_taken", name=target)
     return line + (spec.text("replaces", before=before) if before and before != target else "")
 
@@ -42,18 +43,17 @@ def day_action(spec: RulesetSpec, hmap: HexMap, state: GameState, p: Player, cmd
     """003 §4.2–4.4: a move to a neighbouring cell or a dig in one's own cell, not both
     (the latest valid PM counts, D12); paralysis forbids moving, drunkenness digging,
     confusion any choice (§5.3.4, 5.3.6, 5.3.7)."""
-    held, cell = p.extra["statuses"], p.extra["cell"]
+    held, cell = peek(p.extra, "statuses"), p.extra["cell"]  # looked at; the action written with `put`
     if foods.CONFUSED in held:
         raise Refused(spec.text("action_confused"))
-    actions = state.data["day"]["actions"]
-    before = actions.get(p.name)
+    before = peek(state.data, "day")["actions"].get(p.name)
     if cmd.verb == "dig":
         named = hmap.cell(cmd.arg) if cmd.arg else None
         if named is not None and named != cell:
             raise Refused(spec.text("dig_elsewhere", cell=cell))
         if foods.DRUNK in held:
             raise Refused(spec.text("dig_drunk"))
-        actions[p.name] = {"kind": "dig"}
+        action: dict[str, Any] = {"kind": "dig"}
         line = spec.text("dig_taken", cell=cell)
     else:
         to = hmap.cell(cmd.arg)
@@ -64,9 +64,10 @@ def day_action(spec: RulesetSpec, hmap: HexMap, state: GameState, p: Player, cmd
                                     neighbours=" ".join(hmap.neighbours[cell])))
         if foods.PARALYSED in held:
             raise Refused(spec.text("move_paralysed"))
-        actions[p.name] = {"kind": "move", "to": to}
+        action = {"kind": "move", "to": to}
         line = spec.text("move_taken", to=to)
-    if before and before != actions[p.name]:
+    put(state.data, ("day", "actions"), p.name, action)
+    if before and before != action:
         line += spec.text("replaces", before=action_text(spec, before))
     return line
 

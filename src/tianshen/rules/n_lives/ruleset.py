@@ -23,6 +23,8 @@ from tianshen.core.model import (
     Player,
     PostIn,
     PrivateMessage,
+    peek,
+    put,
 )
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
@@ -326,7 +328,7 @@ class NLives(Ruleset):
         return self._cast(state, p, vote.name, post.at, "post")
 
     def _cast(self, state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
-        d = state.data["day"]
+        d = peek(state.data, "day")  # looked at; the vote written with `put` (issue 37: no whole-day copy)
         if not p.alive:
             raise Refused(self.spec.later("dead_player"))
         if p.name in d["cannot_vote"]:
@@ -334,8 +336,9 @@ class NLives(Ruleset):
         if p.name in d["votes"]:
             raise Refused(self.spec.later("vote_twice", target=d["votes"][p.name]["target"]))
         target = self._living(state, written)
-        d["votes"][p.name] = {"target": target, "at": at.isoformat(), "source": source}
-        d["delegations"].pop(p.name, None)  # §8.4: his own vote makes the delegation void
+        put(state.data, ("day", "votes"), p.name, {"target": target, "at": at.isoformat(), "source": source})
+        if p.name in d["delegations"]:  # §8.4: his own vote makes the delegation void
+            del state.data["day"]["delegations"][p.name]
         return self.spec.text("vote_ok", target=target)
 
     def _delegate(self, state: GameState, p: Player, written: str) -> str:
