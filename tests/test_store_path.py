@@ -722,3 +722,60 @@ def test_a_rehearsals_postgresql_store_keeps_its_connection_and_tries_it_after_l
     with store._conn() as conn:
         assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
     store.close()
+
+
+def test_a_rehearsal_writes_its_state_now_and_then_and_every_reader_gets_the_newest(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a rehearsal's commits leave the stored state behind its events (up to
+    `STATE_EVERY` seqs; its JSON is about a twentieth of a rehearsal's CPU), the last one
+    writes it.  After every commit another store's `load_game` gives the state the events
+    fold to, byte for byte (core.fold, the audit's own replay)."""
+    from tianshen.core.fold import fold
+    from tianshen.rules import game_ruleset
+    from tianshen.service import driver as driver_module
+
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    other = Store(db_url)
+    behind: list[int] = []
+    committed = Store.commit_step
+
+    def checked(self: Store, game_id: int, **kw):  # type: ignore[no-untyped-def]
+        seq = committed(self, game_id, **kw)
+        record = other.load_game(game_id)
+        with other.engine.connect() as conn:
+            state_seq, step_seq = conn.execute(select(store_module._G.c.state_seq, store_module._G.c.step_seq)
+                                               .where(store_module._G.c.id == game_id)).one()
+        if state_seq is not None:
+            behind.append(step_seq - state_seq)
+        folded = fold(game_ruleset(record.ruleset, record.config), other.events(game_id))
+        assert folded is not None and record.state_json == folded.model_dump_json()
+        return seq
+
+    monkeypatch.setattr(Store, "commit_step", checked)
+    result = rehearse("classic_10", 3, db_url, store=store, name="behind-3")
+    assert behind and max(behind) < driver_module.STATE_EVERY  # behind at some commits, never far
+    with store.engine.connect() as conn:
+        assert conn.execute(select(store_module._G.c.state_seq).where(
+            store_module._G.c.id == result.game_id)).scalar() is None  # the end written
+    assert store.load_game(result.game_id).state_json == result.state.model_dump_json()
+    other.close()
+    store.close()
+
+
+def test_a_rehearsal_killed_while_its_state_is_behind_goes_on_from_the_newest(tmp_path: Path) -> None:
+    """Killed after a commit that left the stored state behind: the restarted driver reads
+    the newest state (the events after the stored one folded), as the killed one had it."""
+    env = _alone(tmp_path)
+    _night_pms(env)
+    env.driver.advance(env.clock.now())
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())
+    had = env.driver.state().model_dump_json()
+    with env.store.engine.connect() as conn:
+        assert conn.execute(select(store_module._G.c.state_seq)).scalar() is not None  # behind
+    env.restart()
+    assert env.driver.state().model_dump_json() == had
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())  # goes on: the next commit folds on the newest state
+    assert env.driver.state().phase.label != "night 1"

@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 StepHook = Callable[[str, Input | GameSetup, Outcome], None]
 STALE_RETRIES = 5
+# a rehearsal writes its state at least every so many seqs (and at the end): a reader folds
+# at most these events after the stored one (`GameDriver._state_behind`)
+STATE_EVERY = 32
 
 
 def default_owner() -> str:
@@ -70,6 +73,7 @@ class GameDriver:
         self.pm_settle_time = timedelta(minutes=10)
         self.reads_pms = True  # False when the board reads the GM's PMs for every game (the daemon)
         self.alone = False  # True: no other game is played on its board (a rehearsal's own board)
+        self._state_at: int | None = None  # the seq the stored state is the state after, when known
         self._clock_hint: datetime | None = None  # `now` of the current advance
         self.owner = owner or default_owner()
         self.sender = sender or OutboxSender(store, forum, self.owner)
@@ -205,6 +209,7 @@ class GameDriver:
         )
         assert seq is not None
         self._cached = (seq, state)
+        self._state_at = seq
         self._stored_marks().update(marks)
         if "window" in marks:
             self._opened(seq)
@@ -252,6 +257,7 @@ class GameDriver:
         """Committed elsewhere (a GM command, another process): the state and the marks are
         read again, and it may have queued messages."""
         self._cached = None
+        self._state_at = None
         self._marks = None
         self._window = None
         self._texts = None
@@ -431,6 +437,7 @@ class GameDriver:
             log.info("game=%s duplicate input %s ignored", self.name, getattr(event, "id", "?"))
             return None
         self._cached = (seq, outcome.state)
+        self._state_at = seq
         self._maybe_pending = True
         self._unsaved = {}
         if marks:
@@ -506,7 +513,8 @@ class GameDriver:
         assert first_state is not None
         self._run_from = None
         last, newest = batch[-1][4], self._current()  # the run's own state (rebuilt when a fold failed)
-        last.state_json = newest.model_dump_json()
+        end = first_seq + len(batch)
+        last.state_json = None if self._state_behind(newest, end) else newest.model_dump_json()
         last.players, last.players_changed = _changed_players(first_state, newest)
         lead = self._changed({**self._unsaved, **(marks or {}), **first.marks})  # the steps' own marks win
         try:
@@ -529,6 +537,8 @@ class GameDriver:
             return sum(self.handle(b[2], send=False) for b in batch
                        if not isinstance(b[2], DeadlineIn) or self._still_due(b[2]))  # (a GM extend moved it)
         self._maybe_pending = True
+        if last.state_json is not None:
+            self._state_at = seq
         self._unsaved = {}
         self._saved(lead)
         for before, *_, step in batch:
@@ -543,6 +553,15 @@ class GameDriver:
                 self.after_commit()
             crash.point("after-commit")
         return len(batch)
+
+    def _state_behind(self, state: GameState, seq: int) -> bool:
+        """Whether a commit up to `seq` leaves the stored state as it is (issue 37): a
+        rehearsal's own game while it goes on, up to `STATE_EVERY` seqs behind its events
+        (its driver reads its own; `Store.load_game` folds the events after the stored one
+        for every other reader, and for this driver after a crash).  Its JSON is about a
+        twentieth of a rehearsal's CPU when written with every commit."""
+        return (self.alone and state.phase.kind != "over" and self._state_at is not None
+                and seq - self._state_at < STATE_EVERY)
 
     # ---- the loop body ----------------------------------------------------------------
 

@@ -91,6 +91,9 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
     step_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # newest event's seq
+    # the seq `state_json` is the state after, when older than `step_seq` (a rehearsal writes
+    # its state now and then: `Store.load_game` folds the events after it); NULL: the newest
+    state_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class PlayerRow(Base):

@@ -78,7 +78,16 @@ _GAME_STEP = (
     .where(_G.c.id == bindparam("gid"), _G.c.step_seq == bindparam("newest"))
     .values(phase_label=bindparam("b_phase"), state_json=bindparam("b_state"), status=bindparam("b_status"),
             deadline_at=bindparam("b_deadline"), winner=bindparam("b_winner"), step_seq=bindparam("b_seq"),
-            updated_at=bindparam("b_updated"))
+            updated_at=bindparam("b_updated"), state_seq=None)
+)
+# a step whose state is not written (a rehearsal's, now and then: `Step.state_json` None):
+# the stored state stays, and the seq it is the state after with it (`caught_up_state`)
+_GAME_STEP_BEHIND = (
+    update(_G)
+    .where(_G.c.id == bindparam("gid"), _G.c.step_seq == bindparam("newest"))
+    .values(phase_label=bindparam("b_phase"), status=bindparam("b_status"),
+            deadline_at=bindparam("b_deadline"), winner=bindparam("b_winner"), step_seq=bindparam("b_seq"),
+            updated_at=bindparam("b_updated"), state_seq=func.coalesce(_G.c.state_seq, bindparam("newest")))
 )
 
 
@@ -539,7 +548,7 @@ class Step:
     event_kind: str
     event_payload: str
     phase_label: str
-    state_json: str
+    state_json: str | None  # None: not written (`commit_step`)
     status: str
     deadline_at: datetime | None
     winner: str | None
@@ -650,8 +659,29 @@ class GameRecord:
     step_seq: int = 0
 
 
-def _game_record(g: Any) -> GameRecord:
-    """A game's ORM object or row as a record."""
+def caught_up_state(conn: Connection, game_id: int, ruleset: str, config: str | dict[str, Any], state_json: str,
+                    state_seq: int) -> str:
+    """The newest state of a game whose stored state is the one after seq `state_seq`: the
+    events after it folded on it (core.fold: the state the steps made, byte for byte)."""
+    from tianshen.core.fold import steps
+    from tianshen.core.model import GameState
+    from tianshen.rules import game_ruleset
+
+    rules = game_ruleset(ruleset, json.loads(config) if isinstance(config, str) else config)
+    state = GameState.model_validate_json(state_json)
+    for step in steps(rules, conn.execute(events_query(game_id, after=state_seq)).all(), state=state):
+        state = step.outcome.state
+    return state.model_dump_json()
+
+
+def _game_record(g: Any, conn: Connection | Session | None = None) -> GameRecord:
+    """A game's ORM object or row as a record; its state caught up with its events when it
+    trails them (`state_seq`, read on `conn`)."""
+    state_json = g.state_json
+    if g.state_seq is not None and g.state_seq < g.step_seq:
+        assert conn is not None, "a game's state behind its events is read with a connection"
+        state_json = caught_up_state(conn.connection() if isinstance(conn, Session) else conn, g.id, g.ruleset,
+                                     g.config_json, state_json, g.state_seq)
     return GameRecord(
         id=g.id,
         name=g.name,
@@ -661,7 +691,7 @@ def _game_record(g: Any) -> GameRecord:
         phase_label=g.phase_label,
         deadline_at=g.deadline_at,
         winner=g.winner,
-        state_json=g.state_json,
+        state_json=state_json,
         config=json.loads(g.config_json),
         board=g.board,
         step_seq=g.step_seq,
@@ -1016,9 +1046,9 @@ class Store:
         """The game row; KeyError if there is none."""
         with self._conn() as conn:
             game = conn.execute(_GAME, dict(gid=game_id)).one_or_none()
-        if game is None:
-            raise KeyError(game_id)
-        return _game_record(game)
+            if game is not None:  # (a state behind its events folded in the same transaction)
+                return _game_record(game, conn)
+        raise KeyError(game_id)
 
     def list_games(self, board: str | None = None) -> list[GameRecord]:
         """Every game (on one board when `board` is given), oldest first."""
@@ -1026,7 +1056,7 @@ class Store:
         if board is not None:
             q = q.where(Game.board == board)
         with self._tx() as s:
-            return [_game_record(g) for g in s.scalars(q)]
+            return [_game_record(g, s) for g in s.scalars(q)]
 
     def heads(self, boards: tuple[str, ...]) -> list[GameRecord]:
         """The games of these boards (not the boards' own rows), oldest first, in one light
@@ -1083,7 +1113,7 @@ class Store:
         event_kind: str,
         event_payload: str,
         phase_label: str,
-        state_json: str,
+        state_json: str | None,
         status: str,
         deadline_at: datetime | None,
         winner: str | None,
@@ -1104,6 +1134,8 @@ class Store:
         outbox key) raises and writes nothing.  `at` is the time of the event (default: the
         inbound's `sent_at`, else now); it stamps the event and the phase boundary when
         `phase_label` changes.  `marks` are high-water marks stored with the step.
+        `state_json` None (of the last step): the state is not written, the stored one stays
+        with the seq it is the state after (`load_game` folds the events after it).
 
         A caller that knows the head it folded on (`expected_seq`, and `head`: the game's name
         and the phase of that state) saves reading it: the step's UPDATE checks the seq all the same.
@@ -1151,9 +1183,12 @@ class Store:
         last = steps[-1]
         # The optimistic check and the row lock in one statement: it changes nothing when
         # another process committed this seq first (PostgreSQL waits for that one's commit).
-        moved = _run(conn, _fast(conn, "game_step", lambda: _GAME_STEP), [dict(
-            gid=game_id, newest=newest, b_phase=last.phase_label, b_state=last.state_json, b_status=last.status,
-            b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow())])
+        values = dict(gid=game_id, newest=newest, b_phase=last.phase_label, b_status=last.status,
+                      b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow())
+        if last.state_json is None:  # the stored state stays: its seq is kept beside it
+            moved = _run(conn, _fast(conn, "game_step_behind", lambda: _GAME_STEP_BEHIND), [values])
+        else:
+            moved = _run(conn, _fast(conn, "game_step", lambda: _GAME_STEP), [{**values, "b_state": last.state_json}])
         if moved.rowcount != 1:
             if conn.scalar(_SEQ, dict(gid=game_id)) is None:
                 raise KeyError(game_id)
