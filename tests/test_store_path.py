@@ -448,8 +448,8 @@ def test_a_utc_time_goes_to_sqlite_as_its_text_at_once(tmp_path: Path, monkeypat
 
 def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """psycopg runs an executemany in a pipeline, dearer than an execute a row below five rows
-    (issue 37): a step's three marks and three outbox rows go as one VALUES list each (one
-    round trip, not three), a flush's parts recorded alike go as one statement (see
+    (issue 37): a step's three marks and three outbox rows go as one statement each (one
+    JSON parameter: one round trip, not three), a flush's parts recorded alike go as one statement (see
     `test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement`), their rowcount tells
     a row that is not there."""
     if not db_url.startswith("postgresql"):
@@ -481,7 +481,7 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
         store.record_parts([SentPart(outbox_id=i, parts_done=1, done=True, game_id=game_id)
                             for i in (rows[2].id, 10**9, 10**9 + 1)])
     assert [r.body for r in store.pending_outbox(game_id)] == ["第2条"]
-    executed.clear()  # a phase change: the ended phase and the new one, one VALUES list
+    executed.clear()  # a phase change: the ended phase and the new one, one statement
     store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="day 1",
                       state_json="{}", status="running", deadline_at=None, winner=None, players=None, outbox=[])
     assert executed.count("INSERT INTO phases") == 1

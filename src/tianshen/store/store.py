@@ -361,12 +361,6 @@ def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool, rowid
     return done
 
 
-def _few(conn: Connection, rows: list[dict[str, Any]]) -> bool:
-    """Rows that go to PostgreSQL best as one VALUES list: more than one (one round trip, not
-    one a row as `_one_by_one`), fewer than a pipelined executemany wants."""
-    return 1 < len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg"
-
-
 def _values(table: Any, keys: tuple[str, ...], count: int) -> list[dict[str, Any]]:
     """A VALUES list of `count` rows of `keys`, each row's parameters named `key__n`."""
     return [{k: bindparam(f"{k}__{n}", type_=table.c[k].type) for k in keys} for n in range(count)]
@@ -396,11 +390,13 @@ _JSON_ROWS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_c
 _JSONS: dict[Any, _JsonRows] = {}
 
 
-def _json_rows(conn: Connection, table: Any, rows: list[dict[str, Any]], returned: tuple[str, ...] = ()) -> Any:
+def _json_rows(conn: Connection, table: Any, rows: list[dict[str, Any]], returned: tuple[str, ...] = (),
+               conflict: tuple[tuple[str, ...], str] | None = None) -> Any:
     """INSERT `rows` on PostgreSQL as one statement of one parameter (`_JsonRows`); the
-    cursor (its RETURNING rows: the `returned` columns)."""
+    cursor (its RETURNING rows: the `returned` columns).  `conflict`: (the unique keys, the
+    column set again) an upsert's, whose rows' keys must differ (`_upsert_rows`)."""
     keys = tuple(rows[0])
-    found = _JSONS.get((table.name, keys, returned))
+    found = _JSONS.get((table.name, keys, returned, conflict))
     if found is None:
         each = _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
             {k: bindparam(k, type_=table.c[k].type) for k in keys}))  # (`_insert`'s)
@@ -408,9 +404,12 @@ def _json_rows(conn: Connection, table: Any, rows: list[dict[str, Any]], returne
         name, cols = q(table.name), ", ".join(map(q, keys))
         sql = (f"INSERT INTO {name} ({cols}) SELECT {cols} FROM json_populate_recordset("
                f"NULL::{name}, %(rows)s::json) WITH ORDINALITY AS r ORDER BY r.ordinality")
+        if conflict:
+            sql += f" ON CONFLICT ({', '.join(map(q, conflict[0]))}) DO UPDATE SET {q(conflict[1])} = " \
+                   f"excluded.{q(conflict[1])}"
         if returned:
             sql += " RETURNING " + ", ".join(map(q, returned))
-        found = _JSONS[(table.name, keys, returned)] = _JsonRows(sql, each)
+        found = _JSONS[(table.name, keys, returned, conflict)] = _JsonRows(sql, each)
     return _run(conn, found, [rows])  # type: ignore[arg-type]
 
 
@@ -418,10 +417,6 @@ def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
     """INSERT rows that all give the same columns (no RETURNING, no defaults computed)."""
     if len(rows) > 1 and conn.dialect.driver == "psycopg":
         _json_rows(conn, table, rows)
-    elif rows and _few(conn, rows):  # one statement for each row count from 2 to 4 (prepared as any)
-        keys = tuple(rows[0])
-        _run(conn, _fast(conn, (table.name, keys, len(rows)), lambda: insert(table).inline().values(
-            _values(table, keys, len(rows)))), [_flat(rows)])
     elif rows:
         keys = tuple(rows[0])
         _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
@@ -465,17 +460,15 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     return _run(conn, fast, [_flat(rows)]).fetchall()
 
 
-def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...],
-            count: int = 0) -> Insert:
+def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...]) -> Insert:
     """INSERT … ON CONFLICT (keys) DO UPDATE SET column (SQLite and PostgreSQL alike): one
-    statement where an UPDATE and, when it found nothing, an INSERT were two (`count`: a
-    VALUES list of that many rows, whose keys must differ)."""
+    statement where an UPDATE and, when it found nothing, an INSERT were two."""
     if dialect == "postgresql":  # imported only here: a daemon on SQLite starts without it
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
     stmt = dialect_insert(table).inline().values(
-        _values(table, columns, count) if count else {c: bindparam(c, type_=table.c[c].type) for c in columns})
+        {c: bindparam(c, type_=table.c[c].type) for c in columns})
     return stmt.on_conflict_do_update(index_elements=list(keys), set_={column: getattr(stmt.excluded, column)})
 
 
@@ -492,13 +485,13 @@ def _upserted(conn: Connection, table: str) -> _Fast:
 
 
 def _upsert_rows(conn: Connection, name: str, rows: list[dict[str, Any]]) -> None:
-    """The upsert `name` of `_UPSERTS` for each row, in order: on PostgreSQL a few rows whose
-    keys all differ as one VALUES list (one round trip; a key twice in one statement is
-    refused there, so such rows go one by one, the later winning as before)."""
+    """The upsert `name` of `_UPSERTS` for each row, in order: on PostgreSQL rows whose keys
+    all differ as one statement of one JSON parameter (one round trip; a key twice in one
+    statement is refused there, so such rows go one by one, the later winning as before)."""
     table, keys, column, columns = _UPSERTS[name]
-    if _few(conn, rows) and len({tuple(r[k] for k in keys) for r in rows}) == len(rows):
-        _run(conn, _fast(conn, ("upsert", name, len(rows)), lambda: _upsert(
-            conn.dialect.name, table, keys, column, columns, len(rows))), [_flat(rows)])
+    distinct = len(rows) > 1 and len({tuple(r[k] for k in keys) for r in rows}) == len(rows)
+    if distinct and conn.dialect.driver == "psycopg":  # one JSON parameter (`_JsonRows`)
+        _json_rows(conn, table, rows, conflict=(keys, column))
     elif rows:
         _run(conn, _upserted(conn, name), rows)
 
