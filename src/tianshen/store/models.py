@@ -1,6 +1,7 @@
 """SQLAlchemy 2 models of the game store.
 
-`games.state_json` plus the ordered `events` are the truth; `players` and `phases` are
+`games.state_json` (the state after `state_seq` when a rehearsal left it behind, else the
+newest) plus the ordered `events` are the truth; `players` and `phases` are
 denormalised copies kept for admin queries.  Every type here is portable between SQLite
 and PostgreSQL; the Alembic baseline (store/migrations/versions/0001_baseline.py) creates
 exactly these tables.
