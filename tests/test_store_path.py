@@ -779,3 +779,27 @@ def test_a_rehearsal_killed_while_its_state_is_behind_goes_on_from_the_newest(tm
     env.goto(env.due())
     env.driver.advance(env.clock.now())  # goes on: the next commit folds on the newest state
     assert env.driver.state().phase.label != "night 1"
+
+
+def test_a_game_created_here_is_signed_up_and_dealt_in_one_transaction(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: `GameDriver.create` writes the sign-up and the deal in one commit (the deal
+    tried at sign-up is the deal); a deal that fails leaves no game behind."""
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    forum = RecordingForum(MemoryBoard(VirtualClock(START).now))
+    forum.login()
+    setup = GameSetup(seats=[Seat(name=n) for n in ROLES], seed=7, start=START, fixed_roles=ROLES)
+    done = _transactions(store)
+    driver = GameDriver.create(store, forum, "one-tx", "classic_10", setup, alone=True)
+    first = next(t for t in done if t)
+    assert first[0].startswith("INSERT INTO games") and "UPDATE games SET" in first
+    assert any(s.startswith("INSERT INTO outbox") for s in first)
+    record = store.load_game(driver.game_id)
+    assert (record.status, record.step_seq) == ("running", 1)
+    assert store.pending_outbox(driver.game_id) == []  # sent by create's flush
+    monkeypatch.setattr(GameDriver, "_window_mark", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        GameDriver.create(store, forum, "no-deal", "classic_10", setup, alone=True)
+    assert store.game_id("no-deal") is None
+    store.close()

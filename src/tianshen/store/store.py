@@ -1054,23 +1054,39 @@ class Store:
         at: datetime | None = None,
         status: str = "running",
         board: str = "",
+        deal: Callable[[int], Step] | None = None,
     ) -> int:
         """Insert a game with its players and its first phase; returns the game id.
 
         `at` is when the first phase started (default: now).  A game signed up but not yet
-        dealt has status "new", no players and the phase "setup".
+        dealt has status "new", no players and the phase "setup".  `deal`: the first step
+        of the game (given its id), written in the same transaction as `commit_step` writes
+        one on the game's row as inserted (issue 37: a sign-up and its deal, one commit).
         """
         now = utcnow()
-        with self._conn() as conn:  # the statements compiled once (`_fast`), as a step's
-            ((game_id,),) = _insert_returning(conn, _G, [dict(
-                name=name, board=board, ruleset=ruleset, seed=seed, status=status, phase_label=phase_label,
-                deadline_at=deadline_at, winner=None, state_json=state_json,
-                config_json=json.dumps(config, ensure_ascii=False, sort_keys=True), created_at=now, updated_at=now,
-                step_seq=0)], "id")
-            if players:
-                _insert(conn, _PL, [_player_values(game_id, p) for p in players])
-            _insert(conn, _P, [dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None)])
+        written: list[OutboxRecord] = []
+        game_id = None
+        try:
+            with self._conn() as conn:  # the statements compiled once (`_fast`), as a step's
+                ((game_id,),) = _insert_returning(conn, _G, [dict(
+                    name=name, board=board, ruleset=ruleset, seed=seed, status=status, phase_label=phase_label,
+                    deadline_at=deadline_at, winner=None, state_json=state_json,
+                    config_json=json.dumps(config, ensure_ascii=False, sort_keys=True), created_at=now,
+                    updated_at=now, step_seq=0)], "id")
+                if players:
+                    _insert(conn, _PL, [_player_values(game_id, p) for p in players])
+                _insert(conn, _P, [dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None)])
+                if deal is not None:
+                    self._out_seqs[game_id] = 0  # a new game's outbox is empty
+                    self._steps(conn, game_id, [deal(game_id)], 0, (name, phase_label), written)
+        except BaseException:
+            if game_id is not None:
+                self._out_seqs.pop(game_id, None)
+            raise
         self._queues[game_id], self._out_seqs[game_id] = {}, 0  # a new game has nothing to send
+        if written:
+            self._out_seqs[game_id] = written[-1].seq
+        self._queue(game_id, written)
         return game_id
 
     def game_id(self, name: str) -> int | None:
