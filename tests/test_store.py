@@ -525,3 +525,40 @@ def test_a_database_made_by_the_first_release_upgrades_to_head(tmp_path: Path) -
     assert store.load_game(1).board == ""
     assert store.acquire_lease(1, "a", T0, 30)
     store.close()
+
+
+def test_migration_0008_a_state_behind_its_events_is_caught_up_on_downgrade(db_url: str) -> None:
+    """Issue 37: a rehearsal's stored state may trail its events (`games.state_seq`).  A
+    downgrade to 0007 (whose code reads `state_json` as the newest) writes the newest state
+    first; the upgrade adds the column back, every state the newest (NULL)."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from tianshen.core.fold import fold
+    from tianshen.rules import game_ruleset
+    from tianshen.sim.rehearsal import rehearse
+    from tianshen.store.store import alembic_config
+
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    result = rehearse("classic_8", 1, db_url, store=store, name="down-1")
+    record = store.load_game(result.game_id)
+    ruleset = game_ruleset(record.ruleset, record.config)
+    early = fold(ruleset, store.events(result.game_id), before_seq=6)
+    assert early is not None
+    with store.engine.begin() as conn:  # as a rehearsal killed at seq 5 + the rest would leave it
+        conn.execute(text("UPDATE games SET state_json = :s, state_seq = 5 WHERE id = :gid"),
+                     dict(s=early.model_dump_json(), gid=result.game_id))
+    assert store.load_game(result.game_id).state_json == result.state.model_dump_json()  # folded on read
+    cfg = alembic_config(db_url)
+    with store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0007")
+    with store.engine.connect() as conn:
+        assert conn.execute(text("SELECT state_json FROM games WHERE id = :gid"),
+                            dict(gid=result.game_id)).scalar() == result.state.model_dump_json()
+    store.upgrade()
+    with store.engine.connect() as conn:
+        assert conn.execute(text("SELECT state_seq FROM games")).scalars().all() == [None]
+    assert store.load_game(result.game_id).state_json == result.state.model_dump_json()
+    store.close()

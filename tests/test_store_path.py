@@ -448,8 +448,8 @@ def test_a_utc_time_goes_to_sqlite_as_its_text_at_once(tmp_path: Path, monkeypat
 
 def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """psycopg runs an executemany in a pipeline, dearer than an execute a row below five rows
-    (issue 37): a step's three marks and three outbox rows go as one VALUES list each (one
-    round trip, not three), a flush's parts recorded alike go as one statement (see
+    (issue 37): a step's three marks and three outbox rows go as one statement each (one
+    JSON parameter: one round trip, not three), a flush's parts recorded alike go as one statement (see
     `test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement`), their rowcount tells
     a row that is not there."""
     if not db_url.startswith("postgresql"):
@@ -481,7 +481,7 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
         store.record_parts([SentPart(outbox_id=i, parts_done=1, done=True, game_id=game_id)
                             for i in (rows[2].id, 10**9, 10**9 + 1)])
     assert [r.body for r in store.pending_outbox(game_id)] == ["第2条"]
-    executed.clear()  # a phase change: the ended phase and the new one, one VALUES list
+    executed.clear()  # a phase change: the ended phase and the new one, one statement
     store.commit_step(game_id, inbound=None, event_kind="gm", event_payload="{}", phase_label="day 1",
                       state_json="{}", status="running", deadline_at=None, winner=None, players=None, outbox=[])
     assert executed.count("INSERT INTO phases") == 1
@@ -721,4 +721,85 @@ def test_a_rehearsals_postgresql_store_keeps_its_connection_and_tries_it_after_l
     store.heads(("",))  # tried, dead: a new one serves
     with store._conn() as conn:
         assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
+    store.close()
+
+
+def test_a_rehearsal_writes_its_state_now_and_then_and_every_reader_gets_the_newest(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a rehearsal's commits leave the stored state behind its events (up to
+    `STATE_EVERY` seqs; its JSON is about a twentieth of a rehearsal's CPU), the last one
+    writes it.  After every commit another store's `load_game` gives the state the events
+    fold to, byte for byte (core.fold, the audit's own replay)."""
+    from tianshen.core.fold import fold
+    from tianshen.rules import game_ruleset
+    from tianshen.service import driver as driver_module
+
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    other = Store(db_url)
+    behind: list[int] = []
+    committed = Store.commit_step
+
+    def checked(self: Store, game_id: int, **kw):  # type: ignore[no-untyped-def]
+        seq = committed(self, game_id, **kw)
+        record = other.load_game(game_id)
+        with other.engine.connect() as conn:
+            state_seq, step_seq = conn.execute(select(store_module._G.c.state_seq, store_module._G.c.step_seq)
+                                               .where(store_module._G.c.id == game_id)).one()
+        if state_seq is not None:
+            behind.append(step_seq - state_seq)
+        folded = fold(game_ruleset(record.ruleset, record.config), other.events(game_id))
+        assert folded is not None and record.state_json == folded.model_dump_json()
+        return seq
+
+    monkeypatch.setattr(Store, "commit_step", checked)
+    result = rehearse("classic_10", 3, db_url, store=store, name="behind-3")
+    assert behind and max(behind) < driver_module.STATE_EVERY  # behind at some commits, never far
+    with store.engine.connect() as conn:
+        assert conn.execute(select(store_module._G.c.state_seq).where(
+            store_module._G.c.id == result.game_id)).scalar() is None  # the end written
+    assert store.load_game(result.game_id).state_json == result.state.model_dump_json()
+    other.close()
+    store.close()
+
+
+def test_a_rehearsal_killed_while_its_state_is_behind_goes_on_from_the_newest(tmp_path: Path) -> None:
+    """Killed after a commit that left the stored state behind: the restarted driver reads
+    the newest state (the events after the stored one folded), as the killed one had it."""
+    env = _alone(tmp_path)
+    _night_pms(env)
+    env.driver.advance(env.clock.now())
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())
+    had = env.driver.state().model_dump_json()
+    with env.store.engine.connect() as conn:
+        assert conn.execute(select(store_module._G.c.state_seq)).scalar() is not None  # behind
+    env.restart()
+    assert env.driver.state().model_dump_json() == had
+    env.goto(env.due())
+    env.driver.advance(env.clock.now())  # goes on: the next commit folds on the newest state
+    assert env.driver.state().phase.label != "night 1"
+
+
+def test_a_game_created_here_is_signed_up_and_dealt_in_one_transaction(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: `GameDriver.create` writes the sign-up and the deal in one commit (the deal
+    tried at sign-up is the deal); a deal that fails leaves no game behind."""
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    forum = RecordingForum(MemoryBoard(VirtualClock(START).now))
+    forum.login()
+    setup = GameSetup(seats=[Seat(name=n) for n in ROLES], seed=7, start=START, fixed_roles=ROLES)
+    done = _transactions(store)
+    driver = GameDriver.create(store, forum, "one-tx", "classic_10", setup, alone=True)
+    first = next(t for t in done if t)
+    assert first[0].startswith("INSERT INTO games") and "UPDATE games SET" in first
+    assert any(s.startswith("INSERT INTO outbox") for s in first)
+    record = store.load_game(driver.game_id)
+    assert (record.status, record.step_seq) == ("running", 1)
+    assert store.pending_outbox(driver.game_id) == []  # sent by create's flush
+    monkeypatch.setattr(GameDriver, "_window_mark", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        GameDriver.create(store, forum, "no-deal", "classic_10", setup, alone=True)
+    assert store.game_id("no-deal") is None
     store.close()

@@ -16,6 +16,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NoReturn
 
@@ -36,6 +37,9 @@ log = logging.getLogger(__name__)
 
 StepHook = Callable[[str, Input | GameSetup, Outcome], None]
 STALE_RETRIES = 5
+# a rehearsal writes its state at least every so many seqs (and at the end): a reader folds
+# at most these events after the stored one (`GameDriver._state_behind`)
+STATE_EVERY = 32
 
 
 def default_owner() -> str:
@@ -70,6 +74,7 @@ class GameDriver:
         self.pm_settle_time = timedelta(minutes=10)
         self.reads_pms = True  # False when the board reads the GM's PMs for every game (the daemon)
         self.alone = False  # True: no other game is played on its board (a rehearsal's own board)
+        self._state_at: int | None = None  # the seq the stored state is the state after, when known
         self._clock_hint: datetime | None = None  # `now` of the current advance
         self.owner = owner or default_owner()
         self.sender = sender or OutboxSender(store, forum, self.owner)
@@ -106,15 +111,24 @@ class GameDriver:
     def create(cls, store: Store, forum: Forum, name: str, variant: str, setup: GameSetup,
                on_step: StepHook | None = None, alone: bool = False) -> GameDriver:
         """Sign the game up and start it at once (`alone`: see `self.alone`)."""
-        signed: list[GameRecord] = []
-        game_id, dealt, ruleset = cls._register(store, name, variant, setup, signed=signed)
-        driver = cls(store, forum, game_id, on_step, record=signed[0], ruleset=ruleset)
-        driver.alone = alone
-        # a game signed up and dealt here has no inputs, threads nor marks yet: not read back
-        driver._seen, driver._texts = set(), {}
-        driver.sender.none_opened(game_id)
-        driver._fresh, driver.trust_cache = True, True  # the deal's commit is the newest: not read back
-        driver.start(record=driver._record, dealt=dealt)  # the deal tried at sign-up is the deal
+        made: list[tuple[GameDriver, _Deal]] = []
+
+        def deal(record: GameRecord, dealt: Outcome, ruleset: Ruleset) -> Step:
+            """The deal's step, written in the sign-up's own transaction (issue 37: one commit
+            fewer; a game is signed up and dealt, or neither)."""
+            driver = cls(store, forum, record.id, on_step, record=record, ruleset=ruleset)
+            driver.alone = alone
+            # a game signed up and dealt here has no inputs, threads nor marks yet: not read back
+            driver._seen, driver._texts = set(), {}
+            driver.sender.none_opened(record.id)
+            driver._fresh, driver.trust_cache = True, True  # the deal's commit is the newest: not read back
+            driver._record = None
+            made[:] = [(driver, driver._deal(record, dealt))]  # the deal tried at sign-up is the deal
+            return made[0][1].step
+
+        cls._register(store, name, variant, setup, deal=deal)
+        driver, dealt = made[0]
+        driver._dealt(1, dealt)  # (the first seq of a game)
         driver.trust_cache = False
         return driver
 
@@ -130,11 +144,13 @@ class GameDriver:
 
     @staticmethod
     def _register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "",
-                  signed_up_at: datetime | None = None, signed: list[GameRecord] | None = None
+                  signed_up_at: datetime | None = None,
+                  deal: Callable[[GameRecord, Outcome, Ruleset], Step] | None = None
                   ) -> tuple[int, Outcome, Ruleset]:
         """`register`, the deal it tried (the same `start` would make: setup and seed
-        alike) and the ruleset it tried it with (the game's: its id and config as stored);
-        the game's row as written goes into `signed` when given."""
+        alike) and the ruleset it tried it with (the game's: its id and config as stored).
+        `deal`: the deal's step from the game's row as written, the deal tried and the
+        ruleset, written in the sign-up's transaction (`create`)."""
         from tianshen.core.rng import new_salt
         from tianshen.specs import game_file, shared_spec
 
@@ -149,15 +165,17 @@ class GameDriver:
         # the ruleset the game's driver will have (its GM account's name in the texts): its deal
         ruleset = game_ruleset(spec.id, config)
         dealt = ruleset.setup(setup)
+        def signed(game_id: int) -> Step:
+            assert deal is not None  # the config as the store gives it back (a JSON round trip)
+            return deal(GameRecord(id=game_id, name=name, ruleset=spec.id, seed=setup.seed, status="new",
+                                   phase_label="setup", deadline_at=setup.start, winner=None, state_json="{}",
+                                   config=json.loads(json.dumps(config)), board=board, step_seq=0), dealt, ruleset)
+
         game_id = store.create_game(
             name=name, ruleset=spec.id, seed=setup.seed, config=config,
             state_json="{}", phase_label="setup", deadline_at=setup.start, players=[], at=setup.start,
-            status="new", board=board,
+            status="new", board=board, deal=signed if deal is not None else None,
         )
-        if signed is not None:  # the config as the store gives it back (a JSON round trip)
-            signed.append(GameRecord(id=game_id, name=name, ruleset=spec.id, seed=setup.seed, status="new",
-                                     phase_label="setup", deadline_at=setup.start, winner=None, state_json="{}",
-                                     config=json.loads(json.dumps(config)), board=board, step_seq=0))
         return game_id, dealt, ruleset
 
     def is_started(self) -> bool:
@@ -180,9 +198,24 @@ class GameDriver:
               dealt: Outcome | None = None) -> Outcome:
         """Deal: role PMs, the player list; night 1 begins (at `at`, default the set start).
         `record`: the game's row as just read (its commit checks it is still the newest);
-        `dealt`: this setup's outcome as `create` tried it at sign-up (not made twice)."""
+        `dealt`: this setup's outcome as sign-up tried it (not made twice)."""
         record = record or self.store.load_game(self.game_id)
         self._record = None
+        deal = self._deal(record, dealt, at)
+        s = deal.step
+        seq = self.store.commit_step(
+            self.game_id, inbound=None, event_kind=s.event_kind, event_payload=s.event_payload,
+            phase_label=s.phase_label, state_json=s.state_json, status=s.status, deadline_at=s.deadline_at,
+            winner=None, players=s.players, outbox=s.outbox, at=s.at, expected_seq=record.step_seq, marks=s.marks,
+            head=(record.name, record.phase_label),
+        )
+        assert seq is not None
+        self._dealt(seq, deal, send)
+        return deal.outcome
+
+    def _deal(self, record: GameRecord, dealt: Outcome | None = None, at: datetime | None = None) -> _Deal:
+        """The deal's step on the game's row as `record` has it (`start`; `create` writes it
+        in the sign-up's transaction)."""
         if record.status != "new":
             raise ValueError(f"game {record.name} has already started")
         setup = GameSetup.model_validate(record.config["setup"])
@@ -197,25 +230,27 @@ class GameDriver:
         state = outcome.state
         dl = self.next_deadline(state)
         marks.update(self._window_mark(setup.start, record.step_seq + 1, outcome, dl))
-        seq = self.store.commit_step(
-            self.game_id, inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
-            phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
-            deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state), outbox=self._marked(_outbox(outcome)),
-            at=setup.start, expected_seq=record.step_seq, marks=marks, head=(record.name, record.phase_label),
-        )
-        assert seq is not None
+        step = Step(inbound=None, event_kind="setup", event_payload=setup.model_dump_json(),
+                    phase_label=state.phase.label, state_json=state.model_dump_json(), status="running",
+                    deadline_at=dl.at if dl else None, winner=None, players=_player_rows(state),
+                    outbox=self._marked(_outbox(outcome)), at=setup.start, marks=marks)
+        return _Deal(step, outcome, setup)
+
+    def _dealt(self, seq: int, deal: _Deal, send: bool = True) -> None:
+        """The deal is committed as step `seq`: kept, logged, told to the hook and sent."""
+        state = deal.outcome.state
         self._cached = (seq, state)
-        self._stored_marks().update(marks)
-        if "window" in marks:
+        self._state_at = seq
+        self._stored_marks().update(deal.step.marks)
+        if "window" in deal.step.marks:
             self._opened(seq)
-        self._game_start = setup.start
-        log.info("game=%s started seed=%s players=%d", self.name, setup.seed, len(state.players))
+        self._game_start = deal.setup.start
+        log.info("game=%s started seed=%s players=%d", self.name, deal.setup.seed, len(state.players))
         if self.on_step:
-            self.on_step("setup", setup, outcome)
+            self.on_step("setup", deal.setup, deal.outcome)
         if send:
             self.flush()
-            self.check_window(self.forum_now(setup.start))
-        return outcome
+            self.check_window(self.forum_now(deal.setup.start))
 
     def _old_marks(self) -> dict[str, str]:
         """PMs the GM account had before the game are not the game's (nor, when the ruleset
@@ -252,6 +287,7 @@ class GameDriver:
         """Committed elsewhere (a GM command, another process): the state and the marks are
         read again, and it may have queued messages."""
         self._cached = None
+        self._state_at = None
         self._marks = None
         self._window = None
         self._texts = None
@@ -431,6 +467,7 @@ class GameDriver:
             log.info("game=%s duplicate input %s ignored", self.name, getattr(event, "id", "?"))
             return None
         self._cached = (seq, outcome.state)
+        self._state_at = seq
         self._maybe_pending = True
         self._unsaved = {}
         if marks:
@@ -506,7 +543,8 @@ class GameDriver:
         assert first_state is not None
         self._run_from = None
         last, newest = batch[-1][4], self._current()  # the run's own state (rebuilt when a fold failed)
-        last.state_json = newest.model_dump_json()
+        end = first_seq + len(batch)
+        last.state_json = None if self._state_behind(newest, end) else newest.model_dump_json()
         last.players, last.players_changed = _changed_players(first_state, newest)
         lead = self._changed({**self._unsaved, **(marks or {}), **first.marks})  # the steps' own marks win
         try:
@@ -529,6 +567,8 @@ class GameDriver:
             return sum(self.handle(b[2], send=False) for b in batch
                        if not isinstance(b[2], DeadlineIn) or self._still_due(b[2]))  # (a GM extend moved it)
         self._maybe_pending = True
+        if last.state_json is not None:
+            self._state_at = seq
         self._unsaved = {}
         self._saved(lead)
         for before, *_, step in batch:
@@ -543,6 +583,15 @@ class GameDriver:
                 self.after_commit()
             crash.point("after-commit")
         return len(batch)
+
+    def _state_behind(self, state: GameState, seq: int) -> bool:
+        """Whether a commit up to `seq` leaves the stored state as it is (issue 37): a
+        rehearsal's own game while it goes on, up to `STATE_EVERY` seqs behind its events
+        (its driver reads its own; `Store.load_game` folds the events after the stored one
+        for every other reader, and for this driver after a crash).  Its JSON is about a
+        twentieth of a rehearsal's CPU when written with every commit."""
+        return (self.alone and state.phase.kind != "over" and self._state_at is not None
+                and seq - self._state_at < STATE_EVERY)
 
     # ---- the loop body ----------------------------------------------------------------
 
@@ -938,6 +987,15 @@ class GameDriver:
         that step sends it again for nothing), while the game goes on (the last flush is
         recorded at once: no step comes after it)."""
         return self.alone and self._current().phase.kind != "over"
+
+
+@dataclass
+class _Deal:
+    """A deal made for a game's row: its step, its outcome, the setup it was dealt with."""
+
+    step: Step
+    outcome: Outcome
+    setup: GameSetup
 
 
 def signed_up(config: dict) -> datetime | None:

@@ -1,6 +1,7 @@
 """SQLAlchemy 2 models of the game store.
 
-`games.state_json` plus the ordered `events` are the truth; `players` and `phases` are
+`games.state_json` (the state after `state_seq` when a rehearsal left it behind, else the
+newest) plus the ordered `events` are the truth; `players` and `phases` are
 denormalised copies kept for admin queries.  Every type here is portable between SQLite
 and PostgreSQL; the Alembic baseline (store/migrations/versions/0001_baseline.py) creates
 exactly these tables.
@@ -91,6 +92,9 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
     step_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # newest event's seq
+    # the seq `state_json` is the state after, when older than `step_seq` (a rehearsal writes
+    # its state now and then: `Store.load_game` folds the events after it); NULL: the newest
+    state_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class PlayerRow(Base):

@@ -78,7 +78,16 @@ _GAME_STEP = (
     .where(_G.c.id == bindparam("gid"), _G.c.step_seq == bindparam("newest"))
     .values(phase_label=bindparam("b_phase"), state_json=bindparam("b_state"), status=bindparam("b_status"),
             deadline_at=bindparam("b_deadline"), winner=bindparam("b_winner"), step_seq=bindparam("b_seq"),
-            updated_at=bindparam("b_updated"))
+            updated_at=bindparam("b_updated"), state_seq=None)
+)
+# a step whose state is not written (a rehearsal's, now and then: `Step.state_json` None):
+# the stored state stays, and the seq it is the state after with it (`caught_up_state`)
+_GAME_STEP_BEHIND = (
+    update(_G)
+    .where(_G.c.id == bindparam("gid"), _G.c.step_seq == bindparam("newest"))
+    .values(phase_label=bindparam("b_phase"), status=bindparam("b_status"),
+            deadline_at=bindparam("b_deadline"), winner=bindparam("b_winner"), step_seq=bindparam("b_seq"),
+            updated_at=bindparam("b_updated"), state_seq=func.coalesce(_G.c.state_seq, bindparam("newest")))
 )
 
 
@@ -352,12 +361,6 @@ def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool, rowid
     return done
 
 
-def _few(conn: Connection, rows: list[dict[str, Any]]) -> bool:
-    """Rows that go to PostgreSQL best as one VALUES list: more than one (one round trip, not
-    one a row as `_one_by_one`), fewer than a pipelined executemany wants."""
-    return 1 < len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg"
-
-
 def _values(table: Any, keys: tuple[str, ...], count: int) -> list[dict[str, Any]]:
     """A VALUES list of `count` rows of `keys`, each row's parameters named `key__n`."""
     return [{k: bindparam(f"{k}__{n}", type_=table.c[k].type) for k in keys} for n in range(count)]
@@ -367,12 +370,53 @@ def _flat(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {f"{k}__{n}": v for n, row in enumerate(rows) for k, v in row.items()}
 
 
+@dataclass(frozen=True)
+class _JsonRows:
+    """PostgreSQL: rows of one table inserted by one statement with one parameter, the rows
+    as a JSON array (`json_populate_recordset`, in their order), each row's values made by
+    the row statement `each` (its types' processors: a naive time refused as before).
+    psycopg's client CPU goes mostly to each parameter set of an executemany (its dump,
+    its prepared-statement bookkeeping); one JSON text, made in C, costs a few µs."""
+
+    sql: str
+    each: _Fast
+
+    def params(self, rows: list[dict[str, Any]]) -> dict[str, str]:
+        return {"rows": _JSON_ROWS([self.each.params(r) for r in rows])}
+
+
+_JSON_ROWS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False,
+                              default=lambda v: v.isoformat()).encode  # (times: aware, as processed)
+_JSONS: dict[Any, _JsonRows] = {}
+
+
+def _json_rows(conn: Connection, table: Any, rows: list[dict[str, Any]], returned: tuple[str, ...] = (),
+               conflict: tuple[tuple[str, ...], str] | None = None) -> Any:
+    """INSERT `rows` on PostgreSQL as one statement of one parameter (`_JsonRows`); the
+    cursor (its RETURNING rows: the `returned` columns).  `conflict`: (the unique keys, the
+    column set again) an upsert's, whose rows' keys must differ (`_upsert_rows`)."""
+    keys = tuple(rows[0])
+    found = _JSONS.get((table.name, keys, returned, conflict))
+    if found is None:
+        each = _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
+            {k: bindparam(k, type_=table.c[k].type) for k in keys}))  # (`_insert`'s)
+        q = conn.dialect.identifier_preparer.quote  # (as SQLAlchemy writes them: quoted when it must)
+        name, cols = q(table.name), ", ".join(map(q, keys))
+        sql = (f"INSERT INTO {name} ({cols}) SELECT {cols} FROM json_populate_recordset("
+               f"NULL::{name}, %(rows)s::json) WITH ORDINALITY AS r ORDER BY r.ordinality")
+        if conflict:
+            sql += f" ON CONFLICT ({', '.join(map(q, conflict[0]))}) DO UPDATE SET {q(conflict[1])} = " \
+                   f"excluded.{q(conflict[1])}"
+        if returned:
+            sql += " RETURNING " + ", ".join(map(q, returned))
+        found = _JSONS[(table.name, keys, returned, conflict)] = _JsonRows(sql, each)
+    return _run(conn, found, [rows])  # type: ignore[arg-type]
+
+
 def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
     """INSERT rows that all give the same columns (no RETURNING, no defaults computed)."""
-    if rows and _few(conn, rows):  # one statement for each row count from 2 to 4 (prepared as any)
-        keys = tuple(rows[0])
-        _run(conn, _fast(conn, (table.name, keys, len(rows)), lambda: insert(table).inline().values(
-            _values(table, keys, len(rows)))), [_flat(rows)])
+    if len(rows) > 1 and conn.dialect.driver == "psycopg":
+        _json_rows(conn, table, rows)
     elif rows:
         keys = tuple(rows[0])
         _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
@@ -403,6 +447,8 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
         ids = _run(conn, fast, rows, rowids=True).fetchall()
         return [(oid, *(row[c] for c in returned[1:])) for (oid,), row in zip(ids, rows, strict=True)]
     psycopg = conn.dialect.driver == "psycopg"
+    if psycopg and len(rows) > 1:
+        return _json_rows(conn, table, rows, returned).fetchall()
     if (psycopg and len(rows) >= _PIPELINE_ROWS) or (not psycopg and len(rows) > 1):
         fast = _fast(conn, (table.name, keys, returned), lambda: insert(table).values(
             {k: bindparam(k, type_=table.c[k].type) for k in keys}).returning(*(table.c[c] for c in returned)))
@@ -414,17 +460,15 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     return _run(conn, fast, [_flat(rows)]).fetchall()
 
 
-def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...],
-            count: int = 0) -> Insert:
+def _upsert(dialect: str, table: Any, keys: tuple[str, ...], column: str, columns: tuple[str, ...]) -> Insert:
     """INSERT … ON CONFLICT (keys) DO UPDATE SET column (SQLite and PostgreSQL alike): one
-    statement where an UPDATE and, when it found nothing, an INSERT were two (`count`: a
-    VALUES list of that many rows, whose keys must differ)."""
+    statement where an UPDATE and, when it found nothing, an INSERT were two."""
     if dialect == "postgresql":  # imported only here: a daemon on SQLite starts without it
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
     stmt = dialect_insert(table).inline().values(
-        _values(table, columns, count) if count else {c: bindparam(c, type_=table.c[c].type) for c in columns})
+        {c: bindparam(c, type_=table.c[c].type) for c in columns})
     return stmt.on_conflict_do_update(index_elements=list(keys), set_={column: getattr(stmt.excluded, column)})
 
 
@@ -441,13 +485,13 @@ def _upserted(conn: Connection, table: str) -> _Fast:
 
 
 def _upsert_rows(conn: Connection, name: str, rows: list[dict[str, Any]]) -> None:
-    """The upsert `name` of `_UPSERTS` for each row, in order: on PostgreSQL a few rows whose
-    keys all differ as one VALUES list (one round trip; a key twice in one statement is
-    refused there, so such rows go one by one, the later winning as before)."""
+    """The upsert `name` of `_UPSERTS` for each row, in order: on PostgreSQL rows whose keys
+    all differ as one statement of one JSON parameter (one round trip; a key twice in one
+    statement is refused there, so such rows go one by one, the later winning as before)."""
     table, keys, column, columns = _UPSERTS[name]
-    if _few(conn, rows) and len({tuple(r[k] for k in keys) for r in rows}) == len(rows):
-        _run(conn, _fast(conn, ("upsert", name, len(rows)), lambda: _upsert(
-            conn.dialect.name, table, keys, column, columns, len(rows))), [_flat(rows)])
+    distinct = len(rows) > 1 and len({tuple(r[k] for k in keys) for r in rows}) == len(rows)
+    if distinct and conn.dialect.driver == "psycopg":  # one JSON parameter (`_JsonRows`)
+        _json_rows(conn, table, rows, conflict=(keys, column))
     elif rows:
         _run(conn, _upserted(conn, name), rows)
 
@@ -539,7 +583,7 @@ class Step:
     event_kind: str
     event_payload: str
     phase_label: str
-    state_json: str
+    state_json: str | None  # None: not written (`commit_step`)
     status: str
     deadline_at: datetime | None
     winner: str | None
@@ -650,8 +694,29 @@ class GameRecord:
     step_seq: int = 0
 
 
-def _game_record(g: Any) -> GameRecord:
-    """A game's ORM object or row as a record."""
+def caught_up_state(conn: Connection, game_id: int, ruleset: str, config: str | dict[str, Any], state_json: str,
+                    state_seq: int) -> str:
+    """The newest state of a game whose stored state is the one after seq `state_seq`: the
+    events after it folded on it (core.fold: the state the steps made, byte for byte)."""
+    from tianshen.core.fold import steps
+    from tianshen.core.model import GameState
+    from tianshen.rules import game_ruleset
+
+    rules = game_ruleset(ruleset, json.loads(config) if isinstance(config, str) else config)
+    state = GameState.model_validate_json(state_json)
+    for step in steps(rules, conn.execute(events_query(game_id, after=state_seq)).all(), state=state):
+        state = step.outcome.state
+    return state.model_dump_json()
+
+
+def _game_record(g: Any, conn: Connection | Session | None = None) -> GameRecord:
+    """A game's ORM object or row as a record; its state caught up with its events when it
+    trails them (`state_seq`, read on `conn`)."""
+    state_json = g.state_json
+    if g.state_seq is not None and g.state_seq < g.step_seq:
+        assert conn is not None, "a game's state behind its events is read with a connection"
+        state_json = caught_up_state(conn.connection() if isinstance(conn, Session) else conn, g.id, g.ruleset,
+                                     g.config_json, state_json, g.state_seq)
     return GameRecord(
         id=g.id,
         name=g.name,
@@ -661,7 +726,7 @@ def _game_record(g: Any) -> GameRecord:
         phase_label=g.phase_label,
         deadline_at=g.deadline_at,
         winner=g.winner,
-        state_json=g.state_json,
+        state_json=state_json,
         config=json.loads(g.config_json),
         board=g.board,
         step_seq=g.step_seq,
@@ -989,23 +1054,39 @@ class Store:
         at: datetime | None = None,
         status: str = "running",
         board: str = "",
+        deal: Callable[[int], Step] | None = None,
     ) -> int:
         """Insert a game with its players and its first phase; returns the game id.
 
         `at` is when the first phase started (default: now).  A game signed up but not yet
-        dealt has status "new", no players and the phase "setup".
+        dealt has status "new", no players and the phase "setup".  `deal`: the first step
+        of the game (given its id), written in the same transaction as `commit_step` writes
+        one on the game's row as inserted (issue 37: a sign-up and its deal, one commit).
         """
         now = utcnow()
-        with self._conn() as conn:  # the statements compiled once (`_fast`), as a step's
-            ((game_id,),) = _insert_returning(conn, _G, [dict(
-                name=name, board=board, ruleset=ruleset, seed=seed, status=status, phase_label=phase_label,
-                deadline_at=deadline_at, winner=None, state_json=state_json,
-                config_json=json.dumps(config, ensure_ascii=False, sort_keys=True), created_at=now, updated_at=now,
-                step_seq=0)], "id")
-            if players:
-                _insert(conn, _PL, [_player_values(game_id, p) for p in players])
-            _insert(conn, _P, [dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None)])
+        written: list[OutboxRecord] = []
+        game_id = None
+        try:
+            with self._conn() as conn:  # the statements compiled once (`_fast`), as a step's
+                ((game_id,),) = _insert_returning(conn, _G, [dict(
+                    name=name, board=board, ruleset=ruleset, seed=seed, status=status, phase_label=phase_label,
+                    deadline_at=deadline_at, winner=None, state_json=state_json,
+                    config_json=json.dumps(config, ensure_ascii=False, sort_keys=True), created_at=now,
+                    updated_at=now, step_seq=0)], "id")
+                if players:
+                    _insert(conn, _PL, [_player_values(game_id, p) for p in players])
+                _insert(conn, _P, [dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None)])
+                if deal is not None:
+                    self._out_seqs[game_id] = 0  # a new game's outbox is empty
+                    self._steps(conn, game_id, [deal(game_id)], 0, (name, phase_label), written)
+        except BaseException:
+            if game_id is not None:
+                self._out_seqs.pop(game_id, None)
+            raise
         self._queues[game_id], self._out_seqs[game_id] = {}, 0  # a new game has nothing to send
+        if written:
+            self._out_seqs[game_id] = written[-1].seq
+        self._queue(game_id, written)
         return game_id
 
     def game_id(self, name: str) -> int | None:
@@ -1016,9 +1097,9 @@ class Store:
         """The game row; KeyError if there is none."""
         with self._conn() as conn:
             game = conn.execute(_GAME, dict(gid=game_id)).one_or_none()
-        if game is None:
-            raise KeyError(game_id)
-        return _game_record(game)
+            if game is not None:  # (a state behind its events folded in the same transaction)
+                return _game_record(game, conn)
+        raise KeyError(game_id)
 
     def list_games(self, board: str | None = None) -> list[GameRecord]:
         """Every game (on one board when `board` is given), oldest first."""
@@ -1026,7 +1107,7 @@ class Store:
         if board is not None:
             q = q.where(Game.board == board)
         with self._tx() as s:
-            return [_game_record(g) for g in s.scalars(q)]
+            return [_game_record(g, s) for g in s.scalars(q)]
 
     def heads(self, boards: tuple[str, ...]) -> list[GameRecord]:
         """The games of these boards (not the boards' own rows), oldest first, in one light
@@ -1083,7 +1164,7 @@ class Store:
         event_kind: str,
         event_payload: str,
         phase_label: str,
-        state_json: str,
+        state_json: str | None,
         status: str,
         deadline_at: datetime | None,
         winner: str | None,
@@ -1104,6 +1185,8 @@ class Store:
         outbox key) raises and writes nothing.  `at` is the time of the event (default: the
         inbound's `sent_at`, else now); it stamps the event and the phase boundary when
         `phase_label` changes.  `marks` are high-water marks stored with the step.
+        `state_json` None (of the last step): the state is not written, the stored one stays
+        with the seq it is the state after (`load_game` folds the events after it).
 
         A caller that knows the head it folded on (`expected_seq`, and `head`: the game's name
         and the phase of that state) saves reading it: the step's UPDATE checks the seq all the same.
@@ -1151,9 +1234,12 @@ class Store:
         last = steps[-1]
         # The optimistic check and the row lock in one statement: it changes nothing when
         # another process committed this seq first (PostgreSQL waits for that one's commit).
-        moved = _run(conn, _fast(conn, "game_step", lambda: _GAME_STEP), [dict(
-            gid=game_id, newest=newest, b_phase=last.phase_label, b_state=last.state_json, b_status=last.status,
-            b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow())])
+        values = dict(gid=game_id, newest=newest, b_phase=last.phase_label, b_status=last.status,
+                      b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow())
+        if last.state_json is None:  # the stored state stays: its seq is kept beside it
+            moved = _run(conn, _fast(conn, "game_step_behind", lambda: _GAME_STEP_BEHIND), [values])
+        else:
+            moved = _run(conn, _fast(conn, "game_step", lambda: _GAME_STEP), [{**values, "b_state": last.state_json}])
         if moved.rowcount != 1:
             if conn.scalar(_SEQ, dict(gid=game_id)) is None:
                 raise KeyError(game_id)
