@@ -741,7 +741,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             sender = pm.sender
             # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
             # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
-            if state.find(sender) is None and substitution.involves(state, sender):
+            # (the sender looked up only when he is on the substitutes' list: `answer_pm` finds him)
+            if substitution.involves(state, sender) and state.find(sender) is None:
                 state.changed()  # (a seat taken may end the 交替期)
                 first = Messages() if first is None else first
                 seat = substitution.answer(self.spec, state, pm, first)
