@@ -35,3 +35,20 @@ def test_a_pm_finds_its_sender_once(variant: str, monkeypatch: pytest.MonkeyPatc
     for seed in range(3):
         Counted(ruleset, seed, ruleset.spec.players).play()
     assert pms > 20
+
+
+def test_a_pm_goes_straight_to_its_fold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`apply_in_place` hands a PM to `_fold_pm` itself (`_fold` would only hand it on)."""
+    from tianshen.core.ruleset import Ruleset
+
+    kinds: list[str] = []
+    real = Ruleset._fold
+
+    def fold(self, state, event, *args):  # type: ignore[no-untyped-def]
+        kinds.append(type(event).__name__)
+        return real(self, state, event, *args)
+
+    monkeypatch.setattr(Ruleset, "_fold", fold)
+    game = Game(load_ruleset("classic_10"), 1, 10)
+    game.play()
+    assert game.state.winner and "PostIn" in kinds and "PmIn" not in kinds

@@ -676,7 +676,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                   if isinstance(event, _KEEPS) and known is not DUE_UNKNOWN and known is not DUE_MOVED
                   and not self._after_input else None)
         try:
-            outcome = self._fold(state, event, None, known)
+            # (a PM straight to its fold: `_fold` would only hand it on)
+            outcome = self._fold_pm(state, event, None) if type(event) is PmIn else self._fold(state, event, None, known)
             new = outcome.state
             if (before is not None and new is state and new.due is DUE_UNKNOWN and new.phase is phase
                     and before == (phase.kind, phase.step, phase.number, phase.ends_at, phase.started_at)):
