@@ -38,7 +38,8 @@ def test_a_pm_finds_its_sender_once(variant: str, monkeypatch: pytest.MonkeyPatc
 
 
 def test_a_pm_goes_straight_to_its_fold(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`apply_in_place` hands a PM to `_fold_pm` itself (`_fold` would only hand it on)."""
+    """`apply_in_place` hands a PM to `_fold_pm` itself, a post to `_fold_post` (`_fold`
+    would only hand them on)."""
     from tianshen.core.ruleset import Ruleset
 
     kinds: list[str] = []
@@ -51,4 +52,4 @@ def test_a_pm_goes_straight_to_its_fold(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(Ruleset, "_fold", fold)
     game = Game(load_ruleset("classic_10"), 1, 10)
     game.play()
-    assert game.state.winner and "PostIn" in kinds and "PmIn" not in kinds
+    assert game.state.winner and "DeadlineIn" in kinds and "PmIn" not in kinds and "PostIn" not in kinds

@@ -155,6 +155,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self.pm_declaring: frozenset[str] = self.abilities.declaring()
         # whether the family has an `after_input` (apply_in_place makes its Messages only then)
         self._after_input = type(self).after_input is not Ruleset.after_input
+        # whether the family has its own `watch_activity` (every post goes to it; the shared
+        # one needs only a dead author's post unless the variant counts posts: `_fold_post`)
+        self._own_watch = type(self).watch_activity is not Ruleset.watch_activity
         self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
 
     def setup(self, game: GameSetup) -> Outcome:
@@ -676,8 +679,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                   if isinstance(event, _KEEPS) and known is not DUE_UNKNOWN and known is not DUE_MOVED
                   and not self._after_input else None)
         try:
-            # (a PM straight to its fold: `_fold` would only hand it on)
-            outcome = self._fold_pm(state, event, None) if type(event) is PmIn else self._fold(state, event, None, known)
+            # (a PM or a post straight to its fold: `_fold` would only hand it on)
+            kind = type(event)
+            outcome = (self._fold_pm(state, event, None) if kind is PmIn else  # type: ignore[arg-type]
+                       self._fold_post(state, event, None) if kind is PostIn else  # type: ignore[arg-type]
+                       self._fold(state, event, None, known))
             new = outcome.state
             if (before is not None and new is state and new.due is DUE_UNKNOWN and new.phase is phase
                     and before == (phase.kind, phase.step, phase.number, phase.ends_at, phase.started_at)):
@@ -708,19 +714,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         the state's next deadline before the fold, when it was asked for."""
         if isinstance(event, PmIn):
             return self._fold_pm(state, event, first)
+        if isinstance(event, PostIn):
+            return self._fold_post(state, event, first)
         if first is None:
             first = Messages()
-        is_post = isinstance(event, PostIn)
-        if is_post and state.phase.kind != "over" and peek(state.data, "substitution"):  # a 交替期 is open (seldom)
-            state.changed()  # (a player back may end it)
-            substitution.player_returned(self.spec, state, event.author, first)  # type: ignore[union-attr]
-        if is_post:
-            # (a check-in open: `take` looks at it again; most posts come after it)
-            if peek(state.data, "checkin") and checkin.take(state, event):  # type: ignore[arg-type]
-                return first.outcome(state)
-            self.watch_activity(state, event, first)  # type: ignore[arg-type]
-            outcome = self.on_post(state, event)  # type: ignore[arg-type]
-        elif isinstance(event, DeadlineIn):
+        if isinstance(event, DeadlineIn):
             if event.kind == "checkin_end":
                 self._close_checkin(state, event.at, first)
                 return first.outcome(state)
@@ -735,6 +733,29 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         else:
             outcome = self.on_gm(state, event)
         return self._after_fold(outcome, first)
+
+    def _fold_post(self, state: GameState, post: PostIn, first: Messages | None) -> Outcome:
+        """`_fold` of a post: `first` made only when the shared mechanics speak (a 交替期, the
+        check-in, the activity watch: by default only a dead author's post is noted)."""
+        if state.phase.kind != "over" and peek(state.data, "substitution"):  # a 交替期 is open (seldom)
+            state.changed()  # (a player back may end it)
+            first = Messages() if first is None else first
+            substitution.player_returned(self.spec, state, post.author, first)
+        # (a check-in open: `take` looks at it again; most posts come after it)
+        if peek(state.data, "checkin") and checkin.take(state, post):
+            return (Messages() if first is None else first).outcome(state)
+        # the shared `watch_activity` notes only a dead author's post (诈尸) unless the variant
+        # counts posts: a living author's post needs no call and no messages of its own
+        if (self._own_watch or "analysis_quota" in self.spec.options
+                or ((p := state.find(post.author)) is not None and not p.alive)):
+            first = Messages() if first is None else first
+            self.watch_activity(state, post, first)
+        outcome = self.on_post(state, post)
+        if first is not None:
+            return self._after_fold(outcome, first)
+        if outcome.state.phase.kind == "over":
+            outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
+        return outcome
 
     def _fold_pm(self, state: GameState, pm: PmIn, first: Messages | None) -> Outcome:
         """`_fold` of a PM: `first` made only when the shared mechanics speak (a substitution)."""
