@@ -1,6 +1,7 @@
-"""A post's fold (issue 37): the shared mechanics make no messages of their own for a living
-author's post (the shared activity watch notes only a dead author's, 诈尸, unless the variant
-counts posts); a family's own `watch_activity` still sees every post."""
+"""A post's and a deadline's fold (issue 37): the shared mechanics make no messages of their
+own when they have nothing to say — a living author's post (the shared activity watch notes
+only a dead author's, 诈尸, unless the variant counts posts), a deadline without a lurking
+quota; a family's own `watch_activity` still sees every post."""
 
 from __future__ import annotations
 
@@ -62,3 +63,39 @@ def test_a_familys_own_watch_sees_every_post() -> None:
     game = Game(ruleset, 1, 10)
     game.play()
     assert game.state.winner and len(seen) > 20
+
+
+@pytest.mark.parametrize("variant", ["classic_8", "classic_10", "classic_13"])  # (no lurking quota)
+def test_a_deadline_without_a_lurking_quota_asks_no_lurkers(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared `report_lurkers` has nothing to say without a quota: neither it nor the
+    messages for it are made (a family's own, butterfly_elder's, is asked at every deadline:
+    tests/test_butterfly_elder_game.py)."""
+    asked: list[str] = []
+    real = core_ruleset.Ruleset.report_lurkers
+
+    def report(self, state, at, out):  # type: ignore[no-untyped-def]
+        asked.append(state.phase.kind)
+        return real(self, state, at, out)
+
+    monkeypatch.setattr(core_ruleset.Ruleset, "report_lurkers", report)
+    ruleset = load_ruleset(variant)
+    assert "analysis_quota" not in ruleset.spec.options
+    game = Game(ruleset, 1, ruleset.spec.players)
+    game.play()
+    assert game.state.winner and asked == []
+
+
+def test_a_familys_own_lurkers_are_asked_at_every_deadline() -> None:
+    asked: list[str] = []
+    classic = type(load_ruleset("classic_10"))
+
+    class Reporting(classic):  # type: ignore[misc, valid-type]
+        def report_lurkers(self, state, at, out):  # type: ignore[no-untyped-def]
+            asked.append(state.phase.kind)
+            out.notes.append("潜水：测试")
+
+    ruleset = Reporting(load_ruleset("classic_10").spec)
+    game = Game(ruleset, 1, 10)
+    game.play()
+    assert game.state.winner and len(asked) > 5
+    assert sum("潜水：测试" in o.notes for o in game.outcomes) == len(asked)

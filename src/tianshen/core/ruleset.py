@@ -158,6 +158,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         # whether the family has its own `watch_activity` (every post goes to it; the shared
         # one needs only a dead author's post unless the variant counts posts: `_fold_post`)
         self._own_watch = type(self).watch_activity is not Ruleset.watch_activity
+        self._own_lurkers = type(self).report_lurkers is not Ruleset.report_lurkers  # (the same, at deadlines)
         self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
 
     def setup(self, game: GameSetup) -> Outcome:
@@ -710,29 +711,32 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def _fold(self, state: GameState, event: Input, first: Messages | None = None, known: Any = DUE_UNKNOWN) -> Outcome:
         """The shared mechanics, then the family's handler of the input's kind; `first`: what
-        the shared mechanics say before the ruleset speaks (made here when None); `known`:
+        the shared mechanics say before the ruleset speaks (made only when they speak); `known`:
         the state's next deadline before the fold, when it was asked for."""
         if isinstance(event, PmIn):
             return self._fold_pm(state, event, first)
         if isinstance(event, PostIn):
             return self._fold_post(state, event, first)
-        if first is None:
-            first = Messages()
         if isinstance(event, DeadlineIn):
             if event.kind == "checkin_end":
+                first = Messages() if first is None else first
                 self._close_checkin(state, event.at, first)
                 return first.outcome(state)
             if event.kind == "substitution_end":
+                first = Messages() if first is None else first
                 for seat in substitution.expire(state):
                     self.seat_wasted(state, state.player(seat), event.at, first)
                 return first.outcome(state)
             # the next deadline known is the schedule's unless a check-in or substitution ends first
             due = known if known and known.kind not in _CORE_ENDS else None
             outcome = self.on_deadline(state, event, due)
-            self.report_lurkers(outcome.state, event.at, first)
-        else:
-            outcome = self.on_gm(state, event)
-        return self._after_fold(outcome, first)
+            # (the shared `report_lurkers` has nothing to say without a lurking quota: no
+            # messages made for it then)
+            if self._own_lurkers or "analysis_quota" in self.spec.options:
+                first = Messages() if first is None else first
+                self.report_lurkers(outcome.state, event.at, first)
+            return self._after_fold(outcome, first)
+        return self._after_fold(self.on_gm(state, event), first)  # type: ignore[arg-type]
 
     def _fold_post(self, state: GameState, post: PostIn, first: Messages | None) -> Outcome:
         """`_fold` of a post: `first` made only when the shared mechanics speak (a 交替期, the
@@ -750,12 +754,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 or ((p := state.find(post.author)) is not None and not p.alive)):
             first = Messages() if first is None else first
             self.watch_activity(state, post, first)
-        outcome = self.on_post(state, post)
-        if first is not None:
-            return self._after_fold(outcome, first)
-        if outcome.state.phase.kind == "over":
-            outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
-        return outcome
+        return self._after_fold(self.on_post(state, post), first)
 
     def _fold_pm(self, state: GameState, pm: PmIn, first: Messages | None) -> Outcome:
         """`_fold` of a PM: `first` made only when the shared mechanics speak (a substitution)."""
@@ -787,10 +786,13 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self._answer_anyway(pm, outcome)
         return outcome
 
-    def _after_fold(self, outcome: Outcome, first: Messages) -> Outcome:
-        """What every fold ends with: a game over's pause dropped, `first`'s messages first."""
+    def _after_fold(self, outcome: Outcome, first: Messages | None) -> Outcome:
+        """What every fold ends with: a game over's pause dropped, `first`'s messages first
+        (None: the shared mechanics said nothing)."""
         if outcome.state.phase.kind == "over":
             outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
+        if first is None:
+            return outcome
         if first.posts:
             outcome.posts[:0] = first.posts
         if first.pms:
