@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from folded_games import check_every_fold
+from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
 from tianshen.rules import load_ruleset
 from tianshen.rules.common import roles
@@ -23,6 +24,15 @@ def plain_partners(of: dict, state: GameState, p: Player) -> list[Player]:
     if group is None or group.endswith(":" + p.name):
         return []
     return [q for q in state.players if of[q.name] == group and q.name != p.name]
+
+
+def plain_holding(of: dict, state: GameState, held_by: tuple[str, ...]) -> tuple[str, ...]:
+    found: list[str] = []
+    for p in state.players:
+        group = of[p.name]
+        if p.role in held_by and group is not None and group not in found:
+            found.append(group)
+    return tuple(found)
 
 
 def plain_winner(state: GameState, tie_holders: tuple[str, ...]) -> str | None:
@@ -58,6 +68,9 @@ def test_group_look_ups_answer_as_the_plain_definitions(variant: str, by_apply: 
             assert roles.partners(spec, state, p) == plain_partners(of, state, p)
             assert all(q is state.player(q.name) for q in roles.partners(spec, state, p))  # this state's
         assert roles.winner(state, tie_holders) == plain_winner(state, tie_holders)
+        for ability in table(spec).by_id.values():  # each ability's holders' groups, kept
+            assert roles.groups_holding(spec, state, ability.roles) == plain_holding(of, state, ability.roles)
+        assert "holding" in state.facts
 
     checked = check_every_fold(ruleset, by_apply, check, range(4))
     assert checked > 100

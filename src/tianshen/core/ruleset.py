@@ -155,6 +155,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self.pm_declaring: frozenset[str] = self.abilities.declaring()
         # whether the family has an `after_input` (apply_in_place makes its Messages only then)
         self._after_input = type(self).after_input is not Ruleset.after_input
+        # whether the family has its own `watch_activity` (every post goes to it; the shared
+        # one needs only a dead author's post unless the variant counts posts: `_fold_post`)
+        self._own_watch = type(self).watch_activity is not Ruleset.watch_activity
+        self._own_lurkers = type(self).report_lurkers is not Ruleset.report_lurkers  # (the same, at deadlines)
         self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
 
     def setup(self, game: GameSetup) -> Outcome:
@@ -676,7 +680,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                   if isinstance(event, _KEEPS) and known is not DUE_UNKNOWN and known is not DUE_MOVED
                   and not self._after_input else None)
         try:
-            outcome = self._fold(state, event, None, known)
+            # (a PM or a post straight to its fold: `_fold` would only hand it on)
+            kind = type(event)
+            outcome = (self._fold_pm(state, event, None) if kind is PmIn else  # type: ignore[arg-type]
+                       self._fold_post(state, event, None) if kind is PostIn else  # type: ignore[arg-type]
+                       self._fold(state, event, None, known))
             new = outcome.state
             if (before is not None and new is state and new.due is DUE_UNKNOWN and new.phase is phase
                     and before == (phase.kind, phase.step, phase.number, phase.ends_at, phase.started_at)):
@@ -703,37 +711,50 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def _fold(self, state: GameState, event: Input, first: Messages | None = None, known: Any = DUE_UNKNOWN) -> Outcome:
         """The shared mechanics, then the family's handler of the input's kind; `first`: what
-        the shared mechanics say before the ruleset speaks (made here when None); `known`:
+        the shared mechanics say before the ruleset speaks (made only when they speak); `known`:
         the state's next deadline before the fold, when it was asked for."""
         if isinstance(event, PmIn):
             return self._fold_pm(state, event, first)
-        if first is None:
-            first = Messages()
-        is_post = isinstance(event, PostIn)
-        if is_post and state.phase.kind != "over" and peek(state.data, "substitution"):  # a 交替期 is open (seldom)
-            state.changed()  # (a player back may end it)
-            substitution.player_returned(self.spec, state, event.author, first)  # type: ignore[union-attr]
-        if is_post:
-            # (a check-in open: `take` looks at it again; most posts come after it)
-            if peek(state.data, "checkin") and checkin.take(state, event):  # type: ignore[arg-type]
-                return first.outcome(state)
-            self.watch_activity(state, event, first)  # type: ignore[arg-type]
-            outcome = self.on_post(state, event)  # type: ignore[arg-type]
-        elif isinstance(event, DeadlineIn):
+        if isinstance(event, PostIn):
+            return self._fold_post(state, event, first)
+        if isinstance(event, DeadlineIn):
             if event.kind == "checkin_end":
+                first = Messages() if first is None else first
                 self._close_checkin(state, event.at, first)
                 return first.outcome(state)
             if event.kind == "substitution_end":
+                first = Messages() if first is None else first
                 for seat in substitution.expire(state):
                     self.seat_wasted(state, state.player(seat), event.at, first)
                 return first.outcome(state)
             # the next deadline known is the schedule's unless a check-in or substitution ends first
             due = known if known and known.kind not in _CORE_ENDS else None
             outcome = self.on_deadline(state, event, due)
-            self.report_lurkers(outcome.state, event.at, first)
-        else:
-            outcome = self.on_gm(state, event)
-        return self._after_fold(outcome, first)
+            # (the shared `report_lurkers` has nothing to say without a lurking quota: no
+            # messages made for it then)
+            if self._own_lurkers or "analysis_quota" in self.spec.options:
+                first = Messages() if first is None else first
+                self.report_lurkers(outcome.state, event.at, first)
+            return self._after_fold(outcome, first)
+        return self._after_fold(self.on_gm(state, event), first)  # type: ignore[arg-type]
+
+    def _fold_post(self, state: GameState, post: PostIn, first: Messages | None) -> Outcome:
+        """`_fold` of a post: `first` made only when the shared mechanics speak (a 交替期, the
+        check-in, the activity watch: by default only a dead author's post is noted)."""
+        if state.phase.kind != "over" and peek(state.data, "substitution"):  # a 交替期 is open (seldom)
+            state.changed()  # (a player back may end it)
+            first = Messages() if first is None else first
+            substitution.player_returned(self.spec, state, post.author, first)
+        # (a check-in open: `take` looks at it again; most posts come after it)
+        if peek(state.data, "checkin") and checkin.take(state, post):
+            return (Messages() if first is None else first).outcome(state)
+        # the shared `watch_activity` notes only a dead author's post (诈尸) unless the variant
+        # counts posts: a living author's post needs no call and no messages of its own
+        if (self._own_watch or "analysis_quota" in self.spec.options
+                or ((p := state.find(post.author)) is not None and not p.alive)):
+            first = Messages() if first is None else first
+            self.watch_activity(state, post, first)
+        return self._after_fold(self.on_post(state, post), first)
 
     def _fold_pm(self, state: GameState, pm: PmIn, first: Messages | None) -> Outcome:
         """`_fold` of a PM: `first` made only when the shared mechanics speak (a substitution)."""
@@ -741,7 +762,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             sender = pm.sender
             # a substitute answering the call (001 §6.3); every other PM goes on to `on_pm`,
             # which answers strangers and real accounts too (issue 13 item 4: every PM gets a reply)
-            if state.find(sender) is None and substitution.involves(state, sender):
+            # (the sender looked up only when he is on the substitutes' list: `answer_pm` finds him)
+            if substitution.involves(state, sender) and state.find(sender) is None:
                 state.changed()  # (a seat taken may end the 交替期)
                 first = Messages() if first is None else first
                 seat = substitution.answer(self.spec, state, pm, first)
@@ -764,10 +786,13 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self._answer_anyway(pm, outcome)
         return outcome
 
-    def _after_fold(self, outcome: Outcome, first: Messages) -> Outcome:
-        """What every fold ends with: a game over's pause dropped, `first`'s messages first."""
+    def _after_fold(self, outcome: Outcome, first: Messages | None) -> Outcome:
+        """What every fold ends with: a game over's pause dropped, `first`'s messages first
+        (None: the shared mechanics said nothing)."""
         if outcome.state.phase.kind == "over":
             outcome.state.data.pop("paused_at", None)  # a game over has no clock to resume
+        if first is None:
+            return outcome
         if first.posts:
             outcome.posts[:0] = first.posts
         if first.pms:

@@ -50,7 +50,8 @@ def involves(state: GameState, sender: str) -> bool:
     """A PM from a substitute is his answer to the call (asked or not yet); after the 交替期,
     an answer that crossed the seat being taken, and any PM of a substitute, is answered as a
     substitute's (issue 23 item 12: not "你不是本局游戏者")."""
-    return sender in state.data.get("substitutes", [])
+    subs = peek(state.data, "substitutes")  # read only (every PM asks)
+    return subs is not None and sender in subs
 
 
 def answer(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages) -> str | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tianshen.core.abilities import Ability, table
 from tianshen.core.deaths import die
 from tianshen.core.events import note
-from tianshen.core.model import GameState, peek
+from tianshen.core.model import GameState, Player, peek
 from tianshen.core.protection import Guard, Protection
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.actions import (
@@ -77,15 +77,17 @@ def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kil
     return kills
 
 
-def guards(spec: RulesetSpec, state: GameState, x: int | None | bool = False) -> Protection:
+def guards(spec: RulesetSpec, state: GameState, x: int | None | bool = False,
+           commoners: list[Player] | None = None) -> Protection:
     """Tonight's protection, computed once: every ability whose `protects` is `bind` (002 束魂,
     or a variant's guard built on it) registers its group's target; the commoners' prayers
-    register whom they protect (002 祈祷, C11; `x`: the prayer threshold when known)."""
+    register whom they protect (002 祈祷, C11; `x`: the prayer threshold when known,
+    `commoners` the living commoners when listed)."""
     prot = Protection()
     for ability in _binds(spec):
         for group in groups_holding(spec, state, ability.roles):
             prot.add("bind", group, group_target(spec, state, ability.id, group), ability.id)
-    for name in sorted(protected(spec, state, x)):
+    for name in sorted(protected(spec, state, x, commoners)):
         prot.add("prayer", "commoners", name, "pray")
     return prot
 
@@ -107,9 +109,10 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     """002 夜晚, in the order of DECISIONS §3.1.5.  Mutates `state` (a copy)."""
     dawn = Dawn()
     kills = valid_kills(spec, state, log)
-    counts = len(living_commoners(state)), len(living_killers(state))
+    commoners = living_commoners(state)  # (listed once: the threshold and the prayers)
+    counts = len(commoners), len(living_killers(state))
     x = prayer_threshold(state, counts)
-    guard = guards(spec, state, x)
+    guard = guards(spec, state, x, commoners)
     prot = guard.protected("prayer")
     note(log, f"prayer threshold x = {x} ({counts[0]} commoners / {counts[1]} killers); protected: "
          f"{sorted(prot) or 'nobody'}", *(["prayer_protected"] if prot else []))

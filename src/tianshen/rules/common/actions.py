@@ -142,16 +142,20 @@ def prayer_threshold(state: GameState, counts: tuple[int, int] | None = None) ->
     return x if x > 1 else None
 
 
-def protected(spec: RulesetSpec, state: GameState, x: int | None | bool = False) -> set[str]:
+def protected(spec: RulesetSpec, state: GameState, x: int | None | bool = False,
+              commoners: list[Player] | None = None) -> set[str]:
     """Players who got at least x prayers of distinct living commoners (C11); `x`: the
-    threshold when the caller has it (`prayer_threshold`)."""
+    threshold when the caller has it (`prayer_threshold`), `commoners` the living commoners
+    when it has listed them."""
     if x is False:
         x = prayer_threshold(state)
     if x is None:
         return set()
+    prayers = peek(state.data, "subs").get("pray")  # read only: not `apply`'s copy
+    if not prayers:  # (nobody prayed tonight)
+        return set()
     counts: dict[str, int] = {}
-    prayers = peek(state.data, "subs").get("pray", {})  # read only: not `apply`'s copy
-    for commoner in living_commoners(state):
+    for commoner in living_commoners(state) if commoners is None else commoners:
         target = prayers.get(commoner.name)
         if target:
             counts[target] = counts.get(target, 0) + 1

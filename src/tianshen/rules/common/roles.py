@@ -136,10 +136,20 @@ def _partner_seats(spec: RulesetSpec, state: GameState) -> dict[str, tuple[int, 
     return found
 
 
-def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> list[str]:
-    """The acting groups of the holders of an ability (its `roles`), in seat order."""
-    of = groups(spec, state)
-    return list(dict.fromkeys(g for p in state.players if p.role in roles and (g := of[p.name]) is not None))
+def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> tuple[str, ...]:
+    """The acting groups of the holders of an ability (its `roles`), in seat order, dead
+    holders included: worked out once for each `roles` while the roles stay as they are
+    (`GameState.facts`, dropped by `roles_changed`: every dawn asks twice per guard)."""
+    facts = state.facts
+    held = facts.get("holding")
+    if held is None:
+        held = facts["holding"] = {}
+    found = held.get(roles)
+    if found is None:
+        of = groups(spec, state)
+        found = held[roles] = tuple(dict.fromkeys(
+            g for p in state.players if p.role in roles and (g := of[p.name]) is not None))
+    return found  # type: ignore[no-any-return]
 
 
 def winner(state: GameState, tie_holders: tuple[str, ...]) -> str | None:
