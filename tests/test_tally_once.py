@@ -29,3 +29,12 @@ def test_the_table_stays_bounded():
         ballot(f"v{i}", "乙")
     assert len(tally._MADE) <= tally.MADE_MAX
     assert ballot("甲", "乙") == TallyBallot("甲", "乙")
+
+
+def test_a_row_is_made_once_and_every_field_is_in_its_key():
+    from tianshen.core.tally import TallyRow, row
+    assert row("乙", 2, 3, "诅咒") is row("乙", 2, 3, "诅咒")
+    assert row("乙", 2, 3, "诅咒") == TallyRow("乙", 2, 3, "诅咒")
+    for args in (("丙", 2, 3, "诅咒"), ("乙", 1, 3, "诅咒"), ("乙", 2, 2, "诅咒"), ("乙", 2, 3, "")):
+        assert row(*args) == TallyRow(*args)
+

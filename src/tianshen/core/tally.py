@@ -74,6 +74,20 @@ def ballot(voter: str, target: str, weight: int = 1, how: str = POST) -> TallyBa
     return made
 
 
+_ROWS: dict[tuple[str, int, int, str], TallyRow] = {}
+
+
+def row(name: str, votes: int, total: int, modifier: str = "") -> TallyRow:
+    """TallyRow(name, votes, total, modifier), made once for the same four fields (as `ballot`)."""
+    key = (name, votes, total, modifier)
+    made = _ROWS.get(key)
+    if made is None:
+        if len(_ROWS) >= MADE_MAX:
+            _ROWS.clear()
+        made = _ROWS[key] = TallyRow(name, votes, total, modifier)
+    return made
+
+
 def ballots_of(votes: Iterable[tuple[str, str]], how: dict[str, str] | None = None,
                weights: dict[str, int] | None = None) -> tuple[TallyBallot, ...]:
     """(voter, target) pairs as ballots; `how` and `weights` by voter (default: a post, 1)."""

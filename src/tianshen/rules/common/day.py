@@ -21,7 +21,8 @@ from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player, peek, put
 from tianshen.core.names import seat_names
 from tianshen.core.spec import RulesetSpec, Text
-from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
+from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballot, ballots_of
+from tianshen.core.tally import row as tally_row
 from tianshen.core.vote_post import resolve_name
 from tianshen.core.votes import Tally, tally
 from tianshen.rules.common.actions import Refused, names_match
@@ -212,10 +213,11 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
             continue
         # (no curse or bless on the candidate: no note)
         note = modifier_note(spec, modifier, got) if with_modifiers and (modifier := net.get(name, 0)) else ""
-        rows.append(TallyRow(name, got, total, note))
+        rows.append(tally_row(name, got, total, note))
     cast = d["ballots"].get(kind, {})
-    how = {v: (cast[v].get("source") or POST) if v in cast else DELEGATED for v in votes}
-    return DayTally(day=state.phase.number, ballot=kind, ballots=ballots_of(votes.items(), how), rows=tuple(rows),
+    ballots = tuple(ballot(v, t, 1, (cast[v].get("source") or POST) if v in cast else DELEGATED)
+                    for v, t in votes.items())
+    return DayTally(day=state.phase.number, ballot=kind, ballots=ballots, rows=tuple(rows),
                     missing=tuple(missing), executed=(executed,) if executed else ())
 
 
