@@ -117,10 +117,13 @@ def _window_end(d: dict, step: str) -> datetime:
 def candidate(state: GameState, kind: str, written: str) -> str:
     """The candidate a vote names: read against every player (so a dead 丙丁 is not taken
     for 丙), then checked against this ballot's candidates."""
-    names = seat_names(state)
-    name = written if written in names else resolve_name(written, names)  # (a vote post's name: a seat's)
+    p = state.find(written)  # (a vote post's name is a seat's: found once, from the seat table)
+    name = written
+    if p is None:
+        name = resolve_name(written, seat_names(state))
+        p = state.find(name)
     if kind == "main":  # (every living player: the list is made only for a refusal)
-        ok = (p := state.find(name)) is not None and p.alive
+        ok = p is not None and p.alive
     else:
         ok = name in day_read(state)["candidates"]
     if not ok:
@@ -130,11 +133,12 @@ def candidate(state: GameState, kind: str, written: str) -> str:
 
 def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: str) -> str:
     """Record one vote; returns the receipt.  001 §5.1: a vote once cast cannot change."""
-    kind = ballot_kind(state)
+    step = state.phase.step
+    kind = _BALLOT_OF_STEP.get(step)  # (`ballot_kind` and `window_end` inline: every vote)
     if kind is None:
         raise Refused("现在不是投票时间。投票帖贴出后请在投票帖里跟帖投票。")
-    looked = day_read(state)  # (looked at only: the vote is written with `put`)
-    if at > _window_end(looked, state.phase.step):
+    looked = peek(state.data, "day")  # (looked at only: the vote is written with `put`)
+    if at > parse(looked["step_ends_at"] if step in ("ld", "summon") else looked["vote_ends_at"]):
         raise Refused("投票已经截止，这一票无效。")
     if not _must_vote(looked, kind, p):
         if p.name in day(state)["cannot_vote"]:
