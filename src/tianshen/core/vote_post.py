@@ -78,10 +78,12 @@ class VotePost:
     others: str = ""  # the post's other lines (a reason below the vote line, chat)
     below: bool = False  # the verb stands alone and the name is on the next line
     after_quote: bool = False  # read from the lines a Markdown quote swallowed (`_swallowed`)
+    # the target's player, kept as a plain attribute (every vote post reads it twice or more;
+    # a reading is kept, so it is set once a reading, issue 37); not compared, not shown
+    name: str | None = field(init=False, compare=False, repr=False)
 
-    @property
-    def name(self) -> str | None:
-        return self.target.name
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.target.name)
 
     @property
     def reason(self) -> str:
