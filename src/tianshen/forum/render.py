@@ -210,6 +210,8 @@ def _render_lines(body: str, r: Renderer) -> str:
             if out and isinstance(r, MarkdownRenderer) and previous == "plain" and not out.endswith("\n\n"):
                 out += "\n"  # a Markdown table needs a blank line before it
             out += _table(block, r)
+        elif isinstance(r, _AT_ONCE):  # (the lines between a vote count's tables)
+            out += _render_at_once("\n".join(block), r)
         else:
             out += _join([_inline(line, r) for line in block], r)
         previous = kind
