@@ -4,6 +4,8 @@ import html
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tianshen.forum.render import (
     BBCodeRenderer,
@@ -178,3 +180,35 @@ def test_every_text_is_rendered_by_the_one_renderer_of_its_markup() -> None:
     assert all(render.renderer_for(m) is render.renderer_for(m) for m in ("bbcode", "markdown", "plain"))
     with pytest.raises(ValueError, match="unknown markup"):
         render.renderer_for("html")
+
+
+_LINE = st.sampled_from(["", " ", "甲", "**", "*", "[b]", "]", "@乙", "> ", ">", "|", " | ", "\r", "\r\n", "x**y**z",
+                         "**粗[/b]**", "&amp;", "第1夜", "  ", "\t",
+                         "| 甲 | [x]@ |"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_LINE, max_size=5).map("".join), max_size=6).map("\n".join))
+def test_a_text_rendered_at_once_is_the_text_rendered_a_line_at_a_time(body: str) -> None:
+    """Issue 37: BBCode and plain texts without quotes or tables are escaped whole, not a
+    line at a time, and so are the plain lines between a text's tables; the bytes are the
+    same as every line escaped alone."""
+    from tianshen.forum import render
+
+    for markup in ("bbcode", "plain", "markdown"):
+        at_once = render_post(body, markup)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(render, "_AT_ONCE", ())  # every line escaped alone
+            assert at_once == render_post(body, markup)
+
+
+def test_a_plain_bbcode_text_is_escaped_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a text of plain and bold lines (most of what a game sends) is escaped once,
+    not once a line and once a bold span."""
+    calls: list[str] = []
+    real = BBCodeRenderer.escape
+    monkeypatch.setattr(BBCodeRenderer, "escape", lambda self, s: calls.append(s) or real(self, s))
+    body = "**第1夜结束**\n" + "\n".join(f"[{i}]号 **@乙** 死亡" for i in range(20)) + "\n现在是第1天。"
+    assert render_post(body, "bbcode") == "[b]第1夜结束[/b]\n" + "\n".join(
+        f"［{i}］号 [b]＠乙[/b] 死亡" for i in range(20)) + "\n现在是第1天。"
+    assert len(calls) == 1

@@ -169,7 +169,28 @@ def render_post(body: str, markup: str) -> str:
     """Convert the core's minimal markup to `markup`: `**bold**`, `> ` quote lines, and
     table rows (`| a | b |` lines; the first row of a table is its header)."""
     r = renderer_for(markup)
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
+    if isinstance(r, _AT_ONCE) and ">" not in body and "|" not in body:
+        return _render_at_once(body, r)
+    return _render_lines(body, r)
+
+
+# renderers whose escape changes no marker (`*`, `>`, `|`, a space, a line end) and whose
+# lines join with a plain "\n": a text without quotes or tables renders at once
+_AT_ONCE = (BBCodeRenderer, PlainRenderer)
+
+
+def _render_at_once(body: str, r: Renderer) -> str:
+    """`_render_lines` of a text of plain and bold lines, with one escape of the whole text
+    and one pass for its bold spans (a span never crosses a line end), not a pass a line:
+    the same text (issue 37: most texts a game posts or sends)."""
+    out = r.escape(body)
+    return _BOLD.sub(lambda m: r.bold(m.group(1)), out) if "**" in out else out
+
+
+def _render_lines(body: str, r: Renderer) -> str:
+    """`render_post` block by block (quotes, tables, plain lines), each line escaped alone."""
+    lines = body.split("\n")
     kinds = [_kind(line) for line in lines]
     out = ""
     i = 0
@@ -189,6 +210,8 @@ def render_post(body: str, markup: str) -> str:
             if out and isinstance(r, MarkdownRenderer) and previous == "plain" and not out.endswith("\n\n"):
                 out += "\n"  # a Markdown table needs a blank line before it
             out += _table(block, r)
+        elif isinstance(r, _AT_ONCE):  # (the lines between a vote count's tables)
+            out += _render_at_once("\n".join(block), r)
         else:
             out += _join([_inline(line, r) for line in block], r)
         previous = kind
