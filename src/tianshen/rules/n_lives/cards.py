@@ -82,8 +82,11 @@ def held_types(state: GameState, p: Player) -> dict[str, str]:
 
 
 def count_commoners(state: GameState, p: Player) -> int:
-    data = peek(state.data, "cards")
-    return sum(1 for c in held(p) if data[c]["type"] == COMMONER)
+    data, n = peek(state.data, "cards"), 0
+    for c in peek(p.extra, "hand") or ():  # `held`, without its call (every living player every night)
+        if data[c]["type"] == COMMONER:
+            n += 1
+    return n
 
 
 # ---- dealing (§2, §4, §3.4.1) --------------------------------------------------------
