@@ -72,15 +72,6 @@ def held(p: Player) -> list[str]:
     return peek(p.extra, "hand") or []  # type: ignore[no-any-return]
 
 
-def held_types(state: GameState, p: Player) -> dict[str, str]:
-    """Card type -> the first active card of that type the player holds (escrow excluded)."""
-    data = peek(state.data, "cards")
-    out: dict[str, str] = {}
-    for c in held(p):
-        out.setdefault(data[c]["type"], c)
-    return out
-
-
 def count_commoners(state: GameState, p: Player) -> int:
     data, n = peek(state.data, "cards"), 0
     for c in peek(p.extra, "hand") or ():  # `held`, without its call (every living player every night)

@@ -30,7 +30,7 @@ def pick_ability(spec: RulesetSpec, state: GameState, p: Player, verb: str) -> t
     """The ability a verb means for this player, and the card that carries it."""
     candidates = _by_verb(spec).get(verb, ())
     data, hand = peek(state.data, "cards"), cards.held(p)
-    for ability, types in candidates:  # `cards.held_types`' first card of the first type held, without the dict
+    for ability, types in candidates:  # the first active card of the first type held (escrow is not held)
         for t in types:
             for c in hand:
                 if data[c]["type"] == t:
