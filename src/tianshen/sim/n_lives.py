@@ -183,14 +183,15 @@ class NLivesSims:
         """Mostly 庶民 first; the bottom a privilege card (the killer and the werewolf often keep
         their own card there)."""
         hand = cards.hand(p)
+        data = peek(state.data, "cards")  # `cards.card_type` of each card, without its call
         if bottom is None:
-            privileges = [c for c in hand if cards.is_privilege(state, c)]
-            own = [c for c in privileges if cards.card_type(state, c) in ("killer", "werewolf")]
+            privileges = [c for c in hand if data[c]["type"] != cards.COMMONER]
+            own = [c for c in privileges if data[c]["type"] in ("killer", "werewolf")]
             bottom = own[0] if own and rng.random() < 0.6 else pick(rng, privileges)
         rest = [c for c in hand if c != bottom]
         rng.shuffle(rest)
         if rng.random() < 0.7:
-            rest.sort(key=lambda c: cards.is_privilege(state, c))
+            rest.sort(key=lambda c: data[c]["type"] != cards.COMMONER)
         return rest + [bottom]
 
     def _send_order(self, state: GameState, p: Player, order: list[str]) -> None:
@@ -202,7 +203,7 @@ class NLivesSims:
 
     def night(self, state: GameState) -> None:
         for p in state.players:
-            if not p.alive or not cards.held(p):
+            if not p.alive or not peek(p.extra, "hand"):  # `cards.held`, without its call
                 continue
             rng = self._rng(state, f"night:{p.name}")
             plan = self.plan_night(state, p, rng)
@@ -379,7 +380,7 @@ class NLivesSims:
             target = self._choose_vote(state, p, counts, rng)
             if target is None:
                 continue
-            counts[target] = counts.get(target, 0) + len(cards.held(p))
+            counts[target] = counts.get(target, 0) + len(peek(p.extra, "hand") or ())
             if rng.random() < 0.1:
                 self._pm(p.name, f"委托投票 {target}", subject="委托投票")
             else:
@@ -401,7 +402,7 @@ class NLivesSims:
 def _held(state: GameState, p: Player) -> dict[str, str]:
     """Card type -> card of the player's hand (the last of a type; only 庶民 come twice)."""
     data = peek(state.data, "cards")  # (read only: `peek`, not a copy of every card)
-    return {data[c]["type"]: c for c in cards.held(p)}
+    return {data[c]["type"]: c for c in peek(p.extra, "hand") or ()}
 
 
 def _position(size: int, rng: random.Random) -> str:

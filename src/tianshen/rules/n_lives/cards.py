@@ -72,18 +72,12 @@ def held(p: Player) -> list[str]:
     return peek(p.extra, "hand") or []  # type: ignore[no-any-return]
 
 
-def held_types(state: GameState, p: Player) -> dict[str, str]:
-    """Card type -> the first active card of that type the player holds (escrow excluded)."""
-    data = peek(state.data, "cards")
-    out: dict[str, str] = {}
-    for c in held(p):
-        out.setdefault(data[c]["type"], c)
-    return out
-
-
 def count_commoners(state: GameState, p: Player) -> int:
-    data = peek(state.data, "cards")
-    return sum(1 for c in held(p) if data[c]["type"] == COMMONER)
+    data, n = peek(state.data, "cards"), 0
+    for c in peek(p.extra, "hand") or ():  # `held`, without its call (every living player every night)
+        if data[c]["type"] == COMMONER:
+            n += 1
+    return n
 
 
 # ---- dealing (§2, §4, §3.4.1) --------------------------------------------------------
@@ -124,8 +118,9 @@ def deal(spec: RulesetSpec, state: GameState) -> None:
     holder = {card: next(p.name for p in state.players if p.faction == owner) for card, owner in owned.items()}
     loose = [c for c, _ in cards if c not in owned]
     kind = dict(cards)
+    seats = _seats(state, holder, kind, each)
     for _ in range(MAX_DEAL_TRIES):
-        hands = _try_deal(state, loose, holder, kind, each, limit)
+        hands = _try_deal(state, loose, seats, kind, limit)
         if hands is not None:
             for p in state.players:
                 p.extra["hand"] = rng.shuffled(state, hands[p.name])
@@ -134,7 +129,21 @@ def deal(spec: RulesetSpec, state: GameState) -> None:
     raise RuntimeError("no legal deal found")  # pragma: no cover - the constraints are loose
 
 
-def _try_deal(state: GameState, loose: list[str], holder: dict[str, str], kind: dict[str, str], each: int,
+Seat = tuple[str, tuple[str, ...], frozenset[str], int, int]  # name, own cards, their privilege types, 庶民, cards to draw
+
+
+def _seats(state: GameState, holder: dict[str, str], kind: dict[str, str], each: int) -> list[Seat]:
+    """Each player in seat order with the cards he is given before the lot (the same every
+    try: worked out once a deal)."""
+    out: list[Seat] = []
+    for p in state.players:
+        own = tuple(card for card, name in holder.items() if name == p.name)
+        privileges = frozenset(kind[c] for c in own if kind[c] != COMMONER)
+        out.append((p.name, own, privileges, sum(1 for c in own if kind[c] == COMMONER), each - len(own)))
+    return out
+
+
+def _try_deal(state: GameState, loose: list[str], seats: list[Seat], kind: dict[str, str],
               limit: int) -> dict[str, list[str]] | None:
     """One uniform deal: `rng.shuffled(state, loose)` (the same draws in the same order), the
     players in seat order taking cards from its end.  Fisher–Yates fixes the list from the end,
@@ -143,33 +152,33 @@ def _try_deal(state: GameState, loose: list[str], holder: dict[str, str], kind: 
     draws the rest of the shuffle would have made are counted as made (the next try starts
     where a whole shuffle would have left the RNG): None."""
     order = list(loose)
-    hands: dict[str, list[str]] = {p.name: [] for p in state.players}
-    for card, name in holder.items():
-        hands[name].append(card)
+    hands: dict[str, list[str]] = {}
     i = len(order) - 1  # the next place to fix
-    seed, drawn, draw = state.seed, state.rng_draws, rng._draw  # `rng.below`, without a call a draw
-    for p in state.players:
-        hand_ = hands[p.name]
-        privileges = {kind[c] for c in hand_ if kind[c] != COMMONER}
-        commoners = sum(1 for c in hand_ if kind[c] == COMMONER)
-        while len(hand_) < each:
+    drawn, sha = state.rng_draws, rng._sha256
+    prefix = b"%d:" % state.seed  # `rng._draw(seed, n)` is sha256 of prefix + n: `rng.below` without a call a draw
+    for name, own, privileges_, commoners, wanted in seats:
+        hand_ = list(own)
+        privileges = set(privileges_)
+        for _ in range(wanted):
             if i > 0:
                 drawn += 1
-                j = draw(seed, drawn) % (i + 1)
+                j = int.from_bytes(sha(prefix + b"%d" % drawn).digest()[:8], "big") % (i + 1)
                 order[i], order[j] = order[j], order[i]
             card = order[i]
             i -= 1
             ctype = kind[card]
             if ctype == COMMONER:
                 commoners += 1
-                legal = commoners <= limit
-            else:
-                legal = ctype not in privileges
-                privileges.add(ctype)
-            if not legal:
+                if commoners > limit:
+                    state.rng_draws = drawn + max(i, 0)
+                    return None
+            elif ctype in privileges:
                 state.rng_draws = drawn + max(i, 0)
                 return None
+            else:
+                privileges.add(ctype)
             hand_.append(card)
+        hands[name] = hand_
     state.rng_draws = drawn
     return hands
 
@@ -234,14 +243,14 @@ def parse_order(spec: RulesetSpec, state: GameState, p: Player, text: str) -> li
     words = [w for w in _ORDER_SPLIT.split(body.strip()) if w]
     if not words:
         raise OrderError("没有写牌名。")
-    lookup = _name_lookup(spec)
+    lookup, data = _name_lookup(spec), peek(state.data, "cards")
     remaining = hand(p)
     order: list[str] = []
     for word in words:
         ctype = lookup.get(fold(word.removesuffix("牌")))
         if ctype is None:
             raise OrderError(f"没有叫“{word}”的牌。你的手牌：{describe_hand(spec, state, remaining + order)}")
-        card = next((c for c in remaining if card_type(state, c) == ctype), None)
+        card = next((c for c in remaining if data[c]["type"] == ctype), None)  # `card_type`, without its call
         if card is None:
             raise OrderError(f"你手中没有（更多的）“{word}”。你的手牌：{describe_hand(spec, state, hand(p))}")
         remaining.remove(card)

@@ -9,7 +9,7 @@ from typing import Any
 
 from tianshen.core import rng
 from tianshen.core.events import record_tally
-from tianshen.core.model import GameState
+from tianshen.core.model import GameState, peek
 from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballots_of
 from tianshen.rules.n_lives import cards
@@ -40,7 +40,7 @@ def resolve(state: GameState, options: dict[str, Any], log: list[str]) -> Dusk:
     _day_bisha(state, dusk)
     ballots = _ballots(state, dusk)
     dusk.rows = tally(state, ballots, state.data["mods"])
-    living = [p for p in state.players if p.alive and (cards.held(p) or p.extra.get("escrow"))]
+    living = [p for p in state.players if p.alive and (peek(p.extra, "hand") or p.extra.get("escrow"))]
     dusk.executed = executed(dusk.rows, len(living), options, state)
     dusk.tally = day_tally(state, dusk, ballots)
     record_tally(log, "tally: " + ", ".join(f"{r.name} {r.raw}->{r.count}" for r in dusk.rows), dusk.tally)
@@ -109,7 +109,7 @@ def _ballots(state: GameState, dusk: Dusk) -> dict[str, tuple[str, bool]]:
 
 def _has_cards(state: GameState, name: str) -> bool:
     p = state.player(name)
-    return p.alive and bool(cards.held(p) or p.extra.get("escrow"))
+    return p.alive and bool(peek(p.extra, "hand") or p.extra.get("escrow"))  # `cards.held`, without its call
 
 
 def tally(state: GameState, ballots: dict[str, tuple[str, bool]], mods: list[dict[str, Any]]) -> list[Row]:
@@ -118,7 +118,7 @@ def tally(state: GameState, ballots: dict[str, tuple[str, bool]], mods: list[dic
     先减1再减半") cancel in pairs; the rest apply one after another."""
     rows: dict[str, Row] = {}
     for voter, (target, delegated) in ballots.items():
-        weight = len(cards.held(state.player(voter)))
+        weight = len(peek(state.player(voter).extra, "hand") or ())
         row = rows.setdefault(target, Row(target, 0, 0, []))
         row.raw += weight
         row.voters.append((voter, weight, delegated))

@@ -15,7 +15,7 @@ from typing import Any
 from tianshen.core import intake as shared_intake
 from tianshen.core.abilities import table
 from tianshen.core.grammar import Command, count_declaration_chars
-from tianshen.core.model import GameState, Player
+from tianshen.core.model import GameState, Player, peek
 from tianshen.core.names import NameMatchError, match_name
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.n_lives import cards
@@ -29,11 +29,12 @@ Refused = shared_intake.Refused  # the command is not taken; the message says wh
 def pick_ability(spec: RulesetSpec, state: GameState, p: Player, verb: str) -> tuple[Ability, str]:
     """The ability a verb means for this player, and the card that carries it."""
     candidates = _by_verb(spec).get(verb, ())
-    held = cards.held_types(state, p)
-    for ability, types in candidates:
-        card = next((held[t] for t in types if t in held), None)
-        if card:
-            return ability, card
+    data, hand = peek(state.data, "cards"), cards.held(p)
+    for ability, types in candidates:  # the first active card of the first type held (escrow is not held)
+        for t in types:
+            for c in hand:
+                if data[c]["type"] == t:
+                    return ability, c
     names = "或".join(sorted({cards.card_types(spec)[t].name for _, types in candidates for t in types}))
     if p.extra.get("escrow") and any(cards.card_type(state, p.extra["escrow"]) in types for _, types in candidates):
         raise Refused(f"“{candidates[0][0].name}”需要{names}牌，而你的那张牌因为被处决暂时不在手中（要等天亮才知道是否被特赦）。")

@@ -177,7 +177,7 @@ class NLives(Ruleset):
         for actor, lines in answers.items():
             out.pm(actor, _numbered(spec, "answer_subject", k), Lines("\n", lines))
         for p in state.players:
-            if p.alive and (cards.held(p) or p.extra.get("escrow")):
+            if p.alive and (peek(p.extra, "hand") or p.extra.get("escrow")):
                 out.pm(p.name, _numbered(spec, "hand_subject", k), cards.hand_text(self.spec, state, p))
 
 
@@ -242,7 +242,7 @@ class NLives(Ruleset):
         """§5.8: a player is out when it is announced that he holds no card (escrow is held)."""
         dead = []
         for p in state.players:
-            if p.alive and not cards.held(p) and not p.extra.get("escrow"):
+            if p.alive and not peek(p.extra, "hand") and not p.extra.get("escrow"):  # `cards.held`, without its call
                 die(state, p, "cards")
                 dead.append(p.name)
         return dead
