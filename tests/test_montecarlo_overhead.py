@@ -3,6 +3,8 @@ the seats' `GameSetup` is checked once per table size and the sims' class looked
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from tianshen.rules import load_ruleset
@@ -79,3 +81,37 @@ def test_a_deadlines_time_is_written_once_per_moment_and_zone() -> None:
     there = at.astimezone(timezone(timedelta(hours=8)))
     assert at == there
     assert _iso(at, at.utcoffset()) == at.isoformat() != _iso(there, there.utcoffset()) == there.isoformat()
+
+
+def test_the_board_stamps_with_the_games_moment_without_a_call() -> None:
+    moment = [datetime(2026, 1, 1, 20, 0, tzinfo=UTC)]
+    board = montecarlo.CoreBoard(moment)
+    board.pm("甲", "神的使者", "守护 乙")
+    moment[0] = datetime(2026, 1, 1, 21, 0, tzinfo=UTC)
+    board.post("乙", "vote:1", "投票 甲")
+    assert [e.at.hour for e in board.take()] == [20, 21]
+    assert board.clock() == moment[0]
+
+
+def test_a_plain_game_folds_without_game_fold_a_subclass_through_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    ruleset = load_ruleset("classic_10")
+    plain = montecarlo.Game(ruleset, 3, 10)
+    plain.play()
+    seen: list[str] = []
+
+    class Digest(montecarlo.Game):
+        def _took(self, outcome):  # type: ignore[no-untyped-def]
+            seen.append(outcome)
+            return super()._took(outcome)
+
+    mine = Digest(ruleset, 3, 10)
+    mine.play()
+    said = [(list(o.posts), list(o.pms)) for o in plain.outcomes]
+    assert said == [(list(o.posts), list(o.pms)) for o in seen]
+    assert seen == mine.outcomes
+    assert plain.threads == mine.threads and plain.state.model_dump_json() == mine.state.model_dump_json()
+    calls = []
+    fold = montecarlo.Game.fold
+    monkeypatch.setattr(montecarlo.Game, "fold", lambda self, event: (calls.append(event), fold(self, event)))
+    montecarlo.Game(ruleset, 3, 10).play()
+    assert calls == []  # the inputs folded inline: two calls an input less

@@ -35,20 +35,24 @@ class CoreBoard:
     """A `PlayerSide` that keeps what the sims write as core inputs, in the order the
     driver would read them: the GM's PMs first, then the posts (all stamped `now`)."""
 
-    def __init__(self, clock: Callable[[], datetime]) -> None:
-        self.clock = clock
+    def __init__(self, moment: list[datetime]) -> None:
+        # the game's clock: a one-item list its `now` writes, read here without a call
+        self._moment = moment
         self.pms: list[PmIn] = []
         self.posts: list[PostIn] = []
         self._next = 0
 
+    def clock(self) -> datetime:
+        return self._moment[0]
+
     def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
         self._next = n = self._next + 1
-        self.pms.append(PmIn(id=str(n), sender=sender, at=self.clock(), text=text))
+        self.pms.append(PmIn(id=str(n), sender=sender, at=self._moment[0], text=text))
         return n
 
     def post(self, author: str, thread_id: str, text: str) -> int:
         self._next = n = self._next + 1
-        self.posts.append(PostIn(id=str(n), thread=thread_id, author=author, at=self.clock(), text=text))
+        self.posts.append(PostIn(id=str(n), thread=thread_id, author=author, at=self._moment[0], text=text))
         return n
 
     def edit(self, post_id: int, author: str, new_text: str) -> None:
@@ -91,8 +95,8 @@ class Game:
         # the clock the board stamps with, a list the game's `now` writes: not the game itself,
         # so a game played is freed when dropped, not left for the collector (a closure over
         # `self` made every game a cycle: a thousand objects the collector had to find)
-        moment = self._moment = [start]
-        self.board = CoreBoard(lambda: moment[0])
+        self._moment = [start]
+        self.board = CoreBoard(self._moment)
         self.threads: set[str] = set()
         self.outcomes: list[Outcome] = []
         setup = _setup(players, start).model_copy(update={"seed": seed})
@@ -163,20 +167,39 @@ class Game:
         dl = known
         now = self._moment[0]  # (the sims do not move the clock while the game advances)
         fold, next_deadline = self.fold, self.ruleset.next_deadline
+        # `fold` and `_took` inline unless a subclass or the game itself has its own (the tests
+        # digest or watch every input through them): two calls an input less
+        own = getattr(fold, "__func__", None) is Game.fold and getattr(self._took, "__func__", None) is Game._took
+        apply, outcomes, threads = self.ruleset.apply_in_place, self.outcomes, self.threads
         i, n = 0, len(pending)
         while True:
             if dl is None:
                 dl = next_deadline(self.state)
             due = dl is not None and dl.at <= now
             while i < n and (dl is None or not due or pending[i].at <= dl.at):
-                fold(pending[i])
+                if own:
+                    outcome = apply(self.state, pending[i])
+                    outcomes.append(outcome)
+                    if outcome.posts:
+                        threads.update(post.thread for post in outcome.posts)
+                    self.state = outcome.state
+                else:
+                    fold(pending[i])
                 i += 1
                 dl = next_deadline(self.state)
                 due = dl is not None and dl.at <= now
             if dl is None or not due:
                 return dl
             at = dl.at
-            fold(DeadlineIn(id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind))
+            event = DeadlineIn(id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind)
+            if own:
+                outcome = apply(self.state, event)
+                outcomes.append(outcome)
+                if outcome.posts:
+                    threads.update(post.thread for post in outcome.posts)
+                self.state = outcome.state
+            else:
+                fold(event)
             dl = None
 
 
