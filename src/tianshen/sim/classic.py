@@ -110,30 +110,37 @@ class ClassicSims:
         self._of = groups(self.spec(state), state)  # the roles do not change during a night's acts
         self._seat = {p.name: i for i, p in enumerate(alive)}  # where each is in `alive`
         try:
+            forms, variant = self._forms, state.variant
             for p in alive:
                 if p.faction == KILLERS:  # is_killer
                     self._kill(state, p, alive, chosen, rng)
-                elif self.forms(state, p):
+                elif forms.get((variant, p.role)) or self.forms(state, p):  # `forms` inline once known
                     self._power(state, p, alive, chosen, rng)
         finally:
             self._of = self._seat = None
 
     def _kill(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
               rng: random.Random) -> None:
-        group = self.group(state, p)
+        of = self._of
+        group = (of[p.name] or p.name) if of is not None and p.name in of else self.group(state, p)
         if group.startswith("killer:") and on_duty_killer(state, state.phase.number) != p.name:
             return  # 8p: not my night
         if group not in chosen:
             victims = [q for q in alive if not is_killer(q)] or alive
             chosen[group] = pick(rng, victims).name
         target = chosen[group]
-        form = pick(rng, self.forms(state, p)).format(t=target)
+        form = pick(rng, self._forms.get((state.variant, p.role)) or self.forms(state, p)).format(t=target)
         self.board.pm(p.name, self.gm, form + "\n" + declaration(target, rng), subject="行动")
 
     def _power(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
                rng: random.Random) -> None:
-        group = self.group(state, p)
-        role = p.role
+        of, name, role = self._of, p.name, p.role
+        if of is not None and name in of:  # `group` and `alone` inline while `night` runs
+            acting = of[name]
+            group = acting or name
+            alone = acting is None or acting.endswith(":" + name)
+        else:
+            group, alone = self.group(state, p), self.alone(state, p)
         if group in chosen:
             target = chosen[group]  # partners (13p diviners/binders) agree
         elif role == "binder" and self.last_bind and state.find(self.last_bind) and rng.random() < 0.3:
@@ -142,11 +149,12 @@ class ClassicSims:
             target = chosen.setdefault("prayer", pick(rng, alive).name)
         else:
             target = self._anyone_but(rng, alive, p).name
-        if not self.alone(state, p):
+        if not alone:
             chosen[group] = target
         if role == "binder":
             self.last_bind = target
-        self.board.pm(p.name, self.gm, pick(rng, self.forms(state, p)).format(t=target), subject="行动")
+        forms = self._forms.get((state.variant, role)) or self.forms(state, p)
+        self.board.pm(name, self.gm, pick(rng, forms).format(t=target), subject="行动")
 
     def _anyone_but(self, rng: random.Random, alive: list[Player], p: Player) -> Player:
         """`pick(rng, [q for q in alive if q.name != p.name] or alive)`, the same draw, without
