@@ -212,18 +212,35 @@ class ClassicSims:
 
     def _choose_vote(self, p: Player, candidates: list[str], counts: dict[str, int], state: GameState,
                      rng: random.Random) -> str:
-        options = [c for c in candidates if c != p.name] or candidates
+        name = p.name
+        sides = self._sides
+        if sides is None or sides[0] is not candidates or candidates.count(name) != 1 or len(candidates) < 2:
+            return self._choose_among([c for c in candidates if c != name] or candidates, p, counts, state, rng)
+        # the vote's own candidates, the voter among them once: his options are the
+        # candidates but him, drawn by index (`pick` of the list without him, the same draw)
+        if counts and rng.random() < 0.5:
+            leader = max(counts, key=counts.__getitem__)
+            if leader != name and leader in candidates:
+                return leader
+        civilians, killers = sides[1], sides[2]
+        if p.faction == KILLERS:  # is_killer
+            if civilians:
+                return pick(rng, civilians)
+        elif killers and rng.random() < 0.3:
+            return pick(rng, killers)  # a good read
+        r = pick_index(rng, len(candidates) - 1)
+        return candidates[r + 1 if r >= candidates.index(name) else r]
+
+    def _choose_among(self, options: list[str], p: Player, counts: dict[str, int], state: GameState,
+                      rng: random.Random) -> str:
+        """`_choose_vote` from the voter's options as a list (candidates not the vote's own)."""
         if counts and rng.random() < 0.5:
             leader = max(counts, key=counts.__getitem__)
             if leader in options:
                 return leader
-        sides = self._sides
-        if sides is not None and sides[0] is candidates:  # the vote's own candidates
-            civilians, killers = sides[1], sides[2]
-        else:
-            killer_names = self._killers or {q.name for q in state.players if is_killer(q)}
-            civilians = [c for c in options if c not in killer_names]
-            killers = [c for c in options if c in killer_names]
+        killer_names = self._killers or {q.name for q in state.players if is_killer(q)}
+        civilians = [c for c in options if c not in killer_names]
+        killers = [c for c in options if c in killer_names]
         if p.faction == KILLERS:  # is_killer
             return pick(rng, civilians or options)
         if killers and rng.random() < 0.3:
