@@ -201,12 +201,16 @@ class ClassicSims:
         # never among the first, a civilian never among the second, so leaving him out of the
         # candidates leaves them as they are
         self._sides = (candidates, [c for c in candidates if c not in killers], [c for c in candidates if c in killers])
-        post, forms = self.board.post, VOTE_FORMS
+        post, forms, choose = self.board.post, VOTE_FORMS, self._choose_vote
+        n, bits, draw = len(VOTE_FORMS), len(VOTE_FORMS).bit_length(), rng.getrandbits  # `pick` inline
         try:
             for p in rng.sample(voters, len(voters)):
-                target = self._choose_vote(p, candidates, counts, state, rng)
+                target = choose(p, candidates, counts, state, rng)
                 counts[target] = counts.get(target, 0) + 1
-                post(p.name, thread_id, pick(rng, forms).format(t=target))
+                r = draw(bits)
+                while r >= n:
+                    r = draw(bits)
+                post(p.name, thread_id, forms[r].format(t=target))
         finally:
             self._killers, self._sides = set(), None
 
