@@ -67,3 +67,17 @@ def test_a_vote_chooses_and_draws_as_the_list_of_options_did(variant: str) -> No
         got = sims._choose_vote(p, candidates, counts, state, mine)
         assert got == _old_choose_vote(p, candidates, counts, state, old, killer_names)
         assert mine.getstate() == old.getstate()
+
+
+def test_the_games_of_one_ruleset_share_their_roles_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    ruleset = load_ruleset("classic_10")
+    first = montecarlo.Game(ruleset, 1, 10)
+    first.play()
+    calls: list[str] = []
+    real = ClassicSims.forms
+    monkeypatch.setattr(ClassicSims, "forms", lambda self, *a: (calls.append("forms"), real(self, *a))[1])
+    montecarlo.Game(ruleset, 2, 10).play()
+    assert calls == []  # the first game's forms, written down once for this spec
+    other = load_ruleset("classic_8")
+    montecarlo.Game(other, 2, 8).play()
+    assert calls  # another spec's forms are its own

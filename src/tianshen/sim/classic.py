@@ -20,6 +20,10 @@ from tianshen.rules.common.roles import KILLERS, acts_alone, group_of, groups, i
 from tianshen.sim import ThreadLookup, check_in, pick, pick_index
 from tianshen.specs import shared_spec
 
+# the forms of each spec object's roles, shared by the sims that know it (the spec held so
+# its id stays its own); bounded: a daemon's games may each load their spec again
+_FORMS: dict[int, tuple[RulesetSpec, dict[tuple[str, str], tuple[str, ...]]]] = {}
+_FORMS_MAX = 64
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "投票　{t}")
 STORY = (
     "夜色像墨一样泼在小镇上，{t}独自走在回家的石板路上，脚步声在空巷里回荡。",
@@ -49,8 +53,16 @@ class ClassicSims:
     # ---- the ability table (core.abilities): who holds what, and the words to write ----
 
     def know(self, spec: RulesetSpec) -> None:
-        """The variant the game is played by, as its ruleset holds it (read only)."""
+        """The variant the game is played by, as its ruleset holds it (read only); the forms
+        written down for that spec object by earlier games (a Monte Carlo run's games share it)."""
         self._specs[spec.id] = spec
+        kept = _FORMS.get(id(spec))
+        if kept is None or kept[0] is not spec:
+            if len(_FORMS) >= _FORMS_MAX:
+                _FORMS.clear()
+            kept = _FORMS[id(spec)] = (spec, {})
+        kept[1].update(self._forms)
+        self._forms = kept[1]
 
     def spec(self, state: GameState) -> RulesetSpec:
         if state.variant not in self._specs:
