@@ -439,7 +439,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             return
         count = self.ballots.count(state, closing=False) if self.ballots is not None else None
         if count is None or not count.missing:
-            state.data["early_at"] = at.isoformat()
+            state.data["early_at"] = clock.iso(at, at.utcoffset())
             state.changed()  # the step ends now: a PM's or a post's fold does not keep its deadline
 
     def on_leave(self, state: GameState, p: Player, until: datetime) -> None:

@@ -48,8 +48,8 @@ def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: lis
     state.phase.kind, state.phase.step = "day", "discussion"
     state.phase.started_at, state.phase.ends_at = at, schedule.vote_ends
     state.data["day"] = {
-        "vote_opens_at": schedule.vote_opens.isoformat(),
-        "vote_ends_at": schedule.vote_ends.isoformat(),
+        "vote_opens_at": iso(schedule.vote_opens, schedule.vote_opens.utcoffset()),
+        "vote_ends_at": iso(schedule.vote_ends, schedule.vote_ends.utcoffset()),
         "cannot_vote": saved,  # 002 束魂: the saved player can't vote today (main and LD)
         "net": net,
         "night_dead": night_dead,
