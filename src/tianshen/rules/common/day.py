@@ -221,8 +221,9 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
     cast = d["ballots"].get(kind, {})
     ballots = tuple(ballot(v, t, 1, (cast[v].get("source") or POST) if v in cast else DELEGATED)
                     for v, t in votes.items())
-    return DayTally(day=state.phase.number, ballot=kind, ballots=ballots, rows=tuple(rows),
-                    missing=tuple(missing), executed=(executed,) if executed else ())
+    # (by position: day, ballot, ballots, rows, missing, abstained, executed)
+    return DayTally(state.phase.number, kind, ballots, tuple(rows), tuple(missing), (),
+                    (executed,) if executed else ())
 
 
 def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: DayTally) -> list[str | Text]:
