@@ -33,9 +33,19 @@ def test_one_wall_time_both_sides_of_a_clock_change():
 
 
 def test_a_vote_keeps_its_own_zone():
-    """`cast_vote` writes the vote's time through `iso`: the text of its own moment."""
-    import inspect
+    """`cast_vote` writes each vote's time as the text of its own moment and zone: one instant
+    voted in UTC and in UTC+8 keeps two texts."""
+    from classic_helpers import Game
 
-    from tianshen.rules.common import day
+    from tianshen.core.model import PostIn
 
-    assert "iso(at, at.utcoffset())" in inspect.getsource(day.cast_vote)
+    g = Game(10)
+    g.dawn()
+    g.advance("vote_open")
+    at = g.at(1)
+    there = at.astimezone(ZoneInfo("Asia/Shanghai"))
+    g._apply(PostIn(id="z1", thread="vote:1", author="丙", at=at, text="投票 甲"))
+    g._apply(PostIn(id="z2", thread="vote:1", author="丁", at=there, text="投票 甲"))
+    cast = g.state.data["day"]["ballots"]["main"]
+    assert cast["丙"]["at"] == at.isoformat() and cast["丁"]["at"] == there.isoformat()
+    assert cast["丙"]["at"] != cast["丁"]["at"]
