@@ -36,7 +36,6 @@ def test_a_vote_keeps_its_own_zone():
     """`cast_vote` writes each vote's time as the text of its own moment and zone: one instant
     voted in UTC and in UTC+8 keeps two texts."""
     from classic_helpers import Game
-
     from tianshen.core.model import PostIn
 
     g = Game(10)
