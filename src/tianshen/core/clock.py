@@ -106,6 +106,15 @@ def parse(text: str) -> datetime:
     return at
 
 
+@lru_cache(maxsize=4096)
+def iso(at: datetime, offset: timedelta | None) -> str:
+    """`at.isoformat()`, called as `iso(at, at.utcoffset())`: a vote's time is written as text
+    (issue 37), and a run's games fall on a few moments.  The offset is part of the key: one
+    instant in two zones (or one wall time on both sides of a clock change) is one key for a
+    datetime alone, but two texts; the moment and its offset are all the text is made of."""
+    return at.isoformat()
+
+
 @lru_cache(maxsize=1024)
 def _show(t: datetime, zone: str, seconds: bool, year: bool) -> str:
     """`show` of a time: a game shows its few deadlines many times (issue 37), so the texts

@@ -67,7 +67,7 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
             late += isinstance(exc, ReadLate)
             reason = reason_of(exc)
             refused.append(Lines("", ["✘ ", cmd.line, "：", reason]))
-            out.refusals.append(Refusal(sender=p.name, text=cmd.line, reason=reason))
+            out.refusals.append(Refusal(p.name, cmd.line, reason))
     if late:
         alone = not done and late == len(refused) and not unknown
         _read_late(spec, state, pm, out, alone)

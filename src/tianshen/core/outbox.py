@@ -21,14 +21,14 @@ class Messages:
         self.notes: list[str] = []  # for the human GM (sent to his contact account)
 
     def post(self, thread: str, body: Body, title: str | None = None) -> None:
-        self.posts.append(PublicPost(thread=thread, body=body, title=title))
+        self.posts.append(PublicPost(thread, body, title))
 
     def pm(self, to: str, subject: str, body: Body) -> None:
-        self.pms.append(PrivateMessage(to=to, subject=subject, body=body))
+        self.pms.append(PrivateMessage(to, subject, body))
 
     def refuse(self, sender: str, text: str, reason: Body, reply_to: str | None = None, subject: str = "") -> None:
         """Record a refusal and answer the sender (when there is one to answer)."""
-        self.refusals.append(Refusal(sender=sender, text=text, reason=reason))
+        self.refusals.append(Refusal(sender, text, reason))
         if reply_to:
             self.pm(reply_to, subject or "天神回复：未能接受", reason)
 

@@ -439,7 +439,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             return
         count = self.ballots.count(state, closing=False) if self.ballots is not None else None
         if count is None or not count.missing:
-            state.data["early_at"] = at.isoformat()
+            state.data["early_at"] = clock.iso(at, at.utcoffset())
             state.changed()  # the step ends now: a PM's or a post's fold does not keep its deadline
 
     def on_leave(self, state: GameState, p: Player, until: datetime) -> None:
@@ -675,10 +675,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         # A PM or a post moves it only through the phase or a write that says so
         # (`GameState.changed`: /done's early end, an extension, a substitution): the phase as
         # it was, to keep the deadline known after such a fold (None: not kept)
+        # (its fields kept one by one and compared by identity: no tuples a fold; the same
+        # object is the same value, a new one only costs the kept deadline)
         phase = state.phase
-        before = ((phase.kind, phase.step, phase.number, phase.ends_at, phase.started_at)
-                  if isinstance(event, _KEEPS) and known is not DUE_UNKNOWN and known is not DUE_MOVED
-                  and not self._after_input else None)
+        keep = (isinstance(event, _KEEPS) and known is not DUE_UNKNOWN and known is not DUE_MOVED
+                and not self._after_input)
+        if keep:
+            kind0, step0, number0, ends0, started0 = (phase.kind, phase.step, phase.number,
+                                                      phase.ends_at, phase.started_at)
         try:
             # (a PM or a post straight to its fold: `_fold` would only hand it on)
             kind = type(event)
@@ -686,8 +690,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                        self._fold_post(state, event, None) if kind is PostIn else  # type: ignore[arg-type]
                        self._fold(state, event, None, known))
             new = outcome.state
-            if (before is not None and new is state and new.due is DUE_UNKNOWN and new.phase is phase
-                    and before == (phase.kind, phase.step, phase.number, phase.ends_at, phase.started_at)):
+            if (keep and new is state and new.due is DUE_UNKNOWN and new.phase is phase
+                    and phase.kind is kind0 and phase.step is step0 and phase.number is number0
+                    and phase.ends_at is ends0 and phase.started_at is started0):
                 new.due = known
             else:
                 new.due = DUE_UNKNOWN

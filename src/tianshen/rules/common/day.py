@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tianshen.core.clock import PhaseClock, parse
+from tianshen.core.clock import PhaseClock, iso, parse
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player, peek, put
@@ -48,8 +48,8 @@ def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: lis
     state.phase.kind, state.phase.step = "day", "discussion"
     state.phase.started_at, state.phase.ends_at = at, schedule.vote_ends
     state.data["day"] = {
-        "vote_opens_at": schedule.vote_opens.isoformat(),
-        "vote_ends_at": schedule.vote_ends.isoformat(),
+        "vote_opens_at": iso(schedule.vote_opens, schedule.vote_opens.utcoffset()),
+        "vote_ends_at": iso(schedule.vote_ends, schedule.vote_ends.utcoffset()),
         "cannot_vote": saved,  # 002 束魂: the saved player can't vote today (main and LD)
         "net": net,
         "night_dead": night_dead,
@@ -148,7 +148,7 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
     if cast is not None:
         raise Refused(f"你已经投给了{cast['target']}。投票一旦投出，就禁止修改。")
     target = candidate(state, kind, written)
-    put(state.data, ("day", "ballots", kind), p.name, {"target": target, "at": at.isoformat(), "source": source})
+    put(state.data, ("day", "ballots", kind), p.name, {"target": target, "at": iso(at, at.utcoffset()), "source": source})
     if p.name in looked["delegations"].get(kind, ()):  # (`put` wrote the ballots only: the same delegations)
         del day(state)["delegations"][kind][p.name]  # 001 §5.3: own vote voids the delegation
     return f"{p.name} 投票给 {target}"
@@ -221,8 +221,9 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
     cast = d["ballots"].get(kind, {})
     ballots = tuple(ballot(v, t, 1, (cast[v].get("source") or POST) if v in cast else DELEGATED)
                     for v, t in votes.items())
-    return DayTally(day=state.phase.number, ballot=kind, ballots=ballots, rows=tuple(rows),
-                    missing=tuple(missing), executed=(executed,) if executed else ())
+    # (by position: day, ballot, ballots, rows, missing, abstained, executed)
+    return DayTally(state.phase.number, kind, ballots, tuple(rows), tuple(missing), (),
+                    (executed,) if executed else ())
 
 
 def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: DayTally) -> list[str | Text]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from tianshen.core import abilities, checkin
 from tianshen.core.ballots import BallotPolicy
-from tianshen.core.clock import PhaseClock, show_for
+from tianshen.core.clock import PhaseClock, iso, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
 from tianshen.core.flow import ANY, PHASE_START, Step
@@ -73,7 +73,7 @@ class ForumGame(Ruleset):
         self._init_data(state, game)
         self._begin_night(state, 1, game.start)
         checkin.open_window(state, game.start, float(self.spec.options.get("checkin_hours", 0)))
-        state.data["started_at"] = game.start.isoformat()
+        state.data["started_at"] = iso(game.start, game.start.utcoffset())
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
@@ -185,7 +185,7 @@ class ForumGame(Ruleset):
         spec, k = self.spec, state.phase.number
         d = state.data["day"]
         d["candidates"] = top
-        d["step_ends_at"] = self.clock.ld_ends(at).isoformat()
+        d["step_ends_at"] = iso(ends := self.clock.ld_ends(at), ends.utcoffset())
         state.phase.step = "ld"
         state.phase.ends_at = self.clock.extended_day_ends(days.ts(d["vote_ends_at"]))
         lines.append(spec.later("ld_start", candidates="、".join(top), ends=show_for(state, days.ts(d["step_ends_at"]))))
@@ -237,7 +237,7 @@ class ForumGame(Ruleset):
             return
         d["summon_round"] = r + 1
         d["summoned"] = rounds[r]
-        d["step_ends_at"] = self.clock.summon_round_ends(at).isoformat()
+        d["step_ends_at"] = iso(ends := self.clock.summon_round_ends(at), ends.utcoffset())
         state.phase.step = "summon"
         summoned = "、".join(rounds[r])
         lines.append(spec.later("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
