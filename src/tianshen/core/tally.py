@@ -10,8 +10,9 @@ words as posted); who did not vote, who abstained, and who the count executed or
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 # how a ballot came to be in the count
 POST, PM, GM, DELEGATED, SELF = "post", "pm", "gm", "delegated", "self"
@@ -63,15 +64,19 @@ _MADE: dict[tuple[str, str, int, str], TallyBallot] = {}
 MADE_MAX = 4096
 
 
+def _once(table: dict[Any, Any], key: tuple[Any, ...], make: Callable[..., Any]) -> Any:
+    """`make(*key)`, made once for the same key while `table` keeps it (emptied past MADE_MAX)."""
+    made = table.get(key)
+    if made is None:
+        if len(table) >= MADE_MAX:
+            table.clear()
+        made = table[key] = make(*key)
+    return made
+
+
 def ballot(voter: str, target: str, weight: int = 1, how: str = POST) -> TallyBallot:
     """TallyBallot(voter, target, weight, how), made once for the same four fields."""
-    key = (voter, target, weight, how)
-    made = _MADE.get(key)
-    if made is None:
-        if len(_MADE) >= MADE_MAX:
-            _MADE.clear()
-        made = _MADE[key] = TallyBallot(voter, target, weight, how)
-    return made
+    return _once(_MADE, (voter, target, weight, how), TallyBallot)  # type: ignore[no-any-return]
 
 
 _ROWS: dict[tuple[str, int, int, str], TallyRow] = {}
@@ -79,13 +84,7 @@ _ROWS: dict[tuple[str, int, int, str], TallyRow] = {}
 
 def row(name: str, votes: int, total: int, modifier: str = "") -> TallyRow:
     """TallyRow(name, votes, total, modifier), made once for the same four fields (as `ballot`)."""
-    key = (name, votes, total, modifier)
-    made = _ROWS.get(key)
-    if made is None:
-        if len(_ROWS) >= MADE_MAX:
-            _ROWS.clear()
-        made = _ROWS[key] = TallyRow(name, votes, total, modifier)
-    return made
+    return _once(_ROWS, (name, votes, total, modifier), TallyRow)  # type: ignore[no-any-return]
 
 
 def ballots_of(votes: Iterable[tuple[str, str]], how: dict[str, str] | None = None,
