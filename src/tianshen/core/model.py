@@ -968,12 +968,3 @@ class Outcome:
                        "log": list(self.log), "notes": self.notes, "deaths": [asdict(d) for d in self.deaths],
                        "events": [asdict(e) for e in self.events]})
 
-
-def made(state: GameState, posts: list[PublicPost], pms: list[PrivateMessage], refusals: list[Refusal],
-         log: list[str], notes: list[str], events: list[Event]) -> Outcome:
-    """`Outcome(...)` with these lists and no deaths, without the keyword call (one is made
-    for every input: `core.outbox.Messages.outcome`)."""
-    o = _new(Outcome)
-    o.state, o.posts, o.pms, o.refusals, o.log, o.notes, o.deaths, o.events = (
-        state, posts, pms, refusals, log, notes, [], events)
-    return o

@@ -33,7 +33,8 @@ class Messages:
             self.pm(reply_to, subject or "天神回复：未能接受", reason)
 
     def outcome(self, state: GameState) -> Outcome:
-        """The Outcome of these messages (`core.model.made`, inline: one for every input)."""
+        """The Outcome of these messages, with no deaths (built without the keyword call: one
+        is made for every input)."""
         log = self.log
         events = log.events if type(log) is EventLog else None
         o = _new(Outcome)
