@@ -13,9 +13,11 @@ from typing import Any
 
 from tianshen.core.model import GameState, Player, PostIn, peek
 
+QUOTA = "analysis_quota"  # the option's key: a variant without it counts no posts
+
 
 def quota(options: dict[str, Any]) -> tuple[int, float] | None:
-    q = options.get("analysis_quota")
+    q = options.get(QUOTA)
     return (int(q["posts"]), float(q["hours"])) if q else None
 
 

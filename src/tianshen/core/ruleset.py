@@ -737,7 +737,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             outcome = self.on_deadline(state, event, due)
             # (the shared `report_lurkers` has nothing to say without a lurking quota: no
             # messages made for it then)
-            if self._own_lurkers or "analysis_quota" in self.spec.options:
+            if self._own_lurkers or activity.QUOTA in self.spec.options:
                 first = Messages() if first is None else first
                 self.report_lurkers(outcome.state, event.at, first)
             return self._after_fold(outcome, first)
@@ -755,7 +755,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             return (Messages() if first is None else first).outcome(state)
         # the shared `watch_activity` notes only a dead author's post (诈尸) unless the variant
         # counts posts: a living author's post needs no call and no messages of its own
-        if (self._own_watch or "analysis_quota" in self.spec.options
+        if (self._own_watch or activity.QUOTA in self.spec.options
                 or ((p := state.find(post.author)) is not None and not p.alive)):
             first = Messages() if first is None else first
             self.watch_activity(state, post, first)
@@ -829,14 +829,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             text = " ".join(post.text.split())
             out.notes.append(f"诈尸：{p.name}（已死亡）在 {post.thread} 发帖：{text[:40]}")
         options = self.spec.options
-        if "analysis_quota" in options and (rule := activity.quota(options)):  # (most variants: none)
+        if activity.QUOTA in options and (rule := activity.quota(options)):  # (most variants: none)
             activity.record(state, post, rule[1])
 
     def report_lurkers(self, state: GameState, at: datetime, out: Messages) -> None:
         """A hook: after every deadline (the shared rule: the GM is told who posted less than
         the quota)."""
         options = self.spec.options
-        rule = activity.quota(options) if "analysis_quota" in options else None
+        rule = activity.quota(options) if activity.QUOTA in options else None
         if not rule:  # (most variants: nothing more to read)
             return
         start = state.data.get("started_at") or None
