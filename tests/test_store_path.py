@@ -881,3 +881,25 @@ def test_an_input_its_row_does_not_say_all_of_keeps_its_json(env: Env) -> None:
         env.store.commit_step(env.game_id, inbound=inbound, event_kind="gm", event_payload=None,
                               phase_label="night 1", state_json=None, status="running", deadline_at=None,
                               winner=None, players=None, outbox=[])
+
+
+def test_a_hot_statements_time_is_processed_in_one_call() -> None:
+    """A time bound by a hot statement goes through one Python function (issue 37), not
+    three nested ones; a time last seen, a time not in UTC and a None as before."""
+    import sys
+    from datetime import timezone
+
+    from tianshen.store.models import UTCDateTime
+
+    proc = UTCDateTime()._cached_bind_processor(create_engine("sqlite://").dialect)  # (as compiled: a text)
+    quick = store_module._quick(UTCDateTime(), "sqlite", proc)
+    calls: list[str] = []
+    sys.setprofile(lambda frame, what, arg: calls.append(frame.f_code.co_name) if what == "call" else None)
+    try:
+        text = quick(START + timedelta(seconds=1))
+    finally:
+        sys.setprofile(None)
+    assert text == proc(START + timedelta(seconds=1)) and calls == ["process"]
+    zoned = START.astimezone(timezone(timedelta(hours=8)))
+    assert quick(zoned) == proc(zoned) and quick(zoned) == proc(zoned) and quick(START) == proc(START)
+    assert quick(None) is None

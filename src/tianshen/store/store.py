@@ -308,51 +308,35 @@ _SAMPLE = datetime(2026, 12, 6, 13, 1, 2, 345678, tzinfo=UTC)
 
 
 def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A bind processor as a hot statement runs it: a time's remembered (`_remembered`) and
-    shortened (`_faster`), a None that stays None answered at once (a step's outbox rows'
-    `sent_at`, an open phase's end: about 80 a classic_10 rehearsal went through the type
-    layer); any other type's processor (a boolean's, in C) as it is."""
+    """A bind processor as a hot statement runs it; a time's in one call (issue 37: it was
+    three nested ones, about 300 times a classic_10 rehearsal):
+    - a None that stays None answered at once (a step's outbox rows' `sent_at`, an open
+      phase's end: not through the type layer);
+    - the value it last had answered again without the work (a step's or a flush's rows
+      share their times, `now`; the type's processor takes about 6 µs);
+    - on SQLite a UTC time (every time the store writes) its text at once, not through
+      `UTCDateTime` and SQLAlchemy's format (3.7 -> 1.8 µs), when that gives SQLAlchemy's
+      text; another value the type's processor.
+    Any other type's processor (a boolean's, in C) as it is."""
     if not isinstance(type_, UTCDateTime):
         return proc
-    timed = _remembered(_faster(type_, dialect, proc))
-    if proc(None) is not None:
-        return timed
-
-    def process(value: Any) -> Any:
-        return None if value is None else timed(value)
-
-    return process
-
-
-def _faster(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`proc`, with a short way for the common value where there is one: on SQLite a UTC
-    time (every time the store writes) is its text at once, not through `UTCDateTime` and
-    SQLAlchemy's format (3.7 -> 1.8 µs, 300 a classic_10 rehearsal); another value, or a
-    text that would differ from SQLAlchemy's, takes `proc`."""
-    if dialect != "sqlite" or not isinstance(type_, UTCDateTime):
-        return proc
-
-    def process(value: Any) -> Any:
-        if value is not None and value.tzinfo is UTC:
-            return value.replace(tzinfo=None).isoformat(" ", "microseconds")
-        return proc(value)
-
     sample = _SAMPLE.replace(year=999, microsecond=0)
-    return process if all(proc(v) == process(v) for v in (_SAMPLE, sample)) else proc
-
-
-def _remembered(proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`proc` (a type's bind processor: a datetime into the database's form, about 6 µs)
-    answering the value it last had again without the work: a step's or a flush's rows
-    share their times (`now`)."""
+    short = dialect == "sqlite" and all(
+        proc(v) == v.replace(tzinfo=None).isoformat(" ", "microseconds") for v in (_SAMPLE, sample))
+    none_stays = proc(None) is None
     last: tuple[Any, Any] = (None, None)
 
     def process(value: Any) -> Any:
         nonlocal last
+        if value is None and none_stays:
+            return None
         seen, out = last  # one tuple, replaced whole: threads may share it
         if value is seen and value is not None:
             return out
-        out = proc(value)
+        if short and value is not None and value.tzinfo is UTC:
+            out = value.replace(tzinfo=None).isoformat(" ", "microseconds")
+        else:
+            out = proc(value)
         last = (value, out)
         return out
 
