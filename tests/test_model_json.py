@@ -4,12 +4,16 @@ what pydantic wrote must read back the same.  The pydantic models below are the 
 
 from __future__ import annotations
 
+import json.encoder
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
+from tianshen.core import model
 from tianshen.core.fold import stored_input
 from tianshen.core.model import DeadlineIn, GameState, GmIn, InputEnvelope, PmIn, PostIn
 from tianshen.rules import load_ruleset
@@ -157,3 +161,52 @@ def test_inputs_write_and_read_what_pydantic_did() -> None:
 def test_an_unknown_input_type_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown input type"):
         stored_input('{"type":"telegram","id":"1"}')
+
+
+_ZONES = st.sampled_from([UTC, timezone(timedelta(hours=8)), timezone(timedelta(hours=-5, minutes=-30)), None])
+_AT = st.builds(lambda at, zone: at.replace(tzinfo=zone), st.datetimes(), _ZONES)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(), st.text(), st.text(), _AT, st.booleans(), st.none() | st.text())
+def test_an_input_written_at_once_is_what_pydantic_wrote(a: str, b: str, text: str, at: datetime, edited: bool,
+                                                        original: str | None) -> None:
+    """The inputs' own `model_dump_json` (issue 37: no dict, no encoder call) against
+    pydantic's, any text (quotes, backslashes, control and non-BMP characters) and time."""
+    pm = PmIn(id=a, sender=b, at=at, text=text)
+    post = PostIn(id=a, thread=b, author=b, at=at, text=text, edited=edited, original_text=original)
+    deadline = DeadlineIn(id=a, at=at, kind=text)
+    olds = [OldPmIn(id=pm.id, sender=pm.sender, at=at, text=pm.text),
+            OldPostIn(id=a, thread=b, author=post.author, at=at, text=post.text, edited=edited,
+                      original_text=post.original_text),
+            OldDeadlineIn(id=a, at=at, kind=text)]
+    for new, old in zip((pm, post, deadline), olds, strict=True):
+        written = old.model_dump_json()
+        assert new.model_dump_json() == written
+        assert model._encode(new._dict()) == written  # the general way, as before
+        assert stored_input(written) == new
+
+
+def test_an_input_is_written_without_its_dict_and_odd_fields_the_general_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    at = datetime(2026, 3, 1, 20, 0, 0, 500, tzinfo=UTC)
+    inputs = [PmIn(id="1", sender="甲", at=at, text="杀 乙"), DeadlineIn(id="4", at=at, kind="dawn"),
+              PostIn(id="2", thread="vote:1", author="乙", at=at, text="投票 甲", edited=True, original_text="x")]
+    written = [i.model_dump_json() for i in inputs]
+    for cls in (PmIn, PostIn, DeadlineIn):
+        monkeypatch.setattr(cls, "_dict", lambda self: pytest.fail("the input's dict was built"))
+    assert [i.model_dump_json() for i in inputs] == written
+    monkeypatch.undo()
+    odd = PostIn(id="2", thread="vote:1", author="乙", at=at, text="投票 甲")
+    odd.edited = 1  # type: ignore[assignment]  # (not what an input makes: written as the encoder writes it)
+    assert odd.model_dump_json() == model._encode(odd._dict()) and '"edited":1' in odd.model_dump_json()
+
+
+def test_a_state_is_written_by_the_c_encoder_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_dumps` calls the C encoder itself (no `JSONEncoder.iterencode` a call), same bytes."""
+    game = Game(load_ruleset("classic_10"), 4, 10)
+    game.play()
+    data = game.state._dict()
+    written = model._encode(data)
+    monkeypatch.setattr(json.encoder.JSONEncoder, "iterencode", lambda *a, **k: pytest.fail("through iterencode"))
+    assert model._c_encode is not None and model._dumps(data) == written
+    assert game.state.model_dump_json() == written

@@ -562,3 +562,37 @@ def test_migration_0008_a_state_behind_its_events_is_caught_up_on_downgrade(db_u
         assert conn.execute(text("SELECT state_seq FROM games")).scalars().all() == [None]
     assert store.load_game(result.game_id).state_json == result.state.model_dump_json()
     store.close()
+
+
+def test_migration_0009_an_input_said_by_its_row_gets_its_json_back_on_downgrade(db_url: str) -> None:
+    """Issue 37: an inbound row that says all of its input keeps '' as its payload (the
+    JSON made when read).  A downgrade to 0008 (whose code reads the column as the JSON)
+    writes each one's JSON; `events` reads the same before, after and upgraded again."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from tianshen.sim.rehearsal import rehearse
+    from tianshen.store.store import alembic_config
+
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    result = rehearse("classic_8", 2, db_url, store=store, name="down-9")
+    events = store.events(result.game_id)
+
+    def payloads() -> dict[int, str]:
+        with store.engine.connect() as conn:
+            return dict(conn.execute(text("SELECT event_seq, payload_json FROM inbound WHERE game_id = :gid"),
+                                     dict(gid=result.game_id)).all())
+
+    assert payloads() and set(payloads().values()) == {""}
+    cfg = alembic_config(db_url)
+    with store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0008")
+    by_seq = {e.seq: e.payload_json for e in events}
+    assert payloads() == {seq: by_seq[seq] for seq in payloads()} and "" not in payloads().values()
+    assert store.events(result.game_id) == events
+    store.upgrade()
+    assert store.events(result.game_id) == events
+    assert store.load_game(result.game_id).state_json == result.state.model_dump_json()
+    store.close()

@@ -803,3 +803,103 @@ def test_a_game_created_here_is_signed_up_and_dealt_in_one_transaction(
         GameDriver.create(store, forum, "no-deal", "classic_10", setup, alone=True)
     assert store.game_id("no-deal") is None
     store.close()
+
+
+def test_an_input_said_all_by_its_inbound_row_is_stored_once_and_read_as_it_was_folded(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37, migration 0009: a PM's, a post's and a deadline's JSON is neither made nor
+    stored beside the inbound row that says it all (its `payload_json` is ''); every reader
+    (`events`, `load_game`'s fold, the web's events) gets the JSON the driver folded."""
+    from tianshen.core.model import DeadlineIn, PmIn, PostIn
+    from tianshen.web.app import _events_after
+
+    folded: dict[int, object] = {}
+    original = GameDriver._folded
+
+    def kept(self: GameDriver, seq: int, label: str, event, outcome, after: str) -> None:  # type: ignore[no-untyped-def]
+        folded[seq] = event
+        original(self, seq, label, event, outcome, after)
+
+    monkeypatch.setattr(GameDriver, "_folded", kept)
+    for cls in (PmIn, PostIn, DeadlineIn):
+        monkeypatch.setattr(cls, "model_dump_json", lambda self: pytest.fail("an input's JSON made"))
+    store = Store(db_url, durable=False)
+    store.upgrade()
+    result = rehearse("classic_10", 4, db_url, store=store, name="said-4")
+    monkeypatch.undo()
+    folded = {seq: e.model_dump_json() for seq, e in folded.items()}  # type: ignore[attr-defined]
+    with store.engine.connect() as conn:
+        payloads = conn.execute(select(store_module._I.c.payload_json)).scalars().all()
+    assert len(payloads) == len(folded) > 50 and set(payloads) == {""}
+    events = {e.seq: e.payload_json for e in store.events(result.game_id)}
+    assert {seq: events[seq] for seq in folded} == folded
+    web = {e.seq: e.payload_json for e in _events_after(store, result.game_id, 0, max(events))}
+    assert web == events
+    other = Store(db_url)  # a state behind its events, folded on read with the inputs made from their rows
+    with store.engine.begin() as conn:
+        conn.execute(store_module._G.update().values(state_json=_state_after(store, result.game_id, 1), state_seq=1))
+    assert other.load_game(result.game_id).state_json == result.state.model_dump_json()
+    other.close()
+    store.close()
+
+
+def _state_after(store: Store, game_id: int, seq: int) -> str:
+    from tianshen.core.fold import fold
+    from tianshen.rules import game_ruleset
+
+    record = store.load_game(game_id)
+    state = fold(game_ruleset(record.ruleset, record.config), store.events(game_id), before_seq=seq + 1)
+    assert state is not None
+    return state.model_dump_json()
+
+
+def test_an_input_its_row_does_not_say_all_of_keeps_its_json(env: Env) -> None:
+    """A post's first version (not a column of its row) and a time not in UTC (read back in
+    UTC) are stored in the row's `payload_json` as before; a step without a payload whose
+    row does not say its input is refused."""
+    from datetime import timezone
+
+    from tianshen.core.model import PmIn, PostIn
+    from tianshen.service.driver import _inbound
+    from tianshen.store.store import row_says
+
+    env.goto(env.at(1))
+    at = env.clock.now()
+    edited = PostIn(id="p1", thread="main", author="丙", at=at, text="好", edited=True, original_text="坏")
+    zoned = PmIn(id="m1", sender="丙", at=at.astimezone(timezone(timedelta(hours=8))), text="天神你好")
+    plain = PmIn(id="m2", sender="丙", at=at, text="天神你好")
+    for one in (edited, zoned, plain):
+        assert env.driver.step(one) is not None
+    with env.store.engine.connect() as conn:
+        rows = dict(conn.execute(select(store_module._I.c.forum_id, store_module._I.c.payload_json)).all())
+    assert rows == {"p1": edited.model_dump_json(), "m1": zoned.model_dump_json(), "m2": ""}
+    stored = [e.payload_json for e in env.store.events(env.game_id)[-3:]]
+    assert stored == [edited.model_dump_json(), zoned.model_dump_json(), plain.model_dump_json()]
+    assert [row_says(e, _inbound(e)) for e in (edited, zoned, plain)] == [False, False, True]  # type: ignore[arg-type]
+    inbound = _inbound(PmIn(id="m3", sender="丙", at=at, text="x"))
+    with pytest.raises(ValueError, match="needs its payload"):
+        env.store.commit_step(env.game_id, inbound=inbound, event_kind="gm", event_payload=None,
+                              phase_label="night 1", state_json=None, status="running", deadline_at=None,
+                              winner=None, players=None, outbox=[])
+
+
+def test_a_hot_statements_time_is_processed_in_one_call() -> None:
+    """A time bound by a hot statement goes through one Python function (issue 37), not
+    three nested ones; a time last seen, a time not in UTC and a None as before."""
+    import sys
+    from datetime import timezone
+
+    from tianshen.store.models import UTCDateTime
+
+    proc = UTCDateTime()._cached_bind_processor(create_engine("sqlite://").dialect)  # (as compiled: a text)
+    quick = store_module._quick(UTCDateTime(), "sqlite", proc)
+    calls: list[str] = []
+    sys.setprofile(lambda frame, what, arg: calls.append(frame.f_code.co_name) if what == "call" else None)
+    try:
+        text = quick(START + timedelta(seconds=1))
+    finally:
+        sys.setprofile(None)
+    assert text == proc(START + timedelta(seconds=1)) and calls == ["process"]
+    zoned = START.astimezone(timezone(timedelta(hours=8)))
+    assert quick(zoned) == proc(zoned) and quick(zoned) == proc(zoned) and quick(START) == proc(START)
+    assert quick(None) is None

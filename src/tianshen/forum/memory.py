@@ -113,6 +113,7 @@ class MemoryBoard:
         self._next_pm = 1
         self._keys: dict[str, tuple[str, object]] = {}  # key -> (operation, result)
         self._faults: list[_Fault] = []
+        self.edits: list[tuple[int, str]] = []  # (post id, new text) of every edit, in order
         self._last_gm_write: datetime | None = None
         self.logins: list[datetime] = []
 
@@ -165,6 +166,7 @@ class MemoryBoard:
         post.history.append((self.now(), new_text))
         post.text = new_text
         post.edited = True
+        self.edits.append((post_id, new_text))
 
     def inbox(self, user: str) -> list[ForumPm]:
         """PMs received by `user`, oldest first; marks them read."""
@@ -181,16 +183,24 @@ class MemoryBoard:
         ids = self._thread(thread_id).post_ids
         return [self._posts[i].view() for i in ids if after_id is None or i > after_id]
 
+    def newest(self) -> tuple[int, int, int]:
+        """The newest post's and PM's ids and the number of edits so far."""
+        return self._next_post - 1, self._next_pm - 1, len(self.edits)
+
     def thread_title(self, thread_id: str) -> str:
         return self._thread(thread_id).title
 
     def threads(self) -> list[tuple[str, str]]:
         return [(t.id, t.title) for t in self._threads.values()]
 
-    def activity(self, after_post: int = 0, after_pm: int = 0) -> list[StoredPost | StoredPm]:
-        """Every post and PM after the given ids, in the order they were written."""
+    def activity(self, after_post: int = 0, after_pm: int = 0,
+                 upto: tuple[int, int] | None = None) -> list[StoredPost | StoredPm]:
+        """Every post and PM after the given ids (up to the ids `upto` of `newest`), in the
+        order they were written."""
         items: list[StoredPost | StoredPm] = [*_after(self._posts, after_post)]
         items += _after(self._pms, after_pm)
+        if upto is not None:
+            items = [x for x in items if x.id <= upto[isinstance(x, StoredPm)]]
         return sorted(items, key=lambda x: (x.posted_at if isinstance(x, StoredPost) else x.sent_at,
                                             isinstance(x, StoredPm), x.id))
 

@@ -32,6 +32,7 @@ from tianshen.rules import game_ruleset
 from tianshen.service import crash, identity
 from tianshen.service.sender import OutboxSender, in_queue_order, is_reply
 from tianshen.store import GameRecord, InboundRecord, OutboxItem, OutboxRecord, StaleState, Step, Store
+from tianshen.store.store import row_says
 
 log = logging.getLogger(__name__)
 
@@ -441,7 +442,9 @@ class GameDriver:
         new = outcome.state
         dl = self.next_deadline(new)
         players, changed = _changed_players(state, new) if whole else (None, None)
-        return Step(inbound=inbound, event_kind=event.type, event_payload=event.model_dump_json(),
+        # no payload when the inbound row says all of the input (issue 37: stored once, made when read)
+        payload = None if inbound is not None and row_says(event, inbound) else event.model_dump_json()
+        return Step(inbound=inbound, event_kind=event.type, event_payload=payload,
                     phase_label=new.phase.label, state_json=new.model_dump_json() if whole else "",
                     status="over" if new.phase.kind == "over" else "running", deadline_at=dl.at if dl else None,
                     winner=new.winner, players=players, players_changed=changed,

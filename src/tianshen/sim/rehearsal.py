@@ -35,28 +35,52 @@ class VirtualClock:
 
 @dataclass
 class Transcript:
-    """What the players saw on the board, in order."""
+    """What the players saw on the board, in order: with a printer told as the game goes,
+    else made when read (issue 37: a rehearsal's CPU is not spent on lines nobody reads),
+    each catch-up's part as it was then (its posts' texts as edited by then)."""
 
     board: MemoryBoard
     printer: Callable[[str], None] | None = None
-    lines: list[str] = field(default_factory=list)
+    _lines: list[str] = field(default_factory=list)
     _post: int = 0
     _pm: int = 0
+    _parts: list[tuple[int, int, int]] = field(default_factory=list)  # `board.newest()` at each catch-up not yet read
+    _texts: dict[int, str] = field(default_factory=dict)  # the posts' texts as edited up to `_edits`
+    _edits: int = 0
 
     def catch_up(self) -> None:
-        for item in self.board.activity(self._post, self._pm):
+        if self.printer is None:
+            self._parts.append(self.board.newest())
+        else:
+            self._take(None)
+
+    @property
+    def lines(self) -> list[str]:
+        parts, self._parts = self._parts, []
+        for part in parts:
+            self._take(part)
+        return self._lines
+
+    def _take(self, part: tuple[int, int, int] | None) -> None:
+        """The lines of what was written since the last part (up to `part`, else now)."""
+        edits = self.board.edits[self._edits:part[2] if part is not None else None]
+        self._texts.update(edits)
+        self._edits += len(edits)
+        for item in self.board.activity(self._post, self._pm, part[:2] if part is not None else None):
             if isinstance(item, StoredPost):
                 self._post = max(self._post, item.id)
                 title = self.board.thread_title(item.thread_id)
                 head = f"── [{_t(item.posted_at)}] 帖子《{title}》 {item.author}:"
+                text = self._texts.get(item.id, item.original_text)
             else:
                 assert isinstance(item, StoredPm)
                 self._pm = max(self._pm, item.id)
                 head = f"── [{_t(item.sent_at)}] 短消息 {item.sender} → {item.recipient}:"
-            text = f"{head}\n{item.text}\n"
-            self.lines.append(text)
+                text = item.text
+            line = f"{head}\n{text}\n"
+            self._lines.append(line)
             if self.printer:
-                self.printer(text)
+                self.printer(line)
 
 
 @lru_cache(maxsize=256)  # a virtual clock stamps many posts and PMs with the same time
@@ -69,7 +93,11 @@ class RehearsalResult:
     game_id: int
     winner: str | None
     state: GameState
-    transcript: list[str]
+    seen: Transcript
+
+    @property
+    def transcript(self) -> list[str]:
+        return self.seen.lines
 
 
 def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
@@ -115,7 +143,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
         raise RuntimeError(f"the game did not end within {MAX_STEPS} steps")
     transcript.catch_up()
     state = driver.state()
-    return RehearsalResult(driver.game_id, state.winner, state, transcript.lines)
+    return RehearsalResult(driver.game_id, state.winner, state, transcript)
 
 
 def _free_name(store: Store, base: str) -> str:

@@ -145,7 +145,9 @@ class InboundRow(Base):
     received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # The event it became, stored here once (issue 37, migration 0007): its kind is `source`,
     # its seq `event_seq`, its phase `phase_label`, its time `sent_at`; no `events` row then.
-    # None: not folded, or its event is an `events` row (a game older than 0007).
+    # None: not folded, or its event is an `events` row (a game older than 0007).  '': the
+    # row says all of the input (0009, `store.row_says`): its JSON is made from the row when
+    # read (`store.stored_payload`), not stored beside it.
     payload_json: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 

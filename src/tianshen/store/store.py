@@ -36,7 +36,9 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    null,
     select,
+    type_coerce,
     union_all,
     update,
 )
@@ -104,13 +106,75 @@ def events_query(game_id: Any, after: Any = None, upto: Any = None) -> Any:
         return [c for c in (seq > after if after is not None else None, seq <= upto if upto is not None else None)
                 if c is not None]
 
-    rows = select(_E.c.seq, _E.c.kind, _E.c.phase_label, _E.c.payload_json, _E.c.created_at).where(
+    said = [c.label(c.name) for c in (_I.c.forum_id, _I.c.sender, _I.c.text, _I.c.thread_key, _I.c.edited)]
+    rows = select(_E.c.seq, _E.c.kind, _E.c.phase_label, _E.c.payload_json, _E.c.created_at,
+                  *(type_coerce(null(), c.type).label(c.name) for c in said)).where(
         _E.c.game_id == game_id, *seqs(_E.c.seq))
     inputs = select(_I.c.event_seq.label("seq"), _I.c.source.label("kind"), _I.c.phase_label,
-                    _I.c.payload_json, _I.c.sent_at.label("created_at")).where(
+                    _I.c.payload_json, _I.c.sent_at.label("created_at"), *said).where(
         _I.c.game_id == game_id, _I.c.payload_json.is_not(None), *seqs(_I.c.event_seq))
     both = union_all(rows, inputs).subquery()
     return select(both).order_by(both.c.seq)
+
+
+# ---- an input stored once (issue 37, migration 0009) ----------------------------------
+# An input's event is its inbound row (0007); when the row says all of the input (a PM, a
+# post without a first version, a deadline, at a UTC time) its payload is '' and its JSON
+# is made from the row when read (`stored_payload`), not made and stored with each step.
+
+
+def row_says(event: Any, row: InboundRecord) -> bool:
+    """Whether the inbound `row` says all of the input `event`: the input `row_input` makes
+    from it writes the same JSON (every field the same; its time UTC, as read back)."""
+    at = event.at
+    if type(at) is not datetime or at.utcoffset() != _ZERO or at != row.sent_at or event.id != row.forum_id:
+        return False
+    kind = event.type
+    if kind == "pm":
+        return row.source == "pm" and event.sender == row.sender and event.text == row.text
+    if kind == "post":
+        return (row.source == "post" and event.original_text is None and event.author == row.sender
+                and event.text == row.text and event.thread == row.thread_key and event.edited == row.edited)
+    return kind == "deadline" and row.source == "deadline" and event.kind == row.text and row.sender == ""
+
+
+_ZERO = timedelta(0)
+
+
+def row_input(kind: str, forum_id: str, sender: str, sent_at: datetime, text: str, thread_key: str | None,
+              edited: bool) -> Any:
+    """The input an inbound row says all of (`row_says`), its strings as stored (not
+    cleaned again: they were cleaned when it came in)."""
+    from tianshen.core.model import DeadlineIn, PmIn, PostIn
+
+    if kind == "pm":
+        made: Any = PmIn.__new__(PmIn)
+        made.id, made.sender, made.at, made.text = forum_id, sender, sent_at, text
+    elif kind == "post":
+        made = PostIn.__new__(PostIn)
+        made.id, made.thread, made.author, made.at, made.text = forum_id, thread_key, sender, sent_at, text
+        made.edited, made.original_text = bool(edited), None
+    elif kind == "deadline":
+        made = DeadlineIn.__new__(DeadlineIn)
+        made.id, made.at, made.kind = forum_id, sent_at, text
+    else:
+        raise ValueError(f"an inbound row of source {kind!r} says no input")
+    return made
+
+
+def stored_payload(row: Any) -> str:
+    """The payload of an `events_query` row: its own, or, an input whose inbound row says
+    all of it (''), the input's JSON made from the row."""
+    if row.payload_json:
+        return str(row.payload_json)
+    return str(row_input(row.kind, row.forum_id, row.sender, row.created_at, row.text, row.thread_key,
+                         row.edited).model_dump_json())
+
+
+def event_records(rows: Any) -> list[EventRecord]:
+    """`events_query` rows as records (each input's payload as `stored_payload` makes it)."""
+    return [EventRecord(seq=r.seq, kind=r.kind, phase_label=r.phase_label, payload_json=stored_payload(r),
+                        created_at=r.created_at) for r in rows]
 
 # The hot statements, built once: building a statement costs more than running it on SQLite.
 _GID = bindparam("gid")
@@ -244,51 +308,35 @@ _SAMPLE = datetime(2026, 12, 6, 13, 1, 2, 345678, tzinfo=UTC)
 
 
 def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A bind processor as a hot statement runs it: a time's remembered (`_remembered`) and
-    shortened (`_faster`), a None that stays None answered at once (a step's outbox rows'
-    `sent_at`, an open phase's end: about 80 a classic_10 rehearsal went through the type
-    layer); any other type's processor (a boolean's, in C) as it is."""
+    """A bind processor as a hot statement runs it; a time's in one call (issue 37: it was
+    three nested ones, about 300 times a classic_10 rehearsal):
+    - a None that stays None answered at once (a step's outbox rows' `sent_at`, an open
+      phase's end: not through the type layer);
+    - the value it last had answered again without the work (a step's or a flush's rows
+      share their times, `now`; the type's processor takes about 6 µs);
+    - on SQLite a UTC time (every time the store writes) its text at once, not through
+      `UTCDateTime` and SQLAlchemy's format (3.7 -> 1.8 µs), when that gives SQLAlchemy's
+      text; another value the type's processor.
+    Any other type's processor (a boolean's, in C) as it is."""
     if not isinstance(type_, UTCDateTime):
         return proc
-    timed = _remembered(_faster(type_, dialect, proc))
-    if proc(None) is not None:
-        return timed
-
-    def process(value: Any) -> Any:
-        return None if value is None else timed(value)
-
-    return process
-
-
-def _faster(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`proc`, with a short way for the common value where there is one: on SQLite a UTC
-    time (every time the store writes) is its text at once, not through `UTCDateTime` and
-    SQLAlchemy's format (3.7 -> 1.8 µs, 300 a classic_10 rehearsal); another value, or a
-    text that would differ from SQLAlchemy's, takes `proc`."""
-    if dialect != "sqlite" or not isinstance(type_, UTCDateTime):
-        return proc
-
-    def process(value: Any) -> Any:
-        if value is not None and value.tzinfo is UTC:
-            return value.replace(tzinfo=None).isoformat(" ", "microseconds")
-        return proc(value)
-
     sample = _SAMPLE.replace(year=999, microsecond=0)
-    return process if all(proc(v) == process(v) for v in (_SAMPLE, sample)) else proc
-
-
-def _remembered(proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`proc` (a type's bind processor: a datetime into the database's form, about 6 µs)
-    answering the value it last had again without the work: a step's or a flush's rows
-    share their times (`now`)."""
+    short = dialect == "sqlite" and all(
+        proc(v) == v.replace(tzinfo=None).isoformat(" ", "microseconds") for v in (_SAMPLE, sample))
+    none_stays = proc(None) is None
     last: tuple[Any, Any] = (None, None)
 
     def process(value: Any) -> Any:
         nonlocal last
+        if value is None and none_stays:
+            return None
         seen, out = last  # one tuple, replaced whole: threads may share it
         if value is seen and value is not None:
             return out
-        out = proc(value)
+        if short and value is not None and value.tzinfo is UTC:
+            out = value.replace(tzinfo=None).isoformat(" ", "microseconds")
+        else:
+            out = proc(value)
         last = (value, out)
         return out
 
@@ -581,7 +629,7 @@ class Step:
 
     inbound: InboundRecord | None
     event_kind: str
-    event_payload: str
+    event_payload: str | None  # None: the inbound row says all of the input (`row_says`)
     phase_label: str
     state_json: str | None  # None: not written (`commit_step`)
     status: str
@@ -704,7 +752,7 @@ def caught_up_state(conn: Connection, game_id: int, ruleset: str, config: str | 
 
     rules = game_ruleset(ruleset, json.loads(config) if isinstance(config, str) else config)
     state = GameState.model_validate_json(state_json)
-    for step in steps(rules, conn.execute(events_query(game_id, after=state_seq)).all(), state=state):
+    for step in steps(rules, event_records(conn.execute(events_query(game_id, after=state_seq))), state=state):
         state = step.outcome.state
     return state.model_dump_json()
 
@@ -1162,7 +1210,7 @@ class Store:
         *,
         inbound: InboundRecord | None,
         event_kind: str,
-        event_payload: str,
+        event_payload: str | None,
         phase_label: str,
         state_json: str | None,
         status: str,
@@ -1251,14 +1299,19 @@ class Store:
             # an input's event is its inbound row's (issue 37: stored once) when the row says
             # all the event does (its kind and time); else an events row, as the setup's
             once = i is not None and i.source == step.event_kind and i.sent_at == step.at
+            payload = step.event_payload  # None: the inbound row says all of the input (`row_says`)
+            if payload is None:
+                if not once:
+                    raise ValueError(f"the {step.event_kind} event of seq {n} needs its payload")
+                payload = ""
             if i is not None:
                 inbound.append(dict(game_id=game_id, source=i.source, forum_id=i.forum_id, thread_key=i.thread_key,
                                     sender=i.sender, sent_at=i.sent_at, text=i.text, edited=i.edited,
                                     phase_label=phase, event_seq=n, received_at=now,
-                                    payload_json=step.event_payload if once else None))
+                                    payload_json=payload if once else None))
             if not once:
                 events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
-                                   payload_json=step.event_payload, created_at=step.at))
+                                   payload_json=payload, created_at=step.at))
             outbox += [dict(game_id=game_id, kind=item.kind, target=item.target, title=item.title,
                             subject=item.subject, body=item.body, key=item.key or f"{name}:{n}:{k}",
                             status="pending", created_at=now, sent_at=None, forum_ref=None, parts_done=0)
@@ -1331,9 +1384,7 @@ class Store:
         first `limit` only when given.  An input's event is its inbound row (`events_query`)."""
         q = events_query(game_id)
         with self._conn() as conn:
-            rows = conn.execute(q.limit(limit) if limit is not None else q)
-            return [EventRecord(seq=r.seq, kind=r.kind, phase_label=r.phase_label, payload_json=r.payload_json,
-                                created_at=r.created_at) for r in rows]
+            return event_records(conn.execute(q.limit(limit) if limit is not None else q))
 
     def phases(self, game_id: int) -> list[PhaseRecord]:
         """The game's phases in the order they started (the open one has ended_at None)."""

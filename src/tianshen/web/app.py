@@ -38,7 +38,7 @@ from tianshen.core.ruleset import gm_args
 from tianshen.service.driver import GameDriver, OfflineForum
 from tianshen.store import Store
 from tianshen.store.models import Game, InboundRow, MarkRow, OutboxRow
-from tianshen.store.store import BOARD_STATUS, events_query
+from tianshen.store.store import BOARD_STATUS, event_records, events_query
 from tianshen.web import auth, views
 from tianshen.web.cache import GameViews, PageCache, Rulesets
 from tianshen.web.follow import Folds, GameFold, GmFold, PublicFold
@@ -618,13 +618,14 @@ def _public_fold(store: Store, game: GameFold, record: Any, links: views.PostLin
 
 _EVENTS = events_query(bindparam("gid"), bindparam("after"), bindparam("upto")).subquery()
 # an input's event is its inbound row's (store.events_query)
-_EVENTS_AFTER = select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.payload_json).order_by(_EVENTS.c.seq)
+_EVENTS_AFTER = select(_EVENTS).order_by(_EVENTS.c.seq)
 
 
 def _events_after(store: Store, game_id: int, after: int, upto: int) -> list[Any]:
-    """The game's events after seq `after` up to `upto`, in order (seq, kind, payload_json)."""
+    """The game's events after seq `after` up to `upto`, in order (seq, kind, payload_json):
+    an input's payload made from its inbound row when that says all of it (`event_records`)."""
     with store.engine.connect() as conn:
-        return list(conn.execute(_EVENTS_AFTER, {"gid": game_id, "after": after, "upto": upto}))
+        return event_records(conn.execute(_EVENTS_AFTER, {"gid": game_id, "after": after, "upto": upto}))
 
 
 def _game_now(store: Store, record: Any) -> views.GameNow:
