@@ -36,6 +36,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    literal_column,
     select,
     union_all,
     update,
@@ -123,10 +124,13 @@ _HEADS = (select(_G.c.id, _G.c.name, _G.c.ruleset, _G.c.seed, _G.c.status, _G.c.
 # a step's outbox rows take the seqs after the game's newest, read in the step's transaction
 # (the game's row is locked by then); the INSERT answers each row's id (one statement)
 _OUT_SEQ = select(func.coalesce(func.max(_O.c.seq), 0)).where(_O.c.game_id == _GID)
-_PENDING = select(_O).where(_O.c.game_id == _GID, _O.c.status == "pending").order_by(_O.c.seq)
+# "pending" written in the statement, not bound: the partial index of the pending rows
+# (`ix_outbox_pending`, migration 0009) is one a plan can use only for the value it names
+_IS_PENDING = _O.c.status == literal_column("'pending'", String)
+_PENDING = select(_O).where(_O.c.game_id == _GID, _IS_PENDING).order_by(_O.c.seq)
 _WINDOW = select(_O).where(_O.c.game_id == _GID, _O.c.kind == "post",
                            func.substr(_O.c.key, 1, bindparam("n")) == bindparam("prefix")).order_by(_O.c.seq)
-_PENDING_OF = (select(_O).where(_O.c.game_id.in_(bindparam("gids", expanding=True)), _O.c.status == "pending")
+_PENDING_OF = (select(_O).where(_O.c.game_id.in_(bindparam("gids", expanding=True)), _IS_PENDING)
                .order_by(_O.c.id))
 _DONE = bindparam("b_done", type_=Boolean)
 # one part recorded (a row's first forum ref stays); the last part sends the row
