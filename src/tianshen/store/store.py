@@ -1360,7 +1360,8 @@ class Store:
     def _steps(self, conn: Connection, game_id: int, steps: list[Step], expected_seq: int | None,
                head: tuple[str, str] | None, written: list[OutboxRecord]) -> int:
         """Core statements on the connection, not the ORM: one update of the game, and an
-        insert per table (an executemany where there are several rows)."""
+        insert per table (an executemany where there are several rows); on PostgreSQL all of
+        them one statement (`_pg_step`)."""
         if expected_seq is not None and head is not None:
             (name, phase), newest = head, expected_seq  # what the caller folded on: not read again
         else:
