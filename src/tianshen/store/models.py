@@ -16,6 +16,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -172,7 +173,14 @@ class OutboxRow(Base):
     """A PM or post to send; `key` makes sending idempotent."""
 
     __tablename__ = "outbox"
-    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq"),
+        # the pending rows by themselves: what a game still has to send is read without going
+        # over every row it sent (a daemon asks its over games each tick).  Partial, `WHERE
+        # status = 'pending'`, as migration 0010 makes it on both databases; not said here: a
+        # dialect's keyword (`postgresql_where`) imports that dialect at every start (issue 33)
+        Index("ix_outbox_pending", "game_id", "seq"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game_id: Mapped[int] = _game_fk()

@@ -36,6 +36,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    literal_column,
     null,
     select,
     type_coerce,
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 from tianshen.store.models import (
+    Base,
     EventRow,
     Game,
     InboundRow,
@@ -187,10 +189,13 @@ _HEADS = (select(_G.c.id, _G.c.name, _G.c.ruleset, _G.c.seed, _G.c.status, _G.c.
 # a step's outbox rows take the seqs after the game's newest, read in the step's transaction
 # (the game's row is locked by then); the INSERT answers each row's id (one statement)
 _OUT_SEQ = select(func.coalesce(func.max(_O.c.seq), 0)).where(_O.c.game_id == _GID)
-_PENDING = select(_O).where(_O.c.game_id == _GID, _O.c.status == "pending").order_by(_O.c.seq)
+# "pending" written in the statement, not bound: the partial index of the pending rows
+# (`ix_outbox_pending`, migration 0010) is one a plan can use only for the value it names
+_IS_PENDING = _O.c.status == literal_column("'pending'", String)
+_PENDING = select(_O).where(_O.c.game_id == _GID, _IS_PENDING).order_by(_O.c.seq)
 _WINDOW = select(_O).where(_O.c.game_id == _GID, _O.c.kind == "post",
                            func.substr(_O.c.key, 1, bindparam("n")) == bindparam("prefix")).order_by(_O.c.seq)
-_PENDING_OF = (select(_O).where(_O.c.game_id.in_(bindparam("gids", expanding=True)), _O.c.status == "pending")
+_PENDING_OF = (select(_O).where(_O.c.game_id.in_(bindparam("gids", expanding=True)), _IS_PENDING)
                .order_by(_O.c.id))
 _DONE = bindparam("b_done", type_=Boolean)
 # one part recorded (a row's first forum ref stays); the last part sends the row
@@ -590,10 +595,11 @@ def _ranges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return runs
 
 
-def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
-    """The players' rows as the steps left them: the changed seats' rows updated (one
-    statement), or all of them written again when a step changed which seats there are."""
-    players, changed = None, set()
+def _players_written(steps: list[Step]) -> tuple[list[dict[str, Any]] | None, set[str] | None]:
+    """The players' rows as the steps left them (None: no step changed them) and the names
+    of the seats changed (None: a step changed which seats there are: all written again)."""
+    players: list[dict[str, Any]] | None = None
+    changed: set[str] | None = set()
     for step in steps:
         if step.players is not None:
             players = step.players  # every row, as that step left them
@@ -601,6 +607,13 @@ def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
                 changed.update(step.players_changed)
             else:
                 changed = None
+    return players, changed
+
+
+def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
+    """The players' rows as the steps left them: the changed seats' rows updated (one
+    statement), or all of them written again when a step changed which seats there are."""
+    players, changed = _players_written(steps)
     if players is None:
         return
     if changed is not None:
@@ -621,6 +634,132 @@ def _next_phases(conn: Connection, game_id: int, changes: list[tuple[str, str, d
     already, so its `ended_at` is what is set; a label seen before is reopened)."""
     _upsert_rows(conn, "phases", [dict(game_id=game_id, label=label, started_at=at, ended_at=end)
                                   for ended, begun, at in changes for label, end in ((ended, at), (begun, None))])
+
+
+# ---- PostgreSQL: a step's statements as one (issue 37) -------------------------------
+# Each statement costs psycopg's client about as much again as its rows (the query sent, its
+# result read, the prepared-statement bookkeeping, a cursor): on PostgreSQL a step's UPDATE
+# of the game, its inputs, events, marks, changed seats, phases and outbox rows go as one
+# statement of data-modifying CTEs, each table's rows one JSON parameter ('[]' for none: one
+# statement for every step).  The rows are written only when the game's UPDATE found the seq
+# it expects (`EXISTS (SELECT FROM g)`): nothing else otherwise (`StaleState`); a duplicate
+# input fails the whole statement (IntegrityError), as its own INSERT did.
+
+_STEP_ROWS = {  # table: the columns of its rows, as `Store._steps` makes them
+    "inbound": ("game_id", "source", "forum_id", "thread_key", "sender", "sent_at", "text", "edited", "phase_label",
+                "event_seq", "received_at", "payload_json"),
+    "events": ("game_id", "seq", "phase_label", "kind", "payload_json", "created_at"),
+    "marks": ("game_id", "name", "value"),
+    "players": ("game_id", "name", "forum_name", "seat", "role", "faction", "alive"),
+    "phases": ("game_id", "label", "started_at", "ended_at"),
+    "outbox": ("game_id", "kind", "target", "title", "subject", "body", "key", "status", "created_at", "sent_at",
+               "forum_ref", "parts_done", "seq"),
+}
+_STEP_UPSERTS = {"marks": (("game_id", "name"), "value"), "phases": (("game_id", "label"), "ended_at")}
+
+
+@dataclass(frozen=True)
+class _PgStep:
+    """The step's statement, as `_run` runs it: its parameters made there (`make`), so a
+    value refused (a naive time) is a StatementError as any statement's."""
+
+    sql: str
+    make: Callable[[], dict[str, Any]] | None = None
+
+    def params(self, _row: Any) -> dict[str, Any]:
+        assert self.make is not None
+        return self.make()
+
+
+_PG_STEP: list[_PgStep] = []  # (built once)
+
+
+def _pg_step_statement(conn: Connection) -> _PgStep:
+    if _PG_STEP:
+        return _PG_STEP[0]
+    q = conn.dialect.identifier_preparer.quote
+    parts = [
+        "g AS (UPDATE games SET phase_label = %(b_phase)s, state_json = COALESCE(%(b_state)s::text, state_json),"
+        " status = %(b_status)s, deadline_at = %(b_deadline)s::timestamptz, winner = %(b_winner)s,"
+        " step_seq = %(b_seq)s, updated_at = %(b_updated)s::timestamptz,"
+        " state_seq = CASE WHEN %(b_state)s::text IS NULL THEN COALESCE(state_seq, %(newest)s::integer) END"
+        " WHERE id = %(gid)s AND step_seq = %(newest)s::integer RETURNING id)"]
+    for table, columns in _STEP_ROWS.items():
+        cols = ", ".join(map(q, columns))
+        rows = f"json_populate_recordset(NULL::{table}, %({table})s::json) WITH ORDINALITY AS r"
+        if table == "players":  # the changed seats, each by its name
+            sets = ", ".join(f"{q(c)} = r.{q(c)}" for c in columns if c not in ("game_id", "name"))
+            parts.append(f"w_players AS (UPDATE players SET {sets} FROM {rows} WHERE players.game_id = r.game_id"
+                         " AND players.name = r.name AND EXISTS (SELECT FROM g) RETURNING 1)")
+            continue
+        sql = f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {rows} WHERE EXISTS (SELECT FROM g) ORDER BY r.ordinality"
+        if table in _STEP_UPSERTS:
+            keys, column = _STEP_UPSERTS[table]
+            sql += f" ON CONFLICT ({', '.join(map(q, keys))}) DO UPDATE SET {q(column)} = excluded.{q(column)}"
+        if table == "outbox":
+            sql += f" RETURNING id, {q('key')}"
+        parts.append(f"w_{table} AS ({sql})")
+    sql = ("WITH " + ", ".join(parts) + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM w_players),"
+           f" (SELECT json_agg(json_build_array(id, {q('key')})) FROM w_outbox)")
+    _PG_STEP.append(_PgStep(sql))
+    return _PG_STEP[0]
+
+
+def _pg_step_fits(phases: list[tuple[str, str, datetime]]) -> bool:
+    """The phases' rows all differ in label (one upsert may not touch a row twice): else
+    the step goes statement by statement."""
+    labels = [label for ended, begun, _ in phases for label in (ended, begun)]
+    return len(labels) == len(set(labels))
+
+
+def _pg_rows(conn: Connection, table: str, rows: list[dict[str, Any]]) -> str:
+    """`rows` of `table` as the JSON parameter (each row's values made by its INSERT's types,
+    as `_JsonRows` makes them: a naive time refused)."""
+    if not rows:
+        return "[]"
+    t, keys = Base.metadata.tables[table], _STEP_ROWS[table]
+    each = _fast(conn, (table, keys), lambda: insert(t).inline().values(
+        {k: bindparam(k, type_=t.c[k].type) for k in keys}))  # (`_insert`'s)
+    return _JSON_ROWS([each.params(r) for r in rows])
+
+
+def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dict[str, Any], steps: list[Step],
+             inbound: list[dict[str, Any]], events: list[dict[str, Any]], marks: dict[str, str],
+             phases: list[tuple[str, str, datetime]], outbox: list[dict[str, Any]], out_seq: int) -> list[OutboxRecord]:
+    """`Store._steps`' writes on PostgreSQL as one statement (`_pg_step_statement`); the
+    outbox rows as written.  Seats not all found by name (or a step that changed which
+    seats there are) are written again whole after it, as `_write_players` does."""
+    for n, row in enumerate(outbox, start=out_seq + 1):
+        row["seq"] = n
+    players, changed = _players_written(steps)
+    seats = [] if players is None or changed is None else [
+        _player_values(game_id, p) for p in players if p["name"] in changed]
+    utc = UTCDateTime().process_bind_param  # (a naive time refused, as the UPDATE's own)
+
+    def make() -> dict[str, Any]:
+        return {
+            **values, "b_state": steps[-1].state_json, "b_deadline": utc(values["b_deadline"], conn.dialect),
+            "b_updated": utc(values["b_updated"], conn.dialect),
+            "inbound": _pg_rows(conn, "inbound", inbound), "events": _pg_rows(conn, "events", events),
+            "marks": _pg_rows(conn, "marks", [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()]),
+            "players": _pg_rows(conn, "players", seats),
+            "phases": _pg_rows(conn, "phases", [dict(game_id=game_id, label=label, started_at=at, ended_at=end)
+                                                for ended, begun, at in phases
+                                                for label, end in ((ended, at), (begun, None))]),
+            "outbox": _pg_rows(conn, "outbox", outbox)}
+
+    moved, seated, ids = _run(conn, replace(_pg_step_statement(conn), make=make), [{}]).fetchone()
+    if moved != 1:
+        if conn.scalar(_SEQ, dict(gid=game_id)) is None:
+            raise KeyError(game_id)
+        raise StaleState(f"game {name}: another step committed seq {newest + 1} first")
+    if players is not None and (changed is None or seated != len(seats)):
+        _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])  # a seat not stored
+        _insert(conn, _PL, [_player_values(game_id, p) for p in players])
+    by_key = {key: oid for oid, key in ids or []}
+    return [OutboxRecord(id=by_key[r["key"]], game_id=game_id, seq=r["seq"], kind=r["kind"], target=r["target"],
+                         title=r["title"], subject=r["subject"], body=r["body"], key=r["key"], status="pending",
+                         forum_ref=None, created_at=r["created_at"], sent_at=None) for r in outbox]
 
 
 @dataclass
@@ -1269,7 +1408,8 @@ class Store:
     def _steps(self, conn: Connection, game_id: int, steps: list[Step], expected_seq: int | None,
                head: tuple[str, str] | None, written: list[OutboxRecord]) -> int:
         """Core statements on the connection, not the ORM: one update of the game, and an
-        insert per table (an executemany where there are several rows)."""
+        insert per table (an executemany where there are several rows); on PostgreSQL all of
+        them one statement (`_pg_step`)."""
         if expected_seq is not None and head is not None:
             (name, phase), newest = head, expected_seq  # what the caller folded on: not read again
         else:
@@ -1284,14 +1424,6 @@ class Store:
         # another process committed this seq first (PostgreSQL waits for that one's commit).
         values = dict(gid=game_id, newest=newest, b_phase=last.phase_label, b_status=last.status,
                       b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow())
-        if last.state_json is None:  # the stored state stays: its seq is kept beside it
-            moved = _run(conn, _fast(conn, "game_step_behind", lambda: _GAME_STEP_BEHIND), [values])
-        else:
-            moved = _run(conn, _fast(conn, "game_step", lambda: _GAME_STEP), [{**values, "b_state": last.state_json}])
-        if moved.rowcount != 1:
-            if conn.scalar(_SEQ, dict(gid=game_id)) is None:
-                raise KeyError(game_id)
-            raise StaleState(f"game {name}: another step committed seq {newest + 1} first")
         inbound, events, outbox, phases, marks = [], [], [], [], {}
         now = utcnow()
         for n, step in enumerate(steps, start=newest + 1):
@@ -1320,6 +1452,21 @@ class Store:
                 phases.append((phase, step.phase_label, step.at))
             phase = step.phase_label
             marks.update(step.marks)
+        if conn.dialect.driver == "psycopg" and _pg_step_fits(phases):
+            known = self._out_seqs.get(game_id) if expected_seq is not None else None
+            if outbox and known is None:
+                known = conn.scalar(_OUT_SEQ, dict(gid=game_id))
+            written.extend(_pg_step(conn, game_id, name, newest, values, steps, inbound, events, marks, phases,
+                                    outbox, known or 0))
+            return newest + len(steps)
+        if last.state_json is None:  # the stored state stays: its seq is kept beside it
+            moved = _run(conn, _fast(conn, "game_step_behind", lambda: _GAME_STEP_BEHIND), [values])
+        else:
+            moved = _run(conn, _fast(conn, "game_step", lambda: _GAME_STEP), [{**values, "b_state": last.state_json}])
+        if moved.rowcount != 1:
+            if conn.scalar(_SEQ, dict(gid=game_id)) is None:
+                raise KeyError(game_id)
+            raise StaleState(f"game {name}: another step committed seq {newest + 1} first")
         if inbound:  # a duplicate fails here, before anything else is written
             _insert(conn, _I, inbound)
         _insert(conn, _E, events)  # (none when every step is an input)
