@@ -179,6 +179,29 @@ def test_sims_start_without_reading_the_system_entropy(monkeypatch) -> None:
     assert None not in seeds
 
 
+def test_the_sims_one_random_is_made_without_a_seeding(monkeypatch) -> None:
+    """The classic and n_lives sims' one Random is seeded by `_rng` before every use: it is made
+    unseeded (`Random(0)` ran the Mersenne Twister's seeding once a game for nothing), and a
+    seeding of it sets the state `Random(s)` has, whatever it held before."""
+    from tianshen.sim import sims_for, unseeded
+    from tianshen.sim.montecarlo import CoreBoard
+
+    seeds: list[object] = []
+    real = random.Random.seed
+    monkeypatch.setattr(random.Random, "seed", lambda self, a=None, version=2: seeds.append(a) or real(self, a, version))
+    for family in ("classic", "n_lives", "game_ten"):
+        sims_for(family, CoreBoard([None]), "神的使者", 1)  # type: ignore[arg-type]
+    assert seeds == []
+    monkeypatch.undo()
+    fresh, used = unseeded(), random.Random(5)
+    used.random()
+    for s in ("1:night 1:night:night", "12:day 3:vote:vote", "0:"):
+        fresh.seed(s)
+        used.seed(s)
+        assert fresh.getstate() == used.getstate() == random.Random(s).getstate()
+        assert [fresh.random() for _ in range(3)] == [used.random() for _ in range(3)]
+
+
 def test_the_night_picks_anyone_but_oneself_as_the_list_did() -> None:
     """`ClassicSims._anyone_but` draws from the night's living players without the list of the
     others it built for every player: the same player and the same state after, for every seat,

@@ -36,6 +36,14 @@ def pick(rng: random.Random, seq: Sequence[T]) -> T:
     return seq[r]
 
 
+def unseeded() -> random.Random:
+    """A `random.Random` seeded before each use (the sims' `_rng`), made without a seeding:
+    `Random(0)` runs the Mersenne Twister's seeding once for nothing (about 36,000 instructions
+    a game, a third of a percent), `Random()` reads os.urandom.  Until seeded it draws zeros
+    and has no `getstate`: draw from it only after `seed`, which sets the whole state."""
+    return random.Random.__new__(random.Random)
+
+
 def pick_index(rng: random.Random, n: int) -> int:
     """The index `pick` draws from a sequence of n > 0 items (the same draws)."""
     k = n.bit_length()

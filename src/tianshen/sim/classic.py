@@ -17,7 +17,7 @@ from tianshen.core.model import GameState, Player, peek
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.common.roles import KILLERS, acts_alone, group_of, groups, is_killer, on_duty_killer
-from tianshen.sim import ThreadLookup, check_in, pick, pick_index
+from tianshen.sim import ThreadLookup, check_in, pick, pick_index, unseeded
 from tianshen.specs import shared_spec
 
 # the forms of each spec object's roles, shared by the sims that know it (the spec held so
@@ -46,9 +46,7 @@ class ClassicSims:
         self._sides: tuple[list[str], list[str], list[str]] | None = None
         self._of: dict[str, str | None] | None = None  # each player's acting group, while `night` runs
         self._seat: dict[str, int] | None = None  # each living player's place in the night's list, while `night` runs
-        # re-seeded by `_rng` for every use; made with a small seed (`Random()` reads
-        # os.urandom and seeds from it: about 60 µs a game)
-        self._random = random.Random(0)
+        self._random = unseeded()  # seeded by `_rng` for every use, never drawn from before
 
     # ---- the ability table (core.abilities): who holds what, and the words to write ----
 
