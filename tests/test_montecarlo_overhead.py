@@ -115,3 +115,23 @@ def test_a_plain_game_folds_without_game_fold_a_subclass_through_its_own(monkeyp
     monkeypatch.setattr(montecarlo.Game, "fold", lambda self, event: (calls.append(event), fold(self, event)))
     montecarlo.Game(ruleset, 3, 10).play()
     assert calls == []  # the inputs folded inline: two calls an input less
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "n_lives"])
+def test_extract_counts_without_a_counters_missing_key_call(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`extract` counts into a plain dict (a Counter's `+= 1` on a new key called its Python
+    `__missing__`: a death, a rule firing, an announcement looked up), with the same counters
+    in the same order as a Counter took them."""
+    from collections import Counter
+
+    ruleset = load_ruleset(variant)
+    game = montecarlo.Game(ruleset, 3, ruleset.spec.players)
+    state = game.play()
+    missing: list[object] = []
+    real = Counter.__missing__
+    monkeypatch.setattr(Counter, "__missing__", lambda self, key: missing.append(key) or real(self, key))
+    result = montecarlo.extract(ruleset, state, game.outcomes, 3)
+    assert missing == []
+    assert list(result.counters)[:2] == ["refusals", "GM notes"] and type(result.counters) is dict
+    deaths = [k for k in result.counters if k.startswith("death: ")]
+    assert sum(result.counters[k] for k in deaths) == sum(not p.alive for p in state.players)
