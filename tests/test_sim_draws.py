@@ -202,6 +202,31 @@ def test_the_sims_one_random_is_made_without_a_seeding(monkeypatch) -> None:
         assert [fresh.random() for _ in range(3)] == [used.random() for _ in range(3)]
 
 
+def test_in_draw_order_draws_what_sample_of_the_whole_drew() -> None:
+    """`in_draw_order(rng, seq)` is `rng.sample(seq, len(seq))`: the same order, the same
+    generator state after (sizes 0 to 40: both of sample's set sizes)."""
+    from tianshen.sim import in_draw_order
+
+    for seed in range(300):
+        seq = list(range(seed % 41))
+        a, b = random.Random(seed), random.Random(seed)
+        assert in_draw_order(a, seq) == b.sample(seq, len(seq))
+        assert a.getstate() == b.getstate()
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "n_lives", "butterfly_elder", "hex_survival_12"])
+def test_the_votes_order_is_drawn_without_random_sample(variant: str, monkeypatch) -> None:
+    """The voters' order (and the others' acting order) is drawn by `in_draw_order`, not by
+    `Random.sample` (its checks and a `_randbelow` call a voter)."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Random.sample called")
+
+    monkeypatch.setattr(random.Random, "sample", refuse)
+    for seed in range(3):
+        ruleset = load_ruleset(variant)
+        Game(ruleset, seed, ruleset.spec.players).play()
+
+
 def test_the_night_picks_anyone_but_oneself_as_the_list_did() -> None:
     """`ClassicSims._anyone_but` draws from the night's living players without the list of the
     others it built for every player: the same player and the same state after, for every seat,

@@ -17,7 +17,7 @@ from tianshen.core.model import GameState, Player, peek
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.common.roles import KILLERS, acts_alone, group_of, groups, is_killer, on_duty_killer
-from tianshen.sim import ThreadLookup, check_in, pick, pick_index, unseeded
+from tianshen.sim import ThreadLookup, check_in, in_draw_order, pick, pick_index, unseeded
 from tianshen.specs import shared_spec
 
 # the forms of each spec object's roles, shared by the sims that know it (the spec held so
@@ -214,7 +214,7 @@ class ClassicSims:
         post, forms, choose = self.board.post, VOTE_FORMS, self._choose_vote
         n, bits, draw = len(VOTE_FORMS), len(VOTE_FORMS).bit_length(), rng.getrandbits  # `pick` inline
         try:
-            for p in rng.sample(voters, len(voters)):
+            for p in in_draw_order(rng, voters):
                 target = choose(p, candidates, counts, state, rng)
                 counts[target] = counts.get(target, 0) + 1
                 r = draw(bits)

@@ -23,7 +23,7 @@ from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.n_lives import cards, victory
 from tianshen.rules.n_lives.abilities import Ability, abilities
-from tianshen.sim import ThreadLookup, check_in, pick, unseeded
+from tianshen.sim import ThreadLookup, check_in, in_draw_order, pick, unseeded
 from tianshen.specs import load_spec
 
 HOSTILE = {"killers", "werewolves", "solo"}
@@ -374,7 +374,7 @@ class NLivesSims:
         barred = set(peek(state.data, "day")["cannot_vote"])
         voters = [p for p in state.players if p.alive and p.name not in barred]
         counts: dict[str, int] = {}
-        for p in rng.sample(voters, len(voters)):
+        for p in in_draw_order(rng, voters):
             target = self._choose_vote(state, p, counts, rng)
             if target is None:
                 continue
