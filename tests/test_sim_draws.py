@@ -265,3 +265,15 @@ def test_a_declaration_says_and_draws_what_the_shuffled_copy_did() -> None:
         mine, theirs = random.Random(seed), random.Random(seed)
         assert declaration("白狐", mine) == before("白狐", theirs)
         assert mine.getstate() == theirs.getstate()
+
+
+def test_a_declaration_draws_without_random_shuffle(monkeypatch) -> None:
+    """The declaration's two draws are made inline, not by `Random.shuffle` of a list of three
+    (its call and two `_randbelow` calls, a killer a night)."""
+    from tianshen.sim.classic import declaration
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("Random.shuffle called")
+
+    monkeypatch.setattr(random.Random, "shuffle", refuse)
+    assert "白狐" in declaration("白狐", random.Random(1))

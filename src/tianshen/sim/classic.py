@@ -263,12 +263,16 @@ class ClassicSims:
 
 
 _STORY = "".join(STORY)
-_SHUFFLED = [0, 0, 0]  # what the story's middle three lines' shuffle draws for
 
 
 def declaration(target: str, rng: random.Random) -> str:
     """A declaration of more than 100 characters (002 杀人宣言).  The story is told in its
     order: its middle lines were shuffled as a copy (`lines[1:4]`), which left them as they
-    were; that shuffle's two draws are still made, on a list of three."""
-    rng.shuffle(_SHUFFLED)
+    were; that shuffle's two draws are still made, as `shuffle` of three draws them (an index
+    below 3, then below 2, each `_randbelow`'s getrandbits loop), without its calls."""
+    draw = rng.getrandbits
+    while draw(2) >= 3:  # below 3
+        pass
+    while draw(2) >= 2:  # below 2 (2's bit length is 2 as well)
+        pass
     return _STORY.format(t=target)
