@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from tianshen.core.model import Outcome, PrivateMessage, PublicPost, Refusal
+from tianshen.core.model import Outcome, PrivateMessage, PublicPost, Refusal, text_parts
 from tianshen.core.spec import Lines, RulesetSpec, Text
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game, play
@@ -126,3 +126,17 @@ def test_the_report_counts_announcements_as_the_rendered_texts_say(variant: str,
         announced = {k: v for k, v in counted.items() if k in ANNOUNCEMENTS.values() and v}
         assert announced == dict(_rendered_counts(ruleset, game.outcomes)), (variant, seed)
         assert counted.get("draw (announced)", 0) == counted.get("draw", 0), (variant, seed)
+
+
+def test_text_parts_walks_nested_sources_depth_first_in_the_old_order() -> None:
+    """A text's lazy fields last to first, a Lines' parts in order, across messages: the order
+    the walk with one stack gave (the walk of a message of one plain-field text is shorter)."""
+    spec = load_spec("classic_10")
+    inner = Lines("\n", ["乙", spec.later("dawn_nobody"), "丙"])
+    nested = spec.later("receipt_ok", lines=spec.later("tally_header", n=1), other=inner)
+    messages = [PrivateMessage(to="甲", subject="s", body=spec.later("receipt_ok", lines="x")),
+                PublicPost(thread="main", body=nested),
+                PublicPost(thread="main", body="甲"),
+                PublicPost(thread="main", body=Lines("\n", [nested, "丁"]))]
+    walk = ["receipt_ok", "dawn_nobody", "tally_header"]
+    assert text_parts(messages) == (["receipt_ok", *walk, *walk], ["乙", "丙", "甲", "乙", "丙", "丁"])

@@ -115,3 +115,47 @@ def test_a_plain_game_folds_without_game_fold_a_subclass_through_its_own(monkeyp
     monkeypatch.setattr(montecarlo.Game, "fold", lambda self, event: (calls.append(event), fold(self, event)))
     montecarlo.Game(ruleset, 3, 10).play()
     assert calls == []  # the inputs folded inline: two calls an input less
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "n_lives"])
+def test_extract_counts_without_a_counters_missing_key_call(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`extract` counts into a plain dict (a Counter's `+= 1` on a new key called its Python
+    `__missing__`: a death, a rule firing, an announcement looked up), with the same counters
+    in the same order as a Counter took them."""
+    from collections import Counter
+
+    ruleset = load_ruleset(variant)
+    game = montecarlo.Game(ruleset, 3, ruleset.spec.players)
+    state = game.play()
+    missing: list[object] = []
+    real = Counter.__missing__
+    monkeypatch.setattr(Counter, "__missing__", lambda self, key: missing.append(key) or real(self, key))
+    result = montecarlo.extract(ruleset, state, game.outcomes, 3)
+    assert missing == []
+    assert list(result.counters)[:2] == ["refusals", "GM notes"] and type(result.counters) is dict
+    deaths = [k for k in result.counters if k.startswith("death: ")]
+    assert sum(result.counters[k] for k in deaths) == sum(not p.alive for p in state.players)
+
+
+@pytest.mark.parametrize("hooked", [False, True])
+def test_inputs_stamped_at_a_due_deadline_fold_before_it_later_ones_after(hooked: bool) -> None:
+    """`advance`: an input stamped at the due deadline's moment folds before it, one a minute
+    later after it (as the driver reads them), inline or through a subclass's `fold`."""
+    from datetime import timedelta
+
+    from tianshen.core.model import PmIn
+
+    class Hooked(montecarlo.Game):
+        def fold(self, event) -> None:  # type: ignore[no-untyped-def]
+            super().fold(event)
+
+    ruleset = load_ruleset("classic_10")
+    game = (Hooked if hooked else montecarlo.Game)(ruleset, 1, 10)
+    dl = ruleset.next_deadline(game.state)
+    first, second = game.state.players[0], game.state.players[1]
+    pending = [PmIn(id="a", sender=first.forum_name, at=dl.at, text="你好"),
+               PmIn(id="b", sender=second.forum_name, at=dl.at + timedelta(minutes=1), text="你好")]
+    game.now = dl.at + timedelta(hours=1)
+    game.advance(pending, dl)
+    kinds = ["pm:" + o.pms[0].to if o.pms and not o.posts else "posts" for o in game.outcomes[1:]]
+    assert kinds[:3] == ["pm:" + first.forum_name, "posts", "pm:" + second.forum_name], kinds

@@ -179,6 +179,54 @@ def test_sims_start_without_reading_the_system_entropy(monkeypatch) -> None:
     assert None not in seeds
 
 
+def test_the_sims_one_random_is_made_without_a_seeding(monkeypatch) -> None:
+    """The classic and n_lives sims' one Random is seeded by `_rng` before every use: it is made
+    unseeded (`Random(0)` ran the Mersenne Twister's seeding once a game for nothing), and a
+    seeding of it sets the state `Random(s)` has, whatever it held before."""
+    from tianshen.sim import sims_for, unseeded
+    from tianshen.sim.montecarlo import CoreBoard
+
+    seeds: list[object] = []
+    real = random.Random.seed
+    monkeypatch.setattr(random.Random, "seed", lambda self, a=None, version=2: seeds.append(a) or real(self, a, version))
+    for family in ("classic", "n_lives", "game_ten"):
+        sims_for(family, CoreBoard([None]), "神的使者", 1)  # type: ignore[arg-type]
+    assert seeds == []
+    monkeypatch.undo()
+    fresh, used = unseeded(), random.Random(5)
+    used.random()
+    for s in ("1:night 1:night:night", "12:day 3:vote:vote", "0:"):
+        fresh.seed(s)
+        used.seed(s)
+        assert fresh.getstate() == used.getstate() == random.Random(s).getstate()
+        assert [fresh.random() for _ in range(3)] == [used.random() for _ in range(3)]
+
+
+def test_in_draw_order_draws_what_sample_of_the_whole_drew() -> None:
+    """`in_draw_order(rng, seq)` is `rng.sample(seq, len(seq))`: the same order, the same
+    generator state after (sizes 0 to 40: both of sample's set sizes)."""
+    from tianshen.sim import in_draw_order
+
+    for seed in range(300):
+        seq = list(range(seed % 41))
+        a, b = random.Random(seed), random.Random(seed)
+        assert in_draw_order(a, seq) == b.sample(seq, len(seq))
+        assert a.getstate() == b.getstate()
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "n_lives", "butterfly_elder", "hex_survival_12"])
+def test_the_votes_order_is_drawn_without_random_sample(variant: str, monkeypatch) -> None:
+    """The voters' order (and the others' acting order) is drawn by `in_draw_order`, not by
+    `Random.sample` (its checks and a `_randbelow` call a voter)."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Random.sample called")
+
+    monkeypatch.setattr(random.Random, "sample", refuse)
+    for seed in range(3):
+        ruleset = load_ruleset(variant)
+        Game(ruleset, seed, ruleset.spec.players).play()
+
+
 def test_the_night_picks_anyone_but_oneself_as_the_list_did() -> None:
     """`ClassicSims._anyone_but` draws from the night's living players without the list of the
     others it built for every player: the same player and the same state after, for every seat,
@@ -217,3 +265,15 @@ def test_a_declaration_says_and_draws_what_the_shuffled_copy_did() -> None:
         mine, theirs = random.Random(seed), random.Random(seed)
         assert declaration("白狐", mine) == before("白狐", theirs)
         assert mine.getstate() == theirs.getstate()
+
+
+def test_a_declaration_draws_without_random_shuffle(monkeypatch) -> None:
+    """The declaration's two draws are made inline, not by `Random.shuffle` of a list of three
+    (its call and two `_randbelow` calls, a killer a night)."""
+    from tianshen.sim.classic import declaration
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("Random.shuffle called")
+
+    monkeypatch.setattr(random.Random, "shuffle", refuse)
+    assert "白狐" in declaration("白狐", random.Random(1))

@@ -935,14 +935,26 @@ def text_parts(messages: list[Any]) -> tuple[list[str], list[str]]:
     message given a plain string gives it whole (sim/report.py counts announcements by them)."""
     keys: list[str] = []
     strings: list[str] = []
-    lazy = (Text, Lines)
+    lazy = _LAZY
     for message in messages:
         source = message.source
-        if source is None:
+        if type(source) is Text:  # most messages: one text, its fields plain (walked without the stack)
+            keys.append(source.key)
+            todo = None
+            for value in source.values.values():
+                if type(value) in lazy:
+                    if todo is None:
+                        todo = [value]
+                    else:
+                        todo.append(value)
+            if todo is None:
+                continue
+        elif source is None:
             strings.append(getattr(message, message._TEXT))
             continue
-        todo = [source]
-        while todo:
+        else:
+            todo = [source]
+        while todo:  # depth first: a text's lazy fields last to first, a Lines' parts in order
             item = todo.pop()
             kind = type(item)
             if kind is Text:
@@ -955,6 +967,9 @@ def text_parts(messages: list[Any]) -> tuple[list[str], list[str]]:
             else:
                 strings.append(item)
     return keys, strings
+
+
+_LAZY = frozenset((Text, Lines))  # a text's fields walked into (a set: one look-up, not two compares)
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,33 @@ def pick(rng: random.Random, seq: Sequence[T]) -> T:
     return seq[r]
 
 
+def in_draw_order(rng: random.Random, seq: Sequence[T]) -> list[T]:
+    """`rng.sample(seq, len(seq))`, the same draws and order: CPython's sample of the whole
+    sequence always takes its pool branch (the pool is never larger than its set size), each
+    place's index drawn as `_randbelow` draws it (getrandbits of the bit length of what is left
+    until below it; tests/test_sim_draws.py holds it to sample).  Without sample's checks (an
+    ABC isinstance) and its calls of `_randbelow`, a voter each."""
+    pool = list(seq)
+    out = []
+    draw = rng.getrandbits
+    for m in range(len(pool), 0, -1):
+        k = m.bit_length()
+        j = draw(k)
+        while j >= m:
+            j = draw(k)
+        out.append(pool[j])
+        pool[j] = pool[m - 1]
+    return out
+
+
+def unseeded() -> random.Random:
+    """A `random.Random` seeded before each use (the sims' `_rng`), made without a seeding:
+    `Random(0)` runs the Mersenne Twister's seeding once for nothing (about 36,000 instructions
+    a game, a third of a percent), `Random()` reads os.urandom.  Until seeded it draws zeros
+    and has no `getstate`: draw from it only after `seed`, which sets the whole state."""
+    return random.Random.__new__(random.Random)
+
+
 def pick_index(rng: random.Random, n: int) -> int:
     """The index `pick` draws from a sequence of n > 0 items (the same draws)."""
     k = n.bit_length()

@@ -14,7 +14,7 @@ from tianshen.core.abilities import table
 from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
-from tianshen.sim import ThreadLookup
+from tianshen.sim import ThreadLookup, in_draw_order
 from tianshen.specs import shared_spec
 
 VOTE_FORMS = ("投票 {t}", "投票：{t}", "投 {t}", "{t}")
@@ -123,7 +123,7 @@ class ButterflySims:
         info = state.data.get("round_info", {})
         muted = info.get("muted") if info.get("round") == state.phase.number else None
         counts: dict[str, int] = {}
-        for p in rng.sample(alive, len(alive)):
+        for p in in_draw_order(rng, alive):
             options = [q.name for q in alive if q.name != p.name]
             if main and p.name != muted and rng.random() < 0.5:
                 self.board.post(p.name, main, rng.choice(CHAT).format(t=rng.choice(options or [p.name])))

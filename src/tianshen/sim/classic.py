@@ -17,7 +17,7 @@ from tianshen.core.model import GameState, Player, peek
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.common.roles import KILLERS, acts_alone, group_of, groups, is_killer, on_duty_killer
-from tianshen.sim import ThreadLookup, check_in, pick, pick_index
+from tianshen.sim import ThreadLookup, check_in, in_draw_order, pick, pick_index, unseeded
 from tianshen.specs import shared_spec
 
 # the forms of each spec object's roles, shared by the sims that know it (the spec held so
@@ -46,9 +46,7 @@ class ClassicSims:
         self._sides: tuple[list[str], list[str], list[str]] | None = None
         self._of: dict[str, str | None] | None = None  # each player's acting group, while `night` runs
         self._seat: dict[str, int] | None = None  # each living player's place in the night's list, while `night` runs
-        # re-seeded by `_rng` for every use; made with a small seed (`Random()` reads
-        # os.urandom and seeds from it: about 60 µs a game)
-        self._random = random.Random(0)
+        self._random = unseeded()  # seeded by `_rng` for every use, never drawn from before
 
     # ---- the ability table (core.abilities): who holds what, and the words to write ----
 
@@ -216,7 +214,7 @@ class ClassicSims:
         post, forms, choose = self.board.post, VOTE_FORMS, self._choose_vote
         n, bits, draw = len(VOTE_FORMS), len(VOTE_FORMS).bit_length(), rng.getrandbits  # `pick` inline
         try:
-            for p in rng.sample(voters, len(voters)):
+            for p in in_draw_order(rng, voters):
                 target = choose(p, candidates, counts, state, rng)
                 counts[target] = counts.get(target, 0) + 1
                 r = draw(bits)
@@ -265,12 +263,16 @@ class ClassicSims:
 
 
 _STORY = "".join(STORY)
-_SHUFFLED = [0, 0, 0]  # what the story's middle three lines' shuffle draws for
 
 
 def declaration(target: str, rng: random.Random) -> str:
     """A declaration of more than 100 characters (002 杀人宣言).  The story is told in its
     order: its middle lines were shuffled as a copy (`lines[1:4]`), which left them as they
-    were; that shuffle's two draws are still made, on a list of three."""
-    rng.shuffle(_SHUFFLED)
+    were; that shuffle's two draws are still made, as `shuffle` of three draws them (an index
+    below 3, then below 2, each `_randbelow`'s getrandbits loop), without its calls."""
+    draw = rng.getrandbits
+    while draw(2) >= 3:  # below 3
+        pass
+    while draw(2) >= 2:  # below 2 (2's bit length is 2 as well)
+        pass
     return _STORY.format(t=target)

@@ -19,7 +19,7 @@ from tianshen.core.model import GameState, Player
 from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules import load_ruleset
-from tianshen.sim import ThreadLookup, check_in
+from tianshen.sim import ThreadLookup, check_in, in_draw_order
 from tianshen.specs import shared_spec
 
 VOTE_FORMS = ("投票 {t}", "投票：{t}\n理由：昨天的发言前后矛盾。", "投 {t}")
@@ -108,7 +108,7 @@ class HexSims:
         rng = self._rng(state, "vote")
         alive = state.alive()
         counts: dict[str, int] = {}
-        for p in rng.sample(alive, len(alive)):
+        for p in in_draw_order(rng, alive):
             roll = rng.random()
             if roll < 0.04:
                 continue  # forgot: counts as a vote for himself (§9.5)

@@ -175,23 +175,32 @@ class Game:
         while True:
             if dl is None:
                 dl = next_deadline(self.state)
-            due = dl is not None and dl.at <= now
-            while i < n and (dl is None or not due or pending[i].at <= dl.at):
+            # inputs stamped up to `limit` fold before the deadline, when it is due; all of
+            # them when it is not (None).  Worked out again only when the next deadline is
+            # another object: most folds hand back the state's kept one (`GameState.due`)
+            limit = dl.at if dl is not None and dl.at <= now else None
+            while i < n:
+                event = pending[i]
+                if limit is not None and event.at > limit:
+                    break
+                i += 1
                 if own:
-                    outcome = apply(self.state, pending[i])
+                    outcome = apply(self.state, event)
                     outcomes.append(outcome)
                     if outcome.posts:
                         threads.update(post.thread for post in outcome.posts)
-                    self.state = outcome.state
+                    self.state = state = outcome.state
                 else:
-                    fold(pending[i])
-                i += 1
-                dl = next_deadline(self.state)
-                due = dl is not None and dl.at <= now
-            if dl is None or not due:
+                    fold(event)
+                    state = self.state
+                found = next_deadline(state)
+                if found is not dl:
+                    dl = found
+                    limit = dl.at if dl is not None and dl.at <= now else None
+            if limit is None:
                 return dl
-            at = dl.at
-            event = DeadlineIn(id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind)
+            at = limit
+            event = DeadlineIn(id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind)  # type: ignore[union-attr]
             if own:
                 outcome = apply(self.state, event)
                 outcomes.append(outcome)

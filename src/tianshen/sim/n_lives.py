@@ -23,7 +23,7 @@ from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import PlayerSide
 from tianshen.rules.n_lives import cards, victory
 from tianshen.rules.n_lives.abilities import Ability, abilities
-from tianshen.sim import ThreadLookup, check_in, pick
+from tianshen.sim import ThreadLookup, check_in, in_draw_order, pick, unseeded
 from tianshen.specs import load_spec
 
 HOSTILE = {"killers", "werewolves", "solo"}
@@ -75,9 +75,7 @@ class NLivesSims:
         self.reordered: dict[str, int] = {}  # player -> reorder windows answered
         self.spec: RulesetSpec | None = None
         self.table: dict[str, Ability] = {}
-        # re-seeded by `_rng` for every use; made with a small seed (`Random()` reads
-        # os.urandom and seeds from it: about 60 µs a game)
-        self._random = random.Random(0)
+        self._random = unseeded()  # seeded by `_rng` for every use, never drawn from before
         self._point = ""  # "<seed>:<phase>:<step>:" of the `act` running, the head of its seeds
         self._reads: Reads | None = None  # while `act` runs (see `_read`)
 
@@ -376,7 +374,7 @@ class NLivesSims:
         barred = set(peek(state.data, "day")["cannot_vote"])
         voters = [p for p in state.players if p.alive and p.name not in barred]
         counts: dict[str, int] = {}
-        for p in rng.sample(voters, len(voters)):
+        for p in in_draw_order(rng, voters):
             target = self._choose_vote(state, p, counts, rng)
             if target is None:
                 continue

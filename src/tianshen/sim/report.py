@@ -60,8 +60,10 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
     see `ANNOUNCEMENTS`)."""
     from tianshen.sim.montecarlo import GameResult
 
-    counters: Counter[str] = Counter()
-    counters["refusals"] = counters["GM notes"] = 0  # the first two counters, set below
+    # a plain dict, its keys in the order a Counter took them: the first two, then each as
+    # first counted (a Counter's `+= 1` on a new key called its Python `__missing__`)
+    counters: dict[str, int] = {"refusals": 0, "GM notes": 0}
+    count = counters.get
     names = family(ruleset.spec.ruleset).events
     messages: list[PublicPost | PrivateMessage] = []
     refusals = notes = 0
@@ -73,7 +75,8 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
         if outcome.events:
             for event in outcome.events:
                 if event.kind in names:
-                    counters[names[event.kind]] += 1
+                    name = names[event.kind]
+                    counters[name] = count(name, 0) + 1
         if outcome.posts:
             messages += outcome.posts
         if outcome.pms:
@@ -84,27 +87,29 @@ def extract(ruleset: Ruleset, state: GameState, outcomes: list[Outcome], seed: i
                for p in state.players]
     for p in state.players:
         if not p.alive:
-            counters[f"death: {p.death_cause or '?'}"] += 1
+            name = f"death: {p.death_cause or '?'}"
+            counters[name] = count(name, 0) + 1
     if state.winner == "draw":
-        counters["draw"] += 1
+        counters["draw"] = count("draw", 0) + 1
     return GameResult(seed=seed, winner=state.winner, rounds=state.phase.number, steps=len(outcomes),
-                      players=players, counters=dict(counters))
+                      players=players, counters=counters)
 
 
-def _count_announcements(spec: RulesetSpec, keys: list[str], strings: list[str], counters: Counter[str]) -> None:
+def _count_announcements(spec: RulesetSpec, keys: list[str], strings: list[str], counters: dict[str, int]) -> None:
     """The announcements among a game's text keys, and those matched in its plain strings."""
     wanted = _announcements(spec)
     if not wanted:
         return
-    said = Counter(keys)
+    said = Counter(keys).get  # (a Counter's missing key called its Python `__missing__`)
     every = "\0".join(strings)  # an announcement not in the game's strings is looked for in none
     for key, name, literal, rx in wanted:
-        if said[key]:
-            counters[name] += said[key]
+        n = said(key)
+        if n:
+            counters[name] = counters.get(name, 0) + n
         if literal in every:
             for text in strings:
                 if literal in text:
-                    counters[name] += len(rx.findall(text))
+                    counters[name] = counters.get(name, 0) + len(rx.findall(text))
 
 
 # ---- figures ----------------------------------------------------------------------------
