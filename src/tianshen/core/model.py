@@ -340,6 +340,20 @@ def alive_before(log: list[tuple[Player, Any]], token: Any, players: list[Player
     return alive_logged(log, players) if log else None
 
 
+def deaths_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[Death]:
+    """The deaths of a log just ended (`reset`) that holds writes, `players` the state's list
+    it began with and ends with (`deaths_since` of `alive_logged`, without the two lists of
+    ten compared)."""
+    outer = _alive_writes.get()
+    if outer is not None:
+        outer += log
+    first: dict[int, Any] = {}
+    for p, old in log:
+        first.setdefault(id(p), old)
+    return [Death(p.name, p.death_cause or "", p.died_in or "")
+            for p in players if id(p) in first and first[id(p)] and not p.alive]
+
+
 def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[bool]:
     """`alive_before` of a log just ended (`reset`) that holds writes."""
     outer = _alive_writes.get()

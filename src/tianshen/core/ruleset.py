@@ -40,6 +40,7 @@ from tianshen.core.model import (
     Refusal,
     alive_before,
     alive_logged,
+    deaths_logged,
     fold_sharing_players,
     peek,
 )
@@ -706,8 +707,12 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             alive_before(log, token, players)
             raise
         ALIVE_WRITES.reset(token)
-        if log and (alive := alive_logged(log, players)) != list(map(_ALIVE, outcome.state.players)):
-            outcome.deaths = deaths_since(alive, outcome.state)
+        if log:  # (the same list of players: the deaths from the log alone)
+            if outcome.state.players is players:
+                if dead := deaths_logged(log, players):
+                    outcome.deaths = dead
+            elif (alive := alive_logged(log, players)) != list(map(_ALIVE, outcome.state.players)):
+                outcome.deaths = deaths_since(alive, outcome.state)
         return outcome
 
     def after_input(self, state: GameState, event: Input, out: Messages) -> None:
