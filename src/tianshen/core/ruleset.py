@@ -204,7 +204,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
         """Parse a PM, run each command by the family's `pm_command`, always answer the
         sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
-        out, p = answer_pm(self.spec, state, pm, self._command, self.pm_help_text, self.pm_verbs, self.pm_declaring)
+        # (by night the family's `pm_command` itself: `_command`'s late read is by day only)
+        run = self._command if state.phase.kind == "day" else self.pm_command
+        out, p = answer_pm(self.spec, state, pm, run, self.pm_help_text, self.pm_verbs, self.pm_declaring)
         if p is not None and peek(state.data, "done"):  # (note_done looks at nothing else before a /done)
             self.note_done(state, pm.at)
         return out.outcome(state)
