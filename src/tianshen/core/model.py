@@ -214,11 +214,13 @@ class GameState(_Plain):
 
     def player(self, name: str) -> Player:
         """The player of this 马甲 (`find`, inline: ~40 a game); KeyError when none is."""
-        players = self.players
-        seats = self.facts.get("seat_of")
-        i = None if seats is None else seats.get(name)
-        if i is not None and i < len(players) and (p := players[i]).name == name:
-            return p
+        try:  # (subscripts, no calls: a miss, seldom, raises)
+            p = self.players[self.facts["seat_of"][name]]
+        except (KeyError, IndexError):
+            pass
+        else:
+            if p.name == name:
+                return p
         found = self.find(name)
         if found is None:
             raise KeyError(name)
@@ -229,12 +231,18 @@ class GameState(_Plain):
         too), so each name's seat is looked up in a table kept with the facts; the player
         there is checked to bear the name (a list of players set anew is read through)."""
         players = self.players
-        seats = self.facts.get("seat_of")
-        if seats is None:
-            seats = self.facts["seat_of"] = {p.name: i for i, p in enumerate(players)}
-        i = seats.get(name)
-        if i is not None and i < len(players) and (p := players[i]).name == name:
-            return p
+        try:  # (subscripts, no calls: the table not made yet or a name without a seat, seldom, raises)
+            p = players[self.facts["seat_of"][name]]
+        except KeyError:
+            if "seat_of" not in self.facts:  # (made now from this list: the player there bears the name)
+                i = (seats := {p.name: i for i, p in enumerate(players)}).get(name)
+                self.facts["seat_of"] = seats
+                return None if i is None else players[i]
+        except IndexError:  # (a list of players set anew, shorter)
+            pass
+        else:
+            if p.name == name:
+                return p
         for p in players:
             if p.name == name:
                 return p
