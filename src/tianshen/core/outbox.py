@@ -7,11 +7,12 @@ from tianshen.core.model import GameState, Outcome, PrivateMessage, PublicPost, 
 from tianshen.core.spec import Body
 
 
-class Messages:
-    """What one input says so far (a plain slotted class: several are made for every input).
-    A text may be given unrendered (`RulesetSpec.later`, `Lines`): it is rendered when read."""
+class Messages(Outcome):
+    """What one input says so far (a slotted class: several are made for every input).
+    A text may be given unrendered (`RulesetSpec.later`, `Lines`): it is rendered when read.
+    It has an `Outcome`'s slots, and becomes that outcome (`outcome`): no second object a fold."""
 
-    __slots__ = ("posts", "pms", "refusals", "log", "notes")
+    __slots__ = ()  # (an Outcome's: `state`, `deaths` and `events` set by `outcome`)
 
     def __init__(self) -> None:
         self.posts: list[PublicPost] = []
@@ -33,15 +34,15 @@ class Messages:
             self.pm(reply_to, subject or "天神回复：未能接受", reason)
 
     def outcome(self, state: GameState) -> Outcome:
-        """The Outcome of these messages, with no deaths (built without the keyword call: one
-        is made for every input)."""
+        """The Outcome of these messages, with no deaths: this object itself, made an
+        `Outcome` (its lists are the outcome's, as they always were; one is made for every
+        input: a new object and its eight fields cost more than the class set).  Call it
+        once, last: the messages are an `Outcome` after it."""
         log = self.log
         events = log.events if type(log) is EventLog else None
-        o = _new(Outcome)
-        o.state, o.posts, o.pms, o.refusals, o.log, o.notes, o.deaths, o.events = (
-            state, self.posts, self.pms, self.refusals, log, self.notes, [], list(events) if events else [])
-        return o
-
-
-_new = object.__new__
+        self.state = state
+        self.deaths = []
+        self.events = list(events) if events else []
+        self.__class__ = Outcome  # type: ignore[assignment]
+        return self
 
