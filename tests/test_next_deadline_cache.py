@@ -11,7 +11,7 @@ import pytest
 
 from classic_helpers import ROLES_10, T0, Game
 from tianshen.core import flow
-from tianshen.core.model import DUE_MOVED, DUE_UNKNOWN, PHASE_WRITES, GameState, GmIn, Phase, PmIn, PostIn
+from tianshen.core.model import DUE_MOVED, DUE_UNKNOWN, GameState, GmIn, Phase, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game as MonteCarloGame
@@ -234,17 +234,3 @@ def test_a_pm_that_moves_the_phase_without_saying_so(game: Checked, write: str) 
     game.ruleset = Moving(game.ruleset.spec)
     game.pm("甲", "/done")
     assert game.moves[-1]
-
-
-def test_the_phase_writes_are_counted_and_a_new_phase_is_none() -> None:
-    """`PHASE_WRITES` (what `apply_in_place` compares instead of the phase's fields) moves with
-    every write of a field, and not for a phase made or copied."""
-    before = PHASE_WRITES[0]
-    phase = Phase(kind="night", number=1)
-    copied = phase.copy()
-    assert PHASE_WRITES[0] == before and copied.kind == "night" and copied.number == 1
-    for field, value in (("kind", "day"), ("step", "vote"), ("number", 2), ("ends_at", None), ("started_at", None)):
-        count = PHASE_WRITES[0]
-        setattr(copied, field, value)
-        assert PHASE_WRITES[0] == count + 1 and getattr(copied, field) == value
-    assert phase.kind == "night"

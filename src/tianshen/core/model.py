@@ -119,19 +119,11 @@ class Phase:
 
     def __init__(self, *, kind: PhaseKind = "setup", number: int = 0, started_at: datetime | None = None,
                  ends_at: datetime | None = None, step: str = "") -> None:
-        # (a new phase is no write: `object.__setattr__`, not ours)
-        _set(self, "kind", kind)
-        _set(self, "number", number)
-        _set(self, "started_at", started_at)
-        _set(self, "ends_at", ends_at)
-        _set(self, "step", step)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # every write of a field is counted (`PHASE_WRITES`): a fold whose count did not move
-        # and whose state has the same phase object has the phase it began with
-        # (`Ruleset.apply_in_place` keeps the next deadline then)
-        _set(self, name, value)
-        PHASE_WRITES[0] += 1
+        self.kind = kind
+        self.number = number
+        self.started_at = started_at
+        self.ends_at = ends_at
+        self.step = step
 
     @property
     def label(self) -> str:
@@ -147,11 +139,8 @@ class Phase:
 
     def copy(self) -> Phase:
         new = _new(Phase)
-        _set(new, "kind", self.kind)
-        _set(new, "number", self.number)
-        _set(new, "started_at", self.started_at)
-        _set(new, "ends_at", self.ends_at)
-        _set(new, "step", self.step)
+        new.kind, new.number, new.started_at, new.ends_at, new.step = (
+            self.kind, self.number, self.started_at, self.ends_at, self.step)
         return new
 
     def _dict(self) -> dict[str, Any]:
@@ -178,11 +167,6 @@ class Phase:
     def __repr__(self) -> str:
         return "Phase(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
-
-# the writes of any phase's fields in this process so far (`Phase.__setattr__`; a new phase
-# is none): a fold that leaves the count and the state's phase object as they were has not
-# moved the phase (another thread's writes only cost a kept deadline)
-PHASE_WRITES = [0]
 
 DUE_UNKNOWN: Any = False  # `GameState.due` when no next deadline is known (a singleton: survives a pickle)
 # `GameState.due` after a write that moved the schedule (`GameState.changed`): not known either,
@@ -408,12 +392,12 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     new.salt = original.salt
     new.rng_draws = original.rng_draws
     ph = original.phase
-    new.phase = phase = _new(Phase)  # (a new phase is no write: `object.__setattr__`)
-    _set(phase, "kind", ph.kind)
-    _set(phase, "number", ph.number)
-    _set(phase, "started_at", ph.started_at)
-    _set(phase, "ends_at", ph.ends_at)
-    _set(phase, "step", ph.step)
+    new.phase = phase = _new(Phase)
+    phase.kind = ph.kind
+    phase.number = ph.number
+    phase.started_at = ph.started_at
+    phase.ends_at = ph.ends_at
+    phase.step = ph.step
     new.winner = original.winner
     new.zone = original.zone
     new.data = data = _dict_new(SharedDict)

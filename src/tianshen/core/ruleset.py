@@ -26,7 +26,6 @@ from tianshen.core.model import (
     ALIVE_WRITES,
     DUE_MOVED,
     DUE_UNKNOWN,
-    PHASE_WRITES,
     DeadlineIn,
     GameState,
     GmIn,
@@ -130,6 +129,7 @@ class BoardMap:
 
 
 _ALIVE = attrgetter("alive")
+_KEEPS = (PmIn, PostIn)  # the inputs whose fold may keep the next deadline (`apply_in_place`)
 _CORE_ENDS = ("checkin_end", "substitution_end")  # core's own deadlines, not a family's step
 
 
@@ -676,20 +676,26 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         players = state.players
         known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
         # A PM or a post moves it only through the phase or a write that says so
-        # (`GameState.changed`: /done's early end, an extension, a substitution): the phase
-        # object as it was and the count of phase writes (`PHASE_WRITES`), to keep the deadline
-        # known after a fold that changed neither (no field compared)
-        phase, writes = state.phase, PHASE_WRITES[0]
-        kind = type(event)
-        keep = ((kind is PmIn or kind is PostIn) and known is not DUE_UNKNOWN and known is not DUE_MOVED
+        # (`GameState.changed`: /done's early end, an extension, a substitution): the phase as
+        # it was, to keep the deadline known after such a fold (None: not kept)
+        # (its fields kept one by one and compared by identity: no tuples a fold; the same
+        # object is the same value, a new one only costs the kept deadline)
+        phase = state.phase
+        keep = (isinstance(event, _KEEPS) and known is not DUE_UNKNOWN and known is not DUE_MOVED
                 and not self._after_input)
+        if keep:
+            kind0, step0, number0, ends0, started0 = (phase.kind, phase.step, phase.number,
+                                                      phase.ends_at, phase.started_at)
         try:
             # (a PM or a post straight to its fold: `_fold` would only hand it on)
+            kind = type(event)
             outcome = (self._fold_pm(state, event, None) if kind is PmIn else  # type: ignore[arg-type]
                        self._fold_post(state, event, None) if kind is PostIn else  # type: ignore[arg-type]
                        self._fold(state, event, None, known))
             new = outcome.state
-            if keep and new is state and new.due is DUE_UNKNOWN and new.phase is phase and PHASE_WRITES[0] == writes:
+            if (keep and new is state and new.due is DUE_UNKNOWN and new.phase is phase
+                    and phase.kind is kind0 and phase.step is step0 and phase.number is number0
+                    and phase.ends_at is ends0 and phase.started_at is started0):
                 new.due = known
             else:
                 new.due = DUE_UNKNOWN
