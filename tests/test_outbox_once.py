@@ -37,3 +37,28 @@ def test_a_subclass_of_messages_becomes_an_outcome_too() -> None:
 
     outcome = Counted().outcome(_state())
     assert type(outcome) is Outcome and outcome.posts == [] and outcome.events == []
+
+
+def test_messages_are_made_as_their_classes_make_them_without_the_class_call(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tianshen.core.model import PrivateMessage, PublicPost, Refusal
+    from tianshen.core.spec import Lines
+
+    lazy = Lines("", ["甲", "乙"])
+    made = [PublicPost("main", "正文", "标题"), PublicPost("main", lazy), PrivateMessage("甲", "主题", lazy),
+            PrivateMessage("甲", "主题", "内容"), Refusal("甲", "写的", lazy), Refusal("甲", "写的", "为什么")]
+
+    def no_call(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("made through the class call")
+
+    for kind in (PublicPost, PrivateMessage, Refusal):
+        monkeypatch.setattr(kind, "__init__", no_call)
+    out = Messages()
+    out.post("main", "正文", "标题")
+    out.post("main", lazy)
+    out.pm("甲", "主题", lazy)
+    out.pm("甲", "主题", "内容")
+    out.refuse("甲", "写的", lazy)
+    out.refuse("甲", "写的", "为什么")
+    got = out.posts + out.pms + out.refusals
+    assert [(type(m), m.source) for m in got] == [(type(m), m.source) for m in made]
+    assert got == made and [m.model_dump_json() for m in got] == [m.model_dump_json() for m in made]

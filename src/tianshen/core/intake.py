@@ -10,7 +10,7 @@ from datetime import datetime
 
 from tianshen.core import clock
 from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs, parsed_rows
-from tianshen.core.model import GameState, Player, PmIn, PrivateMessage, Refusal
+from tianshen.core.model import GameState, Player, PmIn, Refusal
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import Lines, RulesetSpec, Text
 
@@ -75,7 +75,7 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
             return out, p
     if not refused and not unknown:  # (every command taken: the receipt alone, most PMs)
         lines = "✔ " + done[0] if len(done) == 1 else "✔ " + "\n✔ ".join(done)
-        out.pms.append(PrivateMessage(p.name, spec.text("receipt_subject"), spec.later("receipt_ok", lines=lines)))
+        out.pm(p.name, spec.text("receipt_subject"), spec.later("receipt_ok", lines=lines))
         return out, p
     reply: list[str | Text] = []  # rendered when the answer is read
     if done:
