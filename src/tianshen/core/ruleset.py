@@ -339,9 +339,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
             pool.remove(role)
         free = rng.shuffled(state, pool)
+        roles = self.spec.roles
         for p in state.players:
-            p.role = fixed.get(p.name) or free.pop(0)
-            p.faction = self.spec.roles[p.role].faction
+            role = fixed.get(p.name) or free.pop(0)
+            p.write({"role": role, "faction": roles[role].faction})
         state.roles_changed()
 
     def gm_commands(self) -> list[str]:
