@@ -9,7 +9,7 @@ end in `Outcome.events`.
 
 from __future__ import annotations
 
-from tianshen.core.model import Event, frozen
+from tianshen.core.model import Event
 from tianshen.core.tally import DayTally
 
 
@@ -39,7 +39,7 @@ def note(log: list[str], line: str, *kinds: str) -> None:
     log.append(line)
     if isinstance(log, EventLog):
         for kind in kinds:
-            log.add(frozen(Event, kind, line, None))
+            log.add(Event(kind, line))
 
 
 def record_tally(log: list[str], line: str | None, tally: DayTally) -> None:
@@ -48,7 +48,7 @@ def record_tally(log: list[str], line: str | None, tally: DayTally) -> None:
     if line is not None:
         log.append(line)
     if isinstance(log, EventLog):
-        log.add(frozen(Event, "tally", line or "", tally))
+        log.add(Event("tally", line or "", tally))
 
 
 def tallies(events: list[Event]) -> list[DayTally]:

@@ -11,7 +11,7 @@ import copy as _copy
 import json
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Literal
 
@@ -374,33 +374,8 @@ def deaths_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[
     first: dict[int, Any] = {}
     for p, old in log:
         first.setdefault(id(p), old)
-    return [frozen(Death, p.name, p.death_cause or "", p.died_in or "")
+    return [Death(p.name, p.death_cause or "", p.died_in or "")
             for p in players if id(p) in first and first[id(p)] and not p.alive]
-
-
-_FROZEN_SETTERS: dict[type, Any] = {}
-
-
-def frozen(cls: type[Any], *values: Any) -> Any:
-    """`cls(*values)` of a frozen dataclass given every field in order (no defaults used, no
-    `__post_init__`), without its `__init__`, which writes each field through
-    `object.__setattr__` (~1,000 instructions a field): a slotted one's fields through their
-    slots' own setters, another's instance dict set at once."""
-    setters = _FROZEN_SETTERS.get(cls)
-    if setters is None:
-        names = tuple(f.name for f in fields(cls))
-        slots = "__slots__" in cls.__dict__
-        setters = _FROZEN_SETTERS[cls] = (len(names), tuple(getattr(cls, n).__set__ for n in names) if slots else names)
-    count, how = setters
-    if len(values) != count:
-        raise TypeError(f"{cls.__name__} takes {count} fields, got {len(values)}")
-    made = _new(cls)
-    if type(how[0]) is str:
-        _set(made, "__dict__", dict(zip(how, values, strict=True)))
-    else:
-        for setter, value in zip(how, values, strict=True):
-            setter(made, value)
-    return made
 
 
 def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[bool]:

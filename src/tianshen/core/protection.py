@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tianshen.core.model import frozen
-
 EVERYONE = "*"
 
 
@@ -33,7 +31,7 @@ class Protection:
 
     def add(self, kind: str, by: str, target: str | None, ability: str) -> None:
         if target is not None:
-            self.guards.append(frozen(Guard, kind, by, target, ability))  # (core.model.frozen)
+            self.guards.append(Guard(kind, by, target, ability))
 
     def of(self, target: str, kind: str | None = None) -> list[Guard]:
         """The guards on `target` tonight (of one kind, or all)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tianshen.core.model import frozen
 from tianshen.core.vote_post import read_vote_post
 
 
@@ -43,7 +42,7 @@ def tally(votes: Iterable[str], modifiers: Mapping[str, int] | None = None) -> T
     for target, delta in (modifiers or {}).items():
         if delta:
             counts[target] = max(0, counts.get(target, 0) + delta)
-    return frozen(Tally, counts, raw)  # (core.model.frozen: no __init__'s object.__setattr__ a field)
+    return Tally(counts=counts, raw=raw)
 
 
 def count_rows(counts: Mapping[str, int], voters: Mapping[str, list[str]], cast_at: Mapping[str, str]

@@ -18,10 +18,10 @@ from datetime import datetime
 from tianshen.core.clock import PhaseClock, iso, parse
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
-from tianshen.core.model import GameState, Player, frozen, peek, put
+from tianshen.core.model import GameState, Player, peek, put
 from tianshen.core.names import seat_names
 from tianshen.core.spec import RulesetSpec, Text
-from tianshen.core.tally import DELEGATED, EXECUTED, POST, DayTally, TallyRow, ballot, ballots_of
+from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballot, ballots_of
 from tianshen.core.tally import row as tally_row
 from tianshen.core.vote_post import resolve_name
 from tianshen.core.votes import Tally, tally
@@ -221,9 +221,9 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
     cast = d["ballots"].get(kind, {})
     ballots = tuple(ballot(v, t, 1, (cast[v].get("source") or POST) if v in cast else DELEGATED)
                     for v, t in votes.items())
-    # (every field by position, without the frozen class's __init__: core.model.frozen)
-    return frozen(DayTally, state.phase.number, kind, ballots, tuple(rows), tuple(missing), (),
-                  (executed,) if executed else (), EXECUTED)
+    # (by position: day, ballot, ballots, rows, missing, abstained, executed)
+    return DayTally(state.phase.number, kind, ballots, tuple(rows), tuple(missing), (),
+                    (executed,) if executed else ())
 
 
 def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: DayTally) -> list[str | Text]:
