@@ -125,6 +125,7 @@ class Player(_Plain):
 
 
 PhaseKind = Literal["setup", "night", "day", "over"]
+_LABELS: dict[tuple[str, int, type], str] = {}  # `Phase.label` by kind, number and its class (bounded)
 
 
 class Phase:
@@ -143,7 +144,16 @@ class Phase:
 
     @property
     def label(self) -> str:
-        return f"{self.kind} {self.number}" if self.kind in (NIGHT, DAY) else self.kind
+        # (each label written once: `f"{kind} {number}"` of an int is ~2,000 instructions; the
+        # number's class is in the key: 1, 1.0 and True are one key alone, three texts)
+        number = self.number
+        key = (self.kind, number, number.__class__)
+        found = _LABELS.get(key)
+        if found is None:
+            if len(_LABELS) >= 1024:
+                _LABELS.clear()
+            found = _LABELS[key] = f"{key[0]} {key[1]}" if key[0] in (NIGHT, DAY) else key[0]
+        return found
 
     @property
     def words(self) -> str:
