@@ -115,6 +115,22 @@ def iso(at: datetime, offset: timedelta | None) -> str:
     return at.isoformat()
 
 
+_LAST_ISO: tuple[datetime | None, str] = (None, "")
+
+
+def iso_of(at: datetime) -> str:
+    """`iso(at, at.utcoffset())`, the last moment's text kept by identity (a vote post's time:
+    the posts read together are stamped with one datetime object, the same value and offset;
+    one tuple, written at once)."""
+    global _LAST_ISO
+    last = _LAST_ISO
+    if last[0] is at:
+        return last[1]
+    text = iso(at, at.utcoffset())
+    _LAST_ISO = (at, text)
+    return text
+
+
 @lru_cache(maxsize=1024)
 def _show(t: datetime, zone: str, seconds: bool, year: bool) -> str:
     """`show` of a time: a game shows its few deadlines many times (issue 37), so the texts
