@@ -161,6 +161,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self._own_watch = type(self).watch_activity is not Ruleset.watch_activity
         self._own_lurkers = type(self).report_lurkers is not Ruleset.report_lurkers  # (the same, at deadlines)
         self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
+        # the variant's options, the spec's very dict (a test may write it): read at every post
+        # and deadline, where a read of a pydantic field costs ~450 instructions (its
+        # `__getattr__` hook), this one ~60
+        self._options = spec.options
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -745,7 +749,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             outcome = self.on_deadline(state, event, due)
             # (the shared `report_lurkers` has nothing to say without a lurking quota: no
             # messages made for it then)
-            if self._own_lurkers or activity.QUOTA in self.spec.options:
+            if self._own_lurkers or activity.QUOTA in self._options:
                 first = Messages() if first is None else first
                 self.report_lurkers(outcome.state, event.at, first)
             return self._after_fold(outcome, first)
@@ -763,7 +767,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             return (Messages() if first is None else first).outcome(state)
         # the shared `watch_activity` notes only a dead author's post (诈尸) unless the variant
         # counts posts: a living author's post needs no call and no messages of its own
-        if (self._own_watch or activity.QUOTA in self.spec.options
+        if (self._own_watch or activity.QUOTA in self._options
                 or ((p := state.find(post.author)) is not None and not p.alive)):
             first = Messages() if first is None else first
             self.watch_activity(state, post, first)
