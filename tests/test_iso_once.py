@@ -48,3 +48,18 @@ def test_a_vote_keeps_its_own_zone():
     cast = g.state.data["day"]["ballots"]["main"]
     assert cast["丙"]["at"] == at.isoformat() and cast["丁"]["at"] == there.isoformat()
     assert cast["丙"]["at"] != cast["丁"]["at"]
+
+
+def test_iso_of_keeps_the_last_moment_by_identity_only() -> None:
+    """`clock.iso_of`: the last datetime object's text; an equal moment in another zone (or a
+    new object) is written afresh."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from tianshen.core import clock
+
+    utc = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    east = utc.astimezone(timezone(timedelta(hours=8)))
+    assert utc == east
+    for at in (utc, utc, east, east, utc):
+        assert clock.iso_of(at) == at.isoformat()
+    assert clock.iso_of(east) is clock.iso_of(east)

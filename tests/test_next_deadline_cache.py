@@ -234,3 +234,13 @@ def test_a_pm_that_moves_the_phase_without_saying_so(game: Checked, write: str) 
     game.ruleset = Moving(game.ruleset.spec)
     game.pm("甲", "/done")
     assert game.moves[-1]
+
+
+@pytest.mark.parametrize("kind", ["setup", "night", "day", "over"])
+def test_a_phase_label_is_written_once_as_it_reads(kind: str) -> None:
+    """`Phase.label` kept by kind, number and the number's class (1, 1.0 and True are one key
+    without the class, and three texts)."""
+    for number in (1, True, 1.0, 2, 0, 1, True):
+        phase = Phase(kind=kind, number=number)  # type: ignore[arg-type]
+        assert phase.label == (f"{kind} {number}" if kind in ("night", "day") else kind)
+        assert phase.label is phase.label

@@ -53,3 +53,25 @@ def test_a_pm_goes_straight_to_its_fold(monkeypatch: pytest.MonkeyPatch) -> None
     game = Game(load_ruleset("classic_10"), 1, 10)
     game.play()
     assert game.state.winner and "DeadlineIn" in kinds and "PmIn" not in kinds and "PostIn" not in kinds
+
+
+def test_a_pms_commands_are_made_from_the_rows_without_the_class_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`answer_pm` makes each `Command` as `Command(*row)` would (its four fields), without the
+    dataclass's `__init__` (a class call a command)."""
+    from tianshen.core.grammar import Command
+
+    seen: list[Command] = []
+    ruleset = load_ruleset("classic_10")
+    real = type(ruleset).pm_command
+
+    def pm_command(self, state, p, cmd, at, out):  # type: ignore[no-untyped-def]
+        seen.append(cmd)
+        return real(self, state, p, cmd, at, out)
+
+    def no_call(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a Command made through its __init__")
+
+    monkeypatch.setattr(type(ruleset), "pm_command", pm_command)
+    monkeypatch.setattr(Command, "__init__", no_call)
+    Game(ruleset, 1, ruleset.spec.players).play()
+    assert len(seen) > 20 and all(type(c) is Command and c.verb and c.line for c in seen)

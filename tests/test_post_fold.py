@@ -5,6 +5,8 @@ quota; a family's own `watch_activity` still sees every post."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from tianshen.core import ruleset as core_ruleset
@@ -99,3 +101,24 @@ def test_a_familys_own_lurkers_are_asked_at_every_deadline() -> None:
     game.play()
     assert game.state.winner and len(asked) > 5
     assert sum("潜水：测试" in o.notes for o in game.outcomes) == len(asked)
+
+
+def test_a_vote_thread_is_closed_as_its_name_reads() -> None:
+    """`vote_closed` compares the post's thread with the day's vote thread, made once per
+    number and the number's class (`ballots._VOTE_THREADS`: 1 and True are one key without it)."""
+    from tianshen.core import ballots
+    from tianshen.core.model import GameState, Phase, Player
+    from tianshen.core.model import PostIn as Post
+
+    at = datetime(2026, 1, 1)
+    rs = load_ruleset("classic_10")
+    for number in (1, True, 2, 1, True):
+        state = GameState(ruleset="classic", variant="classic_10", seed=1,
+                          players=[Player(name="甲", forum_name="a", seat=1)], phase=Phase(kind="day", number=number))
+        for thread in ("vote:1", "vote:True", "vote:2", "main"):
+            post = Post(id="1", thread=thread, author="甲", at=at, text="x")
+            assert rs.vote_closed(state, post) is (thread != f"vote:{number}")
+        state.phase.kind = "night"
+        assert rs.vote_closed(state, Post(id="1", thread=f"vote:{number}", author="甲",
+                                          at=at, text="x"))
+    assert (1, int) in ballots._VOTE_THREADS and (True, bool) in ballots._VOTE_THREADS

@@ -112,7 +112,11 @@ class VotePosts:
         return post.thread
 
     def vote_closed(self, state: GameState, post: PostIn) -> bool:
-        return post.thread != f"vote:{state.phase.number}" or state.phase.kind != "day"
+        phase = state.phase
+        if phase.kind != "day":
+            return True
+        number = phase.number  # (the thread's name made once per number: `vote_thread`)
+        return post.thread != (_VOTE_THREADS.get((number, number.__class__)) or vote_thread(number))
 
     def dead_may_vote(self, state: GameState, p: Player) -> bool:
         return False
@@ -129,3 +133,16 @@ class VotePosts:
 
     def vote_post_done(self, state: GameState, post: PostIn) -> None:
         """After a vote post was taken or refused (001/000: an early end when all are in)."""
+
+
+# each day's vote thread by its number and the number's class (an f-string of an int a vote
+# post cost ~700 instructions; 1 and True are one key alone, two names), bounded
+_VOTE_THREADS: dict[tuple[int, type], str] = {}
+
+
+def vote_thread(number: int) -> str:
+    """`f"vote:{number}"`, the vote thread of day `number`, made once (`_VOTE_THREADS`)."""
+    if len(_VOTE_THREADS) >= 1024:
+        _VOTE_THREADS.clear()
+    found = _VOTE_THREADS[number, number.__class__] = f"vote:{number}"
+    return found

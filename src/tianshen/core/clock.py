@@ -115,6 +115,22 @@ def iso(at: datetime, offset: timedelta | None) -> str:
     return at.isoformat()
 
 
+_LAST_ISO: tuple[datetime | None, str] = (None, "")
+
+
+def iso_of(at: datetime) -> str:
+    """`iso(at, at.utcoffset())`, the last moment's text kept by identity (a vote post's time:
+    the posts read together are stamped with one datetime object, the same value and offset;
+    one tuple, written at once)."""
+    global _LAST_ISO
+    last = _LAST_ISO
+    if last[0] is at:
+        return last[1]
+    text = iso(at, at.utcoffset())
+    _LAST_ISO = (at, text)
+    return text
+
+
 @lru_cache(maxsize=1024)
 def _show(t: datetime, zone: str, seconds: bool, year: bool) -> str:
     """`show` of a time: a game shows its few deadlines many times (issue 37), so the texts
@@ -154,8 +170,16 @@ def duration(d: timedelta) -> str:
 
 def whole_minute(t: datetime) -> datetime:
     """`t`, or the next whole minute when `t` falls between two (issue 31 item 7)."""
-    floor = t.replace(second=0, microsecond=0)
-    return floor if floor == t else floor + timedelta(minutes=1)
+    if not t.second and not t.microsecond:  # (on a minute already: no `replace`, whose keywords cost)
+        return t
+    return t.replace(second=0, microsecond=0) + _MINUTE
+
+
+_MINUTE = timedelta(minutes=1)
+# each length of `ends_after` as a timedelta, and whether it is a whole number of minutes: a
+# game asks for a few lengths (its timing) again and again; `timedelta(hours=…)` parses its
+# keywords each time (emptied when it grows large)
+_SPANS: dict[float, tuple[timedelta, bool]] = {}
 
 
 def ends_after(t: datetime, hours: float) -> datetime:
@@ -163,8 +187,15 @@ def ends_after(t: datetime, hours: float) -> datetime:
     clock, rounded up, when the length is a whole number of minutes (a phase started or
     resumed between two minutes, e.g. a deal or a GM advance, still ends on a minute that the
     texts can show, issue 31 item 7); the tests' lengths in seconds are kept exact."""
-    end = t + timedelta(hours=hours)
-    return whole_minute(end) if abs(hours * 60 - round(hours * 60)) < 1e-9 else end
+    span = _SPANS.get(hours)
+    if span is None:
+        if len(_SPANS) >= 256:
+            _SPANS.clear()
+        span = _SPANS[hours] = (timedelta(hours=hours), abs(hours * 60 - round(hours * 60)) < 1e-9)
+    end = t + span[0]
+    if span[1] and (end.second or end.microsecond):  # (`whole_minute` inline: mostly on a minute)
+        return end.replace(second=0, microsecond=0) + _MINUTE
+    return end
 
 
 def after(t: datetime, hours: float) -> datetime:

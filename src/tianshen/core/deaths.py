@@ -1,5 +1,5 @@
-"""Deaths, written once (issue 24): `die` marks a player out and gives the typed event; the
-outcome of every input lists the deaths it caused (`Outcome.deaths`, see Ruleset.apply).
+"""Deaths, written once (issue 24): `die` marks a player out; the outcome of every input
+lists the deaths it caused (`Outcome.deaths`, from the `alive` writes: see Ruleset.apply).
 What the players are told of a dead player's side is the ruleset's `public_identity`."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from tianshen.core.model import Death, GameState, Player
 __all__ = ["Death", "deaths_since", "die"]
 
 
-def die(state: GameState, p: Player, cause: str) -> Death:
-    """`p` leaves the game now, of `cause`."""
-    p.alive, p.died_in, p.death_cause = False, state.phase.label, cause
-    return Death(p.name, cause, state.phase.label)
+def die(state: GameState, p: Player, cause: str) -> None:
+    """`p` leaves the game now, of `cause` (the fold's outcome lists the death: `Outcome.deaths`,
+    from the `alive` writes)."""
+    p.write({"alive": False, "died_in": state.phase.label, "death_cause": cause})
 
 
 def deaths_since(alive_before: list[bool], state: GameState) -> list[Death]:

@@ -115,7 +115,7 @@ _ALIASES = _aliases(VERBS)
 _SEPARATORS = " \t:：,，、.。;；-—=＝>"
 _SPLIT = re.compile(r"[;；]")
 
-@dataclass
+@dataclass(slots=True)  # (one made for every command a PM runs: no instance dict)
 class Command:
     verb: str
     arg: str  # the raw argument (a name, or for cancel a verb word); "" if none

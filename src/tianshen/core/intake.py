@@ -60,7 +60,8 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
     late = 0
     at = pm.at
     for row in commands:
-        cmd = Command(*row)  # the family's own (the rows are shared)
+        cmd = _new(Command)  # the family's own (the rows are shared); `Command(*row)` without the class call
+        cmd.verb, cmd.arg, cmd.text, cmd.line = row
         try:
             done.append(run(state, p, cmd, at, out))
         except Refused as exc:
@@ -73,6 +74,10 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
         _read_late(spec, state, pm, out, alone)
         if alone:
             return out, p
+    if not refused and not unknown:  # (every command taken: the receipt alone, most PMs)
+        lines = "✔ " + done[0] if len(done) == 1 else "✔ " + "\n✔ ".join(done)
+        out.pm(p.name, spec.text("receipt_subject"), spec.later("receipt_ok", lines=lines))
+        return out, p
     reply: list[str | Text] = []  # rendered when the answer is read
     if done:
         reply.append(spec.later("receipt_ok", lines="✔ " + "\n✔ ".join(done)))  # each line "✔ …"
@@ -91,3 +96,6 @@ def _read_late(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages, alo
         out.pm(pm.sender, spec.text("receipt_subject"), spec.text("pm_read_late"))
     out.notes.append(f"{pm.sender} 夜里（{clock.show(pm.at, state.zone)}）寄出的短消息在天亮后才被"
                      f"读到，未计入：{' '.join(pm.text.split())[:60]}。如应计入，请用 tianshen admin enter-action 补录。")
+
+
+_new = object.__new__

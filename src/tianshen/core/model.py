@@ -50,27 +50,43 @@ class Player(_Plain):
     def __init__(self, *, name: str, forum_name: str, seat: int, role: str = "", faction: str = "",
                  alive: bool = True, died_in: str | None = None, death_cause: str | None = None,
                  extra: dict[str, Any] | None = None) -> None:
-        # through object's own setattr, not ours (and not a dict of our own: the values stay
-        # inline in the object, which Python reads faster)
-        _set(self, "name", name)
-        _set(self, "forum_name", forum_name)  # the player's own forum account: gets the role PM at the start
-        _set(self, "seat", seat)
-        _set(self, "role", role)
-        _set(self, "faction", faction)
-        _set(self, "alive", alive)
-        _set(self, "died_in", died_in)  # phase label of the announcement, e.g. "night 2"
-        _set(self, "death_cause", death_cause)
-        _set(self, "extra", {} if extra is None else extra)  # ruleset-specific fields
+        # the instance dict made whole and set once, not ours (each `object.__setattr__` is a
+        # call of ~1,000 instructions: nine a player were ~15,000; reads cost the same)
+        _set(self, "__dict__", {
+            "name": name,
+            "forum_name": forum_name,  # the player's own forum account: gets the role PM at the start
+            "seat": seat,
+            "role": role,
+            "faction": faction,
+            "alive": alive,
+            "died_in": died_in,  # phase label of the announcement, e.g. "night 2"
+            "death_cause": death_cause,
+            "extra": {} if extra is None else extra,  # ruleset-specific fields
+        })
 
     def __setattr__(self, name: str, value: Any) -> None:
         # while `Ruleset.apply` shares this player with the state it was given (`fold_sharing_players`),
-        # the value written over is kept to be put back
+        # the value written over is kept to be put back (the fields are the instance dict's:
+        # written there, not through `object.__setattr__`'s call)
+        fields = self.__dict__
         log = _writes.get()
         if log is not None:
-            log.append((self, name, getattr(self, name, _UNSET)))
+            log.append((self, name, fields.get(name, _UNSET)))
         if name == "alive" and (alive := _alive_writes.get()) is not None:
-            alive.append((self, getattr(self, name, _UNSET)))  # the deaths of the fold (`alive_before`)
-        _set(self, name, value)
+            alive.append((self, fields.get(name, _UNSET)))  # the deaths of the fold (`alive_before`)
+        fields[name] = value
+
+    def write(self, values: dict[str, Any]) -> None:
+        """`setattr` of each field of `values`, in order, logged as `__setattr__` logs each
+        (one call for several: a death's three fields, a deal's role and side)."""
+        fields = self.__dict__
+        log = _writes.get()
+        if log is not None:
+            for name in values:
+                log.append((self, name, fields.get(name, _UNSET)))
+        if "alive" in values and (alive := _alive_writes.get()) is not None:
+            alive.append((self, fields.get("alive", _UNSET)))
+        fields.update(values)
 
     @property
     def label(self) -> str:
@@ -110,6 +126,7 @@ class Player(_Plain):
 
 
 PhaseKind = Literal["setup", "night", "day", "over"]
+_LABELS: dict[tuple[str, int, type], str] = {}  # `Phase.label` by kind, number and its class (bounded)
 
 
 class Phase:
@@ -128,7 +145,16 @@ class Phase:
 
     @property
     def label(self) -> str:
-        return f"{self.kind} {self.number}" if self.kind in (NIGHT, DAY) else self.kind
+        # (each label written once: `f"{kind} {number}"` of an int is ~2,000 instructions; the
+        # number's class is in the key: 1, 1.0 and True are one key alone, three texts)
+        number = self.number
+        key = (self.kind, number, number.__class__)
+        found = _LABELS.get(key)
+        if found is None:
+            if len(_LABELS) >= 1024:
+                _LABELS.clear()
+            found = _LABELS[key] = f"{key[0]} {key[1]}" if key[0] in (NIGHT, DAY) else key[0]
+        return found
 
     @property
     def words(self) -> str:
@@ -215,11 +241,13 @@ class GameState(_Plain):
 
     def player(self, name: str) -> Player:
         """The player of this 马甲 (`find`, inline: ~40 a game); KeyError when none is."""
-        players = self.players
-        seats = self.facts.get("seat_of")
-        i = None if seats is None else seats.get(name)
-        if i is not None and i < len(players) and (p := players[i]).name == name:
-            return p
+        try:  # (subscripts, no calls: a miss, seldom, raises)
+            p = self.players[self.facts["seat_of"][name]]
+        except (KeyError, IndexError):
+            pass
+        else:
+            if p.name == name:
+                return p
         found = self.find(name)
         if found is None:
             raise KeyError(name)
@@ -230,12 +258,18 @@ class GameState(_Plain):
         too), so each name's seat is looked up in a table kept with the facts; the player
         there is checked to bear the name (a list of players set anew is read through)."""
         players = self.players
-        seats = self.facts.get("seat_of")
-        if seats is None:
-            seats = self.facts["seat_of"] = {p.name: i for i, p in enumerate(players)}
-        i = seats.get(name)
-        if i is not None and i < len(players) and (p := players[i]).name == name:
-            return p
+        try:  # (subscripts, no calls: the table not made yet or a name without a seat, seldom, raises)
+            p = players[self.facts["seat_of"][name]]
+        except KeyError:
+            if "seat_of" not in self.facts:  # (made now from this list: the player there bears the name)
+                i = (seats := {p.name: i for i, p in enumerate(players)}).get(name)
+                self.facts["seat_of"] = seats
+                return None if i is None else players[i]
+        except IndexError:  # (a list of players set anew, shorter)
+            pass
+        else:
+            if p.name == name:
+                return p
         for p in players:
             if p.name == name:
                 return p
@@ -339,6 +373,20 @@ def alive_before(log: list[tuple[Player, Any]], token: Any, players: list[Player
     written (an enclosing log gets the entries too)."""
     _alive_writes.reset(token)
     return alive_logged(log, players) if log else None
+
+
+def deaths_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[Death]:
+    """The deaths of a log just ended (`reset`) that holds writes, `players` the state's list
+    it began with and ends with (`deaths_since` of `alive_logged`, without the two lists of
+    ten compared)."""
+    outer = _alive_writes.get()
+    if outer is not None:
+        outer += log
+    first: dict[int, Any] = {}
+    for p, old in log:
+        first.setdefault(id(p), old)
+    return [Death(p.name, p.death_cause or "", p.died_in or "")
+            for p in players if id(p) in first and first[id(p)] and not p.alive]
 
 
 def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[bool]:

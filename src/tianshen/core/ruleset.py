@@ -40,6 +40,7 @@ from tianshen.core.model import (
     Refusal,
     alive_before,
     alive_logged,
+    deaths_logged,
     fold_sharing_players,
     peek,
 )
@@ -160,6 +161,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self._own_watch = type(self).watch_activity is not Ruleset.watch_activity
         self._own_lurkers = type(self).report_lurkers is not Ruleset.report_lurkers  # (the same, at deadlines)
         self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
+        # the variant's options, the spec's very dict (a test may write it): read at every post
+        # and deadline, where a read of a pydantic field costs ~450 instructions (its
+        # `__getattr__` hook), this one ~60
+        self._options = spec.options
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -203,7 +208,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def on_pm(self, state: GameState, pm: PmIn) -> Outcome:
         """Parse a PM, run each command by the family's `pm_command`, always answer the
         sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
-        out, p = answer_pm(self.spec, state, pm, self._command, self.pm_help_text, self.pm_verbs, self.pm_declaring)
+        # (by night the family's `pm_command` itself: `_command`'s late read is by day only)
+        run = self._command if state.phase.kind == "day" else self.pm_command
+        out, p = answer_pm(self.spec, state, pm, run, self.pm_help_text, self.pm_verbs, self.pm_declaring)
         if p is not None and peek(state.data, "done"):  # (note_done looks at nothing else before a /done)
             self.note_done(state, pm.at)
         return out.outcome(state)
@@ -336,9 +343,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
             pool.remove(role)
         free = rng.shuffled(state, pool)
+        roles = self.spec.roles
         for p in state.players:
-            p.role = fixed.get(p.name) or free.pop(0)
-            p.faction = self.spec.roles[p.role].faction
+            role = fixed.get(p.name) or free.pop(0)
+            p.write({"role": role, "faction": roles[role].faction})
         state.roles_changed()
 
     def gm_commands(self) -> list[str]:
@@ -706,8 +714,12 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             alive_before(log, token, players)
             raise
         ALIVE_WRITES.reset(token)
-        if log and (alive := alive_logged(log, players)) != list(map(_ALIVE, outcome.state.players)):
-            outcome.deaths = deaths_since(alive, outcome.state)
+        if log:  # (the same list of players: the deaths from the log alone)
+            if outcome.state.players is players:
+                if dead := deaths_logged(log, players):
+                    outcome.deaths = dead
+            elif (alive := alive_logged(log, players)) != list(map(_ALIVE, outcome.state.players)):
+                outcome.deaths = deaths_since(alive, outcome.state)
         return outcome
 
     def after_input(self, state: GameState, event: Input, out: Messages) -> None:
@@ -737,7 +749,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             outcome = self.on_deadline(state, event, due)
             # (the shared `report_lurkers` has nothing to say without a lurking quota: no
             # messages made for it then)
-            if self._own_lurkers or activity.QUOTA in self.spec.options:
+            if self._own_lurkers or activity.QUOTA in self._options:
                 first = Messages() if first is None else first
                 self.report_lurkers(outcome.state, event.at, first)
             return self._after_fold(outcome, first)
@@ -755,7 +767,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             return (Messages() if first is None else first).outcome(state)
         # the shared `watch_activity` notes only a dead author's post (诈尸) unless the variant
         # counts posts: a living author's post needs no call and no messages of its own
-        if (self._own_watch or activity.QUOTA in self.spec.options
+        if (self._own_watch or activity.QUOTA in self._options
                 or ((p := state.find(post.author)) is not None and not p.alive)):
             first = Messages() if first is None else first
             self.watch_activity(state, post, first)

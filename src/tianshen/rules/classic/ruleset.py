@@ -94,7 +94,7 @@ class Classic(ForumGame):
         """C13: the civilian drawn for an extra divination asks it by PM during the day."""
         if cmd.verb == "divine" and (line := plagiarism.ask(state, p, cmd.arg)):
             return line
-        return super().pm_command(state, p, cmd, at, out)
+        return ForumGame.pm_command(self, state, p, cmd, at, out)  # (super(), without its object a PM)
 
     @extra(Override("flag-plagiarism", "标记宣言抄袭", "classic rulesets: flag tonight's kill declaration (杀人宣言) "
                     "of a killer as plagiarised or too short, before dawn; at dawn one living civilian is drawn for "

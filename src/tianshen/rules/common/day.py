@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tianshen.core.clock import PhaseClock, iso, parse
+from tianshen.core.clock import PhaseClock, iso, iso_of, parse
 from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player, peek, put
@@ -148,7 +148,7 @@ def cast_vote(state: GameState, p: Player, written: str, at: datetime, source: s
     if cast is not None:
         raise Refused(f"你已经投给了{cast['target']}。投票一旦投出，就禁止修改。")
     target = candidate(state, kind, written)
-    put(state.data, ("day", "ballots", kind), p.name, {"target": target, "at": iso(at, at.utcoffset()), "source": source})
+    put(state.data, ("day", "ballots", kind), p.name, {"target": target, "at": iso_of(at), "source": source})
     if p.name in looked["delegations"].get(kind, ()):  # (`put` wrote the ballots only: the same delegations)
         del day(state)["delegations"][kind][p.name]  # 001 §5.3: own vote voids the delegation
     return f"{p.name} 投票给 {target}"

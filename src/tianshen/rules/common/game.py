@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from tianshen.core import abilities, checkin
-from tianshen.core.ballots import BallotPolicy
+from tianshen.core.ballots import BallotPolicy, VotePosts
 from tianshen.core.clock import PhaseClock, iso, show_for
 from tianshen.core.deaths import die
 from tianshen.core.events import note, record_tally
@@ -368,7 +368,7 @@ class ForumGame(Ruleset):
 
     def vote_taken(self, state: GameState, p: Player, post: PostIn, vote: VotePost, line: str,
                    out: Messages) -> None:
-        super().vote_taken(state, p, post, vote, line, out)
+        VotePosts.vote_taken(self, state, p, post, vote, line, out)  # (super(), without its object a vote)
         if post.edited:
             note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
             out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
