@@ -380,3 +380,22 @@ def test_a_read_after_an_id_looks_only_at_the_newer_posts(clock: Clock) -> None:
         got = [p.id for p in gm.read_thread(thread, after)]
         assert got == [i for i in mine if after is None or i > after]
         assert Counted.walks == walks + (after is None)
+
+
+def test_a_call_looks_for_faults_only_when_some_are_set(clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: without an outage set, a GM call does not look through the faults; with
+    one, before and after the write as before."""
+    board = MemoryBoard(clock)
+    gm = board.gm()
+    gm.login()
+    looked: list[bool] = []
+    real = board._take_fault
+    monkeypatch.setattr(board, "_take_fault", lambda op, after_write: looked.append(after_write) or real(op, after_write))
+    thread = gm.create_thread("主帖", "开始", key="k1")
+    gm.reply(thread, "一", key="k2")
+    gm.fetch_pms(None)
+    assert looked == []
+    board.fail_next(1, "reply", after_write=True)
+    with pytest.raises(ForumError, match="simulated outage"):
+        gm.reply(thread, "二", key="k3")
+    assert looked == [False, True] and [p.text for p in gm.read_thread(thread, None)] == ["开始", "一", "二"]

@@ -270,20 +270,24 @@ class MemoryBoard:
             raise ForumError(f"no thread {thread_id!r} on {self.board_name}") from None
 
     def _gm_call(self, operation: str, key: str | None, action: Callable[[], T]) -> T:
-        self._take_fault(operation, after_write=False)
+        # (the faults looked at only when there are any: issue 37, about 100 calls a game)
+        if self._faults:
+            self._take_fault(operation, after_write=False)
         if key is not None and key in self._keys:
             used_by, result = self._keys[key]
             if used_by != operation:
                 raise ValueError(f"idempotency key {key!r} already used for {used_by}")
             return cast(T, result)
-        if operation in _WRITES:
+        write = operation in _WRITES
+        if write:
             self._check_flood()
         result = action()
-        if operation in _WRITES:
+        if write:
             self._last_gm_write = self.now()
         if key is not None:
             self._keys[key] = (operation, result)
-        self._take_fault(operation, after_write=True)
+        if self._faults:
+            self._take_fault(operation, after_write=True)
         return result
 
     def _check_flood(self) -> None:
