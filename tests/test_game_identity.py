@@ -207,3 +207,19 @@ def test_a_pm_sent_before_its_game_was_signed_up_is_not_its_input(tmp_path: Path
     answers = [m.text for m in board.inbox(early) if m.sender == gm and m.subject.startswith("天神回复")]
     assert len(answers) == 1 and "不在本版正在进行的任何一局游戏中" in answers[0], answers
     daemon.store.close()
+
+
+def test_a_rows_item_that_needs_no_mark_is_kept_as_it_is() -> None:
+    """Issue 37: a reply (no title) and a PM to someone in no other game are not copied; a
+    title without the game's name and a PM to a player of another game are marked."""
+    from tianshen.service.identity import mark_game
+    from tianshen.store import OutboxItem
+
+    reply = OutboxItem(kind="post", target="main", body="公告")
+    titled = OutboxItem(kind="post", target="main", body="公告", title="【甲局】名单")
+    pm = OutboxItem(kind="pm", target="乙", body="你的身份")
+    new_thread = OutboxItem(kind="post", target="main", body="公告", title="名单")
+    other = OutboxItem(kind="pm", target="丙", body="你的身份")
+    out = mark_game([reply, titled, pm, new_thread, other], "甲局", 3, ({"丙"}, set()))
+    assert out[:3] == [reply, titled, pm] and all(a is b for a, b in zip(out, [reply, titled, pm], strict=False))
+    assert out[3].title == "【甲局】名单" and out[4].body.startswith("【甲局】这条短消息来自甲局（3号）。")

@@ -354,3 +354,48 @@ def test_reads_after_an_id_look_only_at_the_newer_items(board: MemoryBoard, gm: 
     assert [pm.id for pm in gm.fetch_pms(old_pm)] == [a, b]
     assert [(type(x).__name__, x.id) for x in board.activity(old_post, old_pm)] == \
         [("StoredPost", p), ("StoredPm", a), ("StoredPm", a + 1), ("StoredPm", b)]
+
+
+def test_a_read_after_an_id_looks_only_at_the_newer_posts(clock: Clock) -> None:
+    """Issue 37: a thread's ids increase, so a read after an id finds the newer posts by
+    bisection, without a look at every post of a long thread; the same posts as before."""
+    board = MemoryBoard(clock)
+    gm = board.gm()
+    gm.login()
+    thread = board.new_thread("甲", "主帖", "开始")
+    other = board.new_thread("乙", "别的", "别的")
+    ids = [board.post("甲" if n % 2 else "乙", thread if n % 3 else other, f"第{n}帖") for n in range(30)]
+    mine = [i for i in [1, *ids] if board.get_post(i).thread_id == thread]
+
+    class Counted(list):
+        walks = 0
+
+        def __iter__(self):  # a look at every post of the thread
+            Counted.walks += 1
+            return super().__iter__()
+
+    board._threads[thread].post_ids = Counted(board._threads[thread].post_ids)
+    for after in (None, 0, 1, mine[5], mine[5] + 1, mine[-2], mine[-1], 10**6):
+        walks = Counted.walks
+        got = [p.id for p in gm.read_thread(thread, after)]
+        assert got == [i for i in mine if after is None or i > after]
+        assert Counted.walks == walks + (after is None)
+
+
+def test_a_call_looks_for_faults_only_when_some_are_set(clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: without an outage set, a GM call does not look through the faults; with
+    one, before and after the write as before."""
+    board = MemoryBoard(clock)
+    gm = board.gm()
+    gm.login()
+    looked: list[bool] = []
+    real = board._take_fault
+    monkeypatch.setattr(board, "_take_fault", lambda op, after_write: looked.append(after_write) or real(op, after_write))
+    thread = gm.create_thread("主帖", "开始", key="k1")
+    gm.reply(thread, "一", key="k2")
+    gm.fetch_pms(None)
+    assert looked == []
+    board.fail_next(1, "reply", after_write=True)
+    with pytest.raises(ForumError, match="simulated outage"):
+        gm.reply(thread, "二", key="k3")
+    assert looked == [False, True] and [p.text for p in gm.read_thread(thread, None)] == ["开始", "一", "二"]

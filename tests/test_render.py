@@ -212,3 +212,15 @@ def test_a_plain_bbcode_text_is_escaped_in_one_pass(monkeypatch: pytest.MonkeyPa
     assert render_post(body, "bbcode") == "[b]第1夜结束[/b]\n" + "\n".join(
         f"［{i}］号 [b]＠乙[/b] 死亡" for i in range(20)) + "\n现在是第1天。"
     assert len(calls) == 1
+
+
+def test_a_bbcode_table_is_escaped_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a vote count's table is escaped whole, its cells split after (not a cell at
+    a time); a cell's bold stays in its cell."""
+    calls: list[str] = []
+    real = BBCodeRenderer.escape
+    monkeypatch.setattr(BBCodeRenderer, "escape", lambda self, s: calls.append(s) or real(self, s))
+    body = "| 游戏者 | 得票 |\n" + "\n".join(f"| [{i}]@甲 | **{i}**票 ** | x** |" for i in range(10))
+    assert render_post(body, "bbcode") == "[table][tr][td]游戏者[/td][td]得票[/td][/tr]" + "".join(
+        f"[tr][td]［{i}］＠甲[/td][td][b]{i}[/b]票 **[/td][td]x**[/td][/tr]" for i in range(10)) + "[/table]"
+    assert len(calls) == 1

@@ -907,3 +907,23 @@ def test_a_hot_statements_time_is_processed_in_one_call() -> None:
     zoned = START.astimezone(timezone(timedelta(hours=8)))
     assert quick(zoned) == proc(zoned) and quick(zoned) == proc(zoned) and quick(START) == proc(START)
     assert quick(None) is None
+
+
+def test_a_flushs_records_are_joined_into_ranges_from_the_parts_themselves() -> None:
+    """Issue 37: on SQLite the records of a flush become ranges of ids straight from the
+    parts sent (each record's values compared as one tuple, no dict a record first): alike
+    records on consecutive ids join, another id, value or a row's next part starts a range."""
+    from tianshen.store import SentPart
+
+    at, later = START, START + timedelta(seconds=1)
+    parts = [(SentPart(outbox_id=i, parts_done=1, done=True), at) for i in (3, 4, 5)]
+    parts += [(SentPart(outbox_id=7, parts_done=1, done=True), at),  # an id skipped
+              (SentPart(outbox_id=8, parts_done=1, done=False), at),  # a row's first part of two
+              (SentPart(outbox_id=8, parts_done=2, done=True), at),  # and its second
+              (SentPart(outbox_id=9, parts_done=1, done=True), later),  # another time
+              (SentPart(outbox_id=10, parts_done=1, done=True, forum_ref="12", board_at=at), at)]
+    runs = store_module._ranges(parts)
+    assert [(r["lo"], r["hi"]) for r in runs] == [(3, 5), (7, 7), (8, 8), (8, 8), (9, 9), (10, 10)]
+    assert runs[0] == dict(b_parts=1, b_ref=None, b_done=True, b_sent=at, b_board=None, lo=3, hi=5)
+    assert [(r["b_parts"], r["b_done"]) for r in runs[2:4]] == [(1, False), (2, True)]
+    assert (runs[4]["b_sent"], runs[5]["b_ref"], runs[5]["b_board"]) == (later, "12", at)

@@ -141,28 +141,30 @@ def _join(lines: list[str], r: Renderer) -> str:
     return "".join(out)
 
 
-def _is_quote(line: str) -> bool:
-    return line.startswith("> ") or line == ">"
-
-
-def _is_row(line: str) -> bool:
-    return len(line) > 1 and line.startswith("|") and line.endswith("|")
-
-
-def _kind(line: str) -> str:
-    return "quote" if _is_quote(line) else "table" if _is_row(line) else "plain"
-
-
 def _table(rows: list[str], r: Renderer) -> str:
-    cells = [[_inline(c.strip(), r) for c in row[1:-1].split("|")] for row in rows]
+    if isinstance(r, _AT_ONCE):  # (a vote count's tables: most of a day's rendering)
+        cells = _cells_at_once(rows, r)
+    else:
+        cells = [[_inline(c.strip(), r) for c in row[1:-1].split("|")] for row in rows]
     if isinstance(r, BBCodeRenderer):
-        body = "".join("[tr]" + "".join(f"[td]{c}[/td]" for c in row) + "[/tr]" for row in cells)
+        body = "".join(["[tr][td]" + "[/td][td]".join(row) + "[/td][/tr]" for row in cells])
         return f"[table]{body}[/table]"
     if isinstance(r, MarkdownRenderer):
         lines = ["| " + " | ".join(row) + " |" for row in cells]
         lines.insert(1, "|" + " --- |" * len(cells[0]))
         return "\n".join(lines)
     return "\n".join("  ".join(c for c in row if c) for row in cells)
+
+
+def _cells_at_once(rows: list[str], r: Renderer) -> list[list[str]]:
+    """A table's cells as `_inline` makes them, the whole table escaped in one pass first
+    (an `_AT_ONCE` escape changes no `|`, `*`, space or line end, so the rows split the same
+    after it) and each cell's bold spans made in the cell (a span never crosses a `|`)."""
+    out = []
+    for row in r.escape("\n".join(rows)).split("\n"):
+        cells = [c.strip() for c in row[1:-1].split("|")]
+        out.append([_BOLD.sub(lambda m: r.bold(m.group(1)), c) if "**" in c else c for c in cells])
+    return out
 
 
 def render_post(body: str, markup: str) -> str:
@@ -191,7 +193,9 @@ def _render_at_once(body: str, r: Renderer) -> str:
 def _render_lines(body: str, r: Renderer) -> str:
     """`render_post` block by block (quotes, tables, plain lines), each line escaped alone."""
     lines = body.split("\n")
-    kinds = [_kind(line) for line in lines]
+    # each line's kind: a quote line (`> `), a table row (`|…|`) or a plain line
+    kinds = ["quote" if line[:2] == "> " or line == ">" else "table" if len(line) > 1 and line[0] == "|"
+             and line[-1] == "|" else "plain" for line in lines]
     out = ""
     i = 0
     previous = ""

@@ -63,7 +63,8 @@ def mark_game(items: list[OutboxItem], game: str, game_id: int,
     out = []
     for item in items:
         if item.kind == "post":
-            item = replace(item, title=titled(item.title, game))
+            if (title := titled(item.title, game)) != item.title:  # (a reply has none: kept as it is)
+                item = replace(item, title=title)
         elif item.target in players or item.target in contacts:
             item = replace(item, body=f"{pm_header(game, game_id, item.target in players)}\n\n{item.body}")
         out.append(item)

@@ -561,6 +561,9 @@ def _record(conn: Connection, parts: list[tuple[SentPart, datetime]]) -> int:
     """The parts sent (each with the time it was sent) and the threads they opened; how
     many rows were found (all of them, as far as the database driver can tell)."""
     _set_threads(conn, [(p.game_id, *p.thread) for p, _ in parts if p.thread is not None])
+    if conn.dialect.name == "sqlite":
+        done = _run(conn, _fast(conn, "record_range", lambda: _RECORD_RANGE), _ranges(parts))
+        return done.rowcount
     rows = [dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=at, b_board=p.board_at)
             for p, at in parts]
     # grouped by value only when each row is recorded once: a row's parts, one after the
@@ -572,27 +575,32 @@ def _record(conn: Connection, parts: list[tuple[SentPart, datetime]]) -> int:
             alike.setdefault(tuple(v for k, v in row.items() if k != "oid"), []).append(row["oid"])
         if len(alike) < len(rows):
             done = _run(conn, _fast(conn, "record_alike", lambda: _RECORD_ALIKE), [
-                dict(zip(("b_parts", "b_ref", "b_done", "b_sent", "b_board"), values, strict=True), oids=ids)
+                dict(zip(_RECORD_BINDS, values, strict=True), oids=ids)
                 for values, ids in alike.items()])
             return done.rowcount
-    if conn.dialect.name == "sqlite":
-        done = _run(conn, _fast(conn, "record_range", lambda: _RECORD_RANGE), _ranges(rows))
-        return done.rowcount
     done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), rows)
     return done.rowcount if conn.dialect.supports_sane_multi_rowcount else len(parts)
 
 
-def _ranges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _ranges(parts: list[tuple[SentPart, datetime]]) -> list[dict[str, Any]]:
     """The records in order, each next one recorded alike on the next id joined to the one
-    before it as a range of ids (`lo`, `hi`): the order of the parts of one row is kept."""
+    before it as a range of ids (`lo`, `hi`): the order of the parts of one row is kept.
+    (Each record's values compared as one tuple: issue 37, about 1,100 records a classic_10
+    rehearsal.)"""
     runs: list[dict[str, Any]] = []
-    for row in rows:
-        last = runs[-1] if runs else None
-        if last is not None and last["hi"] + 1 == row["oid"] and all(last[k] == v for k, v in row.items() if k != "oid"):
-            last["hi"] = row["oid"]
-        else:
-            runs.append({**{k: v for k, v in row.items() if k != "oid"}, "lo": row["oid"], "hi": row["oid"]})
+    last: tuple[Any, ...] | None = None
+    hi = 0
+    for p, at in parts:
+        values = (p.parts_done, p.forum_ref, p.done, at, p.board_at)
+        if last is not None and hi + 1 == p.outbox_id and values == last:
+            hi = runs[-1]["hi"] = p.outbox_id
+            continue
+        last, hi = values, p.outbox_id
+        runs.append(dict(zip(_RECORD_BINDS, values, strict=True), lo=hi, hi=hi))
     return runs
+
+
+_RECORD_BINDS = ("b_parts", "b_ref", "b_done", "b_sent", "b_board")
 
 
 def _players_written(steps: list[Step]) -> tuple[list[dict[str, Any]] | None, set[str] | None]:
