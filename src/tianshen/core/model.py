@@ -379,25 +379,27 @@ def deaths_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[
     """The deaths of a log just ended (`reset`) that holds writes, `players` the state's list
     it began with and ends with (`deaths_since` of `alive_logged`, without the two lists of
     ten compared)."""
-    outer = _alive_writes.get()
-    if outer is not None:
-        outer += log
-    first: dict[int, Any] = {}
-    for p, old in log:
-        first.setdefault(id(p), old)
+    first = _first_alive(log)
     return [Death(p.name, p.death_cause or "", p.died_in or "")
             for p in players if id(p) in first and first[id(p)] and not p.alive]
 
 
 def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[bool]:
     """`alive_before` of a log just ended (`reset`) that holds writes."""
+    first = _first_alive(log)
+    return [first.get(id(p), p.alive) for p in players]
+
+
+def _first_alive(log: list[tuple[Player, Any]]) -> dict[int, Any]:
+    """Each player's `alive` before the log's first write to it (by the player object's id),
+    the log handed on to an enclosing one."""
     outer = _alive_writes.get()
     if outer is not None:
         outer += log
     first: dict[int, Any] = {}
     for p, old in log:
         first.setdefault(id(p), old)
-    return [first.get(id(p), p.alive) for p in players]
+    return first
 
 
 def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: GameState, event: Any) -> Outcome:
