@@ -55,7 +55,7 @@ class Classic(ForumGame):
             state.data["duty_order"] = order
 
     def _role_extra(self, state: GameState, p: Player, extra: str | Text) -> str | Text:
-        if self.spec.options["killer_mode"] == "alternate" and is_killer(p):
+        if self._options["killer_mode"] == "alternate" and is_killer(p):
             parity = "单数" if state.data["duty_order"][0] == p.name else "双数"
             return self.spec.later("role_duty", parity=parity)
         return extra
