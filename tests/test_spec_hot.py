@@ -68,3 +68,24 @@ def test_edited_variant_file_is_read_anew(tmp_path) -> None:
     ruleset = game_ruleset("mine", {"ruleset_file": str(file)})
     assert ruleset._hot.title == "乙局" and ruleset._hot.spec is again
     assert re.search("乙局", ruleset._hot.text("player_list_title", title=ruleset._hot.title))
+
+
+def test_a_classic_game_reads_the_spec_seldom(monkeypatch) -> None:
+    """A classic_10 game reads its pydantic spec's attributes (each through pydantic's slow
+    `__getattr__` hook) seldom: ~475 a game before `Hot`, ~90 with it."""
+    from tianshen.core.spec import RoleInfo, RulesetSpec, Timing
+    from tianshen.sim.montecarlo import Game
+
+    ruleset = load_ruleset("classic_10")
+    Game(ruleset, 1, 10).play()  # (the tables made once per spec, before counting)
+    reads = [0]
+
+    def counted(self, name):  # type: ignore[no-untyped-def]
+        reads[0] += 1
+        return object.__getattribute__(self, name)
+
+    for cls in (RulesetSpec, RoleInfo, Timing):
+        monkeypatch.setattr(cls, "__getattribute__", counted)
+    for seed in range(2, 7):
+        Game(ruleset, seed, 10).play()
+    assert 0 < reads[0] / 5 < 150, reads[0] / 5
