@@ -12,7 +12,7 @@ from tianshen.core import clock
 from tianshen.core.grammar import DECLARING_VERBS, Command, Verbs, parsed_rows
 from tianshen.core.model import GameState, Player, PmIn, Refusal
 from tianshen.core.outbox import Messages
-from tianshen.core.spec import Lines, RulesetSpec, Text
+from tianshen.core.spec import Hot, Lines, RulesetSpec, Text
 
 
 class Refused(Exception):
@@ -37,7 +37,7 @@ RunCommand = Callable[[GameState, Player, Command, datetime, Messages], str]
 Help = Callable[[GameState, Player], str | Text]  # (state, player) -> what he may write
 
 
-def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, help: Help,
+def answer_pm(spec: RulesetSpec | Hot, state: GameState, pm: PmIn, run: RunCommand, help: Help,
               verbs: Verbs | None = None, declaring: frozenset[str] = DECLARING_VERBS) -> tuple[Messages, Player | None]:
     """Run each command of the PM and answer the sender.  Returns the messages and the
     player (None when the PM was refused as a whole: not a player, game over)."""
@@ -89,7 +89,7 @@ def answer_pm(spec: RulesetSpec, state: GameState, pm: PmIn, run: RunCommand, he
     return out, p
 
 
-def _read_late(spec: RulesetSpec, state: GameState, pm: PmIn, out: Messages, alone: bool) -> None:
+def _read_late(spec: RulesetSpec | Hot, state: GameState, pm: PmIn, out: Messages, alone: bool) -> None:
     """The night's commands of a PM read after dawn: the player is told they came too late
     (the whole answer when the PM held nothing else), the GM may enter them by hand."""
     if alone:

@@ -165,6 +165,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         # and deadline, where a read of a pydantic field costs ~450 instructions (its
         # `__getattr__` hook), this one ~60
         self._options = spec.options
+        self._hot = spec.hot()  # its texts, title and role names, read without that hook
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -210,7 +211,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         sender (core.intake); a step that everyone's /done ends may end now (note_done)."""
         # (by night the family's `pm_command` itself: `_command`'s late read is by day only)
         run = self._command if state.phase.kind == "day" else self.pm_command
-        out, p = answer_pm(self.spec, state, pm, run, self.pm_help_text, self.pm_verbs, self.pm_declaring)
+        out, p = answer_pm(self._hot, state, pm, run, self.pm_help_text, self.pm_verbs, self.pm_declaring)
         if p is not None and peek(state.data, "done"):  # (note_done looks at nothing else before a /done)
             self.note_done(state, pm.at)
         return out.outcome(state)
@@ -343,10 +344,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 raise ValueError(f"role '{role}' is not available (or too many) in {self.spec.id}")
             pool.remove(role)
         free = rng.shuffled(state, pool)
-        roles = self.spec.roles
+        factions = self._hot.role_factions
         for p in state.players:
             role = fixed.get(p.name) or free.pop(0)
-            p.write({"role": role, "faction": roles[role].faction})
+            p.write({"role": role, "faction": factions[role]})
         state.roles_changed()
 
     def gm_commands(self) -> list[str]:
@@ -417,7 +418,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         the player's own account (issue 31 item 8)."""
         if p.forum_name in ("", p.name):
             return ""
-        return Lines("", [self.spec.later("role_alias", title=self.spec.title, name=p.name), "\n"])
+        hot = self._hot
+        return Lines("", [hot.later("role_alias", title=hot.title, name=p.name), "\n"])
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         """The thread of the vote running now and its end (None: no vote thread open): an
@@ -545,7 +547,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
 
     def final_line(self, state: GameState, p: Player) -> str:
         """A hook: a seat's line in the game-over post (its role, and whether it is out)."""
-        return f"{p.label}：{self.spec.role_name(p.role)}{'' if p.alive else self.dead_mark}"
+        return f"{p.label}：{self._hot.names[p.role]}{'' if p.alive else self.dead_mark}"
 
     def winner_words(self, winner: str) -> str:
         """A hook: the winner as the game-over post names it."""
@@ -882,7 +884,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """The role PM of seat `p` (sent at the deal and to a substitute): the variant's
         `role_pm` text with the role's name and description and the family's `role_extra`
         (rendered when the PM is read)."""
-        spec = self.spec
+        spec = self._hot
         return spec.later("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
                           role=spec.role_name(p.role), description=spec.role_description(p.role),
                           extra=self.role_extra(state, p))

@@ -115,6 +115,15 @@ class RulesetSpec(BaseModel):
         spec._derived = {}
         return spec
 
+    def hot(self) -> Hot:
+        """This spec's most read values on a plain object (`Hot`), made once per spec object."""
+        cache = self.__pydantic_private__["_derived"]
+        try:
+            return cache["spec.hot"]  # type: ignore[no-any-return]
+        except KeyError:
+            cache["spec.hot"] = made = Hot(self)
+            return made
+
     def derived(self, key: str, build: Callable[[RulesetSpec], Any]) -> Any:
         """A table a family reads out of the spec, built once per spec object and kept on it
         (it goes with the spec: no module-wide cache grows in a long-running process)."""
@@ -143,6 +152,63 @@ class RulesetSpec(BaseModel):
         if written in self.roles:
             return written
         return next((rid for rid, info in self.roles.items() if info.name == written), None)
+
+
+class Hot:
+    """The texts, title and role names of one spec on a plain object (issue 37): every read of
+    a pydantic model's attribute goes through its `__getattr__` hook (~450 instructions, ~60
+    here).  A spec is not changed after it is loaded (`for_gm` copies; a GM's edited file is
+    a new spec, so a new `Hot`); its texts dict is the spec's own."""
+
+    __slots__ = ("spec", "id", "title", "gm_account", "texts", "plain", "names", "role_factions", "_descriptions")
+
+    def __init__(self, spec: RulesetSpec) -> None:
+        self.spec = spec
+        self.id = spec.id
+        self.title = spec.title
+        self.gm_account = spec.gm_account
+        self.texts = spec.texts
+        derived = spec.__pydantic_private__["_derived"]
+        plain = derived.get("spec.plain_texts")  # (one table with `RulesetSpec._plain`)
+        if plain is None:
+            plain = derived["spec.plain_texts"] = {}
+        self.plain: dict[str, str] = plain
+        self.names = {rid: info.name for rid, info in spec.roles.items()}
+        self.role_factions = {rid: info.faction for rid, info in spec.roles.items()}
+        self._descriptions: dict[str, str] | None = None
+
+    def text(self, key: str, **values: Any) -> str:
+        """`RulesetSpec.text`."""
+        if not values:
+            done = self.plain.get(key)
+            return done if done is not None else self.spec._plain(key)
+        try:
+            template = self.texts[key]
+        except KeyError as exc:
+            raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
+        values.setdefault("gm", self.gm_account)
+        return template.format_map(values).strip("\n")
+
+    def later(self, key: str, **values: Any) -> Text:
+        """`RulesetSpec.later` (the `Text` keeps the spec)."""
+        if key not in self.texts:
+            raise KeyError(f"ruleset {self.id} has no text '{key}'")
+        made = _new_text(Text)
+        made.spec, made.key, made.values, made._done = self.spec, key, values, None
+        return made
+
+    def role_name(self, role: str) -> str:
+        return self.names[role]
+
+    def role_description(self, role: str) -> str:
+        """`RulesetSpec.role_description`, each role's made once."""
+        done = self._descriptions
+        if done is None:
+            done = self._descriptions = {}
+        text = done.get(role)
+        if text is None:
+            text = done[role] = self.spec.role_description(role)
+        return text
 
 
 class Text:

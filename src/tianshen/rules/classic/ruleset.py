@@ -55,37 +55,37 @@ class Classic(ForumGame):
             state.data["duty_order"] = order
 
     def _role_extra(self, state: GameState, p: Player, extra: str | Text) -> str | Text:
-        if self.spec.options["killer_mode"] == "alternate" and is_killer(p):
+        if self._options["killer_mode"] == "alternate" and is_killer(p):
             parity = "单数" if state.data["duty_order"][0] == p.name else "双数"
-            return self.spec.later("role_duty", parity=parity)
+            return self._hot.later("role_duty", parity=parity)
         return extra
 
     def _dawn(self, state: GameState, at: datetime, out: Messages) -> None:
-        spec, k = self.spec, state.phase.number
+        spec, hot, k = self.spec, self._hot, state.phase.number
         net = self._curse_bless(state)
         dawn = nights.resolve(spec, state, out.log)
-        lines: list[str | Text] = [spec.later("dawn_header", n=k)]  # rendered when the post is read
+        lines: list[str | Text] = [hot.later("dawn_header", n=k)]  # rendered when the post is read
         for name, cause in dawn.deaths:
             ident = days.identity(spec, state.player(name))
             if cause == "killed":
-                lines.append(spec.later("dawn_killed", name=name, identity=ident))
+                lines.append(hot.later("dawn_killed", name=name, identity=ident))
                 for decl in dawn.published[name]:
                     lines.append("\n".join("> " + ln for ln in decl["text"].split("\n")))
             else:  # 002 束魂: say who was killed by the killers and who by the binder
-                lines.append(spec.later("dawn_bind_death", name=name, identity=ident))
+                lines.append(hot.later("dawn_bind_death", name=name, identity=ident))
         if not dawn.deaths:
-            lines.append(spec.later("dawn_nobody"))
+            lines.append(hot.later("dawn_nobody"))
         for name in dawn.saved_by_bind:
-            lines.append(spec.later("dawn_saved", name=name))
+            lines.append(hot.later("dawn_saved", name=name))
         days.begin_day(spec, state, at, [n for n, _ in dawn.deaths], dawn.saved_by_bind, net)
         state.phase.number = k
         state.data.pop("early_at", None)
         state.data["done"] = []  # /done counts per phase (DECISIONS §0.5)
-        lines.append(spec.later("dawn_footer", n=k, vote_at=show_for(state, days.ts(state.data["day"]["vote_opens_at"]))))
+        lines.append(hot.later("dawn_footer", n=k, vote_at=show_for(state, days.ts(state.data["day"]["vote_opens_at"]))))
         out.post(MAIN, Lines("\n\n", lines))
         for diviner, target, yes in dawn.answers:
-            out.pm(diviner, spec.text("divine_subject"),
-                   spec.later("divine_answer", night=k - 1, target=target, answer="是" if yes else "不是"))
+            out.pm(diviner, hot.text("divine_subject"),
+                   hot.later("divine_answer", night=k - 1, target=target, answer="是" if yes else "不是"))
         plagiarism.answers(spec, state, out)  # C13: yesterday's extra question
         if not self.announce_victory(state, at, out):
             plagiarism.draw(spec, state, out)  # C13: today's extra question, drawn after the deaths

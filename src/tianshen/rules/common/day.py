@@ -236,11 +236,12 @@ def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: 
     for v, t in votes.items():
         mark = "（委托）" if v in delegating and v not in posted[0] and v not in posted[1] else ""
         by_target.setdefault(t, []).append(v + mark)
-    lines: list[str | Text] = [spec.later("tally_columns")]  # rendered when the post is read
+    later = spec.hot().later  # (a plain object's: a line a voted-for player)
+    lines: list[str | Text] = [later("tally_columns")]  # rendered when the post is read
     for row in count.rows:
         who = by_target.get(row.name, ())
-        lines.append(spec.later("tally_line", name=row.name, count=row.total, voters="、".join(who) or "—",
-                                note=row.modifier or " "))
+        lines.append(later("tally_line", name=row.name, count=row.total, voters="、".join(who) or "—",
+                           note=row.modifier or " "))
     return lines if len(lines) > 1 else []
 
 

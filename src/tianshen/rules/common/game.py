@@ -77,7 +77,7 @@ class ForumGame(Ruleset):
 
     def player_list_values(self, state: GameState) -> dict[str, Any]:
         until = checkin.deadline(state)
-        return {"checkin": self.spec.text("checkin_request", until=show_for(state, until)) if until else ""}
+        return {"checkin": self._hot.text("checkin_request", until=show_for(state, until)) if until else ""}
 
     def _init_data(self, state: GameState, game: GameSetup) -> None:
         """Family data drawn at setup, after the deal (classic: 8p duty order; game_ten: queues)."""
@@ -85,7 +85,7 @@ class ForumGame(Ruleset):
     def role_extra(self, state: GameState, p: Player) -> str | Text:
         """The seat's partners (002 杀手, the 13-player pairs), then the family's own line."""
         mates = partners(self.spec, state, p)
-        return self._role_extra(state, p, self.spec.later("role_partners", partners="、".join(q.name for q in mates))
+        return self._role_extra(state, p, self._hot.later("role_partners", partners="、".join(q.name for q in mates))
                                 if mates else "")
 
     def _role_extra(self, state: GameState, p: Player, extra: str | Text) -> str | Text:
@@ -124,7 +124,7 @@ class ForumGame(Ruleset):
         d = state.data["day"]
         for p in days.voters(state, kind):
             if p.name not in d["ballots"][kind] and p.name not in d["delegations"].get(kind, {}):
-                out.pm(p.name, self.spec.text("reminder_subject"), self.spec.later("reminder_vote", ends=ends))
+                out.pm(p.name, self._hot.text("reminder_subject"), self._hot.later("reminder_vote", ends=ends))
 
     # ---- night ----------------------------------------------------------------------
 
@@ -148,15 +148,15 @@ class ForumGame(Ruleset):
         state.phase.step = "vote"
         d = peek(state.data, "day")  # read only: not `apply`'s copy
         barred = "、".join(d["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self.spec.later("vote_thread", n=k, ends=show_for(state, days.ts(d["vote_ends_at"])),
+        out.post(f"vote:{k}", self._hot.later("vote_thread", n=k, ends=show_for(state, days.ts(d["vote_ends_at"])),
                                                barred=barred, candidates=self._roster_alive(state)),
-                 title=self.spec.text("vote_thread_title", n=k))
+                 title=self._hot.text("vote_thread_title", n=k))
 
     def _roster_alive(self, state: GameState) -> str:
         return "、".join(p.name for p in state.players if p.alive)
 
     def _close_main_vote(self, state: GameState, at: datetime, out: Messages) -> None:
-        spec, k = self.spec, state.phase.number
+        spec, hot, k = self.spec, self._hot, state.phase.number
         votes, missing = days.close_ballot(state, "main")
         state.data["day"]["main_votes"] = votes  # the deciding votes when there is no LD (001 §7.1)
         result = days.main_tally(state, votes)
@@ -170,7 +170,7 @@ class ForumGame(Ruleset):
         count = days.day_tally(spec, state, "main", votes, result, missing, with_modifiers=True,
                                executed=left[0] if len(left) == 1 else None)
         record_tally(out.log, line, count)
-        lines = [spec.later("tally_header", n=k)] + days.describe(spec, state, votes, count)
+        lines = [hot.later("tally_header", n=k)] + days.describe(spec, state, votes, count)
         if len(top) > 1:
             days.remove_non_voters(spec, state, missing, lines, out.notes)
             top = [c for c in top if state.player(c).alive]
@@ -182,21 +182,21 @@ class ForumGame(Ruleset):
 
     def _start_ld(self, state: GameState, at: datetime, top: list[str], lines: list[str], out: Messages) -> None:
         """001 §5.2 生死投票 among all tied; the day gets +24 h (LD 12 h, B19)."""
-        spec, k = self.spec, state.phase.number
+        hot, k = self._hot, state.phase.number
         d = state.data["day"]
         d["candidates"] = top
         d["step_ends_at"] = iso(ends := self.clock.ld_ends(at), ends.utcoffset())
         state.phase.step = "ld"
         state.phase.ends_at = self.clock.extended_day_ends(days.ts(d["vote_ends_at"]))
-        lines.append(spec.later("ld_start", candidates="、".join(top), ends=show_for(state, days.ts(d["step_ends_at"]))))
+        lines.append(hot.later("ld_start", candidates="、".join(top), ends=show_for(state, days.ts(d["step_ends_at"]))))
         out.post(MAIN, Lines("\n", lines))
-        out.post(f"vote:{k}", spec.later("ld_thread", candidates="、".join(top),
+        out.post(f"vote:{k}", hot.later("ld_thread", candidates="、".join(top),
                                           ends=show_for(state, days.ts(d["step_ends_at"]))))
         if not days.voters(state, "ld"):
             out.log.append("nobody can vote in the life-death vote")
 
     def _close_ld(self, state: GameState, at: datetime, out: Messages) -> None:
-        spec = self.spec
+        spec, hot = self.spec, self._hot
         d = state.data["day"]
         votes, missing = days.close_ballot(state, "ld")
         d["ld_votes"] = votes
@@ -204,7 +204,7 @@ class ForumGame(Ruleset):
         count = days.day_tally(spec, state, "ld", votes, result, missing, with_modifiers=False,
                                executed=days.ld_executed(state, missing))
         record_tally(out.log, f"life-death vote: {result.counts}, no vote {missing}", count)
-        lines = [spec.later("ld_header")] + days.describe(spec, state, votes, count)
+        lines = [hot.later("ld_header")] + days.describe(spec, state, votes, count)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
         # A candidate removed for not voting in the 生死投票 is out of the game (see _close_main_vote).
         d["candidates"] = [c for c in d["candidates"] if state.player(c).alive]
@@ -218,9 +218,9 @@ class ForumGame(Ruleset):
         # 001 §5.4 遗言计票: each will adds +1 to every candidate it accuses
         d["wills_counted"] = True
         result, extra = days.ld_tally(state)
-        lines.append(spec.text("wills_header"))
+        lines.append(hot.text("wills_header"))
         for c in d["candidates"]:
-            lines.append(spec.later("wills_line", name=c, added=extra[c], count=result.counts[c]))
+            lines.append(hot.later("wills_line", name=c, added=extra[c], count=result.counts[c]))
         if len(result.top) == 1:
             self._finish_day(state, at, result.top[0], [], lines, out)
             return
@@ -228,7 +228,7 @@ class ForumGame(Ruleset):
 
     def _next_summon_round(self, state: GameState, at: datetime, lines: list[str], out: Messages) -> None:
         """001 §5.5 天神招魂: the dead of N_k, then N_{k-1}…, one 6-h round each (B17)."""
-        spec, k = self.spec, state.phase.number
+        hot, k = self._hot, state.phase.number
         d = state.data["day"]
         rounds = days.summon_nights(state)
         r = d["summon_round"]
@@ -240,23 +240,23 @@ class ForumGame(Ruleset):
         d["step_ends_at"] = iso(ends := self.clock.summon_round_ends(at), ends.utcoffset())
         state.phase.step = "summon"
         summoned = "、".join(rounds[r])
-        lines.append(spec.later("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
+        lines.append(hot.later("summon_start", summoned=summoned, candidates="、".join(d["candidates"]),
                                 ends=show_for(state, days.ts(d["step_ends_at"]))))
         out.post(MAIN, Lines("\n", lines))
-        out.post(f"vote:{k}", spec.later("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
+        out.post(f"vote:{k}", hot.later("summon_thread", summoned=summoned, candidates="、".join(d["candidates"]),
                                           ends=show_for(state, days.ts(d["step_ends_at"]))))
         for name in rounds[r]:
-            out.pm(name, spec.text("summon_subject"),
-                   spec.later("summon_pm", candidates="、".join(d["candidates"]), ends=show_for(state, days.ts(d["step_ends_at"]))))
+            out.pm(name, hot.text("summon_subject"),
+                   hot.later("summon_pm", candidates="、".join(d["candidates"]), ends=show_for(state, days.ts(d["step_ends_at"]))))
 
     def _close_summon_round(self, state: GameState, at: datetime, out: Messages) -> None:
-        spec = self.spec
+        hot = self._hot
         d = state.data["day"]
         result, _ = days.ld_tally(state)
         count = days.summon_tally(state, executed=True)
         record_tally(out.log, None, count)  # the summon round's post has its own lines, the log none
-        lines = [spec.later("summon_header", round=d["summon_round"])]
-        lines += [spec.later("summon_line", name=r.name, count=r.total) for r in count.rows]
+        lines = [hot.later("summon_header", round=d["summon_round"])]
+        lines += [hot.later("summon_line", name=r.name, count=r.total) for r in count.rows]
         if len(result.top) == 1:
             self._finish_day(state, at, result.top[0], [], lines, out)
             return
@@ -265,20 +265,20 @@ class ForumGame(Ruleset):
     def _finish_day(self, state: GameState, at: datetime, executed: str | None, missing: list[str],
                     lines: list[str], out: Messages) -> None:
         """Execution (or nobody), removals, the win check; then night k+1 starts."""
-        spec, k = self.spec, state.phase.number
+        spec, hot, k = self.spec, self._hot, state.phase.number
         note(out.log, f"day {k}: executed {executed or 'nobody'}", *([] if executed else ["no_execution"]))
         if executed:
             p = state.player(executed)
             die(state, p, "executed")
-            lines.append(spec.later("executed", name=executed, identity=days.identity(spec, p)))
+            lines.append(hot.later("executed", name=executed, identity=days.identity(spec, p)))
         else:
-            lines.append(spec.later("nobody_executed"))
+            lines.append(hot.later("nobody_executed"))
         self._on_day_end(state, executed, lines, out)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
         if self.announce_victory(state, at, out, lines):
             return
         self._begin_night(state, k + 1, at)
-        lines.append(spec.later("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
+        lines.append(hot.later("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
         out.post(MAIN, Lines("\n", lines))
 
     # ---- victory --------------------------------------------------------------------
@@ -298,7 +298,7 @@ class ForumGame(Ruleset):
             summoned = state.phase.kind == "day" and p.name in day.get("summoned", [])
             if verb == "vote" and summoned and state.phase.step == "summon":
                 return days.cast_vote(state, p, cmd.arg, at, "pm")
-            raise Refused(self.spec.later("dead_player"))
+            raise Refused(self._hot.later("dead_player"))
         if verb in self.powers or verb in ("declaration", "story", "cancel"):
             held = self.abilities.holds(p.role, verb)
             abilities.check_window(self.spec, held or self._window_of(p, verb), state, at)
@@ -312,7 +312,7 @@ class ForumGame(Ruleset):
         if verb == "delegate":
             return days.delegate(state, p, cmd.arg, at)
         if verb == "vote":
-            raise Refused(self.spec.later("vote_in_thread"))
+            raise Refused(self._hot.later("vote_in_thread"))
         if verb == "count":
             return self.count_reply(state, self.ballots.shown(state))
         if verb == "done":
@@ -332,8 +332,8 @@ class ForumGame(Ruleset):
     def _cancel(self, state: GameState, p: Player, what: str) -> str:
         for ability in self.abilities.held(p.role):
             if ability.cancel != "never" and state.data["subs"].get(ability.id, {}).pop(p.name, None):
-                return self.spec.text("cancelled", name=ability.name)
-        raise Refused(self.spec.later("nothing_to_cancel"))
+                return self._hot.text("cancelled", name=ability.name)
+        raise Refused(self._hot.later("nothing_to_cancel"))
 
     def pm_help(self, state: GameState, p: Player) -> str:
         return str(self.pm_help_text(state, p))
@@ -347,8 +347,8 @@ class ForumGame(Ruleset):
         verb = "/".join(abilities.help_names(self.abilities, p.role))
         if not verb:
             key = f"help_{p.role}"
-            return self.spec.later(key if key in self.spec.texts else "help_none")
-        return self.spec.later("help", verb=verb, example=next(q.name for q in state.players if q.name != p.name))
+            return self._hot.later(key if key in self._hot.texts else "help_none")
+        return self._hot.later("help", verb=verb, example=next(q.name for q in state.players if q.name != p.name))
 
     # ---- posts ----------------------------------------------------------------------
 
@@ -370,10 +370,10 @@ class ForumGame(Ruleset):
                    out: Messages) -> None:
         VotePosts.vote_taken(self, state, p, post, vote, line, out)  # (super(), without its object a vote)
         if post.edited:
-            note = self.spec.text("edited_vote", counted=line) if post.original_text is not None else ""
+            note = self._hot.text("edited_vote", counted=line) if post.original_text is not None else ""
             out.log.append(f"post {post.id} by {p.name} was edited before it was read: check it")
             if note:
-                out.pm(p.name, self.spec.text("receipt_subject"), note)
+                out.pm(p.name, self._hot.text("receipt_subject"), note)
 
     # ---- the GM's overrides (tianshen admin) ----------------------------------------------
 
