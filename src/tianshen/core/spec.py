@@ -68,26 +68,14 @@ class RulesetSpec(BaseModel):
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)  # see `derived`
 
     def text(self, key: str, **values: Any) -> str:
-        """Render announcement `key` from its template (str.format fields)."""
-        if not values:  # (a subject line…: `_plain`'s table read here first, no call)
-            done = self.__pydantic_private__["_derived"].get("spec.plain_texts")
-            return done[key] if done is not None and key in done else self._plain(key)
-        try:
-            template = self.texts[key]
-        except KeyError as exc:
-            raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
-        values.setdefault("gm", self.gm_account)  # `values` is this call's own dict
-        return template.format_map(values).strip("\n")
+        """Render announcement `key` from its template (str.format fields): `Hot.text`."""
+        return self.hot().text(key, **values)
 
     def later(self, key: str, **values: Any) -> Text:
         """Announcement `key` rendered only when it is read (`str()`, a message's `body`): the
         same text `text` gives.  The key must exist now; the values must not change after
-        (strings, numbers, other `Text`s or `Lines`)."""
-        if key not in self.texts:
-            raise KeyError(f"ruleset {self.id} has no text '{key}'")
-        made = _new_text(Text)  # Text(self, key, values) without its __init__'s call (~100 a game)
-        made.spec, made.key, made.values, made._done = self, key, values, None
-        return made
+        (strings, numbers, other `Text`s or `Lines`): `Hot.later`."""
+        return self.hot().later(key, **values)
 
     def _plain(self, key: str) -> str:
         """A text without fields (a subject line…), rendered once per spec."""
@@ -178,7 +166,7 @@ class Hot:
         self._descriptions: dict[str, str] | None = None
 
     def text(self, key: str, **values: Any) -> str:
-        """`RulesetSpec.text`."""
+        """`RulesetSpec.text` (a text without fields read from `_plain`'s table, no call)."""
         if not values:
             done = self.plain.get(key)
             return done if done is not None else self.spec._plain(key)
@@ -186,14 +174,14 @@ class Hot:
             template = self.texts[key]
         except KeyError as exc:
             raise KeyError(f"ruleset {self.id} has no text '{key}'") from exc
-        values.setdefault("gm", self.gm_account)
+        values.setdefault("gm", self.gm_account)  # `values` is this call's own dict
         return template.format_map(values).strip("\n")
 
     def later(self, key: str, **values: Any) -> Text:
         """`RulesetSpec.later` (the `Text` keeps the spec)."""
         if key not in self.texts:
             raise KeyError(f"ruleset {self.id} has no text '{key}'")
-        made = _new_text(Text)
+        made = _new_text(Text)  # Text(spec, key, values) without its __init__'s call
         made.spec, made.key, made.values, made._done = self.spec, key, values, None
         return made
 
