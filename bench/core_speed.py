@@ -11,11 +11,19 @@ shows its rate in place ÷ the mean of the two (issue 37: classic_10 >= 0.09, th
 and apply ÷ in place (>= 0.8).  Prints figures; asserts nothing.
 
     .venv/bin/python bench/core_speed.py [games-per-variant] [variant ...]
+    .venv/bin/python bench/core_speed.py --paired [rounds] [variant ...]
+
+`--paired`: the ratio in place ÷ reference of rounds timed back to back (10 reference games,
+then 2 of the variant's), its median and quartiles over the rounds: on a machine whose speed
+moves from second to second (a VM beside busy neighbours: the reference alone moved from
+3,600 to 6,500 games per CPU s between the start and the end of one run), a round's two
+halves see the same speed.  Default 300 rounds; classic_10 and n_lives/7p.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -106,5 +114,37 @@ def main(games: int, only: list[str]) -> None:
               f"{rates['in place'] / reference:.4f} of the reference")
 
 
+def paired(rounds: int, only: list[str]) -> None:
+    """In place ÷ reference per round of the two timed back to back, median and quartiles."""
+    print(f"load average {os.getloadavg()[0]:.1f}; {rounds} rounds of 10 reference games and 2 of the variant's")
+    reference_classic.play(0)
+    for variant, players in variants():
+        label = f"{variant}/{players}p" if players else variant
+        if variant not in only and label not in only:
+            continue
+        ruleset = load_ruleset(variant)
+        n = players or ruleset.spec.players
+        one_game(Game, ruleset, n, 0)  # warm up
+        ratios, seed, ref_seed = [], 1, 1
+        for _ in range(rounds):
+            t0 = time.process_time()
+            for _ in range(10):
+                reference_classic.play(ref_seed)
+                ref_seed += 1
+            ref_seconds = time.process_time() - t0
+            seconds = 0.0
+            for _ in range(2):
+                seconds += one_game(Game, ruleset, n, seed)[0]
+                seed = seed % 30 + 1  # the seeds 1–30 of the default run, over and over
+            ratios.append((2 / seconds) / (10 / ref_seconds))
+        low, _, high = statistics.quantiles(ratios, n=4)
+        print(f"{label:<16} in place ÷ ref: median {statistics.median(ratios):.4f} (quartiles {low:.4f}–{high:.4f})")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 50, sys.argv[2:])
+    if sys.argv[1:2] == ["--paired"]:
+        rest = sys.argv[2:]
+        count = int(rest.pop(0)) if rest and rest[0].isdigit() else 300
+        paired(count, rest or ["classic_10", "n_lives/7p"])
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 50, sys.argv[2:])
