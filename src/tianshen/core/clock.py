@@ -193,9 +193,7 @@ def ends_after(t: datetime, hours: float) -> datetime:
             _SPANS.clear()
         span = _SPANS[hours] = (timedelta(hours=hours), abs(hours * 60 - round(hours * 60)) < 1e-9)
     end = t + span[0]
-    if span[1] and (end.second or end.microsecond):  # (`whole_minute` inline: mostly on a minute)
-        return end.replace(second=0, microsecond=0) + _MINUTE
-    return end
+    return whole_minute(end) if span[1] else end
 
 
 def after(t: datetime, hours: float) -> datetime:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from sqlalchemy import (
     ARRAY,
@@ -731,6 +731,14 @@ def _pg_rows(conn: Connection, table: str, rows: list[dict[str, Any]]) -> str:
     return _JSON_ROWS([each.params(r) for r in rows])
 
 
+def _not_moved(conn: Connection, game_id: int, name: str, newest: int) -> NoReturn:
+    """The game's step UPDATE found no row at seq `newest`: the game is gone (KeyError), or
+    another step committed first (`StaleState`: the state is read again, the input folded again)."""
+    if conn.scalar(_SEQ, dict(gid=game_id)) is None:
+        raise KeyError(game_id)
+    raise StaleState(f"game {name}: another step committed seq {newest + 1} first")
+
+
 def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dict[str, Any], steps: list[Step],
              inbound: list[dict[str, Any]], events: list[dict[str, Any]], marks: dict[str, str],
              phases: list[tuple[str, str, datetime]], outbox: list[dict[str, Any]], out_seq: int) -> list[OutboxRecord]:
@@ -758,9 +766,7 @@ def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dic
 
     moved, seated, ids = _run(conn, replace(_pg_step_statement(conn), make=make), [{}]).fetchone()
     if moved != 1:
-        if conn.scalar(_SEQ, dict(gid=game_id)) is None:
-            raise KeyError(game_id)
-        raise StaleState(f"game {name}: another step committed seq {newest + 1} first")
+        _not_moved(conn, game_id, name, newest)
     if players is not None and (changed is None or seated != len(seats)):
         _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])  # a seat not stored
         _insert(conn, _PL, [_player_values(game_id, p) for p in players])
@@ -1472,9 +1478,7 @@ class Store:
         else:
             moved = _run(conn, _fast(conn, "game_step", lambda: _GAME_STEP), [{**values, "b_state": last.state_json}])
         if moved.rowcount != 1:
-            if conn.scalar(_SEQ, dict(gid=game_id)) is None:
-                raise KeyError(game_id)
-            raise StaleState(f"game {name}: another step committed seq {newest + 1} first")
+            _not_moved(conn, game_id, name, newest)
         if inbound:  # a duplicate fails here, before anything else is written
             _insert(conn, _I, inbound)
         _insert(conn, _E, events)  # (none when every step is an input)
