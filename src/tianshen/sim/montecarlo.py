@@ -339,7 +339,10 @@ def _done(work: Callable[[Job], T], jobs: list[Job], workers: int) -> Iterator[t
         for job in jobs:
             yield job, work(job)
         return
-    _ruleset(jobs[0].variant)  # loaded before the workers start: forked, they begin with it
+    # the ruleset and its sims' class (their module imported) before the workers start: forked,
+    # they begin with both instead of each importing the sims' module for its first game
+    first = jobs[0]
+    _sims_class(_ruleset(first.variant).spec.ruleset, first.policy)
     with ProcessPoolExecutor(max_workers=workers, initializer=_worker_start) as pool:
         futures = {pool.submit(work, job): job for job in jobs}
         for future in as_completed(futures):
