@@ -34,3 +34,25 @@ def test_a_worker_imports_nothing_for_its_games(variant: str, players: int) -> N
     out = subprocess.run([sys.executable, "-c", _SCRIPT, variant, str(players)], capture_output=True, text=True,
                          env=env, check=True, timeout=120)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_simulate_redraws_its_progress_bar_at_most_twice_a_second(monkeypatch, tmp_path) -> None:
+    """The parent shares the workers' cores: its bar (a redraw about 2 ms of CPU) is redrawn
+    twice a second, not rich's default ten times."""
+    import rich.progress
+    from typer.testing import CliRunner
+
+    from tianshen.cli import app
+
+    rates: list[float] = []
+
+    class Spy(rich.progress.Progress):
+        def __init__(self, *columns, **options) -> None:  # type: ignore[no-untyped-def]
+            rates.append(options.get("refresh_per_second", 10))
+            super().__init__(*columns, **options)
+
+    monkeypatch.setattr(rich.progress, "Progress", Spy)
+    result = CliRunner().invoke(app, ["simulate", "--ruleset", "classic_8", "--games", "2", "--workers", "1",
+                                      "--out", str(tmp_path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert rates and max(rates) <= 2
