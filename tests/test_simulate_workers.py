@@ -56,3 +56,44 @@ def test_simulate_redraws_its_progress_bar_at_most_twice_a_second(monkeypatch, t
                                       "--out", str(tmp_path)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert rates and max(rates) <= 2
+
+
+def test_a_tally_adds_a_game_as_counter_arithmetic_did_without_its_python_calls(monkeypatch) -> None:
+    """`Tally.add` counts with `get` (a worker adds every game): the same keys in the same order
+    and the same sums as `Counter.update` and `+= 1`, zeros kept, and neither of Counter's
+    Python methods called once each key has been seen."""
+    from collections import Counter
+
+    from tianshen.sim.montecarlo import GameResult
+    from tianshen.sim.report import Tally
+
+    def player(role: str, faction: str, died_in: str | None) -> dict:
+        return {"role": role, "faction": faction, "alive": died_in is None, "died_in": died_in, "cause": None}
+
+    results = [GameResult(seed=1, winner="killers", rounds=3, steps=40, counters={"refusals": 2, "GM notes": 0},
+                          players=[player("killer", "killers", None), player("commoner", "civilians", "night 1")]),
+               GameResult(seed=2, winner=None, rounds=2, steps=30, counters={"refusals": 0, "GM notes": 1, "draw": 1},
+                          players=[player("killer", "killers", "day 2"), player("commoner", "civilians", None)]),
+               GameResult(seed=3, winner="killers", rounds=3, steps=35, counters={"refusals": 1, "GM notes": 0},
+                          players=[player("killer", "killers", None), player("commoner", "civilians", "night 3")])]
+    want_counters: Counter[str] = Counter()
+    want_with: Counter[str] = Counter()
+    for r in results:
+        want_counters.update(r.counters)
+        for k, v in r.counters.items():
+            if v:
+                want_with[k] += 1
+    tally = Tally()
+    for r in results[:2]:
+        tally.add(r)
+    calls: list[str] = []
+    monkeypatch.setattr(Counter, "update", lambda self, *a, **k: calls.append("update"))
+    monkeypatch.setattr(Counter, "__missing__", lambda self, key: calls.append("missing") or 0, raising=False)
+    tally.add(results[2])
+    assert calls == []
+    assert list(tally.counters.items()) == list(want_counters.items())
+    assert list(tally.games_with.items()) == list(want_with.items())
+    assert list(tally.winners.items()) == [("killers", 2), ("none", 1)]
+    assert list(tally.rounds.items()) == [(3, 2), (2, 1)]
+    assert {side: dict(died) for side, died in tally.deaths.items()} == {"killers": {None: 2, 2: 1},
+                                                                         "civilians": {1: 1, None: 1, 3: 1}}

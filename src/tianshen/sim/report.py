@@ -168,13 +168,15 @@ class Tally:
         return tally
 
     def add(self, r: Any) -> None:
-        """One game's `GameResult`."""
+        """One game's `GameResult` (its counts added with `get`: a Counter's new key's `+= 1`
+        calls its Python `__missing__`)."""
         self.games += 1
         if r.error is not None:
             self.errors.append((r.seed, r.error))
             return
-        self.winners[r.winner or "none"] += 1
-        self.rounds[r.rounds] += 1
+        winner, rounds = r.winner or "none", r.rounds
+        self.winners[winner] = self.winners.get(winner, 0) + 1
+        self.rounds[rounds] = self.rounds.get(rounds, 0) + 1
         self.steps += r.steps
         by_role, deaths = self.by_role, self.deaths
         for p in r.players:
@@ -188,11 +190,16 @@ class Tally:
             if died is None:
                 died = deaths[side] = Counter()
             t = _death_time(p["died_in"]) if not p["alive"] else None
-            died[None if t is None else t[0]] += 1
-        self.counters.update(r.counters)
+            key = None if t is None else t[0]
+            died[key] = died.get(key, 0) + 1
+        # `Counter.update` and `+= 1` by hand, one pass (update is Python: an ABC check, its own
+        # loop; a new key's `+= 1` called `__missing__`, as above): the same keys, order and sums
+        counters, games_with = self.counters, self.games_with
+        total, seen_in = counters.get, games_with.get
         for k, v in r.counters.items():
+            counters[k] = total(k, 0) + v
             if v:
-                self.games_with[k] += 1
+                games_with[k] = seen_in(k, 0) + 1
 
     def merge(self, other: Tally) -> None:
         """`other`'s games after this tally's (the seeds that follow)."""
