@@ -97,3 +97,20 @@ def test_a_tally_adds_a_game_as_counter_arithmetic_did_without_its_python_calls(
     assert list(tally.rounds.items()) == [(3, 2), (2, 1)]
     assert {side: dict(died) for side, died in tally.deaths.items()} == {"killers": {None: 2, 2: 1},
                                                                          "civilians": {1: 1, None: 1, 3: 1}}
+
+
+def test_a_boards_ids_are_the_numbers_text_made_once() -> None:
+    """The board numbers its inputs 1, 2, … as `str(n)` did, past its table of texts too; two
+    boards share each text below the table's end instead of making it again."""
+    from tianshen.sim.montecarlo import DEFAULT_START, CoreBoard
+
+    boards = [CoreBoard([DEFAULT_START]), CoreBoard([DEFAULT_START])]
+    for board in boards:
+        for n in range(1, 1101):
+            if n % 2:
+                board.pm("甲", "神的使者", "/done")
+            else:
+                board.post("甲", "main", "签到")
+    ids = [[e.id for e in board.take()] for board in boards]
+    assert sorted(ids[0], key=int) == [str(n) for n in range(1, 1101)]
+    assert all(a is b for a, b in zip(ids[0], ids[1], strict=True) if int(a) < 1024)

@@ -31,6 +31,11 @@ _HOUR, _MINUTE = timedelta(hours=1), timedelta(minutes=1)
 T = TypeVar("T")
 
 
+# a board's ids, `str(n)` made once (an int's decimal text is made anew by every `str`; a
+# classic_10 game writes about 50 inputs, an n_lives 7p game about 150)
+_IDS = tuple(str(n) for n in range(1024))
+
+
 class CoreBoard:
     """A `PlayerSide` that keeps what the sims write as core inputs, in the order the
     driver would read them: the GM's PMs first, then the posts (all stamped `now`)."""
@@ -47,12 +52,12 @@ class CoreBoard:
 
     def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
         self._next = n = self._next + 1
-        self.pms.append(PmIn(id=str(n), sender=sender, at=self._moment[0], text=text))
+        self.pms.append(PmIn(id=_IDS[n] if n < 1024 else str(n), sender=sender, at=self._moment[0], text=text))
         return n
 
     def post(self, author: str, thread_id: str, text: str) -> int:
         self._next = n = self._next + 1
-        self.posts.append(PostIn(id=str(n), thread=thread_id, author=author, at=self._moment[0], text=text))
+        self.posts.append(PostIn(id=_IDS[n] if n < 1024 else str(n), thread=thread_id, author=author, at=self._moment[0], text=text))
         return n
 
     def edit(self, post_id: int, author: str, new_text: str) -> None:
