@@ -114,3 +114,29 @@ def test_a_boards_ids_are_the_numbers_text_made_once() -> None:
     ids = [[e.id for e in board.take()] for board in boards]
     assert sorted(ids[0], key=int) == [str(n) for n in range(1, 1101)]
     assert all(a is b for a, b in zip(ids[0], ids[1], strict=True) if int(a) < 1024)
+
+
+@pytest.mark.parametrize("variant", ["classic_10", "game_ten"])
+def test_the_classic_sims_seed_with_their_seeds_text_as_it_is_now(variant: str) -> None:
+    """The classic sims keep their seed's text for the seeding strings: each string is
+    `seed:phase:step:purpose` of the seed they hold, also after it was set again."""
+    import random
+
+    from tianshen.sim import montecarlo
+
+    seeded: list[str] = []
+
+    class Recording(random.Random):
+        def seed(self, a=None, version=2) -> None:  # type: ignore[no-untyped-def,override]
+            if a is not None:  # (not the seeding `Random()` makes)
+                seeded.append(a)
+            super().seed(a, version)
+
+    ruleset = montecarlo._ruleset(variant)
+    game = montecarlo.Game(ruleset, 3, ruleset.spec.players)
+    sims = game.sims
+    sims._random = Recording()  # type: ignore[attr-defined]
+    sims.seed = 4077  # type: ignore[attr-defined]
+    game.play()
+    assert seeded and all(text.startswith("4077:") for text in seeded)
+    assert all(text.count(":") >= 3 for text in seeded)

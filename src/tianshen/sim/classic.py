@@ -48,6 +48,16 @@ class ClassicSims:
         self._seat: dict[str, int] | None = None  # each living player's place in the night's list, while `night` runs
         self._random = unseeded()  # seeded by `_rng` for every use, never drawn from before
 
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        # its text kept with it: every seeding string starts with it (an f-string makes an int's
+        # decimal text anew each time, about 10 seedings a game)
+        self._seed, self._seed_text = value, str(value)
+
     # ---- the ability table (core.abilities): who holds what, and the words to write ----
 
     def know(self, spec: RulesetSpec) -> None:
@@ -108,7 +118,7 @@ class ClassicSims:
     def _rng(self, state: GameState, what: str) -> random.Random:
         """The draws of one purpose: the one Random re-seeded (the draws of a new
         `random.Random` of the string; each caller is done with the previous purpose's)."""
-        self._random.seed(f"{self.seed}:{state.phase.label}:{state.phase.step}:{what}")
+        self._random.seed(f"{self._seed_text}:{state.phase.label}:{state.phase.step}:{what}")
         return self._random
 
     # ---- nights -----------------------------------------------------------------------
