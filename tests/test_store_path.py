@@ -495,9 +495,9 @@ def test_a_few_rows_go_to_postgresql_one_by_one(db_url: str, monkeypatch: pytest
 
 
 def test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement(db_url: str) -> None:
-    """Issue 37: the parts of a flush recorded alike (PMs: one part, no forum ref) are one
-    UPDATE on PostgreSQL, their ids one array; a post (its own ref and board time) its own.
-    On SQLite one set of parameters for the alike ones on consecutive ids (their range)."""
+    """Issue 37: the parts of a flush are one UPDATE on PostgreSQL, every record (the PMs
+    alike, a post with its own ref and board time) a row of one JSON parameter.  On SQLite
+    one set of parameters for the alike ones on consecutive ids (their range), the post its own."""
     from tianshen.store import SentPart
 
     store = Store(db_url)
@@ -514,7 +514,7 @@ def test_a_flushs_pms_are_recorded_on_postgresql_as_one_statement(db_url: str) -
     store.record_parts([SentPart(outbox_id=r.id, parts_done=1, done=True, game_id=game_id,
                                  forum_ref="7" if r.kind == "post" else None,
                                  board_at=START if r.kind == "post" else None) for r in rows])
-    assert sets == [2]
+    assert sets == ([1] if store.engine.dialect.name == "postgresql" else [2])
     assert store.pending_outbox(game_id) == []
     assert [(r.status, r.forum_ref, r.board_at) for r in store.outbox(game_id)] == [("sent", None, None)] * 6 + [
         ("sent", "7", START)]

@@ -21,16 +21,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from sqlalchemy import (
-    ARRAY,
     Boolean,
     Connection,
+    DateTime,
     Engine,
     Insert,
     Integer,
     String,
-    any_,
     bindparam,
     case,
+    column,
     create_engine,
     delete,
     event,
@@ -52,6 +52,8 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql.elements import BindParameter
+from sqlalchemy.sql.visitors import replacement_traverse
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -208,9 +210,6 @@ _RECORDED = dict(
     claimed_by=case((_DONE, None), else_=_O.c.claimed_by),
     claimed_until=case((_DONE, None), else_=_O.c.claimed_until))
 _RECORD_PART = update(_O).where(_O.c.id == bindparam("oid")).values(_RECORDED)
-# PostgreSQL: the parts recorded alike (a flush's PMs: one part each, no forum ref) as one
-# statement, their rows' ids one array (an execute costs its client about as much as a row)
-_RECORD_ALIKE = update(_O).where(_O.c.id == any_(bindparam("oids", type_=ARRAY(Integer)))).values(_RECORDED)
 # SQLite: the parts recorded alike one after the other on rows of consecutive ids (a flush's
 # PMs) as one statement over their ids' range (one row's parameters, not one set a row)
 _RECORD_RANGE = update(_O).where(_O.c.id.between(bindparam("lo"), bindparam("hi"))).values(_RECORDED)
@@ -564,20 +563,12 @@ def _record(conn: Connection, parts: list[tuple[SentPart, datetime]]) -> int:
     if conn.dialect.name == "sqlite":
         done = _run(conn, _fast(conn, "record_range", lambda: _RECORD_RANGE), _ranges(parts))
         return done.rowcount
-    rows = [dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=at, b_board=p.board_at)
-            for p, at in parts]
-    # grouped by value only when each row is recorded once: a row's parts, one after the
-    # other, must run in order (a later part grouped with an earlier alike record elsewhere
-    # would run before the row's first part, which would set it back)
-    if conn.dialect.name == "postgresql" and len(rows) > 1 and len({row["oid"] for row in rows}) == len(rows):
-        alike: dict[tuple[Any, ...], list[int]] = {}
-        for row in rows:
-            alike.setdefault(tuple(v for k, v in row.items() if k != "oid"), []).append(row["oid"])
-        if len(alike) < len(rows):
-            done = _run(conn, _fast(conn, "record_alike", lambda: _RECORD_ALIKE), [
-                dict(zip(_RECORD_BINDS, values, strict=True), oids=ids)
-                for values, ids in alike.items()])
-            return done.rowcount
+    rows = _record_values(parts)
+    # one statement only when each row is recorded once: a row's parts, one after the
+    # other, must run in order (one UPDATE sets a row once)
+    if conn.dialect.name == "postgresql" and len(rows) > 1 and _pg_records_fit(parts):
+        done = _run(conn, _PgStep(_pg_record_sql(conn), lambda: {"records": _pg_records(conn, rows)}), [{}])
+        return done.rowcount
     done = _run(conn, _fast(conn, "record_part", lambda: _RECORD_PART), rows)
     return done.rowcount if conn.dialect.supports_sane_multi_rowcount else len(parts)
 
@@ -601,6 +592,51 @@ def _ranges(parts: list[tuple[SentPart, datetime]]) -> list[dict[str, Any]]:
 
 
 _RECORD_BINDS = ("b_parts", "b_ref", "b_done", "b_sent", "b_board")
+
+
+def _record_values(parts: list[tuple[SentPart, datetime]]) -> list[dict[str, Any]]:
+    return [dict(oid=p.outbox_id, b_parts=p.parts_done, b_ref=p.forum_ref, b_done=p.done, b_sent=at,
+                 b_board=p.board_at) for p, at in parts]
+
+
+# ---- PostgreSQL: a flush's records as one statement (issue 37) -------------------------
+# `_RECORDED` with each bound value taken from a row of one JSON parameter: every record of a
+# flush one UPDATE (they were one statement for each set of alike values: 1–3 a flush), and
+# in a step's transaction a part of the step's own statement (`_pg_step`).
+
+_PG_RECORD: list[str] = []  # (built once)
+
+
+def _pg_record_sql(conn: Connection) -> str:
+    """The UPDATE of the records, each row's values from `%(records)s` (`_pg_records`)."""
+    if not _PG_RECORD:
+        json_rows = literal_column("%(records)s::json")
+        r = func.json_to_recordset(json_rows).table_valued(
+            column("oid", Integer), column("b_parts", Integer), column("b_ref", String), column("b_done", Boolean),
+            column("b_sent", DateTime(timezone=True)), column("b_board", DateTime(timezone=True)),
+        ).render_derived(name="r", with_types=True)
+
+        def from_row(e: Any) -> Any:
+            return r.c[e.key] if isinstance(e, BindParameter) and e.key in r.c else None
+
+        values = {k: v if v is None else replacement_traverse(v, {}, from_row) for k, v in _RECORDED.items()}
+        sql = update(_O).where(_O.c.id == r.c.oid).values(values).compile(
+            dialect=conn.dialect, compile_kwargs={"literal_binds": True}).string
+        _PG_RECORD.append(sql.replace("%%(records)s", "%(records)s"))
+    return _PG_RECORD[0]
+
+
+def _pg_records_fit(parts: list[tuple[SentPart, datetime]]) -> bool:
+    """Each row recorded once and each thread opened once (one statement sets a row once)."""
+    threads = [(p.game_id, p.thread[0]) for p, _ in parts if p.thread is not None]
+    return len({p.outbox_id for p, _ in parts}) == len(parts) and len(set(threads)) == len(threads)
+
+
+def _pg_records(conn: Connection, rows: list[dict[str, Any]]) -> str:
+    """The records as `_pg_record_sql`'s JSON parameter (a naive time refused, as bound)."""
+    utc = UTCDateTime().process_bind_param
+    return _JSON_ROWS([{**r, "b_sent": utc(r["b_sent"], conn.dialect), "b_board": utc(r["b_board"], conn.dialect)}
+                       for r in rows])
 
 
 def _players_written(steps: list[Step]) -> tuple[list[dict[str, Any]] | None, set[str] | None]:
@@ -662,8 +698,10 @@ _STEP_ROWS = {  # table: the columns of its rows, as `Store._steps` makes them
     "phases": ("game_id", "label", "started_at", "ended_at"),
     "outbox": ("game_id", "kind", "target", "title", "subject", "body", "key", "status", "created_at", "sent_at",
                "forum_ref", "parts_done", "seq"),
+    "threads": ("game_id", "key", "forum_thread_id"),  # (opened by the parts recorded with the step)
 }
-_STEP_UPSERTS = {"marks": (("game_id", "name"), "value"), "phases": (("game_id", "label"), "ended_at")}
+_STEP_UPSERTS = {"marks": (("game_id", "name"), "value"), "phases": (("game_id", "label"), "ended_at"),
+                 "threads": (("game_id", "key"), "forum_thread_id")}
 
 
 @dataclass(frozen=True)
@@ -702,11 +740,12 @@ def _pg_step_statement(conn: Connection) -> _PgStep:
             continue
         sql = f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {rows} WHERE EXISTS (SELECT FROM g) ORDER BY r.ordinality"
         if table in _STEP_UPSERTS:
-            keys, column = _STEP_UPSERTS[table]
-            sql += f" ON CONFLICT ({', '.join(map(q, keys))}) DO UPDATE SET {q(column)} = excluded.{q(column)}"
+            keys, updated = _STEP_UPSERTS[table]
+            sql += f" ON CONFLICT ({', '.join(map(q, keys))}) DO UPDATE SET {q(updated)} = excluded.{q(updated)}"
         if table == "outbox":
             sql += f" RETURNING id, {q('key')}"
         parts.append(f"w_{table} AS ({sql})")
+    parts.append(f"w_records AS ({_pg_record_sql(conn)})")  # the parts sent before, recorded
     sql = ("WITH " + ", ".join(parts) + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM w_players),"
            f" (SELECT json_agg(json_build_array(id, {q('key')})) FROM w_outbox)")
     _PG_STEP.append(_PgStep(sql))
@@ -741,9 +780,11 @@ def _not_moved(conn: Connection, game_id: int, name: str, newest: int) -> NoRetu
 
 def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dict[str, Any], steps: list[Step],
              inbound: list[dict[str, Any]], events: list[dict[str, Any]], marks: dict[str, str],
-             phases: list[tuple[str, str, datetime]], outbox: list[dict[str, Any]], out_seq: int) -> list[OutboxRecord]:
-    """`Store._steps`' writes on PostgreSQL as one statement (`_pg_step_statement`); the
-    outbox rows as written.  Seats not all found by name (or a step that changed which
+             phases: list[tuple[str, str, datetime]], outbox: list[dict[str, Any]], out_seq: int,
+             records: list[tuple[SentPart, datetime]]) -> list[OutboxRecord]:
+    """`Store._steps`' writes on PostgreSQL as one statement (`_pg_step_statement`), with
+    the parts sent before it recorded (`records`, as `_record` does: they fit,
+    `_pg_records_fit`); the outbox rows as written.  Seats not all found by name (or a step that changed which
     seats there are) are written again whole after it, as `_write_players` does."""
     for n, row in enumerate(outbox, start=out_seq + 1):
         row["seq"] = n
@@ -762,7 +803,10 @@ def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dic
             "phases": _pg_rows(conn, "phases", [dict(game_id=game_id, label=label, started_at=at, ended_at=end)
                                                 for ended, begun, at in phases
                                                 for label, end in ((ended, at), (begun, None))]),
-            "outbox": _pg_rows(conn, "outbox", outbox)}
+            "outbox": _pg_rows(conn, "outbox", outbox),
+            "threads": _pg_rows(conn, "threads", [dict(game_id=p.game_id, key=p.thread[0], forum_thread_id=p.thread[1])
+                                                  for p, _ in records if p.thread is not None]),
+            "records": _pg_records(conn, _record_values(records))}
 
     moved, seated, ids = _run(conn, replace(_pg_step_statement(conn), make=make), [{}]).fetchone()
     if moved != 1:
@@ -1177,6 +1221,16 @@ class Store:
             yield conn
 
     @contextmanager
+    def _step_conn(self) -> Iterator[tuple[Connection, list[tuple[SentPart, datetime]]]]:
+        """`_conn` for a step: on PostgreSQL the sent parts not yet recorded are handed to the
+        step, which records them in its own statement (`_pg_step`; issue 37)."""
+        with self._unrecorded_first() as parts, self._begin() as conn:
+            if parts and conn.dialect.driver != "psycopg":
+                _record(conn, parts)
+                parts = []
+            yield conn, parts
+
+    @contextmanager
     def _unrecorded_first(self) -> Iterator[list[tuple[SentPart, datetime]]]:
         """The sent parts not yet recorded, taken by the transaction about to open (which
         writes them first); a transaction rolled back puts them back for the next one."""
@@ -1407,8 +1461,8 @@ class Store:
                     outbox=outbox, at=at, marks=marks or {}, players_changed=players_changed)
         written: list[OutboxRecord] = []
         try:
-            with self._conn() as conn:
-                seq = self._steps(conn, game_id, [step, *(then or [])], expected_seq, head, written)
+            with self._step_conn() as (conn, records):
+                seq = self._steps(conn, game_id, [step, *(then or [])], expected_seq, head, written, records)
         except IntegrityError:
             self._out_seqs.pop(game_id, None)  # read again next time
             if not then and inbound is not None and self.has_inbound(game_id, inbound.source, inbound.forum_id):
@@ -1420,7 +1474,8 @@ class Store:
         return seq
 
     def _steps(self, conn: Connection, game_id: int, steps: list[Step], expected_seq: int | None,
-               head: tuple[str, str] | None, written: list[OutboxRecord]) -> int:
+               head: tuple[str, str] | None, written: list[OutboxRecord],
+               records: list[tuple[SentPart, datetime]] | None = None) -> int:
         """Core statements on the connection, not the ORM: one update of the game, and an
         insert per table (an executemany where there are several rows); on PostgreSQL all of
         them one statement (`_pg_step`)."""
@@ -1466,12 +1521,17 @@ class Store:
                 phases.append((phase, step.phase_label, step.at))
             phase = step.phase_label
             marks.update(step.marks)
-        if conn.dialect.driver == "psycopg" and _pg_step_fits(phases):
+        records = records or []
+        fits = conn.dialect.driver == "psycopg" and _pg_step_fits(phases)
+        if records and not (fits and _pg_records_fit(records)):
+            _record(conn, records)  # (statements of their own, first)
+            records = []
+        if fits:
             known = self._out_seqs.get(game_id) if expected_seq is not None else None
             if outbox and known is None:
                 known = conn.scalar(_OUT_SEQ, dict(gid=game_id))
             written.extend(_pg_step(conn, game_id, name, newest, values, steps, inbound, events, marks, phases,
-                                    outbox, known or 0))
+                                    outbox, known or 0, records))
             return newest + len(steps)
         if last.state_json is None:  # the stored state stays: its seq is kept beside it
             moved = _run(conn, _fast(conn, "game_step_behind", lambda: _GAME_STEP_BEHIND), [values])
