@@ -351,37 +351,11 @@ def read_vote_post(post_text: str, names: Iterable[str], aliases: Mapping[str, s
     The first readable line starting with a verb is the vote; another vote line for another
     player makes the post ambiguous.  A post whose first line is only a name votes for him.
     """
-    if type(names) is tuple and not aliases and not verbs and not abstain and not free_text:
-        return _plain_vote_post(post_text, names)
     words = tuple((v, tuple(ws)) for v, ws in verbs.items()) if verbs else None
     # (the keys inline: every vote post reads one; a tuple given is the key as it is)
     return _vote_post(post_text, names if type(names) is tuple else tuple(names),
                       tuple(aliases.items()) if aliases else None, words,
                       abstain if type(abstain) is tuple else tuple(abstain), free_text)
-
-
-# the plain readings (no aliases, verbs, abstention or free text) of one tuple of names, by
-# the post's text: kept with the tuple itself, compared by identity (a state's `seat_names`,
-# one object a game), so a post is not looked up by a key that hashes every name
-_PLAIN: tuple[tuple[str, ...] | None, dict[str, VotePost | None]] = (None, {})
-
-
-def _plain_vote_post(post_text: str, names: tuple[str, ...]) -> VotePost | None:
-    """`_vote_post(post_text, names, None, None, (), False)`, kept by text for the last names."""
-    global _PLAIN
-    kept, table = _PLAIN
-    if kept is not names:
-        table = {}
-        _PLAIN = (names, table)
-    found = table.get(post_text, _NOT_READ)
-    if found is _NOT_READ:
-        if len(table) >= 4096:
-            table.clear()
-        found = table[post_text] = _vote_post(post_text, names, None, None, (), False)
-    return found  # type: ignore[return-value]
-
-
-_NOT_READ = object()
 
 
 @lru_cache(maxsize=4096)
