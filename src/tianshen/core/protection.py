@@ -13,12 +13,15 @@ every player (n_lives' global 反狙击).  What a kind stops is the family's rul
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 EVERYONE = "*"
 
 
-@dataclass(frozen=True)
-class Guard:
+class Guard(NamedTuple):
+    """One guard (a named tuple: made in C, where a frozen dataclass set each field through
+    `object.__setattr__`; every night makes several)."""
+
     kind: str
     by: str
     target: str
