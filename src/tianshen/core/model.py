@@ -380,8 +380,11 @@ def deaths_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[
     it began with and ends with (`deaths_since` of `alive_logged`, without the two lists of
     ten compared)."""
     first = _first_alive(log)
-    return [Death(p.name, p.death_cause or "", p.died_in or "")
-            for p in players if id(p) in first and first[id(p)] and not p.alive]
+    dead = []
+    for p in players:
+        if first.get(id(p)) and not p.alive:
+            dead.append(Death(p.name, p.death_cause or "", p.died_in or ""))
+    return dead
 
 
 def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[bool]:

@@ -52,6 +52,12 @@ def match_name(written: str, names: Iterable[str]) -> str:
     written = written.strip().strip("“”\"'「」『』《》")
     if written in names:
         return written
+    return _loose_match(written, names)
+
+
+def _loose_match(written: str, names: tuple[str, ...] | list[str]) -> str:
+    """`match_name` of a name not written exactly (apart: its comprehensions' cell is not
+    made for every exact name)."""
     key = fold(written)
     if not key:
         raise NameMatchError(written, (), "没有写游戏者的名字。")

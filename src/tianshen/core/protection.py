@@ -13,12 +13,15 @@ every player (n_lives' global 反狙击).  What a kind stops is the family's rul
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 EVERYONE = "*"
 
 
-@dataclass(frozen=True)
-class Guard:
+class Guard(NamedTuple):
+    """One guard (a named tuple: made in C, where a frozen dataclass set each field through
+    `object.__setattr__`; every night makes several)."""
+
     kind: str
     by: str
     target: str
@@ -35,11 +38,19 @@ class Protection:
 
     def of(self, target: str, kind: str | None = None) -> list[Guard]:
         """The guards on `target` tonight (of one kind, or all)."""
-        return [g for g in self.guards if g.target in (target, EVERYONE) and (kind is None or g.kind == kind)]
+        found = []  # (a loop: a comprehension made two cells a call)
+        for g in self.guards:
+            if (g.target == target or g.target == EVERYONE) and (kind is None or g.kind == kind):
+                found.append(g)
+        return found
 
     def stops(self, target: str, kinds: tuple[str, ...] | list[str]) -> bool:
         """Whether a guard of one of `kinds` is on `target` (what an attack is blocked by)."""
         return any(g.kind in kinds for g in self.of(target))
 
     def protected(self, kind: str) -> set[str]:
-        return {g.target for g in self.guards if g.kind == kind}
+        found = set()  # (a loop: a comprehension made a cell a call)
+        for g in self.guards:
+            if g.kind == kind:
+                found.add(g.target)
+        return found

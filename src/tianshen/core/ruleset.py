@@ -129,7 +129,6 @@ class BoardMap:
 
 
 _ALIVE = attrgetter("alive")
-_KEEPS = (PmIn, PostIn)  # the inputs whose fold may keep the next deadline (`apply_in_place`)
 _CORE_ENDS = ("checkin_end", "substitution_end")  # core's own deadlines, not a family's step
 
 
@@ -160,6 +159,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         # one needs only a dead author's post unless the variant counts posts: `_fold_post`)
         self._own_watch = type(self).watch_activity is not Ruleset.watch_activity
         self._own_lurkers = type(self).report_lurkers is not Ruleset.report_lurkers  # (the same, at deadlines)
+        self._own_post = type(self).on_post is not Ruleset.on_post  # (else a post goes to `on_vote_post`)
         self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
         # the variant's options, the spec's very dict (a test may write it): read at every post
         # and deadline, where a read of a pydantic field costs ~450 instructions (its
@@ -688,14 +688,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         # (its fields kept one by one and compared by identity: no tuples a fold; the same
         # object is the same value, a new one only costs the kept deadline)
         phase = state.phase
-        keep = (isinstance(event, _KEEPS) and known is not DUE_UNKNOWN and known is not DUE_MOVED
+        kind = type(event)
+        keep = ((kind is PmIn or kind is PostIn) and known is not DUE_UNKNOWN and known is not DUE_MOVED
                 and not self._after_input)
         if keep:
             kind0, step0, number0, ends0, started0 = (phase.kind, phase.step, phase.number,
                                                       phase.ends_at, phase.started_at)
         try:
             # (a PM or a post straight to its fold: `_fold` would only hand it on)
-            kind = type(event)
             outcome = (self._fold_pm(state, event, None) if kind is PmIn else  # type: ignore[arg-type]
                        self._fold_post(state, event, None) if kind is PostIn else  # type: ignore[arg-type]
                        self._fold(state, event, None, known))
@@ -773,7 +773,9 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 or ((p := state.find(post.author)) is not None and not p.alive)):
             first = Messages() if first is None else first
             self.watch_activity(state, post, first)
-        return self._after_fold(self.on_post(state, post), first)
+        # (a family without its own `on_post`: straight to the vote thread's, one call less a post)
+        outcome = self.on_post(state, post) if self._own_post else self.on_vote_post(state, post)
+        return self._after_fold(outcome, first)
 
     def _fold_pm(self, state: GameState, pm: PmIn, first: Messages | None) -> Outcome:
         """`_fold` of a PM: `first` made only when the shared mechanics speak (a substitution)."""

@@ -30,7 +30,11 @@ class Tally:
         best = max(self.counts.values())
         if best <= 0:
             return []
-        return [c for c, n in self.counts.items() if n == best]
+        top = []  # (a loop: the comprehension made a cell a call)
+        for c, n in self.counts.items():
+            if n == best:
+                top.append(c)
+        return top
 
 
 def tally(votes: Iterable[str], modifiers: Mapping[str, int] | None = None) -> Tally:

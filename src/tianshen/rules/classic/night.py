@@ -55,8 +55,13 @@ def kill_groups(spec: RulesetSpec, state: GameState) -> list[str]:
         duty = on_duty_killer(state, state.phase.number)
         return [f"killer:{duty}"] if duty else []
     if mode == "allied_independent":
-        return [g for g in ("allied", "independent") if members(spec, state, g)]
+        return _acting(spec, state, ("allied", "independent"))
     return ["killers"] if living_killers(state) else []
+
+
+def _acting(spec: RulesetSpec, state: GameState, groups: tuple[str, ...]) -> list[str]:
+    """The groups of `groups` with a living member (apart: `kill_groups`' other modes make no cells)."""
+    return [g for g in groups if members(spec, state, g)]
 
 
 def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kill]:
@@ -95,8 +100,12 @@ def guards(spec: RulesetSpec, state: GameState, x: int | None | bool = False,
 def _binds(spec: RulesetSpec) -> tuple[Ability, ...]:
     """The abilities whose `protects` is `bind`, in table order (read once per spec: every
     dawn asks twice)."""
-    return spec.derived(  # type: ignore[no-any-return]
-        "classic.binds", lambda s: tuple(a for a in table(s).by_id.values() if a.get("protects") == "bind"))
+    return spec.derived("classic.binds", _bind_abilities)  # type: ignore[no-any-return]
+
+
+def _bind_abilities(spec: RulesetSpec) -> tuple[Ability, ...]:
+    """`_binds` worked out (a function of the module: no lambda made at every read)."""
+    return tuple(a for a in table(spec).by_id.values() if a.get("protects") == "bind")
 
 
 def _announced(spec: RulesetSpec, guards_on: list[Guard]) -> bool:
@@ -163,10 +172,17 @@ def _streaks(spec: RulesetSpec, state: GameState, guard: Protection) -> list[tup
         if not ability.get("fails_after"):
             continue
         for group in groups_holding(spec, state, ability.roles):
-            mine = next((g.target for g in guard.guards if g.by == group and g.ability == ability.id), None)
             key = "bind_streak" if group == "binder" else f"bind_streak:{group}"
-            out.append((key, mine, int(ability.get("fails_after"))))
+            out.append((key, _guarded_by(guard, group, ability.id), int(ability.get("fails_after"))))
     return out
+
+
+def _guarded_by(guard: Protection, group: str, ability: str) -> str | None:
+    """The target `group` guards with `ability` tonight (the first such guard), or None."""
+    for g in guard.guards:
+        if g.by == group and g.ability == ability:
+            return g.target
+    return None
 
 
 def advance_bind_streak(state: GameState, key: str, bound: str | None, targeted: set[str],

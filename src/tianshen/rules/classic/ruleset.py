@@ -70,7 +70,7 @@ class Classic(ForumGame):
             if cause == "killed":
                 lines.append(hot.later("dawn_killed", name=name, identity=ident))
                 for decl in dawn.published[name]:
-                    lines.append("\n".join("> " + ln for ln in decl["text"].split("\n")))
+                    lines.append("> " + "\n> ".join(decl["text"].split("\n")))
             else:  # 002 束魂: say who was killed by the killers and who by the binder
                 lines.append(hot.later("dawn_bind_death", name=name, identity=ident))
         if not dawn.deaths:

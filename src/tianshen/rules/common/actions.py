@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from tianshen.core import abilities, intake
 from tianshen.core.grammar import Command, count_declaration_chars
@@ -123,9 +124,19 @@ def group_target(spec: RulesetSpec, state: GameState, verb: str, group: str) -> 
     if not subs:  # (nobody sent this power tonight: the group's members need not be listed)
         return None
     players = state.players
-    targets = {subs[name] for i in _seats_of(spec, state).get(group, ())
-               if (q := players[i]).alive and (name := q.name) in subs}
-    return targets.pop() if len(targets) == 1 else None
+    found: Any = _NONE  # the one target so far (a loop: the set comprehension made four cells a call)
+    for i in _seats_of(spec, state).get(group, ()):
+        q = players[i]
+        if q.alive and (name := q.name) in subs:
+            target = subs[name]
+            if found is _NONE:
+                found = target
+            elif target != found:
+                return None
+    return None if found is _NONE else found  # type: ignore[no-any-return]
+
+
+_NONE = object()  # (`group_target`: no target yet)
 
 
 def prayer_threshold(state: GameState, counts: tuple[int, int] | None = None) -> int | None:

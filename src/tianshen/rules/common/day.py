@@ -78,7 +78,11 @@ def voters(state: GameState, kind: str) -> list[Player]:
     d = day_read(state)
     barred = set(d["cannot_vote"])
     revived = set(d.get("revived", []))  # 001 §2.7: 被招魂者…参加投票
-    return [p for p in state.players if (p.alive or p.name in revived) and p.name not in barred]
+    found = []  # (a loop: the comprehension made three cells a call)
+    for p in state.players:
+        if (p.alive or p.name in revived) and p.name not in barred:
+            found.append(p)
+    return found
 
 
 def must_vote(state: GameState, kind: str, p: Player) -> bool:
@@ -190,14 +194,19 @@ def accuse(state: GameState, p: Player, written: str) -> str:
 def close_ballot(state: GameState, kind: str) -> tuple[dict[str, str], list[str]]:
     """The counted votes (voter -> target, delegations cast last) and the non-voters."""
     d = day_read(state)
-    votes = {v: b["target"] for v, b in d["ballots"][kind].items()}
+    votes = {}  # (loops: the comprehensions made two cells a call)
+    for v, b in d["ballots"][kind].items():
+        votes[v] = b["target"]
     for voter, target in d["delegations"].get(kind, {}).items():
         if voter not in votes and target in candidates(state, kind):
             votes[voter] = target
     # 001 §5.3: "被招魂来投票的游戏者可以弃权" — the summoned and the revived may abstain
-    revived = set(d.get("revived", []))
-    missing = [] if kind == "summon" else [p.name for p in voters(state, kind)
-                                           if p.name not in votes and p.name not in revived]
+    missing: list[str] = []
+    if kind != "summon":
+        revived = set(d.get("revived", []))
+        for p in voters(state, kind):
+            if p.name not in votes and p.name not in revived:
+                missing.append(p.name)
     return votes, missing
 
 
@@ -219,8 +228,8 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
         note = modifier_note(spec, modifier, got) if with_modifiers and (modifier := net.get(name, 0)) else ""
         rows.append(tally_row(name, got, total, note))
     cast = d["ballots"].get(kind, {})
-    ballots = tuple(ballot(v, t, 1, (cast[v].get("source") or POST) if v in cast else DELEGATED)
-                    for v, t in votes.items())
+    ballots = tuple([ballot(v, t, 1, (cast[v].get("source") or POST) if v in cast else DELEGATED)
+                     for v, t in votes.items()])  # (a list first: no generator)
     # (by position: day, ballot, ballots, rows, missing, abstained, executed)
     return DayTally(state.phase.number, kind, ballots, tuple(rows), tuple(missing), (),
                     (executed,) if executed else ())
@@ -255,7 +264,10 @@ def modifier_note(spec: RulesetSpec, net: int, raw: int) -> str:
 
 
 def main_tally(state: GameState, votes: dict[str, str]) -> Tally:
-    net = {n: v for n, v in day(state)["net"].items() if state.player(n).alive}
+    net = {}  # (a loop: the comprehension made a cell a call)
+    for n, v in day(state)["net"].items():
+        if state.player(n).alive:
+            net[n] = v
     return tally(votes.values(), net)
 
 

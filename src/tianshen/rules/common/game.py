@@ -153,7 +153,7 @@ class ForumGame(Ruleset):
                  title=self._hot.text("vote_thread_title", n=k))
 
     def _roster_alive(self, state: GameState) -> str:
-        return "、".join(p.name for p in state.players if p.alive)
+        return "、".join([p.name for p in state.players if p.alive])  # (a list: no generator)
 
     def _close_main_vote(self, state: GameState, at: datetime, out: Messages) -> None:
         spec, hot, k = self.spec, self._hot, state.phase.number

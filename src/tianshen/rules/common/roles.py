@@ -63,9 +63,14 @@ def groups(spec: RulesetSpec, state: GameState) -> dict[str, str | None]:
     the game's option, fixed at the deal)."""
     found = state.facts.get("groups")
     if found is None:
-        kinds = spec.derived("roles.group_kind", _group_kinds)
-        found = state.facts["groups"] = {p.name: _group(kinds.get(p.role), state, p) for p in state.players}
+        found = state.facts["groups"] = _groups(spec, state)
     return found  # type: ignore[no-any-return]
+
+
+def _groups(spec: RulesetSpec, state: GameState) -> dict[str, str | None]:
+    """`groups` worked out (apart: its comprehension's cells are not made at every read)."""
+    kinds = spec.derived("roles.group_kind", _group_kinds)
+    return {p.name: _group(kinds.get(p.role), state, p) for p in state.players}
 
 
 def group_of(spec: RulesetSpec, state: GameState, p: Player) -> str | None:
@@ -123,8 +128,9 @@ def partners(spec: RulesetSpec, state: GameState, p: Player) -> list[Player]:
     found = state.facts.get("partner_seats")
     if found is None:
         found = state.facts["partner_seats"] = _partner_seats(spec, state)
-    players = state.players
-    return [players[i] for i in found[p.name]]
+    seats = found[p.name]
+    # (most seats have none; a map, not a comprehension: no function and cell made a call)
+    return list(map(state.players.__getitem__, seats)) if seats else []
 
 
 def _partner_seats(spec: RulesetSpec, state: GameState) -> dict[str, tuple[int, ...]]:
@@ -171,10 +177,16 @@ def winner(state: GameState, tie_holders: tuple[str, ...]) -> str | None:
         return CIVILIANS  # 001 §7.1 杀手全灭 (converted killers included)
     if killers > civilians:
         return KILLERS  # 001 §7.2.1
-    if killers == civilians and not any(
-        p.alive for p in state.players if p.role in tie_holders
-    ):
+    if killers == civilians and not _holder_alive(state, tie_holders):
         return KILLERS  # 001 §7.2.2 (B14: every current holder, converted ones included)
     if not commoners:
         return KILLERS  # 001 §7.2.3 (converted commoners are no longer commoners)
     return None
+
+
+def _holder_alive(state: GameState, roles: tuple[str, ...]) -> bool:
+    """Whether a living player holds one of `roles` (a loop: no generator, no cell)."""
+    for p in state.players:
+        if p.alive and p.role in roles:
+            return True
+    return False
