@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import create_engine
 
+from tianshen.store import Store
 from tianshen.store import store as store_module
 from tianshen.store.models import UTCDateTime
 
@@ -22,3 +25,19 @@ def test_a_utc_times_text_on_sqlite_is_sqlalchemys(naive: datetime) -> None:
     quick = store_module._quick(UTCDateTime(), "sqlite", _PROC)
     value = naive.replace(tzinfo=UTC)
     assert quick(value) == _PROC(value)
+
+
+def test_a_none_is_bound_by_its_registered_adapter_and_stored_as_null(tmp_path: Path) -> None:
+    """A SQLite store registers sqlite3's adapter of None (found at once, no AttributeError
+    made and dropped for each None bound); what is stored is the same NULL."""
+    sqlite3.adapters.pop((type(None), sqlite3.PrepareProtocol), None)
+    store = Store(f"sqlite:///{tmp_path}/n.db", durable=False)
+    store.upgrade()
+    assert sqlite3.adapters[(type(None), sqlite3.PrepareProtocol)](None) is None
+    game_id = store.create_game(name="n", ruleset="classic_10", seed=1, config={}, state_json="{}",
+                                phase_label="setup", deadline_at=None, players=[])
+    with store.engine.connect() as conn:
+        row = conn.exec_driver_sql(f"SELECT deadline_at IS NULL, winner IS NULL, typeof(winner) FROM games "
+                                   f"WHERE id = {game_id}").one()
+    assert tuple(row) == (1, 1, "null")
+    store.close()
