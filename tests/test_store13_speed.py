@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import create_engine
@@ -41,3 +42,21 @@ def test_a_none_is_bound_by_its_registered_adapter_and_stored_as_null(tmp_path: 
                                    f"WHERE id = {game_id}").one()
     assert tuple(row) == (1, 1, "null")
     store.close()
+
+
+def test_a_utc_times_text_is_shared_by_the_statements_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The texts of UTC times are kept for every hot statement's processor (a step's time is
+    bound by several): an equal time from another statement gets the same text without a
+    new one made, and the kept texts are dropped when there are too many."""
+    monkeypatch.setattr(store_module, "_UTC_TEXTS", {})
+    monkeypatch.setattr(store_module, "_UTC_TEXTS_MAX", 50)
+    one = store_module._quick(UTCDateTime(), "sqlite", _PROC)
+    other = store_module._quick(UTCDateTime(), "sqlite", _PROC)
+    at = datetime(2026, 12, 7, 3, 4, 5, tzinfo=UTC)
+    assert one(at) == _PROC(at) == "2026-12-07 03:04:05.000000"
+    store_module._UTC_TEXTS[at] = "kept"  # the kept text is the one used
+    assert other(at.replace()) == "kept"
+    for n in range(1, 200):
+        later = at + timedelta(seconds=n)
+        assert other(later) == _PROC(later)
+        assert len(store_module._UTC_TEXTS) <= 50

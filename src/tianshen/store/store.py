@@ -311,6 +311,11 @@ def _fast(conn: Connection, key: Any, build: Callable[[], Any]) -> _Fast:
 
 
 _SAMPLE = datetime(2026, 12, 6, 13, 1, 2, 345678, tzinfo=UTC)
+# SQLite's texts of the UTC times bound lately, shared by every hot statement: a step's time
+# is bound by several (its input's row, its phases, the records of its posts), each its own
+# processor; cleared when full
+_UTC_TEXTS: dict[datetime, str] = {}
+_UTC_TEXTS_MAX = 4096
 
 
 def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -342,7 +347,11 @@ def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[An
         if value is seen and value is not None:
             return out
         if short and value is not None and value.tzinfo is UTC:
-            out = value.isoformat(" ", "microseconds")[:-6]
+            out = _UTC_TEXTS.get(value)
+            if out is None:
+                if len(_UTC_TEXTS) >= _UTC_TEXTS_MAX:
+                    _UTC_TEXTS.clear()
+                out = _UTC_TEXTS[value] = value.isoformat(" ", "microseconds")[:-6]
         else:
             out = proc(value)
         last = (value, out)
