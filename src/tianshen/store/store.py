@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -309,6 +310,11 @@ def _fast(conn: Connection, key: Any, build: Callable[[], Any]) -> _Fast:
 
 
 _SAMPLE = datetime(2026, 12, 6, 13, 1, 2, 345678, tzinfo=UTC)
+# SQLite's texts of the UTC times bound lately, shared by every hot statement: a step's time
+# is bound by several (its input's row, its phases, the records of its posts), each its own
+# processor; cleared when full
+_UTC_TEXTS: dict[datetime, str] = {}
+_UTC_TEXTS_MAX = 4096
 
 
 def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -325,8 +331,10 @@ def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[An
     if not isinstance(type_, UTCDateTime):
         return proc
     sample = _SAMPLE.replace(year=999, microsecond=0)
+    # (a UTC time's own text less its "+00:00", not a naive copy's: `replace` parses its
+    # keywords, about a third of the text's cost)
     short = dialect == "sqlite" and all(
-        proc(v) == v.replace(tzinfo=None).isoformat(" ", "microseconds") for v in (_SAMPLE, sample))
+        proc(v) == v.isoformat(" ", "microseconds")[:-6] for v in (_SAMPLE, sample))
     none_stays = proc(None) is None
     last: tuple[Any, Any] = (None, None)
 
@@ -338,7 +346,11 @@ def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[An
         if value is seen and value is not None:
             return out
         if short and value is not None and value.tzinfo is UTC:
-            out = value.replace(tzinfo=None).isoformat(" ", "microseconds")
+            out = _UTC_TEXTS.get(value)
+            if out is None:
+                if len(_UTC_TEXTS) >= _UTC_TEXTS_MAX:
+                    _UTC_TEXTS.clear()
+                out = _UTC_TEXTS[value] = value.isoformat(" ", "microseconds")[:-6]
         else:
             out = proc(value)
         last = (value, out)
@@ -1039,6 +1051,17 @@ def unusable(exc: BaseException) -> tuple[str, str] | None:
     return kind, said
 
 
+def _bind_none_at_once() -> None:
+    """sqlite3 (Python 3.11) binds a None through its adapter protocol: no adapter found, it
+    asks `PrepareProtocol.__adapt__`, whose AttributeError message is formatted and dropped
+    (about 850 instructions a None; a classic_10 rehearsal binds about 1,000). An adapter of
+    None that answers None, in C, is found in the registry first: the same NULL is bound."""
+    sqlite3.register_adapter(type(None), _NONE)
+
+
+_NONE = {}.get  # any value -> None (called with None only)
+
+
 def make_engine(url: str, durable: bool = True) -> Engine:
     """An engine for `url`; SQLite gets foreign keys on, and in-memory SQLite one shared connection.
 
@@ -1050,6 +1073,7 @@ def make_engine(url: str, durable: bool = True) -> Engine:
         if memory:
             kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
         engine = create_engine(url, **kwargs)
+        _bind_none_at_once()
         event.listen(engine, "connect", _enable_sqlite_fks)
         if not durable and not memory:
             event.listen(engine, "connect", _sqlite_wal)
@@ -1491,10 +1515,10 @@ class Store:
         last = steps[-1]
         # The optimistic check and the row lock in one statement: it changes nothing when
         # another process committed this seq first (PostgreSQL waits for that one's commit).
+        now = utcnow()  # (one time a step: its rows share its text, `_quick`)
         values = dict(gid=game_id, newest=newest, b_phase=last.phase_label, b_status=last.status,
-                      b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=utcnow())
+                      b_deadline=last.deadline_at, b_winner=last.winner, b_seq=newest + len(steps), b_updated=now)
         inbound, events, outbox, phases, marks = [], [], [], [], {}
-        now = utcnow()
         for n, step in enumerate(steps, start=newest + 1):
             i = step.inbound
             # an input's event is its inbound row's (issue 37: stored once) when the row says
