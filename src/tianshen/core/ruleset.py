@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
+from functools import cached_property, partial
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -142,6 +142,22 @@ class Deadline(NamedTuple):
 
 
 _deadline = partial(tuple.__new__, Deadline)  # Deadline((at, kind)) in C: the schedule makes one at every input
+_KEPT_MOST = 4096  # role PMs and aliases a ruleset keeps (a long-running shell meets new names)
+
+
+def _role_pm_key(p: Player, extra: str | Text | Lines) -> tuple[Any, ...] | None:
+    """What a role PM of `Ruleset.role_pm` is made of: the account, the 马甲, the role and the
+    extra line by its text or its key and values; None when the extra's values cannot be a key."""
+    if type(extra) is str:
+        return p.forum_name, p.name, p.role, extra
+    if type(extra) is Text:
+        values = tuple(extra.values.items())
+        try:
+            hash(values)
+        except TypeError:
+            return None
+        return p.forum_name, p.name, p.role, extra.key, values
+    return None
 
 
 class Ruleset(LedgerOverrides, VotePosts, ABC):
@@ -181,14 +197,32 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self.deal(state, game)
         self.begin(state, game)
         out = Messages()
-        out.post("main", spec.later("player_list", title=spec.title, players=self.roster(state),
-                                    seed_hash=rng.seed_digest(state.seed, state.salt),
-                                    ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
-                 title=spec.text("player_list_title", title=spec.title))
-        subject = spec.text("role_pm_subject", title=spec.title)
+        hot = self._hot
+        list_title, subject = self._setup_titles
+        out.post("main", hot.later("player_list", title=hot.title, players=self.roster(state),
+                                   seed_hash=rng.seed_digest(state.seed, state.salt),
+                                   ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
+                 title=list_title)
+        role_pm = self.role_pm
         for p in state.players:
-            out.pm(p.forum_name, subject, self.role_pm(state, p))
+            out.pm(p.forum_name, subject, role_pm(state, p))
         return out.outcome(state)
+
+    @cached_property
+    def _setup_titles(self) -> tuple[str, str]:
+        """The player list's title and the role PM's subject, rendered once per ruleset."""
+        hot = self._hot
+        return hot.text("player_list_title", title=hot.title), hot.text("role_pm_subject", title=hot.title)
+
+    @cached_property
+    def _role_pms(self) -> dict[tuple[Any, ...], Text]:
+        """The role PMs made, by `_role_pm_key` (bounded: `_KEPT_MOST`)."""
+        return {}
+
+    @cached_property
+    def _aliases(self) -> dict[tuple[str, str], str | Lines]:
+        """`role_alias` by account and 马甲 (bounded: `_KEPT_MOST`)."""
+        return {}
 
     def deal(self, state: GameState, game: GameSetup) -> None:
         """A hook: the roles dealt at setup (n_lives: with its factions by player count)."""
@@ -418,8 +452,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         the player's own account (issue 31 item 8)."""
         if p.forum_name in ("", p.name):
             return ""
-        hot = self._hot
-        return Lines("", [hot.later("role_alias", title=hot.title, name=p.name), "\n"])
+        kept, key = self._aliases, (p.forum_name, p.name)
+        made = kept.get(key)
+        if made is None:
+            if len(kept) >= _KEPT_MOST:
+                kept.clear()
+            hot = self._hot
+            made = kept[key] = Lines("", [hot.later("role_alias", title=hot.title, name=p.name), "\n"])
+        return made
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         """The thread of the vote running now and its end (None: no vote thread open): an
@@ -884,10 +924,20 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """The role PM of seat `p` (sent at the deal and to a substitute): the variant's
         `role_pm` text with the role's name and description and the family's `role_extra`
         (rendered when the PM is read)."""
-        spec = self._hot
-        return spec.later("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                          role=spec.role_name(p.role), description=spec.role_description(p.role),
-                          extra=self.role_extra(state, p))
+        extra = self.role_extra(state, p)
+        key = _role_pm_key(p, extra)
+        kept = self._role_pms
+        made = kept.get(key) if key is not None else None
+        if made is None:
+            spec = self._hot
+            made = spec.later("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p),
+                              title=spec.title, role=spec.role_name(p.role),
+                              description=spec.role_description(p.role), extra=extra)
+            if key is not None:
+                if len(kept) >= _KEPT_MOST:
+                    kept.clear()
+                kept[key] = made
+        return made
 
     def role_extra(self, state: GameState, p: Player) -> str | Text:
         """A hook: what the role PM adds for the seat (partners, a deadline of its own)."""
