@@ -63,5 +63,17 @@ def test_the_kept_role_pms_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     rs = load_ruleset("classic_10")
     for seed in range(8):
         rs.setup(_setup(seed, 10))
-        assert len(rs._role_pms) <= 15
-        assert len(rs._aliases) <= 15
+        assert len(rs._kept.role_pms) <= 15
+        assert len(rs._kept.aliases) <= 15
+
+
+def test_each_game_gets_its_own_players() -> None:
+    """The players of a table kept across games: each game's are copies, named as its seats."""
+    rs = load_ruleset("classic_10")
+    one, two = rs.setup(_setup(1, 10)), rs.setup(_setup(2, 10))
+    other = rs.setup(_setup(1, 10, vest="乙"))
+    assert [p.name for p in other.state.players] == [f"乙{i + 1}号" for i in range(10)]
+    for p, q in zip(one.state.players, two.state.players, strict=True):
+        assert p is not q and p.extra is not q.extra
+    one.state.players[0].extra["x"] = 1
+    assert rs.setup(_setup(3, 10)).state.players[0].extra == {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import cached_property, partial
+from functools import partial
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -145,6 +145,21 @@ _deadline = partial(tuple.__new__, Deadline)  # Deadline((at, kind)) in C: the s
 _KEPT_MOST = 4096  # role PMs and aliases a ruleset keeps (a long-running shell meets new names)
 
 
+class SetupKept:
+    """What `Ruleset.setup` keeps from one game to the next, each table bounded (`_KEPT_MOST`):
+    the players of a table before the deal, role PMs (`_role_pm_key`), aliases by account and
+    马甲, the player list's title and the role PM's subject.  Set in `__init__`, not made when
+    first read: a ruleset's instance dict read as `__dict__` slows every attribute read after."""
+
+    __slots__ = ("tables", "role_pms", "aliases", "titles")
+
+    def __init__(self) -> None:
+        self.tables: dict[tuple[tuple[str, str], ...], tuple[Player, ...]] = {}
+        self.role_pms: dict[tuple[Any, ...], Text] = {}
+        self.aliases: dict[tuple[str, str], str | Lines] = {}
+        self.titles: tuple[str, str] | None = None
+
+
 def _role_pm_key(p: Player, extra: str | Text | Lines) -> tuple[Any, ...] | None:
     """What a role PM of `Ruleset.role_pm` is made of: the account, the 马甲, the role and the
     extra line by its text or its key and values; None when the extra's values cannot be a key."""
@@ -182,6 +197,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         # `__getattr__` hook), this one ~60
         self._options = spec.options
         self._hot = spec.hot()  # its texts, title and role names, read without that hook
+        self._kept = SetupKept()  # what `setup` makes once for many games
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -191,14 +207,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if not spec.allows(len(game.seats)):
             counts = " or ".join(map(str, spec.player_counts or [spec.players]))
             raise ValueError(f"{spec.id} needs {counts} players, got {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
+        players = [p.copy() for p in self._seated(game.seats)]
         state = GameState(ruleset=spec.ruleset, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
                           players=players)
         self.deal(state, game)
         self.begin(state, game)
         out = Messages()
         hot = self._hot
-        list_title, subject = self._setup_titles
+        list_title, subject = self._setup_titles()
         out.post("main", hot.later("player_list", title=hot.title, players=self.roster(state),
                                    seed_hash=rng.seed_digest(state.seed, state.salt),
                                    ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
@@ -208,21 +224,26 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
             out.pm(p.forum_name, subject, role_pm(state, p))
         return out.outcome(state)
 
-    @cached_property
+    def _seated(self, seats: list[Seat]) -> tuple[Player, ...]:
+        """The players of these seats before the deal, made once per table (bounded: `_KEPT_MOST`):
+        a game takes a copy of each."""
+        key = tuple([(s.name, s.forum_name) for s in seats])
+        kept = self._kept.tables
+        made = kept.get(key)
+        if made is None:
+            if len(kept) >= _KEPT_MOST:
+                kept.clear()
+            made = kept[key] = tuple(Player(name=name, forum_name=forum_name or name, seat=i + 1)
+                                     for i, (name, forum_name) in enumerate(key))
+        return made
+
     def _setup_titles(self) -> tuple[str, str]:
         """The player list's title and the role PM's subject, rendered once per ruleset."""
-        hot = self._hot
-        return hot.text("player_list_title", title=hot.title), hot.text("role_pm_subject", title=hot.title)
-
-    @cached_property
-    def _role_pms(self) -> dict[tuple[Any, ...], Text]:
-        """The role PMs made, by `_role_pm_key` (bounded: `_KEPT_MOST`)."""
-        return {}
-
-    @cached_property
-    def _aliases(self) -> dict[tuple[str, str], str | Lines]:
-        """`role_alias` by account and 马甲 (bounded: `_KEPT_MOST`)."""
-        return {}
+        kept = self._kept
+        if kept.titles is None:
+            hot = self._hot
+            kept.titles = hot.text("player_list_title", title=hot.title), hot.text("role_pm_subject", title=hot.title)
+        return kept.titles
 
     def deal(self, state: GameState, game: GameSetup) -> None:
         """A hook: the roles dealt at setup (n_lives: with its factions by player count)."""
@@ -452,7 +473,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         the player's own account (issue 31 item 8)."""
         if p.forum_name in ("", p.name):
             return ""
-        kept, key = self._aliases, (p.forum_name, p.name)
+        kept, key = self._kept.aliases, (p.forum_name, p.name)
         made = kept.get(key)
         if made is None:
             if len(kept) >= _KEPT_MOST:
@@ -926,7 +947,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         (rendered when the PM is read)."""
         extra = self.role_extra(state, p)
         key = _role_pm_key(p, extra)
-        kept = self._role_pms
+        kept = self._kept.role_pms
         made = kept.get(key) if key is not None else None
         if made is None:
             spec = self._hot
