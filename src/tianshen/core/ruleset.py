@@ -141,6 +141,37 @@ class Deadline(NamedTuple):
 
 
 _deadline = partial(tuple.__new__, Deadline)  # Deadline((at, kind)) in C: the schedule makes one at every input
+_KEPT_MOST = 4096  # role PMs and aliases a ruleset keeps (a long-running shell meets new names)
+
+
+class SetupKept:
+    """What `Ruleset.setup` keeps from one game to the next, each table bounded (`_KEPT_MOST`):
+    the players of a table before the deal, role PMs (`_role_pm_key`), aliases by account and
+    马甲, the player list's title and the role PM's subject.  Set in `__init__`, not made when
+    first read: a ruleset's instance dict read as `__dict__` slows every attribute read after."""
+
+    __slots__ = ("tables", "role_pms", "aliases", "titles")
+
+    def __init__(self) -> None:
+        self.tables: dict[tuple[tuple[str, str], ...], tuple[Player, ...]] = {}
+        self.role_pms: dict[tuple[Any, ...], Text] = {}
+        self.aliases: dict[tuple[str, str], str | Lines] = {}
+        self.titles: tuple[str, str] | None = None
+
+
+def _role_pm_key(p: Player, extra: str | Text | Lines) -> tuple[Any, ...] | None:
+    """What a role PM of `Ruleset.role_pm` is made of: the account, the 马甲, the role and the
+    extra line by its text or its key and values; None when the extra's values cannot be a key."""
+    if type(extra) is str:
+        return p.forum_name, p.name, p.role, extra
+    if type(extra) is Text:
+        values = tuple(extra.values.items())
+        try:
+            hash(values)
+        except TypeError:
+            return None
+        return p.forum_name, p.name, p.role, extra.key, values
+    return None
 
 
 class Ruleset(LedgerOverrides, VotePosts, ABC):
@@ -166,6 +197,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         # `__getattr__` hook), this one ~60
         self._options = spec.options
         self._hot = spec.hot()  # its texts, title and role names, read without that hook
+        self._kept = SetupKept()  # what `setup` makes once for many games
 
     def setup(self, game: GameSetup) -> Outcome:
         """The setup frame, once for every family: the seat count, the players, the deal
@@ -175,20 +207,43 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         if not spec.allows(len(game.seats)):
             counts = " or ".join(map(str, spec.player_counts or [spec.players]))
             raise ValueError(f"{spec.id} needs {counts} players, got {len(game.seats)}")
-        players = [Player(name=s.name, forum_name=s.forum_name or s.name, seat=i + 1) for i, s in enumerate(game.seats)]
+        players = [p.copy() for p in self._seated(game.seats)]
         state = GameState(ruleset=spec.ruleset, variant=spec.id, seed=game.seed, salt=game.game_salt(), zone=game.zone,
                           players=players)
         self.deal(state, game)
         self.begin(state, game)
         out = Messages()
-        out.post("main", spec.later("player_list", title=spec.title, players=self.roster(state),
-                                    seed_hash=rng.seed_digest(state.seed, state.salt),
-                                    ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
-                 title=spec.text("player_list_title", title=spec.title))
-        subject = spec.text("role_pm_subject", title=spec.title)
+        hot = self._hot
+        list_title, subject = self._setup_titles()
+        out.post("main", hot.later("player_list", title=hot.title, players=self.roster(state),
+                                   seed_hash=rng.seed_digest(state.seed, state.salt),
+                                   ends=clock.show(state.phase.ends_at, state.zone), **self.player_list_values(state)),
+                 title=list_title)
+        role_pm = self.role_pm
         for p in state.players:
-            out.pm(p.forum_name, subject, self.role_pm(state, p))
+            out.pm(p.forum_name, subject, role_pm(state, p))
         return out.outcome(state)
+
+    def _seated(self, seats: list[Seat]) -> tuple[Player, ...]:
+        """The players of these seats before the deal, made once per table (bounded: `_KEPT_MOST`):
+        a game takes a copy of each."""
+        key = tuple([(s.name, s.forum_name) for s in seats])
+        kept = self._kept.tables
+        made = kept.get(key)
+        if made is None:
+            if len(kept) >= _KEPT_MOST:
+                kept.clear()
+            made = kept[key] = tuple(Player(name=name, forum_name=forum_name or name, seat=i + 1)
+                                     for i, (name, forum_name) in enumerate(key))
+        return made
+
+    def _setup_titles(self) -> tuple[str, str]:
+        """The player list's title and the role PM's subject, rendered once per ruleset."""
+        kept = self._kept
+        if kept.titles is None:
+            hot = self._hot
+            kept.titles = hot.text("player_list_title", title=hot.title), hot.text("role_pm_subject", title=hot.title)
+        return kept.titles
 
     def deal(self, state: GameState, game: GameSetup) -> None:
         """A hook: the roles dealt at setup (n_lives: with its factions by player count)."""
@@ -418,8 +473,14 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         the player's own account (issue 31 item 8)."""
         if p.forum_name in ("", p.name):
             return ""
-        hot = self._hot
-        return Lines("", [hot.later("role_alias", title=hot.title, name=p.name), "\n"])
+        kept, key = self._kept.aliases, (p.forum_name, p.name)
+        made = kept.get(key)
+        if made is None:
+            if len(kept) >= _KEPT_MOST:
+                kept.clear()
+            hot = self._hot
+            made = kept[key] = Lines("", [hot.later("role_alias", title=hot.title, name=p.name), "\n"])
+        return made
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
         """The thread of the vote running now and its end (None: no vote thread open): an
@@ -886,10 +947,20 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """The role PM of seat `p` (sent at the deal and to a substitute): the variant's
         `role_pm` text with the role's name and description and the family's `role_extra`
         (rendered when the PM is read)."""
-        spec = self._hot
-        return spec.later("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p), title=spec.title,
-                          role=spec.role_name(p.role), description=spec.role_description(p.role),
-                          extra=self.role_extra(state, p))
+        extra = self.role_extra(state, p)
+        key = _role_pm_key(p, extra)
+        kept = self._kept.role_pms
+        made = kept.get(key) if key is not None else None
+        if made is None:
+            spec = self._hot
+            made = spec.later("role_pm", forum_name=p.forum_name, name=p.name, alias=self.role_alias(p),
+                              title=spec.title, role=spec.role_name(p.role),
+                              description=spec.role_description(p.role), extra=extra)
+            if key is not None:
+                if len(kept) >= _KEPT_MOST:
+                    kept.clear()
+                kept[key] = made
+        return made
 
     def role_extra(self, state: GameState, p: Player) -> str | Text:
         """A hook: what the role PM adds for the seat (partners, a deadline of its own)."""
