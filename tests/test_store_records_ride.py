@@ -39,59 +39,44 @@ def _statements(store: Store) -> list[str]:
     return said
 
 
-def test_the_records_and_threads_ride_the_next_step(db_url: str) -> None:
-    store = Store(db_url)
-    store.upgrade()
-    try:
-        game_id, (a, b, c, post) = _game(store)
-        store.record_parts([SentPart(outbox_id=a.id, parts_done=1, done=True, game_id=game_id),
-                            SentPart(outbox_id=b.id, parts_done=1, done=False, game_id=game_id),
-                            SentPart(outbox_id=post.id, parts_done=1, done=True, forum_ref="77", game_id=game_id,
-                                     thread=("main", "t-9"), board_at=T0)], later=True)
-        said = _statements(store)
-        assert _step(store, game_id, 1, [OutboxItem(kind="pm", target="p9", body="新的")]) == 2
-        if store.engine.dialect.name == "postgresql":
-            assert len(said) == 1 and said[0].startswith("WITH g AS")  # the step's statement alone
-        rows = {r.id: r for r in store.outbox(game_id)}
-        assert (rows[a.id].status, rows[a.id].parts_done) == ("sent", 1)
-        assert (rows[b.id].status, rows[b.id].parts_done) == ("pending", 1)
-        assert (rows[c.id].status, rows[c.id].parts_done) == ("pending", 0)
-        assert (rows[post.id].status, rows[post.id].forum_ref, rows[post.id].board_at) == ("sent", "77", T0)
-        assert store.threads(game_id) == {"t-9": "main"}
-        assert [r.target for r in store.pending_outbox(game_id)] == ["p1", "p2", "p9"]
-    finally:
-        store.close()
+def test_the_records_and_threads_ride_the_next_step(store: Store) -> None:
+    game_id, (a, b, c, post) = _game(store)
+    store.record_parts([SentPart(outbox_id=a.id, parts_done=1, done=True, game_id=game_id),
+                        SentPart(outbox_id=b.id, parts_done=1, done=False, game_id=game_id),
+                        SentPart(outbox_id=post.id, parts_done=1, done=True, forum_ref="77", game_id=game_id,
+                                 thread=("main", "t-9"), board_at=T0)], later=True)
+    said = _statements(store)
+    assert _step(store, game_id, 1, [OutboxItem(kind="pm", target="p9", body="新的")]) == 2
+    if store.engine.dialect.name == "postgresql":
+        assert len(said) == 1 and said[0].startswith("WITH g AS")  # the step's statement alone
+    rows = {r.id: r for r in store.outbox(game_id)}
+    assert (rows[a.id].status, rows[a.id].parts_done) == ("sent", 1)
+    assert (rows[b.id].status, rows[b.id].parts_done) == ("pending", 1)
+    assert (rows[c.id].status, rows[c.id].parts_done) == ("pending", 0)
+    assert (rows[post.id].status, rows[post.id].forum_ref, rows[post.id].board_at) == ("sent", "77", T0)
+    assert store.threads(game_id) == {"t-9": "main"}
+    assert [r.target for r in store.pending_outbox(game_id)] == ["p1", "p2", "p9"]
 
 
-def test_a_rows_parts_in_one_flush_are_recorded_in_order_before_the_step(db_url: str) -> None:
+def test_a_rows_parts_in_one_flush_are_recorded_in_order_before_the_step(store: Store) -> None:
     """A row's two parts (one UPDATE cannot set a row twice) go as statements of their own,
     first, in order: the row ends sent at its last part."""
-    store = Store(db_url)
-    store.upgrade()
-    try:
-        game_id, (a, b, _, _) = _game(store)
-        store.record_parts([SentPart(outbox_id=a.id, parts_done=1, done=False, game_id=game_id),
-                            SentPart(outbox_id=a.id, parts_done=2, done=True, game_id=game_id),
-                            SentPart(outbox_id=b.id, parts_done=1, done=True, game_id=game_id)], later=True)
-        assert _step(store, game_id, 1, []) == 2
-        rows = {r.id: r for r in store.outbox(game_id)}
-        assert (rows[a.id].status, rows[a.id].parts_done) == ("sent", 2)
-        assert (rows[b.id].status, rows[b.id].parts_done) == ("sent", 1)
-    finally:
-        store.close()
+    game_id, (a, b, _, _) = _game(store)
+    store.record_parts([SentPart(outbox_id=a.id, parts_done=1, done=False, game_id=game_id),
+                        SentPart(outbox_id=a.id, parts_done=2, done=True, game_id=game_id),
+                        SentPart(outbox_id=b.id, parts_done=1, done=True, game_id=game_id)], later=True)
+    assert _step(store, game_id, 1, []) == 2
+    rows = {r.id: r for r in store.outbox(game_id)}
+    assert (rows[a.id].status, rows[a.id].parts_done) == ("sent", 2)
+    assert (rows[b.id].status, rows[b.id].parts_done) == ("sent", 1)
 
 
-def test_records_riding_a_stale_step_are_written_by_the_next_transaction(db_url: str) -> None:
-    store = Store(db_url)
-    store.upgrade()
-    try:
-        game_id, (a, *_) = _game(store)
-        store.record_parts([SentPart(outbox_id=a.id, parts_done=1, done=True, game_id=game_id,
-                                     thread=("day", "t-1"))], later=True)
-        with pytest.raises(StaleState):
-            _step(store, game_id, 0, [OutboxItem(kind="pm", target="p9", body="旧的")])
-        assert store.threads(game_id) == {"t-1": "day"}  # (this read's transaction wrote them)
-        assert {r.id: r.status for r in store.outbox(game_id)}[a.id] == "sent"
-        assert [r.target for r in store.outbox(game_id)] == ["p0", "p1", "p2", "main"]
-    finally:
-        store.close()
+def test_records_riding_a_stale_step_are_written_by_the_next_transaction(store: Store) -> None:
+    game_id, (a, *_) = _game(store)
+    store.record_parts([SentPart(outbox_id=a.id, parts_done=1, done=True, game_id=game_id,
+                                 thread=("day", "t-1"))], later=True)
+    with pytest.raises(StaleState):
+        _step(store, game_id, 0, [OutboxItem(kind="pm", target="p9", body="旧的")])
+    assert store.threads(game_id) == {"t-1": "day"}  # (this read's transaction wrote them)
+    assert {r.id: r.status for r in store.outbox(game_id)}[a.id] == "sent"
+    assert [r.target for r in store.outbox(game_id)] == ["p0", "p1", "p2", "main"]
