@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -141,6 +141,7 @@ class Deadline(NamedTuple):
 
 
 _deadline = partial(tuple.__new__, Deadline)  # Deadline((at, kind)) in C: the schedule makes one at every input
+T = TypeVar("T")
 _KEPT_MOST = 4096  # role PMs and aliases a ruleset keeps (a long-running shell meets new names)
 
 
@@ -157,6 +158,14 @@ class SetupKept:
         self.role_pms: dict[tuple[Any, ...], Text] = {}
         self.aliases: dict[tuple[str, str], str | Lines] = {}
         self.titles: tuple[str, str] | None = None
+
+
+def _keep(table: dict[Any, T], key: Any, made: T) -> T:
+    """`made` kept in `table` under `key`; a full table (`_KEPT_MOST`) is emptied first."""
+    if len(table) >= _KEPT_MOST:
+        table.clear()
+    table[key] = made
+    return made
 
 
 def _role_pm_key(p: Player, extra: str | Text | Lines) -> tuple[Any, ...] | None:
@@ -231,10 +240,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         kept = self._kept.tables
         made = kept.get(key)
         if made is None:
-            if len(kept) >= _KEPT_MOST:
-                kept.clear()
-            made = kept[key] = tuple(Player(name=name, forum_name=forum_name or name, seat=i + 1)
-                                     for i, (name, forum_name) in enumerate(key))
+            made = _keep(kept, key, tuple(Player(name=name, forum_name=forum_name or name, seat=i + 1)
+                                          for i, (name, forum_name) in enumerate(key)))
         return made
 
     def _setup_titles(self) -> tuple[str, str]:
@@ -476,10 +483,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         kept, key = self._kept.aliases, (p.forum_name, p.name)
         made = kept.get(key)
         if made is None:
-            if len(kept) >= _KEPT_MOST:
-                kept.clear()
             hot = self._hot
-            made = kept[key] = Lines("", [hot.later("role_alias", title=hot.title, name=p.name), "\n"])
+            made = _keep(kept, key, Lines("", [hot.later("role_alias", title=hot.title, name=p.name), "\n"]))
         return made
 
     def open_vote(self, state: GameState) -> tuple[str, datetime] | None:
@@ -957,9 +962,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                               title=spec.title, role=spec.role_name(p.role),
                               description=spec.role_description(p.role), extra=extra)
             if key is not None:
-                if len(kept) >= _KEPT_MOST:
-                    kept.clear()
-                kept[key] = made
+                _keep(kept, key, made)
         return made
 
     def role_extra(self, state: GameState, p: Player) -> str | Text:
