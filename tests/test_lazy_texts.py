@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
 from tianshen.core.model import Outcome, PrivateMessage, PublicPost, Refusal, text_parts
-from tianshen.core.spec import Lines, RulesetSpec, Text
+from tianshen.core.spec import Hot, Lines, RulesetSpec, Text
 from tianshen.rules import load_ruleset
 from tianshen.sim.montecarlo import Game, play
 from tianshen.sim.report import ANNOUNCEMENTS, extract
@@ -45,18 +46,22 @@ def count_texts(monkeypatch: pytest.MonkeyPatch) -> tuple[Counter[str], list[str
     texts rendered."""
     filled: Counter[str] = Counter()
     rendered: list[str] = []
-    text, render = RulesetSpec.text, Text.__str__
+    render = Text.__str__
 
-    def counting_text(self: RulesetSpec, key: str, **values: object) -> str:
-        if values:
-            filled[key] += 1
-        return text(self, key, **values)
+    def counting(text: Callable[..., str]) -> Callable[..., str]:
+        def counting_text(self: RulesetSpec | Hot, key: str, **values: object) -> str:
+            if values:
+                filled[key] += 1
+            return text(self, key, **values)
+        return counting_text
 
     def counting_render(self: Text) -> str:
         rendered.append(self.key)
         return render(self)
 
-    monkeypatch.setattr(RulesetSpec, "text", counting_text)
+    # (the spec's texts, and its plain copy's that the fold and the setup read: `Hot`)
+    monkeypatch.setattr(RulesetSpec, "text", counting(RulesetSpec.text))
+    monkeypatch.setattr(Hot, "text", counting(Hot.text))
     monkeypatch.setattr(Text, "__str__", counting_render)
     return filled, rendered
 
