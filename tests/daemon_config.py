@@ -3,8 +3,13 @@ under their own accounts, no simulated players (the test writes the inputs)."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
+from unittest import mock
+
+from tianshen.config import Config
+from tianshen.service import daemon as daemon_module
 
 START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 NAMES = ["白狐", "青竹", "夜莺", "孤舟", "寒梅", "石榴", "墨鱼", "飞燕"]
@@ -47,6 +52,22 @@ class HandClock:
 
     def real_at(self, game_time: datetime) -> datetime:
         return datetime(2100, 1, 1, tzinfo=UTC)
+
+
+class _HeldClock(daemon_module.GameClock):
+    """A rehearsal's GameClock that stands still from its making (tick_to_the_end moves it)."""
+
+    def __init__(self, game_start: datetime, scale: float) -> None:
+        at = time.time()
+        super().__init__(game_start, scale, lambda: at)
+
+
+def rehearsal_daemon(config: Config, players: daemon_module.SimulatedPlayers) -> daemon_module.Daemon:
+    """A rehearsal daemon whose clock does not run while it is built: what it stamps then (each
+    game's sign-up, the board's `since`) is the game's start on an idle machine and a loaded
+    one, not hours later (at time_scale 36000 a real 0.1 s is a game hour)."""
+    with mock.patch.object(daemon_module, "GameClock", _HeldClock):
+        return daemon_module.Daemon(config, players=players)
 
 
 def tick_to_the_end(daemon, max_moments: int = 2000) -> int:  # daemon: tianshen.service.daemon.Daemon

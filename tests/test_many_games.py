@@ -8,16 +8,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from daemon_config import tick_to_the_end
+from daemon_config import rehearsal_daemon, tick_to_the_end
 from tianshen.config import load_config
 from tianshen.forum.base import ForumPm
 from tianshen.service.daemon import Daemon, _chosen, _without_game_word
+from tianshen.service.driver import signed_up
 from tianshen.sim import DaemonPlayers
 from tianshen.sim.rehearsal import VESTS
 from tianshen.store import GameRecord, Store
 
 GAMES = [("经典", "classic_8", 8, ""), ("游戏十", "game_ten", 14, "小"), ("九命猫", "n_lives", 6, "老")]
 NOT_A_PLAYER = "你不是本局游戏者"
+START = datetime(2026, 1, 1, 20, tzinfo=UTC)
 
 
 def _config(tmp_path: Path, db: str) -> Path:
@@ -35,13 +37,14 @@ def _config(tmp_path: Path, db: str) -> Path:
 
 def test_three_games_on_one_board_and_one_gm_account(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'board.db'}"
-    daemon = Daemon(load_config(_config(tmp_path, db)), players=DaemonPlayers())
+    daemon = rehearsal_daemon(load_config(_config(tmp_path, db)), DaemonPlayers())
     tick_to_the_end(daemon)  # by the game's clock, not the machine's: no window is missed under load
     store = Store(db)
     games = store.list_games()
     assert sorted(g.name for g in games) == sorted(name for name, *_ in GAMES)
     for game in games:
         assert game.status == "over" and game.winner, game.name
+        assert signed_up(game.config) == START, game.name  # later, its first PMs were older than it
         names = {p["name"] for p in game.config["setup"]["seats"]}
         received = [i for i in store.inbound(game.id) if i.source == "pm"]
         assert received, game.name
