@@ -4,16 +4,13 @@ and `tianshen run` stops cleanly on SIGTERM."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from board_game import GM, KILL_庚, board_game
+from processes import Child
 from tianshen.core.ruleset import GameSetup, Seat
 from tianshen.forum.memory import MemoryBoard, StoredPm, StoredPost
 from tianshen.service.driver import GameDriver
@@ -80,20 +77,16 @@ simulate = true
 time_scale = 1.0
 poll_seconds = 0.2
 """, encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "tianshen.cli", "run", "--config", str(config), "--verbose"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "COLUMNS": "200"})
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not (tmp_path / "d.db").exists():
-            time.sleep(0.1)
-        time.sleep(2)
-        proc.send_signal(signal.SIGTERM)
-        output, _ = proc.communicate(timeout=20)
+    child = Child("run", "--config", str(config), "--verbose")
+    try:  # its handler is set before the deal: SIGTERM once the game is started, not after a guessed time
+        assert child.wait_for_line("game=sig started"), child.output
+        child.proc.send_signal(signal.SIGTERM)
+        code = child.finish()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, output
+        if child.proc.poll() is None:
+            child.proc.kill()
+    output = child.output
+    assert code == 0, output
     assert "signal SIGTERM: stopping" in output and "game=sig stopped phase=night 1" in output
     store = Store(f"sqlite:///{(tmp_path / 'd.db').as_posix()}")
     assert store.load_game(store.game_id("sig")).phase_label == "night 1"
