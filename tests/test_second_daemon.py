@@ -4,17 +4,14 @@ which games that process holds, and that SQLite is for one process; it does not 
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import socket
-import subprocess
-import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from processes import Child
 from tianshen.store import Store
 
 
@@ -37,51 +34,34 @@ poll_seconds = 0.5
     return config
 
 
-def _run(config: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "tianshen.cli", "run", "--config", str(config)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "COLUMNS": "200"})
-
-
-def _leased(url: str, game: str, timeout_s: float = 30) -> str:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        store = Store(url)
-        try:
-            game_id = store.game_id(game)
-            held = store.lease(game_id) if game_id is not None else None
-        except Exception:  # noqa: BLE001 - the first process is still making the schema
-            held = None
-        finally:
-            store.close()
-        if held:
-            return held[0]
-        time.sleep(0.2)
-    raise AssertionError("the first daemon never leased the game")
+def _lease(url: str, game: str) -> str | None:
+    store = Store(url)
+    try:
+        game_id = store.game_id(game)
+        held = store.lease(game_id) if game_id is not None else None
+    except Exception:  # noqa: BLE001 - the first process is still making the schema
+        held = None
+    finally:
+        store.close()
+    return held[0] if held else None
 
 
 def test_a_second_daemon_on_sqlite_says_who_holds_the_games(tmp_path: Path) -> None:
     config = _config(tmp_path)
-    first = _run(config)
-    try:
-        owner = _leased(f"sqlite:///{(tmp_path / 'd.db').as_posix()}", "held")
-        assert owner == f"{socket.gethostname()}:{first.pid}"
-        second = _run(config)
-        try:
-            out, _ = second.communicate(timeout=30)
-        finally:
-            if second.poll() is None:
-                second.kill()
-        assert second.returncode == 2, out[-2000:]
+    url = f"sqlite:///{(tmp_path / 'd.db').as_posix()}"
+    first = Child("run", "--config", str(config))
+    try:  # polled until it holds the game, however long a loaded machine takes to start it
+        assert first.wait_for(lambda: _lease(url, "held") is not None), first.output
+        owner = _lease(url, "held")
+        assert owner == f"{socket.gethostname()}:{first.proc.pid}"
+        second = Child("run", "--config", str(config))
+        code, out = second.finish(), second.output
+        assert code == 2, out[-2000:]
         assert f"{owner} holds game held and the board's PMs" in out, out[-2000:]
         assert "SQLite is for one process" in out, out[-2000:]
     finally:
-        first.send_signal(signal.SIGTERM)
-        try:
-            first.communicate(timeout=30)
-        finally:
-            if first.poll() is None:
-                first.kill()
+        first.proc.send_signal(signal.SIGTERM)
+        first.finish()
 
 
 def test_the_holders_are_told_and_only_sqlite_refuses(db_url: str, tmp_path: Path,
