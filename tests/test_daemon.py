@@ -140,3 +140,26 @@ def test_a_simulating_daemon_needs_its_players_given(tmp_path: Path) -> None:
     path = write_config(tmp_path / "c.toml", f"sqlite:///{tmp_path / 'd.db'}")
     with pytest.raises(ValueError, match=r"simulate = true needs simulated players"):
         Daemon(load_config(path))
+
+
+def test_a_signal_inside_the_schedulers_pass_stops_the_daemon_cleanly(db_url: str, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM handled while the scheduler's main loop hands a due job to its executor: the
+    handler's shutdown empties the job store, and the pass then updates the job no longer there
+    (APScheduler's JobLookupError). `run` ends as a stop, not with a traceback (load1's run)."""
+    import signal
+
+    from apscheduler.executors.base import BaseExecutor
+
+    daemon = Daemon(load_config(write_config(tmp_path / "config.toml", db_url)), players=DaemonPlayers())
+    submit = BaseExecutor.submit_job
+
+    def signalled_first(executor, job, run_times):  # type: ignore[no-untyped-def]
+        daemon._stop(signal.SIGTERM, None)
+        return submit(executor, job, run_times)
+
+    monkeypatch.setattr(BaseExecutor, "submit_job", signalled_first)
+    daemon.run()  # (the main thread: the signal handlers are set as in `tianshen run`)
+    assert not daemon.scheduler.running
+    assert daemon.store.load_game(daemon.store.list_games()[0].id).phase_label  # the game kept, unfinished
+    daemon.store.close()

@@ -30,6 +30,7 @@ from pathlib import Path
 from threading import TIMEOUT_MAX
 from typing import Protocol
 
+from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import STATE_STOPPED
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.date import DateTrigger
@@ -199,6 +200,7 @@ class Daemon:
             raise ValueError("[run] simulate = true needs simulated players: start the daemon with `tianshen run`")
         self.config = config
         self.players = players
+        self._stop_asked = False  # (`_stop`: a signal asked the scheduler to stop)
         self.board_key = config.board_key()
         self.owner = config.run.owner or default_owner()
         self.store = Store(config.database.url)
@@ -963,6 +965,11 @@ class Daemon:
         heap.freeze_startup()  # (once a process) what start-up made is not walked by each collection
         try:
             self.scheduler.start()
+        except JobLookupError:
+            # a signal's shutdown inside the scheduler's pass emptied its job store under it
+            # (the pass then updates a job no longer there): the stop asked for, not a fault
+            if not self._stop_asked:
+                raise
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -978,6 +985,7 @@ class Daemon:
     def _stop(self, signum: int, _frame: object) -> None:
         """A clean stop: the step under way finishes (every step is one transaction)."""
         log.info("signal %s: stopping", signal.Signals(signum).name)
+        self._stop_asked = True
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
 
