@@ -23,7 +23,6 @@ halves see the same speed.  Default 300 rounds; classic_10 and n_lives/7p.
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -35,7 +34,8 @@ from tianshen.sim.montecarlo import Game
 from tianshen.specs import available_variants, load_spec
 
 sys.path.insert(0, str(Path(__file__).parent))
-import reference_classic  # noqa: E402  (beside this file)
+import _paired  # noqa: E402  (beside this file)
+import reference_classic  # noqa: E402
 
 
 def variants() -> list[tuple[str, int | None]]:
@@ -117,28 +117,14 @@ def main(games: int, only: list[str]) -> None:
 def paired(rounds: int, only: list[str]) -> None:
     """In place ÷ reference per round of the two timed back to back, median and quartiles."""
     print(f"load average {os.getloadavg()[0]:.1f}; {rounds} rounds of 10 reference games and 2 of the variant's")
-    reference_classic.play(0)
     for variant, players in variants():
         label = f"{variant}/{players}p" if players else variant
         if variant not in only and label not in only:
             continue
         ruleset = load_ruleset(variant)
         n = players or ruleset.spec.players
-        one_game(Game, ruleset, n, 0)  # warm up
-        ratios, seed, ref_seed = [], 1, 1
-        for _ in range(rounds):
-            t0 = time.process_time()
-            for _ in range(10):
-                reference_classic.play(ref_seed)
-                ref_seed += 1
-            ref_seconds = time.process_time() - t0
-            seconds = 0.0
-            for _ in range(2):
-                seconds += one_game(Game, ruleset, n, seed)[0]
-                seed = seed % 30 + 1  # the seeds 1–30 of the default run, over and over
-            ratios.append((2 / seconds) / (10 / ref_seconds))
-        low, _, high = statistics.quantiles(ratios, n=4)
-        print(f"{label:<16} in place ÷ ref: median {statistics.median(ratios):.4f} (quartiles {low:.4f}–{high:.4f})")
+        found, _ = _paired.ratios(rounds, 2, lambda seed, ruleset=ruleset, n=n: one_game(Game, ruleset, n, seed))
+        print(f"{label:<16} in place ÷ ref: {_paired.summary(found)}")
 
 
 if __name__ == "__main__":

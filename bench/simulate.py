@@ -4,6 +4,16 @@ Prints figures; asserts nothing.
 
     .venv/bin/python bench/simulate.py [games] [workers]
     .venv/bin/python bench/simulate.py --parts [games] [variant[/players] …]
+    .venv/bin/python bench/simulate.py --paired [rounds] [variant[/players]]
+
+`--paired`: the issue's goal (100,000 classic_10 games in 60 s on 2 cores) beside the same-run
+reference (bench/reference_classic.py).  Each round times 10 reference games, then 2 games as a
+worker plays them (`Tally.add(montecarlo.play(…))`, the worker's collector), back to back; the
+median of the rounds' ratios, worker ÷ reference, is the figure (default 300 rounds).  The goal
+was set where the reference played 8,300 games per CPU s (`ISSUE_REFERENCE`): there, 100,000
+games in 60 s on 2 cores are 833 games per CPU s, a ratio of 0.100.  It also runs
+`tianshen simulate` once for a few games to find a run's fixed CPU (imports, the report) and
+prints 100,000 games' wall time on 2 cores, at this machine's speed and at the issue's.
 
 `--parts`: where a worker's CPU goes, in one process, without a profiler: a game as a worker
 plays it (`montecarlo.play`: setup, the loop, the sims, the engine, the report's `extract`),
@@ -17,12 +27,23 @@ from __future__ import annotations
 
 import os
 import resource
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from tianshen.rules import families
 from tianshen.sim import montecarlo
+from tianshen.sim.report import Tally
 from tianshen.specs import available_variants, load_spec
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _paired  # noqa: E402  (beside this file)
+
+ISSUE_REFERENCE = 8_300  # the reference's games per CPU s where issue 37 set its goals
+GOAL_GAMES, GOAL_SECONDS, GOAL_CORES = 100_000, 60, 2
 
 # every shipped variant (at its largest table), then each family's better players on its first
 # variant: a new variant or family needs no edit here
@@ -120,9 +141,46 @@ def main_parts(games: int, variants: list[str]) -> None:
               flush=True)
 
 
+def run_cpu(variant: str, players: int | None, games: int) -> float:
+    """CPU seconds (its own and its workers') of one `tianshen simulate` of `games` games."""
+    before = children_cpu()
+    with tempfile.TemporaryDirectory() as out:
+        command = [str(Path(sys.executable).parent / "tianshen"), "simulate", "--ruleset", variant, "--games", str(games),
+                   "--workers", str(GOAL_CORES), "--out", out]
+        subprocess.run(command + (["--players", str(players)] if players else []), check=True,
+                       stdout=subprocess.DEVNULL)
+    return children_cpu() - before
+
+
+def main_paired(rounds: int, item: str) -> None:
+    variant, _, count = item.partition("/")
+    players = int(count.rstrip("p")) if count else None
+    ruleset = montecarlo._ruleset(variant)
+    montecarlo._worker_start()
+    tally = Tally()
+    print(f"load average {os.getloadavg()[0]:.1f}; {rounds} rounds of 10 reference games and 2 of a worker's")
+    found, reference_rates = _paired.ratios(rounds, 2, lambda seed: tally.add(montecarlo.play(ruleset, seed, players)))
+    ratio, here = statistics.median(found), statistics.median(reference_rates)
+    goal = GOAL_GAMES / (GOAL_SECONDS * GOAL_CORES) / ISSUE_REFERENCE
+    print(f"{item}: a worker's game ÷ reference {_paired.summary(found)}; goal ≥ {goal:.3f} "
+          f"({GOAL_GAMES:,} games in {GOAL_SECONDS} s on {GOAL_CORES} cores where the reference plays "
+          f"{ISSUE_REFERENCE:,} games per CPU s)")
+    small = 400
+    fixed = max(0.0, run_cpu(variant, players, small) - small / (ratio * here))
+    for label, rate in (("here", here), ("at the issue's reference", ISSUE_REFERENCE)):
+        games_cpu = GOAL_GAMES / (ratio * rate)
+        wall = games_cpu / GOAL_CORES + fixed * here / rate
+        print(f"{GOAL_GAMES:,} games {label} (reference {rate:,.0f} games per CPU s): {games_cpu:.0f} CPU s of "
+              f"games + {fixed * here / rate:.1f} s fixed ≈ {wall:.0f} s on {GOAL_CORES} cores")
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args[:1] == ["--parts"]:
+    if args[:1] == ["--paired"]:
+        rest = args[1:]
+        count = int(rest.pop(0)) if rest and rest[0].isdigit() else 300
+        main_paired(count, rest[0] if rest else "classic_10")
+    elif args[:1] == ["--parts"]:
         main_parts(int(args[1]) if len(args) > 1 else 200, args[2:])
     else:
         main(int(args[0]) if args else 1000, int(args[1]) if len(args) > 1 else (os.cpu_count() or 1))
