@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from daemon_config import tick_to_the_end
+from daemon_config import rehearsal_daemon, tick_to_the_end
 from tianshen.config import load_config
 from tianshen.service.daemon import Daemon
 from tianshen.sim import DaemonPlayers
@@ -39,7 +39,7 @@ def _config(tmp_path: Path, db: str, games: tuple[tuple[str, str, int], ...] = G
 
 def test_two_games_of_one_variant_each_keep_their_own_threads_votes_and_end(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'board.db'}"
-    daemon = Daemon(load_config(_config(tmp_path, db)), players=DaemonPlayers())
+    daemon = rehearsal_daemon(load_config(_config(tmp_path, db)), DaemonPlayers())  # signed up at the start
     tick_to_the_end(daemon)  # by the game's clock, not the machine's
     board = daemon.board
     assert board is not None and daemon.forum.remembers_keys is False
