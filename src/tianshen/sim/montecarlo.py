@@ -131,7 +131,8 @@ class Game:
     def _took(self, outcome: Outcome) -> GameState:
         self.outcomes.append(outcome)
         if outcome.posts:  # most inputs post nothing
-            self.threads.update(post.thread for post in outcome.posts)
+            for post in outcome.posts:  # (a loop: a generator is a function object made and freed)
+                self.threads.add(post.thread)
         return outcome.state
 
     def thread(self, key: str) -> str | None:
@@ -171,7 +172,9 @@ class Game:
                 found += posts
             else:
                 watched = _watched(self.state)
-                found += [e for e in posts if e.thread in watched]
+                for e in posts:  # (a loop: no comprehension's function object)
+                    if e.thread in watched:
+                        found.append(e)
         return found
 
     def advance(self, pending: list[PmIn | PostIn], known: Deadline | None = None) -> Deadline | None:
@@ -202,7 +205,8 @@ class Game:
                     outcome = apply(self.state, event)
                     outcomes.append(outcome)
                     if outcome.posts:
-                        threads.update(post.thread for post in outcome.posts)
+                        for post in outcome.posts:
+                            threads.add(post.thread)
                     self.state = state = outcome.state
                 else:
                     fold(event)
@@ -219,7 +223,8 @@ class Game:
                 outcome = apply(self.state, event)
                 outcomes.append(outcome)
                 if outcome.posts:
-                    threads.update(post.thread for post in outcome.posts)
+                    for post in outcome.posts:
+                        threads.add(post.thread)
                 self.state = outcome.state
             else:
                 fold(event)
