@@ -34,7 +34,7 @@ T = TypeVar("T")
 # a board's ids, `str(n)` made once (an int's decimal text is made anew by every `str`; a
 # classic_10 game writes about 50 inputs, an n_lives 7p game about 150)
 _IDS = tuple(str(n) for n in range(1024))
-_new, _set, _pm_init, _post_init = object.__new__, object.__setattr__, PmIn.__init__, PostIn.__init__
+_new, _pm_init, _post_init = object.__new__, PmIn.__init__, PostIn.__init__
 
 
 class CoreBoard:
@@ -113,7 +113,7 @@ class Game:
         self.board = CoreBoard(self._moment)
         self.threads: set[str] = set()
         self.outcomes: list[Outcome] = []
-        setup = _seeded(_setup(players, start), seed)
+        setup = _setup(players, start).model_copy(update={"seed": seed})
         self.state = self._took(ruleset.setup(setup))
         spec = ruleset.spec
         self.watch_board = bool(spec.options.get("analysis_quota") or spec.options.get("watch_board"))
@@ -250,20 +250,6 @@ def _setup(players: int, start: datetime) -> GameSetup:
     """A game's setup but its seed, checked once per table size (pydantic, the names told
     apart); each game takes a copy with its seed (a setup only reads it)."""
     return GameSetup(seats=list(_seats(players)), seed=0, start=start)
-
-
-def _seeded(setup: GameSetup, seed: int) -> GameSetup:
-    """`setup.model_copy(update={"seed": seed})`, made as pydantic's `model_construct` makes a
-    model (its attributes set at once; the copy's Python steps were ~20,000 instructions a
-    game); a setup with extra fields or private attributes is copied by pydantic."""
-    if setup.__pydantic_extra__ is not None or setup.__pydantic_private__ is not None:
-        return setup.model_copy(update={"seed": seed})
-    new = _new(GameSetup)
-    _set(new, "__dict__", {**setup.__dict__, "seed": seed})
-    _set(new, "__pydantic_fields_set__", setup.__pydantic_fields_set__ | {"seed"})
-    _set(new, "__pydantic_extra__", None)
-    _set(new, "__pydantic_private__", None)
-    return new
 
 
 @cache
