@@ -991,38 +991,50 @@ def text_parts(messages: list[Any]) -> tuple[list[str], list[str]]:
     lazy = _LAZY
     for message in messages:
         source = message.source
-        if type(source) is Text:  # most messages: one text, its fields plain (walked without the stack)
-            keys.append(source.key)
-            todo = None
+        if type(source) is Text:  # most messages: one text, its fields plain
             for value in source.values.values():
                 if type(value) in lazy:
-                    if todo is None:
-                        todo = [value]
-                    else:
-                        todo.append(value)
-            if todo is None:
+                    break
+            else:
+                keys.append(source.key)
                 continue
+            walked = _WALKED.get(source)  # (a text with lazy fields: often one a ruleset keeps, a role PM)
+            if walked is None:
+                if len(_WALKED) >= _WALKED_MAX:
+                    _WALKED.clear()
+                walked = _WALKED[source] = _walk([source], [], [])
+            keys += walked[0]
+            strings += walked[1]
         elif source is None:
             strings.append(getattr(message, message._TEXT))
-            continue
         else:
-            todo = [source]
-        while todo:  # depth first: a text's lazy fields last to first, a Lines' parts in order
-            item = todo.pop()
-            kind = type(item)
-            if kind is Text:
-                keys.append(item.key)
-                for value in item.values.values():
-                    if type(value) in lazy:
-                        todo.append(value)
-            elif kind is Lines:
-                todo += reversed(item.parts)
-            else:
-                strings.append(item)
+            _walk([source], keys, strings)
+    return keys, strings
+
+
+def _walk(todo: list[Any], keys: list[str], strings: list[str]) -> tuple[list[str], list[str]]:
+    """`keys` and `strings` with the parts of the texts in `todo` added (`text_parts`)."""
+    lazy = _LAZY
+    while todo:  # depth first: a text's lazy fields last to first, a Lines' parts in order
+        item = todo.pop()
+        kind = type(item)
+        if kind is Text:
+            keys.append(item.key)
+            for value in item.values.values():
+                if type(value) in lazy:
+                    todo.append(value)
+        elif kind is Lines:
+            todo += reversed(item.parts)
+        else:
+            strings.append(item)
     return keys, strings
 
 
 _LAZY = frozenset((Text, Lines))  # a text's fields walked into (a set: one look-up, not two compares)
+# the parts of each text with lazy fields met (a text's values never change after it is made:
+# `RulesetSpec.later`), by the text itself; a ruleset keeps its role PMs for many games
+_WALKED: dict[Text, tuple[list[str], list[str]]] = {}
+_WALKED_MAX = 4096
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,7 +149,7 @@ class ClassicSims:
             victims = [q for q in alive if not is_killer(q)] or alive
             chosen[group] = pick(rng, victims).name
         target = chosen[group]
-        form = pick(rng, self._forms.get((state.variant, p.role)) or self.forms(state, p)).format(t=target)
+        form = fill(pick(rng, self._forms.get((state.variant, p.role)) or self.forms(state, p)), target)
         self.board.pm(p.name, self.gm, form + "\n" + declaration(target, rng), subject="行动")
 
     def _power(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
@@ -174,7 +174,7 @@ class ClassicSims:
         if role == "binder":
             self.last_bind = target
         forms = self._forms.get((state.variant, role)) or self.forms(state, p)
-        self.board.pm(name, self.gm, pick(rng, forms).format(t=target), subject="行动")
+        self.board.pm(name, self.gm, fill(pick(rng, forms), target), subject="行动")
 
     def _anyone_but(self, rng: random.Random, alive: list[Player], p: Player) -> Player:
         """`pick(rng, [q for q in alive if q.name != p.name] or alive)`, the same draw, without
@@ -221,7 +221,7 @@ class ClassicSims:
         # never among the first, a civilian never among the second, so leaving him out of the
         # candidates leaves them as they are
         self._sides = (candidates, [c for c in candidates if c not in killers], [c for c in candidates if c in killers])
-        post, forms, choose = self.board.post, VOTE_FORMS, self._choose_vote
+        post, forms, choose = self.board.post, _VOTE_PARTS, self._choose_vote
         n, bits, draw = len(VOTE_FORMS), len(VOTE_FORMS).bit_length(), rng.getrandbits  # `pick` inline
         try:
             for p in in_draw_order(rng, voters):
@@ -230,7 +230,7 @@ class ClassicSims:
                 r = draw(bits)
                 while r >= n:
                     r = draw(bits)
-                post(p.name, thread_id, forms[r].format(t=target))
+                post(p.name, thread_id, target.join(forms[r]))  # VOTE_FORMS[r].format(t=target)
         finally:
             self._killers, self._sides = set(), None
 
@@ -273,6 +273,29 @@ class ClassicSims:
 
 
 _STORY = "".join(STORY)
+# a form's text around each of its `{t}` (`target.join(parts)` is `form.format(t=target)`:
+# str.format parses the form at every call, ~1,600 instructions a vote form, ~8,000 the story)
+_STORY_PARTS = tuple(_STORY.split("{t}"))
+_VOTE_PARTS = tuple(tuple(form.split("{t}")) for form in VOTE_FORMS)
+_FILLS: dict[str, tuple[str, ...] | None] = {}  # `_parts` of the forms met (a variant's few)
+_FILLS_MAX = 256
+_UNSEEN = ("",)  # (a form not split yet)
+
+
+def _parts(form: str) -> tuple[str, ...] | None:
+    """The text around each `{t}` of `form`; None when it has other fields or braces."""
+    parts = tuple(form.split("{t}"))
+    return None if any("{" in part or "}" in part for part in parts) else parts
+
+
+def fill(form: str, target: str) -> str:
+    """`form.format(t=target)`, the form split once (a form with other fields is formatted)."""
+    parts = _FILLS.get(form, _UNSEEN)
+    if parts is _UNSEEN:
+        if len(_FILLS) >= _FILLS_MAX:
+            _FILLS.clear()
+        parts = _FILLS[form] = _parts(form)
+    return form.format(t=target) if parts is None else target.join(parts)
 
 
 def declaration(target: str, rng: random.Random) -> str:
@@ -285,4 +308,4 @@ def declaration(target: str, rng: random.Random) -> str:
         pass
     while draw(2) >= 2:  # below 2 (2's bit length is 2 as well)
         pass
-    return _STORY.format(t=target)
+    return target.join(_STORY_PARTS)  # _STORY.format(t=target)
