@@ -101,10 +101,14 @@ def declaration_status(spec: RulesetSpec, state: GameState, p: Player) -> str:
     return f"杀人宣言只有{n}字，不足{need}字：请在天亮前重寄，否则视为放弃当夜杀人。"
 
 
-def tell_partners(spec: RulesetSpec, state: GameState, p: Player, line: str, out: Messages) -> None:
-    """Joint groups agree by themselves; each member sees what the other submitted."""
+def tell_partners(spec: RulesetSpec, state: GameState, p: Player, receipt: str, out: Messages) -> None:
+    """Joint groups agree by themselves; each member sees the first line of what the other
+    submitted (`receipt`, cut only when someone is told)."""
+    line = None
     for q in partners(spec, state, p):
         if q.alive:
+            if line is None:
+                line = receipt.partition("\n")[0]
             out.pm(q.name, "同伴的行动", f"你的同伴{p.name}提交了：{line}\n（双方目标不一致则视为放弃当夜权力。）")
 
 

@@ -306,7 +306,7 @@ class ForumGame(Ruleset):
             if verb in ("declaration", "story"):
                 return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
             line = nights.take_power(self.spec, state, p, cmd, self.actions, held)
-            nights.tell_partners(self.spec, state, p, line.split("\n")[0], out)
+            nights.tell_partners(self.spec, state, p, line, out)
             return line
         if verb == "delegate":
             return days.delegate(state, p, cmd.arg, at)
