@@ -51,11 +51,14 @@ class VotePosts:
     spec: RulesetSpec
     ballot_policy: BallotPolicy
     ballots: Ballots | None
+    # whether the family has its own `post_taken` (else it is not called: it takes nothing);
+    # set by `core.ruleset.Ruleset`, asked by default
+    _own_post_taken = True
 
     def on_vote_post(self, state: GameState, post: PostIn) -> Outcome:
         out = Messages()
         p = state.find(post.author)
-        if self.post_taken(state, p, post, out):
+        if self._own_post_taken and self.post_taken(state, p, post, out):
             return out.outcome(state)
         if p is None or not post.thread.startswith("vote:"):
             out.log.append(f"post {post.id} by {post.author} in {post.thread}: not a vote, ignored")

@@ -29,6 +29,24 @@ def seat_names(state: GameState) -> tuple[str, ...]:
     return found  # type: ignore[no-any-return]
 
 
+def names_as_written(state: GameState) -> dict[str, str]:
+    """Each seat's name that `match_name` takes as it is written (no space or quote at its
+    ends to strip), by itself: listed once with the state's facts, as `seat_names` (a power
+    PM's target is looked up here before `match_name`)."""
+    found = state.facts.get("names_as_written")
+    if found is None:
+        found = state.facts["names_as_written"] = {n: n for n in seat_names(state) if _bare(n) == n}
+    return found  # type: ignore[no-any-return]
+
+
+def _bare(written: str) -> str:
+    """`written` without the spaces and quotes around a name."""
+    return written.strip().strip(_QUOTES)
+
+
+_QUOTES = "“”\"'「」『』《》"
+
+
 def fold(text: str) -> str:
     """Width- and case-insensitive form: NFKC turns full-width forms into half-width."""
     return "".join(unicodedata.normalize("NFKC", text).casefold().split())
@@ -49,7 +67,7 @@ class NameMatchError(Exception):
 def match_name(written: str, names: Iterable[str]) -> str:
     """The one player name `written` means, or NameMatchError with the candidates."""
     names = names if type(names) is tuple or type(names) is list else list(names)  # (read only here)
-    written = written.strip().strip("“”\"'「」『』《》")
+    written = written.strip().strip(_QUOTES)  # (`_bare`, inline)
     if written in names:
         return written
     return _loose_match(written, names)

@@ -200,6 +200,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         self._own_watch = type(self).watch_activity is not Ruleset.watch_activity
         self._own_lurkers = type(self).report_lurkers is not Ruleset.report_lurkers  # (the same, at deadlines)
         self._own_post = type(self).on_post is not Ruleset.on_post  # (else a post goes to `on_vote_post`)
+        self._own_post_taken = type(self).post_taken is not VotePosts.post_taken  # (else not called a post)
         self._step_ends = (self.STEPS, flow.ends(self.STEPS))  # what runs at each deadline kind
         # the variant's options, the spec's very dict (a test may write it): read at every post
         # and deadline, where a read of a pydantic field costs ~450 instructions (its

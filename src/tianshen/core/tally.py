@@ -76,7 +76,9 @@ def _once(table: dict[Any, Any], key: tuple[Any, ...], make: Callable[..., Any])
 
 def ballot(voter: str, target: str, weight: int = 1, how: str = POST) -> TallyBallot:
     """TallyBallot(voter, target, weight, how), made once for the same four fields."""
-    return _once(_MADE, (voter, target, weight, how), TallyBallot)  # type: ignore[no-any-return]
+    key = (voter, target, weight, how)
+    made = _MADE.get(key)  # (a ballot made before, most: no `_once` call)
+    return made if made is not None else _once(_MADE, key, TallyBallot)  # type: ignore[no-any-return]
 
 
 _ROWS: dict[tuple[str, int, int, str], TallyRow] = {}
@@ -84,7 +86,9 @@ _ROWS: dict[tuple[str, int, int, str], TallyRow] = {}
 
 def row(name: str, votes: int, total: int, modifier: str = "") -> TallyRow:
     """TallyRow(name, votes, total, modifier), made once for the same four fields (as `ballot`)."""
-    return _once(_ROWS, (name, votes, total, modifier), TallyRow)  # type: ignore[no-any-return]
+    key = (name, votes, total, modifier)
+    made = _ROWS.get(key)
+    return made if made is not None else _once(_ROWS, key, TallyRow)  # type: ignore[no-any-return]
 
 
 def ballots_of(votes: Iterable[tuple[str, str]], how: dict[str, str] | None = None,

@@ -12,7 +12,7 @@ from tianshen.core import abilities, intake
 from tianshen.core.grammar import Command, count_declaration_chars
 from tianshen.core.ledgers import Actions
 from tianshen.core.model import GameState, Player, peek, put
-from tianshen.core.names import NameMatchError, match_name
+from tianshen.core.names import NameMatchError, match_name, names_as_written, seat_names
 from tianshen.core.outbox import Messages
 from tianshen.core.spec import RulesetSpec
 from tianshen.rules.common.roles import (
@@ -29,15 +29,18 @@ from tianshen.rules.common.roles import (
 # ---- intake -------------------------------------------------------------------------
 
 
-def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, names: Sequence[str],
-               ledger: Actions, held: abilities.Ability | None = None) -> str:
+def take_power(spec: RulesetSpec, state: GameState, p: Player, cmd: Command, ledger: Actions,
+               held: abilities.Ability | None = None) -> str:
     """Record one night power; returns the receipt line, raises Refused with the reason.  The
     role, target and receipt come from the ability table (core.abilities); `held`: the
     player's ability for the command when the caller has looked it up (`Table.holds`)."""
     ability = held or abilities.check_role(spec, abilities.table(spec), p, cmd.verb)
-    if not cmd.arg:
+    arg = cmd.arg
+    if not arg:
         raise Refused(spec.later("ability_no_target", name=ability.name))
-    target = state.player(names_match(cmd.arg, names))
+    # (a seat's name as written, most PMs: no `match_name`)
+    name = names_as_written(state).get(arg)
+    target = state.player(name if name is not None else names_match(arg, seat_names(state)))
     # (whether the target is of the player's own group matters only to an `other` target rule)
     same_group = ability.target == "other" and group_of(spec, state, target) == group_of(spec, state, p)
     abilities.check_target(spec, ability, p, target, same_group)
@@ -98,10 +101,14 @@ def declaration_status(spec: RulesetSpec, state: GameState, p: Player) -> str:
     return f"杀人宣言只有{n}字，不足{need}字：请在天亮前重寄，否则视为放弃当夜杀人。"
 
 
-def tell_partners(spec: RulesetSpec, state: GameState, p: Player, line: str, out: Messages) -> None:
-    """Joint groups agree by themselves; each member sees what the other submitted."""
+def tell_partners(spec: RulesetSpec, state: GameState, p: Player, receipt: str, out: Messages) -> None:
+    """Joint groups agree by themselves; each member sees the first line of what the other
+    submitted (`receipt`, cut only when someone is told)."""
+    line = None
     for q in partners(spec, state, p):
         if q.alive:
+            if line is None:
+                line = receipt.partition("\n")[0]
             out.pm(q.name, "同伴的行动", f"你的同伴{p.name}提交了：{line}\n（双方目标不一致则视为放弃当夜权力。）")
 
 

@@ -29,7 +29,6 @@ from tianshen.core.model import (
     PostIn,
     peek,
 )
-from tianshen.core.names import seat_names
 from tianshen.core.outbox import Messages
 from tianshen.core.ruleset import GameSetup, Ruleset
 from tianshen.core.spec import Lines, RulesetSpec, Text
@@ -306,8 +305,8 @@ class ForumGame(Ruleset):
                 return self._cancel(state, p, cmd.arg)
             if verb in ("declaration", "story"):
                 return nights.take_declaration(self.spec, state, p, cmd.text, story=verb == "story")
-            line = nights.take_power(self.spec, state, p, cmd, seat_names(state), self.actions, held)
-            nights.tell_partners(self.spec, state, p, line.split("\n")[0], out)
+            line = nights.take_power(self.spec, state, p, cmd, self.actions, held)
+            nights.tell_partners(self.spec, state, p, line, out)
             return line
         if verb == "delegate":
             return days.delegate(state, p, cmd.arg, at)

@@ -152,10 +152,14 @@ def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) 
         held = facts["holding"] = {}
     found = held.get(roles)
     if found is None:
-        of = groups(spec, state)
-        found = held[roles] = tuple(dict.fromkeys(
-            g for p in state.players if p.role in roles and (g := of[p.name]) is not None))
+        found = held[roles] = _holding(spec, state, roles)
     return found  # type: ignore[no-any-return]
+
+
+def _holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> tuple[str, ...]:
+    """`groups_holding` worked out (apart: its generator's three cells are not made at every read)."""
+    of = groups(spec, state)
+    return tuple(dict.fromkeys(g for p in state.players if p.role in roles and (g := of[p.name]) is not None))
 
 
 def winner(state: GameState, tie_holders: tuple[str, ...]) -> str | None:
