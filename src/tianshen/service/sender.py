@@ -135,10 +135,9 @@ class OutboxSender:
 
     def _send_row(self, row: OutboxRecord, remembers: bool, batch: list[SentPart]) -> bool:
         parts = _rendered(row.body, self.forum.markup, self.forum.max_post_chars)
-        keys = [row.key] + [f"{row.key}#{i}" for i in range(2, len(parts) + 1)]
         ref = row.forum_ref or ""
         for i in range(row.parts_done, len(parts)):
-            write = self._write(row, i, parts, keys[i])
+            write = self._write(row, i, parts, f"{row.key}#{i + 1}" if i else row.key)  # each part's own key
             if remembers:
                 result = self._do(write)
                 crash.point("after-write")  # written, not yet recorded
