@@ -41,7 +41,7 @@ StepHook = Callable[[str, Input | GameSetup, Outcome], None]
 STALE_RETRIES = 5
 # a rehearsal writes its state at least every so many seqs (and at the end): a reader folds
 # at most these events after the stored one (`GameDriver._state_behind`)
-STATE_EVERY = 32
+STATE_EVERY = 64
 
 
 def default_owner() -> str:
@@ -484,9 +484,10 @@ class GameDriver:
     def _folded(self, seq: int, label: str, event: Input, outcome: Outcome, after: str) -> None:
         """A step is committed: logged, and told to the hook (`label`, `after`: the phase it was
         folded in and the one it left; a run's outcomes share one state, folded in place)."""
-        log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
-                 event.type, getattr(event, "id", ""), label, after,
-                 len(outcome.posts), len(outcome.pms), len(outcome.refusals))
+        if log.isEnabledFor(logging.INFO):  # (its nine values made only for a line that is written)
+            log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
+                     event.type, getattr(event, "id", ""), label, after,
+                     len(outcome.posts), len(outcome.pms), len(outcome.refusals))
         if self.on_step:
             self.on_step(label, event, outcome)
 
