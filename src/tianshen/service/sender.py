@@ -125,7 +125,7 @@ class OutboxSender:
                     log.warning("game_id=%s sending %s failed, will retry: %s", row.game_id, row.key, exc)
                     break
                 sent += done
-                if done:
+                if done and log.isEnabledFor(logging.INFO):  # (its values made only for a line written)
                     log.info("game_id=%s sent %s %s to %s", row.game_id, row.kind, row.key, row.target)
         finally:  # a crash (SIGKILL) records nothing: the board drops the repeated keys
             if not sys.exc_info()[0] or issubclass(sys.exc_info()[0], Exception):
