@@ -33,6 +33,7 @@ from tianshen.forum.base import ForumError, ForumPm, ForumPost, Undeliverable, W
 
 Operation = Literal["reply", "send_pm", "create_thread", "fetch_pms", "read_thread", "board_posts", "any"]
 _WRITES = ("reply", "send_pm", "create_thread")
+_MICROSECOND = timedelta(microseconds=1)
 T = TypeVar("T")
 S = TypeVar("S")
 
@@ -279,7 +280,7 @@ class MemoryBoard:
                 raise ValueError(f"idempotency key {key!r} already used for {used_by}")
             return cast(T, result)
         write = operation in _WRITES
-        if write:
+        if write and self.flood_interval_s > 0:  # (`_check_flood` passes every write without it)
             self._check_flood()
         result = action()
         if write:
@@ -355,12 +356,13 @@ class MemoryForum:
         self._require_login()
 
         def fetch() -> list[ForumPm]:
-            now = self.board.now()
-            shown_until = now - self.board.pm_lag
-            this_second = now.replace(microsecond=0)
-            mine = [pm for pm in (self.board._pms.values() if after_id is None else _after(self.board._pms, after_id))
-                    if pm.recipient == self.account
-                    and pm.sent_at <= shown_until and not (self.board.pm_same_second and pm.sent_at >= this_second)]
+            board = self.board
+            now = board.now()
+            shown_until = now - board.pm_lag
+            if board.pm_same_second:  # none of the read's own second (a time is whole microseconds)
+                shown_until = min(shown_until, now.replace(microsecond=0) - _MICROSECOND)
+            mine = [pm for pm in (board._pms.values() if after_id is None else _after(board._pms, after_id))
+                    if pm.recipient == self.account and pm.sent_at <= shown_until]
             for pm in mine:
                 pm.read = True
             return [pm.view() for pm in mine]

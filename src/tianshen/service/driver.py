@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 from typing import NoReturn
 
 from sqlalchemy.exc import IntegrityError
@@ -40,7 +41,7 @@ StepHook = Callable[[str, Input | GameSetup, Outcome], None]
 STALE_RETRIES = 5
 # a rehearsal writes its state at least every so many seqs (and at the end): a reader folds
 # at most these events after the stored one (`GameDriver._state_behind`)
-STATE_EVERY = 32
+STATE_EVERY = 64
 
 
 def default_owner() -> str:
@@ -483,9 +484,10 @@ class GameDriver:
     def _folded(self, seq: int, label: str, event: Input, outcome: Outcome, after: str) -> None:
         """A step is committed: logged, and told to the hook (`label`, `after`: the phase it was
         folded in and the one it left; a run's outcomes share one state, folded in place)."""
-        log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
-                 event.type, getattr(event, "id", ""), label, after,
-                 len(outcome.posts), len(outcome.pms), len(outcome.refusals))
+        if log.isEnabledFor(logging.INFO):  # (its nine values made only for a line that is written)
+            log.info("game=%s seq=%s input=%s id=%s phase=%s->%s posts=%d pms=%d refusals=%d", self.name, seq,
+                     event.type, getattr(event, "id", ""), label, after,
+                     len(outcome.posts), len(outcome.pms), len(outcome.refusals))
         if self.on_step:
             self.on_step(label, event, outcome)
 
@@ -1012,7 +1014,10 @@ def takes_pm(start: datetime, signed: datetime | None, pm: ForumPm) -> bool:
     than its start less 2 minutes."""
     if signed is not None and pm.sent_at < signed:
         return False
-    return pm.sent_at >= start - timedelta(minutes=2)
+    return pm.sent_at >= start - _PM_GRACE
+
+
+_PM_GRACE = timedelta(minutes=2)  # a PM this much older than the start is still the game's
 
 
 def _post_input(post: ForumPost, key: str) -> PostIn:
@@ -1055,18 +1060,23 @@ def _outbox(outcome: Outcome) -> list[OutboxItem]:
 
 def _changed_players(old: GameState, new: GameState) -> tuple[list[dict] | None, list[str] | None]:
     """The players' rows when a step changed them (None: the stored rows still hold), and
-    the names of the seats changed when the seats are the same (None: write them all)."""
-    rows, before = _player_rows(new), _player_rows(old)
+    the names of the seats changed when the seats are the same (None: write them all).
+    Compared as tuples; the rows made only when written (issue 37)."""
+    rows, before = [_row_values(p) for p in new.players], [_row_values(p) for p in old.players]
     if rows == before:
         return None, None
-    if [r["name"] for r in rows] != [r["name"] for r in before]:
-        return rows, None
-    return rows, [r["name"] for r, b in zip(rows, before, strict=True) if r != b]
+    dicts = [dict(zip(_ROW, r, strict=True)) for r in rows]
+    if [r[0] for r in rows] != [b[0] for b in before]:
+        return dicts, None
+    return dicts, [r[0] for r, b in zip(rows, before, strict=True) if r != b]
+
+
+_ROW = ("name", "forum_name", "seat", "role", "faction", "alive")  # a player's row in the store ("name" first)
+_row_values = attrgetter(*_ROW)
 
 
 def _player_rows(state: GameState) -> list[dict]:
-    return [dict(name=p.name, forum_name=p.forum_name, seat=p.seat, role=p.role, faction=p.faction, alive=p.alive)
-            for p in state.players]
+    return [dict(zip(_ROW, _row_values(p), strict=True)) for p in state.players]
 
 
 class OfflineForum:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import Literal, NamedTuple
 
 from tianshen.forum.base import Forum, ForumError, LoginRefused, Undeliverable, Write, look_back_from
 from tianshen.forum.render import render_parts
@@ -53,6 +54,26 @@ def in_queue_order(rows: Sequence[OutboxRecord]) -> list[OutboxRecord]:
     posts = sorted((r for r in rows if r.kind == "post"), key=lambda r: r.id)
     cut = next((i for i, r in enumerate(pms) if is_reply(r)), len(pms))
     return pms[:cut] + posts + pms[cut:]
+
+
+class _Part(NamedTuple):
+    """One forum write of a row's part: a PM (`where` its recipient, `heading` its subject),
+    a new thread (`heading` its title) or a reply (`where` the thread's id).  A tuple, not a
+    `Write` (issue 37: a frozen dataclass of nine fields costs about 17,000 instructions to
+    make, a row's own write on the memory board about as much); `write()` for `find_written`."""
+
+    kind: Literal["thread", "reply", "pm"]
+    key: str
+    body: str
+    where: str = ""
+    heading: str = ""
+
+    def write(self) -> Write:
+        if self.kind == "pm":
+            return Write(kind="pm", key=self.key, body=self.body, to=self.where, subject=self.heading)
+        if self.kind == "thread":
+            return Write(kind="thread", key=self.key, body=self.body, title=self.heading)
+        return Write(kind="reply", key=self.key, body=self.body, thread_id=self.where)
 
 
 @lru_cache(maxsize=512)
@@ -104,7 +125,7 @@ class OutboxSender:
                     log.warning("game_id=%s sending %s failed, will retry: %s", row.game_id, row.key, exc)
                     break
                 sent += done
-                if done:
+                if done and log.isEnabledFor(logging.INFO):  # (its values made only for a line written)
                     log.info("game_id=%s sent %s %s to %s", row.game_id, row.kind, row.key, row.target)
         finally:  # a crash (SIGKILL) records nothing: the board drops the repeated keys
             if not sys.exc_info()[0] or issubclass(sys.exc_info()[0], Exception):
@@ -135,33 +156,32 @@ class OutboxSender:
 
     def _send_row(self, row: OutboxRecord, remembers: bool, batch: list[SentPart]) -> bool:
         parts = _rendered(row.body, self.forum.markup, self.forum.max_post_chars)
-        keys = [row.key] + [f"{row.key}#{i}" for i in range(2, len(parts) + 1)]
         ref = row.forum_ref or ""
         for i in range(row.parts_done, len(parts)):
-            write = self._write(row, i, parts, keys[i])
+            part = self._to_write(row, i, parts, f"{row.key}#{i + 1}" if i else row.key)  # each part's own key
             if remembers:
-                result = self._do(write)
+                result = self._do(part)
                 crash.point("after-write")  # written, not yet recorded
-                self._note_thread(row, write, result)
+                self._note_thread(row, part, result)
                 ref = ref or result
-                batch.append(self._part(row, i, len(parts), result, write))
+                batch.append(self._part(row, i, len(parts), result, part))
                 continue
             retry = row.attempt_part == i
             since = row.attempt_since if retry and row.attempt_since else self._now() - SINCE_MARGIN
             if not self.store.claim(row.id, self.owner, self.claim_seconds, part=i, since=since):
                 log.info("game_id=%s outbox %s is claimed by another process", row.game_id, row.key)
                 return False
-            found = self.forum.find_written(self._asked(row, write, since)) if retry else None
+            found = self.forum.find_written(self._asked(row, part.write(), since)) if retry else None
             if found is not None:
                 log.info("game_id=%s %s part %d had arrived before the restart", row.game_id, row.key, i + 1)
                 result = found
             else:
                 crash.point("before-write")
-                result = self._do(write)
+                result = self._do(part)
                 crash.point("after-write")  # written, not yet recorded
-            self._note_thread(row, write, result)
+            self._note_thread(row, part, result)
             ref = ref or result
-            self.store.record_parts([self._part(row, i, len(parts), result, write)])
+            self.store.record_parts([self._part(row, i, len(parts), result, part)])
             crash.point("after-record")
             row.attempt_part = None
         return True
@@ -183,8 +203,8 @@ class OutboxSender:
         except ForumError:
             return self._now()
 
-    def _part(self, row: OutboxRecord, i: int, total: int, result: str, write: Write) -> SentPart:
-        thread = (row.target, result) if write.kind == "thread" else None
+    def _part(self, row: OutboxRecord, i: int, total: int, result: str, part: _Part) -> SentPart:
+        thread = (row.target, result) if part.kind == "thread" else None
         board_at = self._board_now() if i == 0 and row.kind == "post" else None
         return SentPart(row.id, parts_done=i + 1, done=i + 1 == total, forum_ref=result or None, thread=thread,
                         game_id=row.game_id, board_at=board_at)
@@ -198,29 +218,29 @@ class OutboxSender:
         except ForumError:
             return None
 
-    def _write(self, row: OutboxRecord, i: int, parts: Sequence[str], key: str) -> Write:
+    def _to_write(self, row: OutboxRecord, i: int, parts: Sequence[str], key: str) -> _Part:
         if row.kind == "pm":
             subject = row.subject or ""
             if len(parts) > 1:
                 subject += f"（{i + 1}/{len(parts)}）"
-            return Write(kind="pm", key=key, body=parts[i], to=row.target, subject=subject)
+            return _Part("pm", key, parts[i], row.target, subject)
         thread_id = self.thread_id(row.game_id, row.target)
         if thread_id is None:
             if i != 0:  # cannot happen: a thread and its first part are recorded together
                 raise ForumError(f"{row.key}: part {i + 1} of a thread that was never opened")
-            return Write(kind="thread", key=key, body=parts[0], title=row.title or row.target)
-        return Write(kind="reply", key=key, body=parts[i], thread_id=thread_id)
+            return _Part("thread", key, parts[0], "", row.title or row.target)
+        return _Part("reply", key, parts[i], thread_id)
 
-    def _do(self, write: Write) -> str:
-        if write.kind == "pm":
-            self.forum.send_pm(write.to, write.subject, write.body, write.key)
+    def _do(self, part: _Part) -> str:
+        if part.kind == "pm":
+            self.forum.send_pm(part.where, part.heading, part.body, part.key)
             return ""
-        if write.kind == "thread":
-            return str(self.forum.create_thread(write.title, write.body, write.key))
-        return str(self.forum.reply(write.thread_id, write.body, write.key))
+        if part.kind == "thread":
+            return str(self.forum.create_thread(part.heading, part.body, part.key))
+        return str(self.forum.reply(part.where, part.body, part.key))
 
-    def _note_thread(self, row: OutboxRecord, write: Write, result: str) -> None:
-        if write.kind == "thread":
+    def _note_thread(self, row: OutboxRecord, part: _Part, result: str) -> None:
+        if part.kind == "thread":
             self._threads[(row.game_id, row.target)] = result
 
     def thread_id(self, game_id: int, key: str) -> str | None:
