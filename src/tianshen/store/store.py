@@ -360,12 +360,11 @@ def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[An
 
 
 def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: bool = False,
-         one_by_one: bool = False, rowids: bool = False) -> Any:
+         one_by_one: bool = False) -> Any:
     """Run `fast` once per row (an executemany when there are several) on the transaction's
-    cursor; the cursor (its rowcount, its RETURNING rows; `returning`: an executemany's
-    RETURNING rows kept, psycopg's, read with `_returning_rows`; `one_by_one`: an execute
-    a row, their RETURNING rows kept: SQLite's executemany returns none; `rowids`: an
-    execute a row, each row's `(lastrowid,)` kept instead)."""
+    cursor; the cursor (its rowcount, its RETURNING rows, its `lastrowid`; `returning`: an
+    executemany's RETURNING rows kept, psycopg's, read with `_returning_rows`; `one_by_one`:
+    an execute a row, their RETURNING rows kept: SQLite's executemany returns none)."""
     many, params = len(rows) > 1, None
     cursor = conn.connection.cursor()
     events = conn._has_events or conn.engine._has_events
@@ -374,9 +373,7 @@ def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: b
         if events:  # the engine's listeners see it as any statement
             conn.dispatch.before_cursor_execute(conn, cursor, fast.sql, params, None, many)
         result = cursor
-        if rowids:
-            result = _one_by_one(cursor, fast.sql, params if many else [params], False, rowids=True)
-        elif many and (one_by_one or (len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg")):
+        if many and (one_by_one or (len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg")):
             result = _one_by_one(cursor, fast.sql, params, returning)
         elif many and returning:
             cursor.executemany(fast.sql, params, returning=True)
@@ -413,15 +410,13 @@ class _Executed:
         return None
 
 
-def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool, rowids: bool = False) -> _Executed:
+def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool) -> _Executed:
     done = _Executed(0, [])
     for p in params:
         cursor.execute(sql, p)
         done.rowcount += cursor.rowcount
         if returning:
             done.rows += cursor.fetchall()
-        elif rowids:
-            done.rows.append((cursor.lastrowid,))
     return done
 
 
@@ -477,14 +472,16 @@ def _json_rows(conn: Connection, table: Any, rows: list[dict[str, Any]], returne
     return _run(conn, found, [rows])  # type: ignore[arg-type]
 
 
-def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
-    """INSERT rows that all give the same columns (no RETURNING, no defaults computed)."""
+def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> Any:
+    """INSERT rows that all give the same columns (no RETURNING, no defaults computed); the
+    cursor (None: no rows)."""
     if len(rows) > 1 and conn.dialect.driver == "psycopg":
-        _json_rows(conn, table, rows)
-    elif rows:
-        keys = tuple(rows[0])
-        _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
-            {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
+        return _json_rows(conn, table, rows)
+    if not rows:
+        return None
+    keys = tuple(rows[0])
+    return _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
+        {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
 
 
 def _returning_rows(cursor: Any) -> list[Any]:
@@ -502,14 +499,21 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     `returned` columns of each in no particular order.  On SQLite one row a statement, the
     same statement for any number of rows (a VALUES list of each new count was compiled
     anew: about 1.7 ms, 7 of them in the first 10 classic_10 rehearsals of a process), the
-    `id` its rowid (the cursor's `lastrowid`: no RETURNING row to make and read), the other
-    columns the row's own."""
+    other columns the row's own, each row's `id` set in it: the first row's its rowid (its
+    `id` bound NULL: the cursor's `lastrowid`, no RETURNING row to make and read), the
+    others' the ones after it, bound (one executemany, not an execute a row: the first
+    INSERT holds SQLite's write lock until the commit, so no other process adds a row
+    between; a row with the largest rowid there is would make SQLite choose them at random,
+    and the next one bound then may fail as a duplicate, never be another row's)."""
     keys = tuple(rows[0])
     if conn.dialect.name == "sqlite" and returned[:1] == ("id",) and set(returned[1:]) <= set(keys):
-        fast = _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
-            {k: bindparam(k, type_=table.c[k].type) for k in keys}))  # (`_insert`'s)
-        ids = _run(conn, fast, rows, rowids=True).fetchall()
-        return [(oid, *(row[c] for c in returned[1:])) for (oid,), row in zip(ids, rows, strict=True)]
+        for row in rows:
+            row["id"] = None
+        first = _insert(conn, table, rows[:1]).lastrowid
+        for n, row in enumerate(rows, start=first):
+            row["id"] = n
+        _insert(conn, table, rows[1:])
+        return [(row["id"], *(row[c] for c in returned[1:])) for row in rows]
     psycopg = conn.dialect.driver == "psycopg"
     if psycopg and len(rows) > 1:
         return _json_rows(conn, table, rows, returned).fetchall()
