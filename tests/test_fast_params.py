@@ -4,7 +4,7 @@ statement a rehearsal compiles and for PostgreSQL's named parameters too."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,6 +18,7 @@ from tianshen.store import store as st
 
 T0 = datetime(2026, 1, 1, 20, 0, 1, 250, tzinfo=UTC)
 T1 = datetime(2026, 1, 2, 21, 0, tzinfo=UTC)
+T0_EAST = T0.astimezone(timezone(timedelta(hours=8)))  # (the same time: the same text)
 
 
 def _expected(fast: st._Fast, row: dict[str, Any]) -> Any:
@@ -34,10 +35,10 @@ def _typed(params: Any) -> list[tuple[Any, Any, type]]:
 
 
 def _rows(fast: st._Fast) -> list[dict[str, Any]]:
-    """Rows of every kind of value a bind takes: times (the same, another, None), strings,
-    numbers, booleans, None."""
+    """Rows of every kind of value a bind takes: times (the same, another, in another zone,
+    None), strings, numbers, booleans, None."""
     names = [name for name, from_row, _, _ in fast.binds if from_row]
-    kinds = [(T0, "甲", 3, True, None), (T1, "", 0, False, T0), (None, "乙", -1, True, T1)]
+    kinds = [(T0, "甲", 3, True, None), (T1, "", 0, False, T0_EAST), (None, "乙", -1, True, T1)]
     rows = []
     for shift in range(3):
         row: dict[str, Any] = {}
@@ -67,7 +68,9 @@ def test_every_statement_of_a_rehearsal_binds_what_its_binds_say(tmp_path) -> No
         names = [b[0] for b in fast.binds if b[1]]
         repeated += len(names) != len(set(names))
         for row in _rows(fast):
+            st._UTC_TEXTS.clear()  # (a time's text not kept yet: its processor's)
             assert _typed(fast.params(row)) == _typed(_expected(fast, row)), fast.sql
+            assert _typed(fast.params(row)) == _typed(_expected(fast, row)), fast.sql  # (kept)
     assert repeated  # (a flush's record binds its `done` four times)
 
 
@@ -84,3 +87,14 @@ def test_a_records_named_and_repeated_binds(dialect: Any) -> None:
         assert fast.positional == (dialect.name == "sqlite")
         for row in _rows(fast):
             assert _typed(fast.params(row)) == _typed(_expected(fast, row))
+
+
+def test_a_naive_time_is_refused_kept_texts_or_not() -> None:
+    conn: Any = SimpleNamespace(dialect=sqlite.dialect())
+    fast = st._fast(conn, ("test", "record_range"), lambda: st._RECORD_RANGE)
+    row = {"b_parts": 1, "b_ref": "", "b_done": True, "b_sent": T0.replace(tzinfo=None), "b_board": None,
+           "lo": 1, "hi": 1}
+    st._UTC_TEXTS[T0] = "kept"
+    with pytest.raises(ValueError, match="naive"):
+        fast.params(row)
+    st._UTC_TEXTS.clear()

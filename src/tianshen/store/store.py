@@ -265,14 +265,18 @@ def _params_of(binds: tuple[tuple[str, bool, Any, Callable[[Any], Any] | None], 
             env[out[-1]] = proc(const) if proc else const
             continue
         if name not in taken:
-            value = f"row[{name!r}]"
-            if proc is not None:
-                env[f"p{len(taken)}"] = proc
-                value = f"p{len(taken)}({value})"
+            n, value = len(taken), f"row[{name!r}]"
+            if proc in _TEXTS_FIRST:
+                env[f"t{n}"], env[f"p{n}"] = _UTC_TEXTS.get, proc
+                lines.append(f"    r{n} = {value}")
+                value = f"(t{n}(r{n}) or p{n}(r{n}))"
+            elif proc is not None:
+                env[f"p{n}"] = proc
+                value = f"p{n}({value})"
             taken[name] = value
             if uses.count(name) > 1:  # made once
-                lines.append(f"    v{len(taken)} = {value}")
-                taken[name] = f"v{len(taken)}"
+                lines.append(f"    v{n} = {value}")
+                taken[name] = f"v{n}"
         out.append(taken[name])
     names = [name for name, _, _, _ in binds]
     body = f"({''.join(v + ', ' for v in out)})" if positional else \
@@ -350,7 +354,15 @@ def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[An
         last = (value, out)
         return out
 
+    if short:
+        _TEXTS_FIRST.add(process)
     return process
+
+
+# the SQLite time processors whose value is looked up in `_UTC_TEXTS` first (`_params_of`:
+# a dict's look-up in C, the processor called only when it is not there; an equal time in
+# another zone has the same text)
+_TEXTS_FIRST: set[Callable[[Any], Any]] = set()
 
 
 def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: bool = False,
@@ -363,7 +375,7 @@ def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: b
     cursor = conn.connection.cursor()
     events = conn._has_events or conn.engine._has_events
     try:  # a value the type layer refuses (a naive datetime) is a StatementError too
-        params = [fast.params(r) for r in rows] if many else fast.params(rows[0])
+        params = list(map(fast.params, rows)) if many else fast.params(rows[0])
         if events:  # the engine's listeners see it as any statement
             conn.dispatch.before_cursor_execute(conn, cursor, fast.sql, params, None, many)
         result = cursor
