@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -242,51 +241,50 @@ class _Fast:
     # (name, taken from the row, constant value, bind processor) per placeholder
     binds: tuple[tuple[str, bool, Any, Callable[[Any], Any] | None], ...]
 
-    def params(self, row: dict[str, Any]) -> Any:
-        # the row's values taken at once (a C getter), each name's processor (a time, a
-        # boolean) run once though the statement binds it several times, the constants
-        # processed when compiled: a third less than a loop over the binds (a flush's record
-        # binds its `done` four times; 245 rows a classic_10 rehearsal)
-        get, procs, consts, order = self._plan
-        values = get(row)
-        if procs:
-            values = list(values)
-            for i, proc in procs:
-                values[i] = proc(values[i])
-        if order is not None:
-            values = order((*values, *consts))
-        return tuple(values) if self.positional else dict(zip(self.names, values, strict=True))
-
     @cached_property
-    def names(self) -> tuple[str, ...]:
-        return tuple(b[0] for b in self.binds)
-
-    @cached_property
-    def _plan(self) -> tuple[Callable[[dict[str, Any]], Any], tuple[tuple[int, Callable[[Any], Any]], ...],
-                             tuple[Any, ...], Callable[[tuple[Any, ...]], tuple[Any, ...]] | None]:
-        """How `params` makes a row's values: a getter of the distinct names taken from the
-        row, (index, processor) of those that have one, the constants already processed, and
-        a getter putting both in the binds' order (None: the names are the binds, in order)."""
-        taken = list(dict.fromkeys(name for name, from_row, _, _ in self.binds if from_row))
-        procs = {name: proc for name, from_row, _, proc in self.binds if from_row and proc is not None}
-        consts = [proc(const) if proc else const for _, from_row, const, proc in self.binds if not from_row]
-        positions, n = [], len(taken)
-        for name, from_row, _, _ in self.binds:
-            positions.append(taken.index(name) if from_row else n)
-            n += not from_row
-        get: Callable[[dict[str, Any]], Any] = _getter(taken)
-        order = None if positions == list(range(len(taken))) else _getter(positions)
-        return get, tuple((taken.index(n), p) for n, p in procs.items()), tuple(consts), order
+    def params(self) -> Callable[[dict[str, Any]], Any]:
+        """A row's parameters (a tuple in the binds' order, or a dict by name): a function
+        made for this statement (`_params_of`)."""
+        return _params_of(self.binds, self.positional)
 
 
-def _getter(keys: list[Any]) -> Callable[[Any], tuple[Any, ...]]:
-    """`itemgetter(*keys)`, answering a tuple for any number of keys."""
-    if len(keys) > 1:
-        return itemgetter(*keys)
-    if keys:
-        one = keys[0]
-        return lambda items: (items[one],)
-    return lambda _items: ()
+def _params_of(binds: tuple[tuple[str, bool, Any, Callable[[Any], Any] | None], ...],
+               positional: bool) -> Callable[[dict[str, Any]], Any]:
+    """One expression a bind, in one function (issue 37: about 300 rows a classic_10
+    rehearsal; a loop over the binds, or a getter then a loop over the processors, cost
+    twice this): each name taken from the row once, through its processor when it has one
+    (a flush's record binds its `done` four times), the constants processed here."""
+    env: dict[str, Any] = {}
+    lines: list[str] = []
+    taken: dict[str, str] = {}
+    uses = [name for name, from_row, _, _ in binds if from_row]
+    out = []
+    for name, from_row, const, proc in binds:
+        if not from_row:
+            out.append(f"c{len(out)}")
+            env[out[-1]] = proc(const) if proc else const
+            continue
+        if name not in taken:
+            n, value = len(taken), f"row[{name!r}]"
+            if proc in _TEXTS_FIRST:
+                env[f"t{n}"], env[f"p{n}"] = _UTC_TEXTS.get, proc
+                lines.append(f"    r{n} = {value}")
+                value = f"(t{n}(r{n}) or p{n}(r{n}))"
+            elif proc is not None:
+                env[f"p{n}"] = proc
+                value = f"p{n}({value})"
+            taken[name] = value
+            if uses.count(name) > 1:  # made once
+                lines.append(f"    v{n} = {value}")
+                taken[name] = f"v{n}"
+        out.append(taken[name])
+    names = [name for name, _, _, _ in binds]
+    body = f"({''.join(v + ', ' for v in out)})" if positional else \
+        f"{{{', '.join(f'{n!r}: {v}' for n, v in zip(names, out, strict=True))}}}"
+    code = "def params(row):\n" + "".join(line + "\n" for line in lines) + f"    return {body}\n"
+    exec(code, env)  # noqa: S102 - made from the statement's own bind names
+    made: Callable[[dict[str, Any]], Any] = env["params"]
+    return made
 
 
 _FAST: dict[tuple[str, Any], _Fast] = {}
@@ -356,27 +354,32 @@ def _quick(type_: Any, dialect: str, proc: Callable[[Any], Any]) -> Callable[[An
         last = (value, out)
         return out
 
+    if short:
+        _TEXTS_FIRST.add(process)
     return process
 
 
+# the SQLite time processors whose value is looked up in `_UTC_TEXTS` first (`_params_of`:
+# a dict's look-up in C, the processor called only when it is not there; an equal time in
+# another zone has the same text)
+_TEXTS_FIRST: set[Callable[[Any], Any]] = set()
+
+
 def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: bool = False,
-         one_by_one: bool = False, rowids: bool = False) -> Any:
+         one_by_one: bool = False) -> Any:
     """Run `fast` once per row (an executemany when there are several) on the transaction's
-    cursor; the cursor (its rowcount, its RETURNING rows; `returning`: an executemany's
-    RETURNING rows kept, psycopg's, read with `_returning_rows`; `one_by_one`: an execute
-    a row, their RETURNING rows kept: SQLite's executemany returns none; `rowids`: an
-    execute a row, each row's `(lastrowid,)` kept instead)."""
+    cursor; the cursor (its rowcount, its RETURNING rows, its `lastrowid`; `returning`: an
+    executemany's RETURNING rows kept, psycopg's, read with `_returning_rows`; `one_by_one`:
+    an execute a row, their RETURNING rows kept: SQLite's executemany returns none)."""
     many, params = len(rows) > 1, None
     cursor = conn.connection.cursor()
     events = conn._has_events or conn.engine._has_events
     try:  # a value the type layer refuses (a naive datetime) is a StatementError too
-        params = [fast.params(r) for r in rows] if many else fast.params(rows[0])
+        params = list(map(fast.params, rows)) if many else fast.params(rows[0])
         if events:  # the engine's listeners see it as any statement
             conn.dispatch.before_cursor_execute(conn, cursor, fast.sql, params, None, many)
         result = cursor
-        if rowids:
-            result = _one_by_one(cursor, fast.sql, params if many else [params], False, rowids=True)
-        elif many and (one_by_one or (len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg")):
+        if many and (one_by_one or (len(rows) < _PIPELINE_ROWS and conn.dialect.driver == "psycopg")):
             result = _one_by_one(cursor, fast.sql, params, returning)
         elif many and returning:
             cursor.executemany(fast.sql, params, returning=True)
@@ -413,15 +416,13 @@ class _Executed:
         return None
 
 
-def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool, rowids: bool = False) -> _Executed:
+def _one_by_one(cursor: Any, sql: str, params: list[Any], returning: bool) -> _Executed:
     done = _Executed(0, [])
     for p in params:
         cursor.execute(sql, p)
         done.rowcount += cursor.rowcount
         if returning:
             done.rows += cursor.fetchall()
-        elif rowids:
-            done.rows.append((cursor.lastrowid,))
     return done
 
 
@@ -477,14 +478,16 @@ def _json_rows(conn: Connection, table: Any, rows: list[dict[str, Any]], returne
     return _run(conn, found, [rows])  # type: ignore[arg-type]
 
 
-def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
-    """INSERT rows that all give the same columns (no RETURNING, no defaults computed)."""
+def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> Any:
+    """INSERT rows that all give the same columns (no RETURNING, no defaults computed); the
+    cursor (None: no rows)."""
     if len(rows) > 1 and conn.dialect.driver == "psycopg":
-        _json_rows(conn, table, rows)
-    elif rows:
-        keys = tuple(rows[0])
-        _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
-            {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
+        return _json_rows(conn, table, rows)
+    if not rows:
+        return None
+    keys = tuple(rows[0])
+    return _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
+        {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
 
 
 def _returning_rows(cursor: Any) -> list[Any]:
@@ -502,14 +505,21 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     `returned` columns of each in no particular order.  On SQLite one row a statement, the
     same statement for any number of rows (a VALUES list of each new count was compiled
     anew: about 1.7 ms, 7 of them in the first 10 classic_10 rehearsals of a process), the
-    `id` its rowid (the cursor's `lastrowid`: no RETURNING row to make and read), the other
-    columns the row's own."""
+    other columns the row's own, each row's `id` set in it: the first row's its rowid (its
+    `id` bound NULL: the cursor's `lastrowid`, no RETURNING row to make and read), the
+    others' the ones after it, bound (one executemany, not an execute a row: the first
+    INSERT holds SQLite's write lock until the commit, so no other process adds a row
+    between; a row with the largest rowid there is would make SQLite choose them at random,
+    and the next one bound then may fail as a duplicate, never be another row's)."""
     keys = tuple(rows[0])
     if conn.dialect.name == "sqlite" and returned[:1] == ("id",) and set(returned[1:]) <= set(keys):
-        fast = _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
-            {k: bindparam(k, type_=table.c[k].type) for k in keys}))  # (`_insert`'s)
-        ids = _run(conn, fast, rows, rowids=True).fetchall()
-        return [(oid, *(row[c] for c in returned[1:])) for (oid,), row in zip(ids, rows, strict=True)]
+        for row in rows:
+            row["id"] = None
+        first = _insert(conn, table, rows[:1]).lastrowid
+        for n, row in enumerate(rows, start=first):
+            row["id"] = n
+        _insert(conn, table, rows[1:])
+        return [(row["id"], *(row[c] for c in returned[1:])) for row in rows]
     psycopg = conn.dialect.driver == "psycopg"
     if psycopg and len(rows) > 1:
         return _json_rows(conn, table, rows, returned).fetchall()
@@ -561,7 +571,7 @@ def _upsert_rows(conn: Connection, name: str, rows: list[dict[str, Any]]) -> Non
 
 
 def _set_marks(conn: Connection, game_id: int, marks: dict[str, str]) -> None:
-    _upsert_rows(conn, "marks", [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()])
+    _upsert_rows(conn, "marks", [{"game_id": game_id, "name": k, "value": v} for k, v in marks.items()])
 
 
 def _set_threads(conn: Connection, threads: list[tuple[int, str, str]]) -> None:
@@ -688,7 +698,7 @@ def _next_phases(conn: Connection, game_id: int, changes: list[tuple[str, str, d
     """Each (phase ended, phase begun, at): the phase ended gets its end and the phase begun
     its row, in one statement (the upsert, one row for each: the ended phase's row is there
     already, so its `ended_at` is what is set; a label seen before is reopened)."""
-    _upsert_rows(conn, "phases", [dict(game_id=game_id, label=label, started_at=at, ended_at=end)
+    _upsert_rows(conn, "phases", [{"game_id": game_id, "label": label, "started_at": at, "ended_at": end}
                                   for ended, begun, at in changes for label, end in ((ended, at), (begun, None))])
 
 
@@ -810,9 +820,9 @@ def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dic
             **values, "b_state": steps[-1].state_json, "b_deadline": utc(values["b_deadline"], conn.dialect),
             "b_updated": utc(values["b_updated"], conn.dialect),
             "inbound": _pg_rows(conn, "inbound", inbound), "events": _pg_rows(conn, "events", events),
-            "marks": _pg_rows(conn, "marks", [dict(game_id=game_id, name=k, value=v) for k, v in marks.items()]),
+            "marks": _pg_rows(conn, "marks", [{"game_id": game_id, "name": k, "value": v} for k, v in marks.items()]),
             "players": _pg_rows(conn, "players", seats),
-            "phases": _pg_rows(conn, "phases", [dict(game_id=game_id, label=label, started_at=at, ended_at=end)
+            "phases": _pg_rows(conn, "phases", [{"game_id": game_id, "label": label, "started_at": at, "ended_at": end}
                                                 for ended, begun, at in phases
                                                 for label, end in ((ended, at), (begun, None))]),
             "outbox": _pg_rows(conn, "outbox", outbox),
@@ -1014,8 +1024,8 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
 
 
 def _player_values(game_id: int, p: dict[str, Any]) -> dict[str, Any]:
-    return dict(game_id=game_id, name=p["name"], forum_name=p["forum_name"], seat=int(p["seat"]),
-                role=p.get("role") or "", faction=p.get("faction") or "", alive=bool(p.get("alive", True)))
+    return {"game_id": game_id, "name": p["name"], "forum_name": p["forum_name"], "seat": int(p["seat"]),
+            "role": p.get("role") or "", "faction": p.get("faction") or "", "alive": bool(p.get("alive", True))}
 
 
 def _enable_sqlite_fks(dbapi_connection: Any, _record: Any) -> None:
@@ -1530,16 +1540,16 @@ class Store:
                     raise ValueError(f"the {step.event_kind} event of seq {n} needs its payload")
                 payload = ""
             if i is not None:
-                inbound.append(dict(game_id=game_id, source=i.source, forum_id=i.forum_id, thread_key=i.thread_key,
-                                    sender=i.sender, sent_at=i.sent_at, text=i.text, edited=i.edited,
-                                    phase_label=phase, event_seq=n, received_at=now,
-                                    payload_json=payload if once else None))
+                inbound.append({"game_id": game_id, "source": i.source, "forum_id": i.forum_id,
+                                "thread_key": i.thread_key, "sender": i.sender, "sent_at": i.sent_at, "text": i.text,
+                                "edited": i.edited, "phase_label": phase, "event_seq": n, "received_at": now,
+                                "payload_json": payload if once else None})
             if not once:
-                events.append(dict(game_id=game_id, seq=n, phase_label=phase, kind=step.event_kind,
-                                   payload_json=payload, created_at=step.at))
-            outbox += [dict(game_id=game_id, kind=item.kind, target=item.target, title=item.title,
-                            subject=item.subject, body=item.body, key=item.key or f"{name}:{n}:{k}",
-                            status="pending", created_at=now, sent_at=None, forum_ref=None, parts_done=0)
+                events.append({"game_id": game_id, "seq": n, "phase_label": phase, "kind": step.event_kind,
+                               "payload_json": payload, "created_at": step.at})
+            outbox += [{"game_id": game_id, "kind": item.kind, "target": item.target, "title": item.title,
+                        "subject": item.subject, "body": item.body, "key": item.key or f"{name}:{n}:{k}",
+                        "status": "pending", "created_at": now, "sent_at": None, "forum_ref": None, "parts_done": 0}
                        for k, item in enumerate(step.outbox)]
             if step.phase_label != phase:
                 phases.append((phase, step.phase_label, step.at))
