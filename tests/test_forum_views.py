@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tianshen.core.text import clean
 from tianshen.forum.base import ForumPm, ForumPost
 from tianshen.forum.discuz.forum import DiscuzPm, DiscuzPost
 from tianshen.forum.spirit.forum import SpiritPost
@@ -60,3 +61,13 @@ def test_an_adapters_subclass_is_cleaned_and_keeps_its_fields() -> None:
     assert SpiritPost(1, "2", "丁", AT, DIRTY, full_text="x").text == CLEAN
     pm = DiscuzPm(1, DIRTY, AT, DIRTY, DIRTY, sender_uid=4)
     assert (pm.sender, pm.subject, pm.text, pm.sender_uid) == (CLEAN, CLEAN, CLEAN, 4)
+
+
+@pytest.mark.parametrize("odd", ["\x00", "\x08", "\x0b", "\x0c", "\r", "\x1f", "\x7f", "\x85", "\x9f", "\ud800", "\udfff"])
+def test_each_odd_character_is_cleaned_beside_line_ends_and_tabs(odd: str) -> None:
+    for text in [f"甲{odd}乙", f"甲\n{odd}\n乙", f"\t甲{odd}", f"{odd}\r\n"]:
+        assert ForumPost(1, "2", text, AT, text, True, 1, text) == ForumPost(1, "2", clean(text), AT, clean(text),
+                                                                           True, 1, clean(text))
+        assert ForumPm(1, text, AT, text, text).__dict__ == {"id": 1, "sender": clean(text), "sent_at": AT,
+                                                             "subject": clean(text), "text": clean(text)}
+    assert ForumPost(1, "2", "甲\t乙\n丙", AT, "甲\t乙\n丙").text == "甲\t乙\n丙"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
-from tianshen.core.text import clean
+from tianshen.core.text import clean, odd_char
 
 _set = object.__setattr__
 
@@ -21,7 +21,7 @@ _set = object.__setattr__
 def _cleaned(value: object) -> object:
     """Issue 22 items 3-5: every text an adapter hands out is cleaned here, once, as the
     intake validators clean it (a NUL, a lone surrogate, a control character, \\r\\n)."""
-    return clean(value) if isinstance(value, str) else value
+    return clean(value) if isinstance(value, str) and odd_char(value) else value  # most texts: no regex
 
 
 def _clean_fields(obj: object, names: tuple[str, ...]) -> None:
