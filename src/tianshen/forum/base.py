@@ -13,19 +13,31 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
-from tianshen.core.text import clean
+from tianshen.core.text import clean, odd_char
+
+_set = object.__setattr__
+
+
+def _cleaned(value: object) -> object:
+    """Issue 22 items 3-5: every text an adapter hands out is cleaned here, once, as the
+    intake validators clean it (a NUL, a lone surrogate, a control character, \\r\\n)."""
+    return clean(value) if isinstance(value, str) and odd_char(value) else value  # most texts: no regex
 
 
 def _clean_fields(obj: object, names: tuple[str, ...]) -> None:
-    """Issue 22 items 3-5: every text an adapter hands out is cleaned here, once, as the
-    intake validators clean it (a NUL, a lone surrogate, a control character, \\r\\n)."""
+    """`_cleaned` of each field named: an adapter's subclass, made by its dataclass's own `__init__`."""
     for name in names:
         value = getattr(obj, name)
         if isinstance(value, str):
-            object.__setattr__(obj, name, clean(value))
+            _set(obj, name, clean(value))
 
 
-@dataclass(frozen=True)
+# `ForumPm` and `ForumPost` set their instance dict whole, at once: a frozen dataclass's own
+# `__init__` makes an `object.__setattr__` call a field (~20,000 instructions a view).  A
+# subclass (an adapter's, with more fields) gets its dataclass's `__init__` and `__post_init__`.
+
+
+@dataclass(frozen=True, init=False)
 class ForumPm:
     id: int  # the forum's message id; increases with time on every supported forum
     sender: str
@@ -33,11 +45,15 @@ class ForumPm:
     subject: str
     text: str
 
+    def __init__(self, id: int, sender: str, sent_at: datetime, subject: str, text: str) -> None:
+        _set(self, "__dict__", {"id": id, "sender": _cleaned(sender), "sent_at": sent_at,
+                                "subject": _cleaned(subject), "text": _cleaned(text)})
+
     def __post_init__(self) -> None:
         _clean_fields(self, ("sender", "subject", "text"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ForumPost:
     id: int
     thread_id: str
@@ -47,6 +63,12 @@ class ForumPost:
     edited: bool = False
     position: int = 0  # 1 = the opening post
     original_text: str | None = None  # the first version of an edited post, when the forum shows it
+
+    def __init__(self, id: int, thread_id: str, author: str, posted_at: datetime, text: str,
+                 edited: bool = False, position: int = 0, original_text: str | None = None) -> None:
+        _set(self, "__dict__", {"id": id, "thread_id": thread_id, "author": _cleaned(author),
+                                "posted_at": posted_at, "text": _cleaned(text), "edited": edited,
+                                "position": position, "original_text": _cleaned(original_text)})
 
     def __post_init__(self) -> None:
         _clean_fields(self, ("author", "text", "original_text"))
