@@ -86,7 +86,10 @@ class RulesetSpec(BaseModel):
         if key not in self.texts:
             raise KeyError(f"ruleset {self.id} has no text '{key}'")
         made = _new_text(Text)  # Text(self, key, values) without its __init__'s call (~100 a game)
-        made.spec, made.key, made.values, made._done = self, key, values, None
+        made.spec = self  # (one store a field: a tuple of four packed and unpacked is ~300 more)
+        made.key = key
+        made.values = values
+        made._done = None
         return made
 
     def _plain(self, key: str) -> str:
@@ -195,7 +198,10 @@ class Hot:
         if key not in self.texts:
             raise KeyError(f"ruleset {self.id} has no text '{key}'")
         made = _new_text(Text)
-        made.spec, made.key, made.values, made._done = self.spec, key, values, None
+        made.spec = self.spec
+        made.key = key
+        made.values = values
+        made._done = None
         return made
 
     def role_name(self, role: str) -> str:
