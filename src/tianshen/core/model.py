@@ -14,7 +14,6 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time
-from threading import get_ident
 from typing import Any, Literal
 
 from tianshen.core.clock import DEFAULT_ZONE
@@ -73,7 +72,7 @@ class Player(_Plain):
         log = _writes.get()
         if log is not None:
             log.append((self, name, fields.get(name, _UNSET)))
-        if name == "alive" and (alive := _alive_log()) is not None:
+        if name == "alive" and (alive := _alive_writes.get()) is not None:
             alive.append((self, fields.get(name, _UNSET)))  # the deaths of the fold (`alive_before`)
         fields[name] = value
 
@@ -85,7 +84,7 @@ class Player(_Plain):
         if log is not None:
             for name in values:
                 log.append((self, name, fields.get(name, _UNSET)))
-        if "alive" in values and (alive := _alive_log()) is not None:
+        if "alive" in values and (alive := _alive_writes.get()) is not None:
             alive.append((self, fields.get("alive", _UNSET)))
         fields.update(values)
 
@@ -354,53 +353,25 @@ _writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_w
 
 
 # the `alive` writes `(player, value written over)` of the `Ruleset.apply_in_place` running
-# in this thread: a fold that wrote none has no deaths, and no list of the living is made.
-# Kept in a holder `[log or None, thread id]` set once per thread (and context), not a
-# `ContextVar.set`/`reset` a fold (~1,500 instructions); the thread id because a context
-# copied into another thread (anyio's `to_thread`) carries the holder with it
-_alive_holder: ContextVar[list[Any] | None] = ContextVar("alive_writes", default=None)
-
-
-def alive_holder() -> list[Any]:
-    """This thread's holder of its `alive` log (`[log or None, thread id]`), made when missing."""
-    held = _alive_holder.get()
-    if held is None or held[1] != get_ident():
-        held = [None, get_ident()]
-        _alive_holder.set(held)
-    return held
-
-
-def _alive_log() -> list[tuple[Player, Any]] | None:
-    """The `alive` log running in this thread (None: none)."""
-    held = _alive_holder.get()
-    return held[0] if held is not None and held[1] == get_ident() else None
-
-
-class _AliveWrites:
-    """`get()`: the `alive` log running in this thread, as the `ContextVar` it was gave it."""
-
-    __slots__ = ()
-
-    def get(self) -> list[tuple[Player, Any]] | None:
-        return _alive_log()
-
-
-_alive_writes = _AliveWrites()
+# in this thread: a fold that wrote none has no deaths, and no list of the living is made
+_alive_writes: ContextVar[list[tuple[Player, Any]] | None] = ContextVar("alive_writes", default=None)
 
 
 def watch_alive() -> tuple[list[tuple[Player, Any]], Any]:
     """A new log of the `alive` writes in this thread, and the token to end it (`alive_before`)."""
-    held = alive_holder()
     log: list[tuple[Player, Any]] = []
-    token = held[0]
-    held[0] = log
-    return log, token
+    return log, _alive_writes.set(log)
+
+
+# the log itself, for `Ruleset.apply_in_place`, which begins and ends one at every input
+# without `watch_alive`'s and `alive_before`'s calls: `set`, then `reset` and `alive_logged`
+ALIVE_WRITES = _alive_writes
 
 
 def alive_before(log: list[tuple[Player, Any]], token: Any, players: list[Player]) -> list[bool] | None:
     """The log ended: `players`' `alive` as it was when it began, or None when nothing was
     written (an enclosing log gets the entries too)."""
-    alive_holder()[0] = token
+    _alive_writes.reset(token)
     return alive_logged(log, players) if log else None
 
 
@@ -425,7 +396,7 @@ def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[b
 def _first_alive(log: list[tuple[Player, Any]]) -> dict[int, Any]:
     """Each player's `alive` before the log's first write to it (by the player object's id),
     the log handed on to an enclosing one."""
-    outer = _alive_log()
+    outer = _alive_writes.get()
     if outer is not None:
         outer += log
     first: dict[int, Any] = {}

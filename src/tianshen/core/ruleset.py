@@ -23,6 +23,7 @@ from tianshen.core.flow import REMINDER, Step
 from tianshen.core.grammar import Command, Verbs
 from tianshen.core.intake import answer_pm
 from tianshen.core.model import (
+    ALIVE_WRITES,
     DUE_MOVED,
     DUE_UNKNOWN,
     DeadlineIn,
@@ -38,7 +39,6 @@ from tianshen.core.model import (
     PublicPost,
     Refusal,
     alive_before,
-    alive_holder,
     alive_logged,
     deaths_logged,
     fold_sharing_players,
@@ -743,11 +743,10 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def apply_in_place(self, state: GameState, event: Input) -> Outcome:
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
-        # the deaths: the players' `alive` writes (`core.model.watch_alive`, inline: the log
-        # in this thread's holder), not two lists of the living
+        # the deaths: the players' `alive` writes (`core.model.watch_alive`, inline), not two
+        # lists of the living
         log: list[tuple[Player, Any]] = []
-        held = alive_holder()
-        token, held[0] = held[0], log
+        token = ALIVE_WRITES.set(log)
         players = state.players
         known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
         # A PM or a post moves it only through the phase or a write that says so
@@ -783,7 +782,7 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         except BaseException:
             alive_before(log, token, players)
             raise
-        held[0] = token
+        ALIVE_WRITES.reset(token)
         if log:  # (the same list of players: the deaths from the log alone)
             if outcome.state.players is players:
                 if dead := deaths_logged(log, players):
