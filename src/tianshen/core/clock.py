@@ -195,10 +195,6 @@ def ends_after(t: datetime, hours: float) -> datetime:
     return whole_minute(end) if span[1] else end
 
 
-def after(t: datetime, hours: float) -> datetime:
-    return ends_after(t, hours)
-
-
 class DaySchedule(NamedTuple):
     """A day opened by the dawn post: the vote thread at `vote_opens`, votes until `vote_ends`
     (a named tuple: a frozen dataclass set each field through `object.__setattr__`, ~5 k

@@ -275,8 +275,6 @@ class ClassicSims:
 _STORY = "".join(STORY)
 # a form's text around each of its `{t}` (`target.join(parts)` is `form.format(t=target)`:
 # str.format parses the form at every call, ~1,600 instructions a vote form, ~8,000 the story)
-_STORY_PARTS = tuple(_STORY.split("{t}"))
-_VOTE_PARTS = tuple(tuple(form.split("{t}")) for form in VOTE_FORMS)
 _FILLS: dict[str, tuple[str, ...] | None] = {}  # `_parts` of the forms met (a variant's few)
 _FILLS_MAX = 256
 _UNSEEN = ("",)  # (a form not split yet)
@@ -286,6 +284,18 @@ def _parts(form: str) -> tuple[str, ...] | None:
     """The text around each `{t}` of `form`; None when it has other fields or braces."""
     parts = tuple(form.split("{t}"))
     return None if any("{" in part or "}" in part for part in parts) else parts
+
+
+def _split(form: str) -> tuple[str, ...]:
+    """`_parts` of one of this module's own forms, which have no field but `{t}`."""
+    parts = _parts(form)
+    if parts is None:
+        raise ValueError(f"a simulated player's form with a field other than {{t}}: {form!r}")
+    return parts
+
+
+_STORY_PARTS = _split(_STORY)
+_VOTE_PARTS = tuple(_split(form) for form in VOTE_FORMS)
 
 
 def fill(form: str, target: str) -> str:
