@@ -76,7 +76,7 @@ def answer_pm(spec: RulesetSpec | Hot, state: GameState, pm: PmIn, run: RunComma
             return out, p
     if not refused and not unknown:  # (every command taken: the receipt alone, most PMs)
         lines = "✔ " + done[0] if len(done) == 1 else "✔ " + "\n✔ ".join(done)
-        out.pm(p.name, spec.text("receipt_subject"), spec.later("receipt_ok", lines=lines))
+        out.pm(p.name, spec.text("receipt_subject"), spec.later_of("receipt_ok", {"lines": lines}))
         return out, p
     reply: list[str | Text] = []  # rendered when the answer is read
     if done:

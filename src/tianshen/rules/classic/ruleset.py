@@ -64,28 +64,28 @@ class Classic(ForumGame):
         spec, hot, k = self.spec, self._hot, state.phase.number
         net = self._curse_bless(state)
         dawn = nights.resolve(spec, state, out.log)
-        lines: list[str | Text] = [hot.later("dawn_header", n=k)]  # rendered when the post is read
+        lines: list[str | Text] = [hot.later_of("dawn_header", {"n": k})]  # rendered when the post is read
         for name, cause in dawn.deaths:
             ident = days.identity(spec, state.player(name))
             if cause == "killed":
-                lines.append(hot.later("dawn_killed", name=name, identity=ident))
+                lines.append(hot.later_of("dawn_killed", {"name": name, "identity": ident}))
                 for decl in dawn.published[name]:
                     lines.append("> " + "\n> ".join(decl["text"].split("\n")))
             else:  # 002 束魂: say who was killed by the killers and who by the binder
-                lines.append(hot.later("dawn_bind_death", name=name, identity=ident))
+                lines.append(hot.later_of("dawn_bind_death", {"name": name, "identity": ident}))
         if not dawn.deaths:
-            lines.append(hot.later("dawn_nobody"))
+            lines.append(hot.later_of("dawn_nobody", {}))
         for name in dawn.saved_by_bind:
-            lines.append(hot.later("dawn_saved", name=name))
+            lines.append(hot.later_of("dawn_saved", {"name": name}))
         days.begin_day(spec, state, at, [n for n, _ in dawn.deaths], dawn.saved_by_bind, net)
         state.phase.number = k
         state.data.pop("early_at", None)
         state.data["done"] = []  # /done counts per phase (DECISIONS §0.5)
-        lines.append(hot.later("dawn_footer", n=k, vote_at=show_for(state, days.ts(state.data["day"]["vote_opens_at"]))))
+        lines.append(hot.later_of("dawn_footer", {"n": k, "vote_at": show_for(state, days.ts(state.data["day"]["vote_opens_at"]))}))
         out.post(MAIN, Lines("\n\n", lines))
         for diviner, target, yes in dawn.answers:
             out.pm(diviner, hot.text("divine_subject"),
-                   hot.later("divine_answer", night=k - 1, target=target, answer="是" if yes else "不是"))
+                   hot.later_of("divine_answer", {"night": k - 1, "target": target, "answer": "是" if yes else "不是"}))
         plagiarism.answers(spec, state, out)  # C13: yesterday's extra question
         if not self.announce_victory(state, at, out):
             plagiarism.draw(spec, state, out)  # C13: today's extra question, drawn after the deaths

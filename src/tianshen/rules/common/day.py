@@ -20,7 +20,7 @@ from tianshen.core.clock import show as show_time
 from tianshen.core.deaths import die
 from tianshen.core.model import GameState, Player, peek, put
 from tianshen.core.names import seat_names
-from tianshen.core.spec import RulesetSpec, Text
+from tianshen.core.spec import Hot, RulesetSpec, Text
 from tianshen.core.tally import DELEGATED, POST, DayTally, TallyRow, ballot, ballots_of
 from tianshen.core.tally import row as tally_row
 from tianshen.core.vote_post import resolve_name
@@ -235,7 +235,7 @@ def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, s
                     (executed,) if executed else ())
 
 
-def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: DayTally) -> list[str | Text]:
+def describe(hot: Hot, state: GameState, votes: dict[str, str], count: DayTally) -> list[str | Text]:
     """The result post's table, rendered from the ballot's tally: one row per candidate,
     count, voters, and curse/bless where visible."""
     d = day(state)
@@ -245,12 +245,12 @@ def describe(spec: RulesetSpec, state: GameState, votes: dict[str, str], count: 
     for v, t in votes.items():
         mark = "（委托）" if v in delegating and v not in posted[0] and v not in posted[1] else ""
         by_target.setdefault(t, []).append(v + mark)
-    later = spec.hot().later  # (a plain object's: a line a voted-for player)
-    lines: list[str | Text] = [later("tally_columns")]  # rendered when the post is read
+    later = hot.later_of  # (a line a voted-for player)
+    lines: list[str | Text] = [later("tally_columns", {})]  # rendered when the post is read
     for row in count.rows:
         who = by_target.get(row.name, ())
-        lines.append(later("tally_line", name=row.name, count=row.total, voters="、".join(who) or "—",
-                           note=row.modifier or " "))
+        lines.append(later("tally_line", {"name": row.name, "count": row.total, "voters": "、".join(who) or "—",
+                                          "note": row.modifier or " "}))
     return lines if len(lines) > 1 else []
 
 

@@ -147,8 +147,8 @@ class ForumGame(Ruleset):
         state.phase.step = "vote"
         d = peek(state.data, "day")  # read only: not `apply`'s copy
         barred = "、".join(d["cannot_vote"]) or "无"
-        out.post(f"vote:{k}", self._hot.later("vote_thread", n=k, ends=show_for(state, days.ts(d["vote_ends_at"])),
-                                               barred=barred, candidates=self._roster_alive(state)),
+        out.post(f"vote:{k}", self._hot.later_of("vote_thread", {"n": k, "ends": show_for(state, days.ts(d["vote_ends_at"])),
+                                                  "barred": barred, "candidates": self._roster_alive(state)}),
                  title=self._hot.text("vote_thread_title", n=k))
 
     def _roster_alive(self, state: GameState) -> str:
@@ -169,7 +169,7 @@ class ForumGame(Ruleset):
         count = days.day_tally(spec, state, "main", votes, result, missing, with_modifiers=True,
                                executed=left[0] if len(left) == 1 else None)
         record_tally(out.log, line, count)
-        lines = [hot.later("tally_header", n=k)] + days.describe(spec, state, votes, count)
+        lines = [hot.later_of("tally_header", {"n": k})] + days.describe(hot, state, votes, count)
         if len(top) > 1:
             days.remove_non_voters(spec, state, missing, lines, out.notes)
             top = [c for c in top if state.player(c).alive]
@@ -203,7 +203,7 @@ class ForumGame(Ruleset):
         count = days.day_tally(spec, state, "ld", votes, result, missing, with_modifiers=False,
                                executed=days.ld_executed(state, missing))
         record_tally(out.log, f"life-death vote: {result.counts}, no vote {missing}", count)
-        lines = [hot.later("ld_header")] + days.describe(spec, state, votes, count)
+        lines = [hot.later_of("ld_header", {})] + days.describe(hot, state, votes, count)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
         # A candidate removed for not voting in the 生死投票 is out of the game (see _close_main_vote).
         d["candidates"] = [c for c in d["candidates"] if state.player(c).alive]
@@ -269,15 +269,15 @@ class ForumGame(Ruleset):
         if executed:
             p = state.player(executed)
             die(state, p, "executed")
-            lines.append(hot.later("executed", name=executed, identity=days.identity(spec, p)))
+            lines.append(hot.later_of("executed", {"name": executed, "identity": days.identity(spec, p)}))
         else:
-            lines.append(hot.later("nobody_executed"))
+            lines.append(hot.later_of("nobody_executed", {}))
         self._on_day_end(state, executed, lines, out)
         days.remove_non_voters(spec, state, missing, lines, out.notes)
         if self.announce_victory(state, at, out, lines):
             return
         self._begin_night(state, k + 1, at)
-        lines.append(hot.later("night_start", n=k + 1, ends=show_for(state, state.phase.ends_at)))
+        lines.append(hot.later_of("night_start", {"n": k + 1, "ends": show_for(state, state.phase.ends_at)}))
         out.post(MAIN, Lines("\n", lines))
 
     # ---- victory --------------------------------------------------------------------
