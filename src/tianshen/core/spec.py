@@ -162,12 +162,13 @@ class RulesetSpec(BaseModel):
 
 
 class Hot:
-    """The texts, title and role names of one spec on a plain object (issue 37): every read of
-    a pydantic model's attribute goes through its `__getattr__` hook (~450 instructions, ~60
-    here).  A spec is not changed after it is loaded (`for_gm` copies; a GM's edited file is
-    a new spec, so a new `Hot`); its texts dict is the spec's own."""
+    """The texts, title, factions, timing and role names of one spec on a plain object (issue
+    37): every read of a pydantic model's attribute goes through its `__getattr__` hook (~450
+    instructions, ~60 here).  A spec is not changed after it is loaded (`for_gm` copies; a GM's
+    edited file is a new spec, so a new `Hot`); its texts, factions and timing are the spec's own."""
 
-    __slots__ = ("spec", "id", "title", "gm_account", "texts", "plain", "names", "role_factions", "_descriptions")
+    __slots__ = ("spec", "id", "title", "gm_account", "texts", "factions", "timing", "plain", "names", "role_factions",
+                 "_descriptions")
 
     def __init__(self, spec: RulesetSpec) -> None:
         self.spec = spec
@@ -175,6 +176,8 @@ class Hot:
         self.title = spec.title
         self.gm_account = spec.gm_account
         self.texts = spec.texts
+        self.factions = spec.factions
+        self.timing = spec.timing
         derived = spec.__pydantic_private__["_derived"]
         plain = derived.get("spec.plain_texts")  # (one table with `RulesetSpec._plain`)
         if plain is None:

@@ -83,13 +83,13 @@ def valid_kills(spec: RulesetSpec, state: GameState, log: list[str]) -> list[Kil
 
 
 def guards(spec: RulesetSpec, state: GameState, x: int | None | bool = False,
-           commoners: list[Player] | None = None) -> Protection:
+           commoners: list[Player] | None = None, binds: tuple[Ability, ...] | None = None) -> Protection:
     """Tonight's protection, computed once: every ability whose `protects` is `bind` (002 束魂,
     or a variant's guard built on it) registers its group's target; the commoners' prayers
     register whom they protect (002 祈祷, C11; `x`: the prayer threshold when known,
-    `commoners` the living commoners when listed)."""
+    `commoners` the living commoners when listed, `binds` the spec's `_binds` when read)."""
     prot = Protection()
-    for ability in _binds(spec):
+    for ability in _binds(spec) if binds is None else binds:
         for group in groups_holding(spec, state, ability.roles):
             prot.add("bind", group, group_target(spec, state, ability.id, group), ability.id)
     for name in sorted(protected(spec, state, x, commoners)):
@@ -121,7 +121,8 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     commoners = living_commoners(state)  # (listed once: the threshold and the prayers)
     counts = len(commoners), len(living_killers(state))
     x = prayer_threshold(state, counts)
-    guard = guards(spec, state, x, commoners)
+    binds = _binds(spec)  # (read once a dawn: a spec's method and its private dict are pydantic's reads)
+    guard = guards(spec, state, x, commoners, binds)
     prot = guard.protected("prayer")
     note(log, f"prayer threshold x = {x} ({counts[0]} commoners / {counts[1]} killers); protected: "
          f"{sorted(prot) or 'nobody'}", *(["prayer_protected"] if prot else []))
@@ -150,7 +151,7 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
             dead[target] = "killed"
             dawn.published[target] = [k.decl for k in ks]  # C7: all declarations of a kill that succeeded
 
-    for key, bound_by, after in _streaks(spec, state, guard):
+    for key, bound_by, after in _streaks(spec, state, guard, binds):
         bind_death = advance_bind_streak(state, key, bound_by, set(by_target), log, after)
         if bind_death and bind_death not in dead:
             dead[bind_death] = "binder"  # C10: prayer does not stop a bind failure in 002
@@ -163,12 +164,13 @@ def resolve(spec: RulesetSpec, state: GameState, log: list[str]) -> Dawn:
     return dawn
 
 
-def _streaks(spec: RulesetSpec, state: GameState, guard: Protection) -> list[tuple[str, str | None, int]]:
+def _streaks(spec: RulesetSpec, state: GameState, guard: Protection,
+             binds: tuple[Ability, ...]) -> list[tuple[str, str | None, int]]:
     """(streak key, tonight's target) of every bind group whose ability fails when it binds the
     same player two nights running (`fails_after` in its TOML: 002 束魂).  002's binder keeps
     `bind_streak`; another group holding such an ability keeps its own."""
     out: list[tuple[str, str | None, int]] = []
-    for ability in _binds(spec):
+    for ability in binds:
         if not ability.get("fails_after"):
             continue
         for group in groups_holding(spec, state, ability.roles):

@@ -66,7 +66,7 @@ class Classic(ForumGame):
         dawn = nights.resolve(spec, state, out.log)
         lines: list[str | Text] = [hot.later_of("dawn_header", {"n": k})]  # rendered when the post is read
         for name, cause in dawn.deaths:
-            ident = days.identity(spec, state.player(name))
+            ident = days.identity(hot, state.player(name))
             if cause == "killed":
                 lines.append(hot.later_of("dawn_killed", {"name": name, "identity": ident}))
                 for decl in dawn.published[name]:
@@ -77,7 +77,7 @@ class Classic(ForumGame):
             lines.append(hot.later_of("dawn_nobody", {}))
         for name in dawn.saved_by_bind:
             lines.append(hot.later_of("dawn_saved", {"name": name}))
-        days.begin_day(spec, state, at, [n for n, _ in dawn.deaths], dawn.saved_by_bind, net)
+        days.begin_day(hot, state, at, [n for n, _ in dawn.deaths], dawn.saved_by_bind, net)
         state.phase.number = k
         state.data.pop("early_at", None)
         state.data["done"] = []  # /done counts per phase (DECISIONS §0.5)

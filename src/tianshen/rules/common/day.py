@@ -42,7 +42,7 @@ def ts(value: str) -> datetime:
     return parse(value)
 
 
-def begin_day(spec: RulesetSpec, state: GameState, at: datetime, night_dead: list[str], saved: list[str],
+def begin_day(spec: RulesetSpec | Hot, state: GameState, at: datetime, night_dead: list[str], saved: list[str],
               net: dict[str, int]) -> None:
     schedule = PhaseClock(spec.timing).day(at)
     state.phase.kind, state.phase.step = "day", "discussion"
@@ -210,7 +210,7 @@ def close_ballot(state: GameState, kind: str) -> tuple[dict[str, str], list[str]
     return votes, missing
 
 
-def day_tally(spec: RulesetSpec, state: GameState, kind: str, votes: dict[str, str], result: Tally,
+def day_tally(spec: RulesetSpec | Hot, state: GameState, kind: str, votes: dict[str, str], result: Tally,
               missing: list[str], with_modifiers: bool, executed: str | None = None) -> DayTally:
     """The count of one ballot as its result post shows it (issue 34): the rows in the post's
     order, curse/bless only where visible (001 §2.5–2.6), every counted ballot and how it came."""
@@ -254,7 +254,7 @@ def describe(hot: Hot, state: GameState, votes: dict[str, str], count: DayTally)
     return lines if len(lines) > 1 else []
 
 
-def modifier_note(spec: RulesetSpec, net: int, raw: int) -> str:
+def modifier_note(spec: RulesetSpec | Hot, net: int, raw: int) -> str:
     """A curse shows when it applied; a bless only when it reduced a non-zero count (B28)."""
     if net > 0:
         return spec.text("curse_note")
@@ -325,7 +325,7 @@ def remove_non_voters(spec: RulesetSpec, state: GameState, missing: list[str], o
         notes.append(spec.text("note_removed_no_vote", name=name))
 
 
-def identity(spec: RulesetSpec, p: Player) -> str:
+def identity(spec: RulesetSpec | Hot, p: Player) -> str:
     """Deaths show only 杀手 or 平民 (001 §5.1, B20)."""
     return spec.factions[p.faction]
 

@@ -166,7 +166,7 @@ class ForumGame(Ruleset):
         # neither a 生死投票 candidate nor executed a second time.  (Gap in DECISIONS:
         # if one tied player is left he is the unique top; if none, nobody is executed.)
         left = [c for c in top if state.player(c).alive and c not in missing] if len(top) > 1 else top
-        count = days.day_tally(spec, state, "main", votes, result, missing, with_modifiers=True,
+        count = days.day_tally(hot, state, "main", votes, result, missing, with_modifiers=True,
                                executed=left[0] if len(left) == 1 else None)
         record_tally(out.log, line, count)
         lines = [hot.later_of("tally_header", {"n": k})] + days.describe(hot, state, votes, count)
@@ -200,7 +200,7 @@ class ForumGame(Ruleset):
         votes, missing = days.close_ballot(state, "ld")
         d["ld_votes"] = votes
         result, _ = days.ld_tally(state)
-        count = days.day_tally(spec, state, "ld", votes, result, missing, with_modifiers=False,
+        count = days.day_tally(hot, state, "ld", votes, result, missing, with_modifiers=False,
                                executed=days.ld_executed(state, missing))
         record_tally(out.log, f"life-death vote: {result.counts}, no vote {missing}", count)
         lines = [hot.later_of("ld_header", {})] + days.describe(hot, state, votes, count)
@@ -269,7 +269,7 @@ class ForumGame(Ruleset):
         if executed:
             p = state.player(executed)
             die(state, p, "executed")
-            lines.append(hot.later_of("executed", {"name": executed, "identity": days.identity(spec, p)}))
+            lines.append(hot.later_of("executed", {"name": executed, "identity": days.identity(hot, p)}))
         else:
             lines.append(hot.later_of("nobody_executed", {}))
         self._on_day_end(state, executed, lines, out)
