@@ -150,7 +150,7 @@ class ClassicSims:
             chosen[group] = pick(rng, victims).name
         target = chosen[group]
         form = fill(pick(rng, self._forms.get((state.variant, p.role)) or self.forms(state, p)), target)
-        self.board.pm(p.name, self.gm, form + "\n" + declaration(target, rng), subject="行动")
+        self.board.pm(p.name, self.gm, form + "\n" + declaration(target, rng), "行动")  # (the subject: no keyword)
 
     def _power(self, state: GameState, p: Player, alive: list[Player], chosen: dict[str, str],
                rng: random.Random) -> None:
@@ -174,7 +174,7 @@ class ClassicSims:
         if role == "binder":
             self.last_bind = target
         forms = self._forms.get((state.variant, role)) or self.forms(state, p)
-        self.board.pm(name, self.gm, fill(pick(rng, forms), target), subject="行动")
+        self.board.pm(name, self.gm, fill(pick(rng, forms), target), "行动")
 
     def _anyone_but(self, rng: random.Random, alive: list[Player], p: Player) -> Player:
         """`pick(rng, [q for q in alive if q.name != p.name] or alive)`, the same draw, without
@@ -200,7 +200,7 @@ class ClassicSims:
         for name in dead:
             suspects = [p.name for p in state.players if p.alive]
             if suspects and rng.random() < 0.7:
-                self.board.pm(name, self.gm, f"指控 {pick(rng, suspects)}", subject="遗言")
+                self.board.pm(name, self.gm, f"指控 {pick(rng, suspects)}", "遗言")
 
     def vote(self, state: GameState, thread_id: str) -> None:
         rng = self._rng(state, "vote")

@@ -34,7 +34,7 @@ T = TypeVar("T")
 # a board's ids, `str(n)` made once (an int's decimal text is made anew by every `str`; a
 # classic_10 game writes about 50 inputs, an n_lives 7p game about 150)
 _IDS = tuple(str(n) for n in range(1024))
-_new, _pm_init, _post_init = object.__new__, PmIn.__init__, PostIn.__init__
+_new, _pm_init, _post_init, _deadline_init = object.__new__, PmIn.__init__, PostIn.__init__, DeadlineIn.__init__
 
 
 class CoreBoard:
@@ -218,7 +218,8 @@ class Game:
             if limit is None:
                 return dl
             at = limit
-            event = DeadlineIn(id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind)  # type: ignore[union-attr]
+            event = _new(DeadlineIn)  # (as the board makes its inputs)
+            _deadline_init(event, id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind)  # type: ignore[union-attr]
             if own:
                 outcome = apply(self.state, event)
                 outcomes.append(outcome)
