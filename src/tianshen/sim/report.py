@@ -100,10 +100,13 @@ def _count_announcements(spec: RulesetSpec, keys: list[str], strings: list[str],
     wanted = _announcements(spec)
     if not wanted:
         return
-    said = Counter(keys).get  # (a Counter's missing key called its Python `__missing__`)
+    said = dict.fromkeys([key for key, _, _, _ in wanted], 0)  # only the wanted keys counted: a
+    for key in keys:  # Counter of every key cost twice this loop (~43 K instructions a game)
+        if key in said:
+            said[key] += 1
     every = "\0".join(strings)  # an announcement not in the game's strings is looked for in none
     for key, name, literal, rx in wanted:
-        n = said(key)
+        n = said[key]
         if n:
             counters[name] = counters.get(name, 0) + n
         if literal in every:
