@@ -115,7 +115,7 @@ class GameDriver:
         """Sign the game up and start it at once (`alone`: see `self.alone`)."""
         made: list[tuple[GameDriver, _Deal]] = []
 
-        def deal(record: GameRecord, dealt: Outcome, ruleset: Ruleset) -> Step:
+        def deal(record: GameRecord, dealt: Outcome, ruleset: Ruleset, setup: GameSetup) -> Step:
             """The deal's step, written in the sign-up's own transaction (issue 37: one commit
             fewer; a game is signed up and dealt, or neither)."""
             driver = cls(store, forum, record.id, on_step, record=record, ruleset=ruleset)
@@ -125,7 +125,7 @@ class GameDriver:
             driver.sender.none_opened(record.id)
             driver._fresh, driver.trust_cache = True, True  # the deal's commit is the newest: not read back
             driver._record = None
-            made[:] = [(driver, driver._deal(record, dealt))]  # the deal tried at sign-up is the deal
+            made[:] = [(driver, driver._deal(record, dealt, setup=setup))]  # the deal tried at sign-up is the deal
             return made[0][1].step
 
         cls._register(store, name, variant, setup, deal=deal)
@@ -147,12 +147,12 @@ class GameDriver:
     @staticmethod
     def _register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "",
                   signed_up_at: datetime | None = None,
-                  deal: Callable[[GameRecord, Outcome, Ruleset], Step] | None = None
+                  deal: Callable[[GameRecord, Outcome, Ruleset, GameSetup], Step] | None = None
                   ) -> tuple[int, Outcome, Ruleset]:
         """`register`, the deal it tried (the same `start` would make: setup and seed
         alike) and the ruleset it tried it with (the game's: its id and config as stored).
-        `deal`: the deal's step from the game's row as written, the deal tried and the
-        ruleset, written in the sign-up's transaction (`create`)."""
+        `deal`: the deal's step from the game's row as written, the deal tried, the ruleset
+        and the setup, written in the sign-up's transaction (`create`)."""
         from tianshen.core.rng import new_salt
         from tianshen.specs import game_file, shared_spec
 
@@ -168,10 +168,10 @@ class GameDriver:
         ruleset = game_ruleset(spec.id, config)
         dealt = ruleset.setup(setup)
         def signed(game_id: int) -> Step:
-            assert deal is not None  # the config as the store gives it back (a JSON round trip)
+            assert deal is not None  # (the config is JSON's own types, as the store gives it back)
             return deal(GameRecord(id=game_id, name=name, ruleset=spec.id, seed=setup.seed, status="new",
                                    phase_label="setup", deadline_at=setup.start, winner=None, state_json="{}",
-                                   config=json.loads(json.dumps(config)), board=board, step_seq=0), dealt, ruleset)
+                                   config=config, board=board, step_seq=0), dealt, ruleset, setup)
 
         game_id = store.create_game(
             name=name, ruleset=spec.id, seed=setup.seed, config=config,
@@ -215,12 +215,13 @@ class GameDriver:
         self._dealt(seq, deal, send)
         return deal.outcome
 
-    def _deal(self, record: GameRecord, dealt: Outcome | None = None, at: datetime | None = None) -> _Deal:
+    def _deal(self, record: GameRecord, dealt: Outcome | None = None, at: datetime | None = None,
+              setup: GameSetup | None = None) -> _Deal:
         """The deal's step on the game's row as `record` has it (`start`; `create` writes it
-        in the sign-up's transaction)."""
+        in the sign-up's transaction, with the `setup` its config was made from)."""
         if record.status != "new":
             raise ValueError(f"game {record.name} has already started")
-        setup = GameSetup.model_validate(record.config["setup"])
+        setup = setup or GameSetup.model_validate(record.config["setup"])
         if at is not None:
             setup = setup.model_copy(update={"start": at})
         marks = self._old_marks() if self.reads_pms or self.watch_board else {}
