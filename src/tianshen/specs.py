@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -54,11 +55,29 @@ def find_by_id(variant: str) -> Path | None:
     name = f"{variant}.toml"
     for d in _dirs():
         file = os.path.join(d, name)
-        if os.path.isfile(file):
-            if os.path.islink(file):  # (seldom) a link: where it leads now
-                return Path(file).resolve()
-            return Path(_real_dir(d), name)
+        try:
+            mode = os.lstat(file).st_mode  # (one system call: a regular file, else a link or nothing)
+        except OSError:
+            continue
+        if stat.S_ISREG(mode):
+            return _file_path(d, name)
+        if stat.S_ISLNK(mode) and os.path.isfile(file):  # (seldom) a link: where it leads now
+            return Path(file).resolve()
     return None
+
+
+_paths: dict[tuple[str, str], Path] = {}  # (absolute directory, file name) -> its real path
+
+
+def _file_path(d: str, name: str) -> Path:
+    """`Path(_real_dir(d), name)`, one object per file and process (made and hashed once:
+    `shared_spec` keys its cache by it)."""
+    found = _paths.get((d, name))
+    if found is None:
+        found = Path(_real_dir(d), name)
+        if os.path.isabs(d):  # (a relative one depends on the current directory)
+            _paths[d, name] = found
+    return found
 
 
 _real: dict[str, str] = {}  # a rulesets directory as given -> its real path
@@ -152,8 +171,8 @@ def _read(path: Path, files: list[Path] | None = None) -> dict[str, Any]:
 
 
 def _version(path: Path) -> tuple[int, int]:
-    stat = path.stat()
-    return stat.st_mtime_ns, stat.st_size
+    found = path.stat()
+    return found.st_mtime_ns, found.st_size
 
 
 def _toml(path: Path) -> dict[str, Any]:

@@ -163,7 +163,9 @@ def _cells_at_once(rows: list[str], r: Renderer) -> list[list[str]]:
     out = []
     for row in r.escape("\n".join(rows)).split("\n"):
         cells = [c.strip() for c in row[1:-1].split("|")]
-        out.append([_BOLD.sub(lambda m: r.bold(m.group(1)), c) if "**" in c else c for c in cells])
+        if "**" in row:  # (most rows have no bold: their cells are not looked at again)
+            cells = [_BOLD.sub(lambda m: r.bold(m.group(1)), c) if "**" in c else c for c in cells]
+        out.append(cells)
     return out
 
 

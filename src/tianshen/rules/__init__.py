@@ -51,8 +51,7 @@ def family_class(name: str) -> type[Ruleset]:
 
 def load_ruleset(variant: str) -> Ruleset:
     """`variant`: an id found in tianshen.specs.rulesets_dirs(), or the path of a .toml file."""
-    spec: RulesetSpec = load_spec(variant)
-    return family_class(spec.ruleset)(spec)
+    return _built(load_spec(variant))
 
 
 def game_spec(ruleset: str, config: Mapping[str, Any]) -> RulesetSpec:
@@ -64,9 +63,14 @@ def game_spec(ruleset: str, config: Mapping[str, Any]) -> RulesetSpec:
 
 def game_ruleset(ruleset: str, config: Mapping[str, Any]) -> Ruleset:
     """The ruleset of a stored game (see game_spec), telling players to PM the game's GM
-    account (issue 31 item 2: the name fixed at sign-up, GameSetup.gm_account)."""
+    account (issue 31 item 2: the name fixed at sign-up, GameSetup.gm_account).  Made once
+    per shared spec and GM account, and shared like the spec (issue 37: a ruleset is not
+    changed once made; a GM's edit of the file gives a new spec, so a new one)."""
     spec = game_spec(ruleset, config)
     setup = config.get("setup")
-    if isinstance(setup, Mapping) and setup.get("gm_account"):
-        spec = spec.for_gm(str(setup["gm_account"]))
+    account = str(setup["gm_account"]) if isinstance(setup, Mapping) and setup.get("gm_account") else None
+    return spec.derived(f"rules.game_ruleset:{account}", lambda s: _built(s.for_gm(account) if account else s))
+
+
+def _built(spec: RulesetSpec) -> Ruleset:
     return family_class(spec.ruleset)(spec)

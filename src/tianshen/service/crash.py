@@ -15,20 +15,29 @@ import os
 import signal
 
 _passed = 0
-_read_by: int | None = None  # the process that read the variables (a forked child reads them again)
+_read_yet = False  # the variables read by this process (a forked child reads them again)
 _TARGET: str | None = None
 _TRACE: str | None = None  # every point passed, a line each
 
 
 def _read() -> None:
-    global _read_by, _TARGET, _TRACE
+    global _read_yet, _TARGET, _TRACE
     _TARGET, _TRACE = os.environ.get("TIANSHEN_CRASH_AT"), os.environ.get("TIANSHEN_CRASH_TRACE")
-    _read_by = os.getpid()
+    _read_yet = True
+
+
+def _forked() -> None:
+    global _read_yet
+    _read_yet = False
+
+
+# a child is told it was forked, rather than each point asking `os.getpid()` (a system call)
+os.register_at_fork(after_in_child=_forked)
 
 
 def point(name: str) -> None:
     """A place where the process may be killed (for tests that kill the daemon)."""
-    if _read_by != os.getpid():
+    if not _read_yet:
         _read()
     if not _TARGET and not _TRACE:
         return

@@ -27,6 +27,7 @@ from tianshen.core.clock import duration
 from tianshen.core.fold import steps
 from tianshen.core.model import DeadlineIn, GameState, GmIn, Input, Outcome, PmIn, PostIn
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset
+from tianshen.core.spec import RulesetSpec
 from tianshen.forum.base import Forum, ForumError, ForumPm, ForumPost, LoginRefused
 from tianshen.gmwords import without_citations
 from tianshen.rules import game_ruleset
@@ -99,6 +100,7 @@ class GameDriver:
         # copy of `_run_from`, the state it started from (committed, never changed)
         self._deferred: list[tuple[int, str, Input, Outcome, Step]] | None = None
         self._run_from: GameState | None = None
+        self._rows: tuple[GameState, list[tuple]] | None = None  # a state and its players' rows (`_player_changes`)
         self.late_window_policy = "extend"  # issue 22 item 7: "extend" or "none" ([run] late_window)
         self.late_window_grace = timedelta(minutes=10)  # later than this, the window is extended
         self._window_open: bool | None = None  # a window's opening not yet checked (None: unknown)
@@ -111,11 +113,12 @@ class GameDriver:
 
     @classmethod
     def create(cls, store: Store, forum: Forum, name: str, variant: str, setup: GameSetup,
-               on_step: StepHook | None = None, alone: bool = False) -> GameDriver:
-        """Sign the game up and start it at once (`alone`: see `self.alone`)."""
+               on_step: StepHook | None = None, alone: bool = False, spec: RulesetSpec | None = None) -> GameDriver:
+        """Sign the game up and start it at once (`alone`: see `self.alone`; `spec`: the
+        variant's shared spec when the caller has just had it from `shared_spec`)."""
         made: list[tuple[GameDriver, _Deal]] = []
 
-        def deal(record: GameRecord, dealt: Outcome, ruleset: Ruleset) -> Step:
+        def deal(record: GameRecord, dealt: Outcome, ruleset: Ruleset, setup: GameSetup) -> Step:
             """The deal's step, written in the sign-up's own transaction (issue 37: one commit
             fewer; a game is signed up and dealt, or neither)."""
             driver = cls(store, forum, record.id, on_step, record=record, ruleset=ruleset)
@@ -125,10 +128,10 @@ class GameDriver:
             driver.sender.none_opened(record.id)
             driver._fresh, driver.trust_cache = True, True  # the deal's commit is the newest: not read back
             driver._record = None
-            made[:] = [(driver, driver._deal(record, dealt))]  # the deal tried at sign-up is the deal
+            made[:] = [(driver, driver._deal(record, dealt, setup=setup))]  # the deal tried at sign-up is the deal
             return made[0][1].step
 
-        cls._register(store, name, variant, setup, deal=deal)
+        cls._register(store, name, variant, setup, deal=deal, spec=spec)
         driver, dealt = made[0]
         driver._dealt(1, dealt)  # (the first seq of a game)
         driver.trust_cache = False
@@ -147,18 +150,18 @@ class GameDriver:
     @staticmethod
     def _register(store: Store, name: str, variant: str, setup: GameSetup, board: str = "",
                   signed_up_at: datetime | None = None,
-                  deal: Callable[[GameRecord, Outcome, Ruleset], Step] | None = None
-                  ) -> tuple[int, Outcome, Ruleset]:
+                  deal: Callable[[GameRecord, Outcome, Ruleset, GameSetup], Step] | None = None,
+                  spec: RulesetSpec | None = None) -> tuple[int, Outcome, Ruleset]:
         """`register`, the deal it tried (the same `start` would make: setup and seed
         alike) and the ruleset it tried it with (the game's: its id and config as stored).
-        `deal`: the deal's step from the game's row as written, the deal tried and the
-        ruleset, written in the sign-up's transaction (`create`)."""
+        `deal`: the deal's step from the game's row as written, the deal tried, the ruleset
+        and the setup, written in the sign-up's transaction (`create`)."""
         from tianshen.core.rng import new_salt
         from tianshen.specs import game_file, shared_spec
 
         if setup.salt is None:
             setup = setup.model_copy(update={"salt": new_salt()})
-        spec = shared_spec(variant)  # `variant`: an id or a .toml file
+        spec = spec or shared_spec(variant)  # `variant`: an id or a .toml file
         config: dict[str, object] = {"setup": setup.model_dump(mode="json")}
         if file := game_file(variant, spec):
             config["ruleset_file"] = file  # reloaded from this file, not by id (GameDriver.__init__)
@@ -168,10 +171,10 @@ class GameDriver:
         ruleset = game_ruleset(spec.id, config)
         dealt = ruleset.setup(setup)
         def signed(game_id: int) -> Step:
-            assert deal is not None  # the config as the store gives it back (a JSON round trip)
+            assert deal is not None  # (the config is JSON's own types, as the store gives it back)
             return deal(GameRecord(id=game_id, name=name, ruleset=spec.id, seed=setup.seed, status="new",
                                    phase_label="setup", deadline_at=setup.start, winner=None, state_json="{}",
-                                   config=json.loads(json.dumps(config)), board=board, step_seq=0), dealt, ruleset)
+                                   config=config, board=board, step_seq=0), dealt, ruleset, setup)
 
         game_id = store.create_game(
             name=name, ruleset=spec.id, seed=setup.seed, config=config,
@@ -215,12 +218,13 @@ class GameDriver:
         self._dealt(seq, deal, send)
         return deal.outcome
 
-    def _deal(self, record: GameRecord, dealt: Outcome | None = None, at: datetime | None = None) -> _Deal:
+    def _deal(self, record: GameRecord, dealt: Outcome | None = None, at: datetime | None = None,
+              setup: GameSetup | None = None) -> _Deal:
         """The deal's step on the game's row as `record` has it (`start`; `create` writes it
-        in the sign-up's transaction)."""
+        in the sign-up's transaction, with the `setup` its config was made from)."""
         if record.status != "new":
             raise ValueError(f"game {record.name} has already started")
-        setup = GameSetup.model_validate(record.config["setup"])
+        setup = setup or GameSetup.model_validate(record.config["setup"])
         if at is not None:
             setup = setup.model_copy(update={"start": at})
         marks = self._old_marks() if self.reads_pms or self.watch_board else {}
@@ -290,6 +294,7 @@ class GameDriver:
         read again, and it may have queued messages."""
         self._cached = None
         self._state_at = None
+        self._rows = None
         self._marks = None
         self._window = None
         self._texts = None
@@ -442,7 +447,7 @@ class GameDriver:
         `_commit_deferred`)."""
         new = outcome.state
         dl = self.next_deadline(new)
-        players, changed = _changed_players(state, new) if whole else (None, None)
+        players, changed = self._player_changes(state, new) if whole else (None, None)
         # no payload when the inbound row says all of the input (issue 37: stored once, made when read)
         payload = None if inbound is not None and row_says(event, inbound) else event.model_dump_json()
         return Step(inbound=inbound, event_kind=event.type, event_payload=payload,
@@ -450,6 +455,16 @@ class GameDriver:
                     status="over" if new.phase.kind == "over" else "running", deadline_at=dl.at if dl else None,
                     winner=new.winner, players=players, players_changed=changed,
                     outbox=self._marked(_outbox(outcome) + self._notes(outcome)), at=event.at, marks=marks or {})
+
+    def _player_changes(self, old: GameState, new: GameState) -> tuple[list[dict] | None, list[str] | None]:
+        """`_changed_players`; the rows of `old` not made again when they were made for that
+        very object (the committed state is never changed in place: a run folds a copy), and
+        those of `new` kept for the step after it (issue 37)."""
+        kept = self._rows
+        before = kept[1] if kept is not None and kept[0] is old else _rows_of(old)
+        rows = _rows_of(new)
+        self._rows = (new, rows)
+        return _compared(before, rows)
 
     def _fold(self, event: Input, inbound: InboundRecord | None, marks: dict[str, str] | None) -> Outcome | None:
         state = self._current()
@@ -550,7 +565,7 @@ class GameDriver:
         last, newest = batch[-1][4], self._current()  # the run's own state (rebuilt when a fold failed)
         end = first_seq + len(batch)
         last.state_json = None if self._state_behind(newest, end) else newest.model_dump_json()
-        last.players, last.players_changed = _changed_players(first_state, newest)
+        last.players, last.players_changed = self._player_changes(first_state, newest)
         lead = self._changed({**self._unsaved, **(marks or {}), **first.marks})  # the steps' own marks win
         try:
             seq = self.store.commit_step(
@@ -1062,7 +1077,15 @@ def _changed_players(old: GameState, new: GameState) -> tuple[list[dict] | None,
     """The players' rows when a step changed them (None: the stored rows still hold), and
     the names of the seats changed when the seats are the same (None: write them all).
     Compared as tuples; the rows made only when written (issue 37)."""
-    rows, before = [_row_values(p) for p in new.players], [_row_values(p) for p in old.players]
+    return _compared(_rows_of(old), _rows_of(new))
+
+
+def _rows_of(state: GameState) -> list[tuple]:
+    return [_row_values(p) for p in state.players]
+
+
+def _compared(before: list[tuple], rows: list[tuple]) -> tuple[list[dict] | None, list[str] | None]:
+    """`_changed_players` of the two states' rows as tuples."""
     if rows == before:
         return None, None
     dicts = [dict(zip(_ROW, r, strict=True)) for r in rows]

@@ -125,7 +125,7 @@ def rehearse(variant: str, seed: int, db_url: str, name: str | None = None,
     setup = GameSetup(seats=default_seats(players), seed=seed, salt=derived_salt(seed), start=start)
     # an id or a file (issue 13 item 11); on its own board: no PM names its game, whatever
     # else the database holds
-    driver = GameDriver.create(store, forum, name, variant, setup, alone=True)
+    driver = GameDriver.create(store, forum, name, variant, setup, alone=True, spec=spec)
     driver.trust_cache = True  # the rehearsal's own game: no one else writes it, its state is not read again
     sims = sims_for(spec.ruleset, board, forum.account, seed, spec=driver.ruleset.spec)  # not loaded again
     for _ in range(MAX_STEPS):
