@@ -290,13 +290,16 @@ def test_an_input_whose_fold_failed_is_read_again(env: Env) -> None:
         return real(state, event)
 
     env.driver.ruleset.apply_in_place = failing  # type: ignore[method-assign]
-    with pytest.raises(RuntimeError):
-        env.driver.advance(env.clock.now())
+    try:  # the ruleset is shared by every game of its spec in this process: put back whatever happens
+        with pytest.raises(RuntimeError):
+            env.driver.advance(env.clock.now())
+    finally:
+        del env.driver.ruleset.apply_in_place
+    assert env.driver.ruleset.apply_in_place == real
     assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲"]
     folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
     assert env.store.load_game(env.game_id).state_json == folded
     assert env.driver.state().model_dump_json() == folded and "broken" not in folded
-    env.driver.ruleset.apply_in_place = real  # type: ignore[method-assign]
     assert env.driver.advance(env.clock.now()) == 1
     assert [i.text for i in env.store.inbound(env.game_id)] == ["占卜 甲", "天神你好"]
     folded = list(steps(env.driver.ruleset, env.store.events(env.game_id)))[-1].outcome.state.model_dump_json()
