@@ -373,7 +373,7 @@ def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: b
     executemany's RETURNING rows kept, psycopg's, read with `_returning_rows`; `one_by_one`:
     an execute a row, their RETURNING rows kept: SQLite's executemany returns none)."""
     many, params = len(rows) > 1, None
-    cursor = conn.connection.cursor()
+    cursor = conn.connection.dbapi_connection.cursor()  # (the pool's proxy's `cursor()` is this, a call more)
     events = conn._has_events or conn.engine._has_events
     try:  # a value the type layer refuses (a naive datetime) is a StatementError too
         params = list(map(fast.params, rows)) if many else fast.params(rows[0])
@@ -584,8 +584,8 @@ def _upsert_rows(conn: Connection, name: str, rows: list[dict[str, Any]]) -> Non
     all differ as one statement of one JSON parameter (one round trip; a key twice in one
     statement is refused there, so such rows go one by one, the later winning as before)."""
     table, keys, column, columns = _UPSERTS[name]
-    distinct = len(rows) > 1 and len({tuple(r[k] for k in keys) for r in rows}) == len(rows)
-    if distinct and conn.dialect.driver == "psycopg":  # one JSON parameter (`_JsonRows`)
+    if len(rows) > 1 and conn.dialect.driver == "psycopg" and len(
+            {tuple(r[k] for k in keys) for r in rows}) == len(rows):  # one JSON parameter (`_JsonRows`)
         _json_rows(conn, table, rows, conflict=(keys, column))
     elif rows:
         _run(conn, _upserted(conn, name), rows)
