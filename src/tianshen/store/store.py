@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -131,7 +132,9 @@ def row_says(event: Any, row: InboundRecord) -> bool:
     """Whether the inbound `row` says all of the input `event`: the input `row_input` makes
     from it writes the same JSON (every field the same; its time UTC, as read back)."""
     at = event.at
-    if type(at) is not datetime or at.utcoffset() != _ZERO or at != row.sent_at or event.id != row.forum_id:
+    # (`tzinfo is UTC` first: `utcoffset()` calls the zone's method by name, about a microsecond)
+    if (type(at) is not datetime or (at.tzinfo is not UTC and at.utcoffset() != _ZERO) or at != row.sent_at
+            or event.id != row.forum_id):
         return False
     kind = event.type
     if kind == "pm":
@@ -372,7 +375,7 @@ def _run(conn: Connection, fast: _Fast, rows: list[dict[str, Any]], returning: b
     executemany's RETURNING rows kept, psycopg's, read with `_returning_rows`; `one_by_one`:
     an execute a row, their RETURNING rows kept: SQLite's executemany returns none)."""
     many, params = len(rows) > 1, None
-    cursor = conn.connection.cursor()
+    cursor = conn.connection.dbapi_connection.cursor()  # (the pool's proxy's `cursor()` is this, a call more)
     events = conn._has_events or conn.engine._has_events
     try:  # a value the type layer refuses (a naive datetime) is a StatementError too
         params = list(map(fast.params, rows)) if many else fast.params(rows[0])
@@ -478,16 +481,32 @@ def _json_rows(conn: Connection, table: Any, rows: list[dict[str, Any]], returne
     return _run(conn, found, [rows])  # type: ignore[arg-type]
 
 
-def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> Any:
+def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]], same: dict[str, Any] | None = None) -> Any:
     """INSERT rows that all give the same columns (no RETURNING, no defaults computed); the
-    cursor (None: no rows)."""
+    cursor (None: no rows).  `same`: columns every row holds with these values (strings,
+    numbers, None), written into SQLite's statement rather than bound a row (issue 37: a
+    bound value costs sqlite3 a call, a NULL an adapter's look-up); other drivers bind them."""
     if len(rows) > 1 and conn.dialect.driver == "psycopg":
         return _json_rows(conn, table, rows)
     if not rows:
         return None
-    keys = tuple(rows[0])
-    return _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
-        {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
+    if same is None or conn.dialect.name != "sqlite":
+        keys = tuple(rows[0])
+        return _run(conn, _fast(conn, (table.name, keys), lambda: insert(table).inline().values(
+            {k: bindparam(k, type_=table.c[k].type) for k in keys})), rows)
+    bound = tuple(k for k in rows[0] if k not in same)
+    return _run(conn, _fast(conn, (table.name, bound, tuple(same.items())), lambda: insert(table).inline().values(
+        {**{k: bindparam(k, type_=table.c[k].type) for k in bound}, **{k: _sql_constant(v) for k, v in same.items()}})),
+                rows)
+
+
+def _sql_constant(value: str | int | None) -> Any:
+    """A constant as SQL text (`_insert`'s `same`)."""
+    if value is None:
+        return null()
+    if isinstance(value, bool) or not isinstance(value, str | int) or "'" in str(value):
+        raise ValueError(f"not a plain constant: {value!r}")
+    return literal_column(f"'{value}'" if isinstance(value, str) else str(value))
 
 
 def _returning_rows(cursor: Any) -> list[Any]:
@@ -499,7 +518,8 @@ def _returning_rows(cursor: Any) -> list[Any]:
             return rows
 
 
-def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], *returned: str) -> list[Any]:
+def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], *returned: str,
+                      same: dict[str, Any] | None = None) -> list[Any]:
     """INSERT rows in one statement (one VALUES list a row; with psycopg an executemany that
     keeps each row's RETURNING: a third less CPU than a VALUES list of as many rows), the
     `returned` columns of each in no particular order.  On SQLite one row a statement, the
@@ -510,16 +530,19 @@ def _insert_returning(conn: Connection, table: Any, rows: list[dict[str, Any]], 
     others' the ones after it, bound (one executemany, not an execute a row: the first
     INSERT holds SQLite's write lock until the commit, so no other process adds a row
     between; a row with the largest rowid there is would make SQLite choose them at random,
-    and the next one bound then may fail as a duplicate, never be another row's)."""
+    and the next one bound then may fail as a duplicate, never be another row's).  `same`:
+    as `_insert`'s (SQLite)."""
     keys = tuple(rows[0])
     if conn.dialect.name == "sqlite" and returned[:1] == ("id",) and set(returned[1:]) <= set(keys):
         for row in rows:
             row["id"] = None
-        first = _insert(conn, table, rows[:1]).lastrowid
+        first = _insert(conn, table, rows[:1], same).lastrowid
         for n, row in enumerate(rows, start=first):
             row["id"] = n
-        _insert(conn, table, rows[1:])
-        return [(row["id"], *(row[c] for c in returned[1:])) for row in rows]
+        _insert(conn, table, rows[1:], same)
+        if len(returned) == 1:
+            return [(row["id"],) for row in rows]
+        return list(map(itemgetter(*returned), rows))  # (each row's tuple made in C)
     psycopg = conn.dialect.driver == "psycopg"
     if psycopg and len(rows) > 1:
         return _json_rows(conn, table, rows, returned).fetchall()
@@ -563,8 +586,8 @@ def _upsert_rows(conn: Connection, name: str, rows: list[dict[str, Any]]) -> Non
     all differ as one statement of one JSON parameter (one round trip; a key twice in one
     statement is refused there, so such rows go one by one, the later winning as before)."""
     table, keys, column, columns = _UPSERTS[name]
-    distinct = len(rows) > 1 and len({tuple(r[k] for k in keys) for r in rows}) == len(rows)
-    if distinct and conn.dialect.driver == "psycopg":  # one JSON parameter (`_JsonRows`)
+    if len(rows) > 1 and conn.dialect.driver == "psycopg" and len(
+            {tuple(r[k] for k in keys) for r in rows}) == len(rows):  # one JSON parameter (`_JsonRows`)
         _json_rows(conn, table, rows, conflict=(keys, column))
     elif rows:
         _run(conn, _upserted(conn, name), rows)
@@ -722,6 +745,8 @@ _STEP_ROWS = {  # table: the columns of its rows, as `Store._steps` makes them
                "forum_ref", "parts_done", "seq"),
     "threads": ("game_id", "key", "forum_thread_id"),  # (opened by the parts recorded with the step)
 }
+# what every outbox row a step writes holds when new (`_steps`' rows; `_insert`'s `same` on SQLite)
+_NEW_OUTBOX = {"status": "pending", "sent_at": None, "forum_ref": None, "parts_done": 0}
 _STEP_UPSERTS = {"marks": (("game_id", "name"), "value"), "phases": (("game_id", "label"), "ended_at"),
                  "threads": (("game_id", "key"), "forum_thread_id")}
 
@@ -837,9 +862,7 @@ def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dic
         _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])  # a seat not stored
         _insert(conn, _PL, [_player_values(game_id, p) for p in players])
     by_key = {key: oid for oid, key in ids or []}
-    return [OutboxRecord(id=by_key[r["key"]], game_id=game_id, seq=r["seq"], kind=r["kind"], target=r["target"],
-                         title=r["title"], subject=r["subject"], body=r["body"], key=r["key"], status="pending",
-                         forum_ref=None, created_at=r["created_at"], sent_at=None) for r in outbox]
+    return [_new_record(by_key[r["key"]], r) for r in outbox]
 
 
 @dataclass
@@ -1021,6 +1044,19 @@ def _outbox_record(o: OutboxRow) -> OutboxRecord:
         error=o.error,
         board_at=o.board_at,
     )
+
+
+def _new_record(oid: int, r: dict[str, Any]) -> OutboxRecord:
+    """A step's new outbox row `r` (`_steps`'), inserted as `oid`, as a record: its instance
+    dict made whole (issue 37: the dataclass's `__init__` of 18 fields by keyword cost about
+    5,000 instructions a row, 60 rows a classic_10 rehearsal)."""
+    made = OutboxRecord.__new__(OutboxRecord)
+    made.__dict__ = {
+        "id": oid, "game_id": r["game_id"], "seq": r["seq"], "kind": r["kind"], "target": r["target"],
+        "title": r["title"], "subject": r["subject"], "body": r["body"], "key": r["key"], "status": r["status"],
+        "forum_ref": r["forum_ref"], "created_at": r["created_at"], "sent_at": r["sent_at"],
+        "parts_done": r["parts_done"], "attempt_part": None, "attempt_since": None, "error": None, "board_at": None}
+    return made
 
 
 def _player_values(game_id: int, p: dict[str, Any]) -> dict[str, Any]:
@@ -1550,7 +1586,7 @@ class Store:
             outbox += [{"game_id": game_id, "kind": item.kind, "target": item.target, "title": item.title,
                         "subject": item.subject, "body": item.body, "key": item.key or f"{name}:{n}:{k}",
                         "status": "pending", "created_at": now, "sent_at": None, "forum_ref": None, "parts_done": 0}
-                       for k, item in enumerate(step.outbox)]
+                       for k, item in enumerate(step.outbox)]  # (the values of `_NEW_OUTBOX`)
             if step.phase_label != phase:
                 phases.append((phase, step.phase_label, step.at))
             phase = step.phase_label
@@ -1594,10 +1630,8 @@ class Store:
         first = (conn.scalar(_OUT_SEQ, dict(gid=game_id)) if newest is None else newest) + 1
         for n, row in enumerate(rows):
             row["seq"] = first + n
-        ids = dict((key, oid) for oid, key in _insert_returning(conn, _O, rows, "id", "key"))
-        return [OutboxRecord(id=ids[r["key"]], game_id=game_id, seq=r["seq"], kind=r["kind"], target=r["target"],
-                             title=r["title"], subject=r["subject"], body=r["body"], key=r["key"], status="pending",
-                             forum_ref=None, created_at=r["created_at"], sent_at=None) for r in rows]
+        ids = {key: oid for oid, key in _insert_returning(conn, _O, rows, "id", "key", same=_NEW_OUTBOX)}
+        return [_new_record(ids[r["key"]], r) for r in rows]
 
     # ---- inbound and events -----------------------------------------------------------
 
