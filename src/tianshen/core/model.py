@@ -65,15 +65,14 @@ class Player(_Plain):
         })
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # while `Ruleset.apply` shares this player with the state it was given (`fold_sharing_players`),
-        # the value written over is kept to be put back (the fields are the instance dict's:
-        # written there, not through `object.__setattr__`'s call)
+        # while a fold runs in this thread (`_writes`), the value written over is logged: to be
+        # put back when `Ruleset.apply` shares this player with the state it was given
+        # (`fold_sharing_players`), and for the fold's deaths (the `alive` writes); the fields
+        # are the instance dict's: written there, not through `object.__setattr__`'s call
         fields = self.__dict__
         log = _writes.get()
         if log is not None:
             log.append((self, name, fields.get(name, _UNSET)))
-        if name == "alive" and (alive := _alive_writes.get()) is not None:
-            alive.append((self, fields.get(name, _UNSET)))  # the deaths of the fold (`alive_before`)
         fields[name] = value
 
     def write(self, values: dict[str, Any]) -> None:
@@ -84,8 +83,6 @@ class Player(_Plain):
         if log is not None:
             for name in values:
                 log.append((self, name, fields.get(name, _UNSET)))
-        if "alive" in values and (alive := _alive_writes.get()) is not None:
-            alive.append((self, fields.get("alive", _UNSET)))
         fields.update(values)
 
     @property
@@ -347,61 +344,59 @@ class GameState(_Plain):
 _new = object.__new__
 _set = object.__setattr__
 _UNSET = object()
-# the player writes of the `fold_sharing_players` running in this thread (each thread has a
-# context of its own: a fold in one thread never logs, or puts back, another's writes)
+# the player writes `(player, field, value written over)` of the fold running in this thread
+# (each thread has a context of its own: a fold in one thread never logs, or puts back,
+# another's writes): `fold_sharing_players` puts them back, `Ruleset.apply_in_place` finds its
+# deaths among them (the `alive` writes).  One log for both: an `apply_in_place` inside
+# `fold_sharing_players` writes into the latter's (no second `ContextVar` set and reset a step)
 _writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_writes", default=None)
+_alive_writes = _writes  # (the log read for the deaths: the same)
+
+# the log itself, for `Ruleset.apply_in_place`, which reads it at every input and begins one
+# (`set`, then `reset`) only when no enclosing one runs, without `watch_alive`'s calls
+WRITES = _writes
 
 
-# the `alive` writes `(player, value written over)` of the `Ruleset.apply_in_place` running
-# in this thread: a fold that wrote none has no deaths, and no list of the living is made
-_alive_writes: ContextVar[list[tuple[Player, Any]] | None] = ContextVar("alive_writes", default=None)
+def watch_alive() -> tuple[list[tuple[Player, str, Any]], Any]:
+    """A new log of the player writes in this thread, and the token to end it (`alive_before`)."""
+    log: list[tuple[Player, str, Any]] = []
+    return log, _writes.set(log)
 
 
-def watch_alive() -> tuple[list[tuple[Player, Any]], Any]:
-    """A new log of the `alive` writes in this thread, and the token to end it (`alive_before`)."""
-    log: list[tuple[Player, Any]] = []
-    return log, _alive_writes.set(log)
-
-
-# the log itself, for `Ruleset.apply_in_place`, which begins and ends one at every input
-# without `watch_alive`'s and `alive_before`'s calls: `set`, then `reset` and `alive_logged`
-ALIVE_WRITES = _alive_writes
-
-
-def alive_before(log: list[tuple[Player, Any]], token: Any, players: list[Player]) -> list[bool] | None:
-    """The log ended: `players`' `alive` as it was when it began, or None when nothing was
+def alive_before(log: list[tuple[Player, str, Any]], token: Any, players: list[Player]) -> list[bool] | None:
+    """The log ended: `players`' `alive` as it was when it began, or None when no `alive` was
     written (an enclosing log gets the entries too)."""
-    _alive_writes.reset(token)
-    return alive_logged(log, players) if log else None
+    _writes.reset(token)
+    outer = _writes.get()
+    if outer is not None:
+        outer += log
+    return alive_logged(log, players)
 
 
-def deaths_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[Death]:
-    """The deaths of a log just ended (`reset`) that holds writes, `players` the state's list
-    it began with and ends with (`deaths_since` of `alive_logged`, without the two lists of
-    ten compared)."""
+def deaths_logged(log: list[tuple[Player, str, Any]], players: list[Player]) -> list[Death]:
+    """The deaths of a fold's writes, `players` the state's list it began with and ends with
+    (`deaths_since` of `alive_logged`, without the two lists of ten compared)."""
     first = _first_alive(log)
     dead = []
-    for p in players:
-        if first.get(id(p)) and not p.alive:
-            dead.append(Death(p.name, p.death_cause or "", p.died_in or ""))
+    if first:
+        for p in players:
+            if first.get(id(p)) and not p.alive:
+                dead.append(Death(p.name, p.death_cause or "", p.died_in or ""))
     return dead
 
 
-def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[bool]:
-    """`alive_before` of a log just ended (`reset`) that holds writes."""
+def alive_logged(log: list[tuple[Player, str, Any]], players: list[Player]) -> list[bool] | None:
+    """`players`' `alive` before a fold's writes `log`, or None when it wrote no `alive`."""
     first = _first_alive(log)
-    return [first.get(id(p), p.alive) for p in players]
+    return [first.get(id(p), p.alive) for p in players] if first else None
 
 
-def _first_alive(log: list[tuple[Player, Any]]) -> dict[int, Any]:
-    """Each player's `alive` before the log's first write to it (by the player object's id),
-    the log handed on to an enclosing one."""
-    outer = _alive_writes.get()
-    if outer is not None:
-        outer += log
+def _first_alive(log: list[tuple[Player, str, Any]]) -> dict[int, Any]:
+    """Each player's `alive` before the log's first `alive` write to it (by the player object's id)."""
     first: dict[int, Any] = {}
-    for p, old in log:
-        first.setdefault(id(p), old)
+    for p, name, old in log:
+        if name == "alive":
+            first.setdefault(id(p), old)
     return first
 
 
