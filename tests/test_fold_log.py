@@ -1,7 +1,8 @@
 """One log of the player writes a fold makes (issue 37): `apply`'s (`fold_sharing_players`,
 to put its shared players back) and the fold's deaths (`apply_in_place`'s `alive` writes).
-An `apply_in_place` inside an enclosing log writes into it, no log of its own begun: its
-deaths are still those of its own writes, and the enclosing log gets them all."""
+`apply`'s fold writes into `fold_sharing_players`' log (its copy is marked `logged`), no log
+of its own begun; any other fold begins its own and hands the writes on to an enclosing one.
+Either way its deaths are those of its own writes."""
 
 from __future__ import annotations
 
@@ -85,3 +86,19 @@ def test_apply_begins_one_log_a_fold_and_in_place_one(monkeypatch: pytest.Monkey
     assert state.players[4].alive and not outcome.state.players[4].alive
     ruleset.apply_in_place(outcome.state, _pm(outcome.state, "2"))
     assert len(sets) == 1 and model._writes.get() is None
+
+
+def test_a_stale_logged_mark_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`logged` is a hint: a state marked without a log running folds in place as any other,
+    and `apply` leaves neither state marked, even when the fold fails."""
+    ruleset = _killing(monkeypatch, 1)
+    state = Game(ruleset, 2, 10).state
+    outcome = ruleset.apply(state, _pm(state, "1"))
+    assert not state.logged and not outcome.state.logged
+    outcome.state.logged = True
+    again = ruleset.apply_in_place(outcome.state, _pm(outcome.state, "2"))
+    assert again.deaths == [] and model._writes.get() is None
+    monkeypatch.setattr(type(ruleset), "on_pm", lambda *args: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        ruleset.apply(state, _pm(state, "3"))
+    assert not state.logged and model._writes.get() is None

@@ -209,8 +209,10 @@ class GameState(_Plain):
     # `facts`: what the rules work out from the roles (rules.common.roles.groups), kept until
     # they change (`roles_changed`); not part of the state: never written, compared or copied.
     # `due`: the ruleset's next deadline of this state as it is (`Ruleset.next_deadline`), or
-    # DUE_UNKNOWN; every fold drops it first (`Ruleset.apply_in_place`), so does a copy
-    __slots__ = (*_FIELDS, "facts", "due")
+    # DUE_UNKNOWN; every fold drops it first (`Ruleset.apply_in_place`), so does a copy.
+    # `logged`: True while `fold_sharing_players` folds into this copy (its player writes go to
+    # that log: `apply_in_place` looks for it before beginning one of its own); a hint only
+    __slots__ = (*_FIELDS, "facts", "due", "logged")
 
     def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,
                  players: list[Player], phase: Phase | None = None, winner: str | None = None,
@@ -230,6 +232,7 @@ class GameState(_Plain):
         self.data = {} if data is None else data
         self.facts: dict[str, Any] = {}
         self.due: Any = DUE_UNKNOWN
+        self.logged = False
 
     def roles_changed(self) -> None:
         """Forget what was worked out from the players' roles and sides (`facts`): whoever
@@ -297,6 +300,7 @@ class GameState(_Plain):
         # gives it a new dict (a fact, once made, is never changed)
         new.facts = self.facts
         new.due = DUE_UNKNOWN
+        new.logged = False
         return new
 
     def changed(self) -> None:
@@ -311,6 +315,7 @@ class GameState(_Plain):
             return self.copy()
         new = _copy.copy(self)
         new.due = DUE_UNKNOWN
+        new.logged = False
         return new
 
     def _dict(self) -> dict[str, Any]:
@@ -432,6 +437,7 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     data._own = set()
     new.facts = original.facts
     new.due = original.due  # the same next deadline until the fold (which drops it) writes
+    new.logged = True
     players = original.players
     # (a loop, not `any(map(attrgetter))`: Python's own attribute reads are the fast ones)
     for p in players:
@@ -447,10 +453,11 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     try:
         outcome = fold(new, event)
     except BaseException:
-        _writes.reset(token)
-        _put_back(shared, log)
+        _put_back(shared, log)  # (`object.__setattr__`: nothing logged)
         raise
-    _writes.reset(token)
+    finally:
+        _writes.reset(token)
+        new.logged = False
     # (seldom) a player written, or his empty `extra` filled in place (a new `extra` is a
     # logged write: a shared player's `extra` is otherwise the empty dict it had)
     if not log:

@@ -742,14 +742,15 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
     def apply_in_place(self, state: GameState, event: Input) -> Outcome:
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
-        # the deaths: the players' `alive` writes, not two lists of the living; logged in the
-        # enclosing fold's log (`apply`'s), else in one of this fold's own (`core.model.watch_alive`, inline)
-        log = WRITES.get()
+        # the deaths: the players' `alive` writes, not two lists of the living; logged in
+        # `apply`'s log (`fold_sharing_players`, which marks its copy `logged`: no log looked for
+        # in place), else in one of this fold's own (`core.model.watch_alive`, inline)
+        log = WRITES.get() if state.logged else None
         token = start = None
         if log is None:
             log = []
             token = WRITES.set(log)
-        else:  # (seldom but `apply`: the enclosing log may hold writes before this fold's)
+        else:  # (the enclosing log may hold writes before this fold's)
             start = len(log)
         players = state.players
         known, state.due = state.due, DUE_UNKNOWN  # the fold may move the next deadline
@@ -783,12 +784,11 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
                 outcome.posts += after.posts
                 outcome.pms += after.pms
                 outcome.notes += after.notes
-        except BaseException:
+        finally:
             if token is not None:
                 WRITES.reset(token)
-            raise
-        if token is not None:
-            WRITES.reset(token)
+                if log and type(outer := token.old_value) is list:
+                    outer += log  # an enclosing log (not `apply`'s copy's) gets the writes too
         if start:
             log = log[start:]
         if log:  # (the same list of players: the deaths from the log alone)
