@@ -372,10 +372,15 @@ def alive_before(log: list[tuple[Player, str, Any]], token: Any, players: list[P
     """The log ended: `players`' `alive` as it was when it began, or None when no `alive` was
     written (an enclosing log gets the entries too)."""
     _writes.reset(token)
-    outer = _writes.get()
-    if outer is not None:
-        outer += log
+    hand_on(token, log)
     return alive_logged(log, players)
+
+
+def hand_on(token: Any, log: list[tuple[Player, str, Any]]) -> None:
+    """A log just ended (`reset(token)`): the enclosing one, if any, gets its writes too."""
+    outer = token.old_value
+    if type(outer) is list:
+        outer += log
 
 
 def deaths_logged(log: list[tuple[Player, str, Any]], players: list[Player]) -> list[Death]:
