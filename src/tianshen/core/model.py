@@ -458,11 +458,12 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     try:
         outcome = fold(new, event)
     except BaseException:
-        _put_back(shared, log)  # (`object.__setattr__`: nothing logged)
-        raise
-    finally:
         _writes.reset(token)
         new.logged = False
+        _put_back(shared, log)
+        raise
+    _writes.reset(token)  # (not `finally`: dearer, as in `Ruleset.apply_in_place`)
+    new.logged = False
     # (seldom) a player written, or his empty `extra` filled in place (a new `extra` is a
     # logged write: a shared player's `extra` is otherwise the empty dict it had)
     if not log:
