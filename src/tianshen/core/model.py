@@ -65,15 +65,14 @@ class Player(_Plain):
         })
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # while `Ruleset.apply` shares this player with the state it was given (`fold_sharing_players`),
-        # the value written over is kept to be put back (the fields are the instance dict's:
-        # written there, not through `object.__setattr__`'s call)
+        # while a fold runs in this thread (`_writes`), the value written over is logged: to be
+        # put back when `Ruleset.apply` shares this player with the state it was given
+        # (`fold_sharing_players`), and for the fold's deaths (the `alive` writes); the fields
+        # are the instance dict's: written there, not through `object.__setattr__`'s call
         fields = self.__dict__
         log = _writes.get()
         if log is not None:
             log.append((self, name, fields.get(name, _UNSET)))
-        if name == "alive" and (alive := _alive_writes.get()) is not None:
-            alive.append((self, fields.get(name, _UNSET)))  # the deaths of the fold (`alive_before`)
         fields[name] = value
 
     def write(self, values: dict[str, Any]) -> None:
@@ -84,8 +83,6 @@ class Player(_Plain):
         if log is not None:
             for name in values:
                 log.append((self, name, fields.get(name, _UNSET)))
-        if "alive" in values and (alive := _alive_writes.get()) is not None:
-            alive.append((self, fields.get("alive", _UNSET)))
         fields.update(values)
 
     @property
@@ -212,8 +209,10 @@ class GameState(_Plain):
     # `facts`: what the rules work out from the roles (rules.common.roles.groups), kept until
     # they change (`roles_changed`); not part of the state: never written, compared or copied.
     # `due`: the ruleset's next deadline of this state as it is (`Ruleset.next_deadline`), or
-    # DUE_UNKNOWN; every fold drops it first (`Ruleset.apply_in_place`), so does a copy
-    __slots__ = (*_FIELDS, "facts", "due")
+    # DUE_UNKNOWN; every fold drops it first (`Ruleset.apply_in_place`), so does a copy.
+    # `logged`: True while `fold_sharing_players` folds into this copy (its player writes go to
+    # that log: `apply_in_place` looks for it before beginning one of its own); a hint only
+    __slots__ = (*_FIELDS, "facts", "due", "logged")
 
     def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,
                  players: list[Player], phase: Phase | None = None, winner: str | None = None,
@@ -233,6 +232,7 @@ class GameState(_Plain):
         self.data = {} if data is None else data
         self.facts: dict[str, Any] = {}
         self.due: Any = DUE_UNKNOWN
+        self.logged = False
 
     def roles_changed(self) -> None:
         """Forget what was worked out from the players' roles and sides (`facts`): whoever
@@ -300,6 +300,7 @@ class GameState(_Plain):
         # gives it a new dict (a fact, once made, is never changed)
         new.facts = self.facts
         new.due = DUE_UNKNOWN
+        new.logged = False
         return new
 
     def changed(self) -> None:
@@ -314,6 +315,7 @@ class GameState(_Plain):
             return self.copy()
         new = _copy.copy(self)
         new.due = DUE_UNKNOWN
+        new.logged = False
         return new
 
     def _dict(self) -> dict[str, Any]:
@@ -347,61 +349,64 @@ class GameState(_Plain):
 _new = object.__new__
 _set = object.__setattr__
 _UNSET = object()
-# the player writes of the `fold_sharing_players` running in this thread (each thread has a
-# context of its own: a fold in one thread never logs, or puts back, another's writes)
+# the player writes `(player, field, value written over)` of the fold running in this thread
+# (each thread has a context of its own: a fold in one thread never logs, or puts back,
+# another's writes): `fold_sharing_players` puts them back, `Ruleset.apply_in_place` finds its
+# deaths among them (the `alive` writes).  One log for both: an `apply_in_place` inside
+# `fold_sharing_players` writes into the latter's (no second `ContextVar` set and reset a step)
 _writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_writes", default=None)
+_alive_writes = _writes  # (the log read for the deaths: the same)
+
+# the log itself, for `Ruleset.apply_in_place`, which reads it at every input and begins one
+# (`set`, then `reset`) only when no enclosing one runs, without `watch_alive`'s calls
+WRITES = _writes
 
 
-# the `alive` writes `(player, value written over)` of the `Ruleset.apply_in_place` running
-# in this thread: a fold that wrote none has no deaths, and no list of the living is made
-_alive_writes: ContextVar[list[tuple[Player, Any]] | None] = ContextVar("alive_writes", default=None)
+def watch_alive() -> tuple[list[tuple[Player, str, Any]], Any]:
+    """A new log of the player writes in this thread, and the token to end it (`alive_before`)."""
+    log: list[tuple[Player, str, Any]] = []
+    return log, _writes.set(log)
 
 
-def watch_alive() -> tuple[list[tuple[Player, Any]], Any]:
-    """A new log of the `alive` writes in this thread, and the token to end it (`alive_before`)."""
-    log: list[tuple[Player, Any]] = []
-    return log, _alive_writes.set(log)
-
-
-# the log itself, for `Ruleset.apply_in_place`, which begins and ends one at every input
-# without `watch_alive`'s and `alive_before`'s calls: `set`, then `reset` and `alive_logged`
-ALIVE_WRITES = _alive_writes
-
-
-def alive_before(log: list[tuple[Player, Any]], token: Any, players: list[Player]) -> list[bool] | None:
-    """The log ended: `players`' `alive` as it was when it began, or None when nothing was
+def alive_before(log: list[tuple[Player, str, Any]], token: Any, players: list[Player]) -> list[bool] | None:
+    """The log ended: `players`' `alive` as it was when it began, or None when no `alive` was
     written (an enclosing log gets the entries too)."""
-    _alive_writes.reset(token)
-    return alive_logged(log, players) if log else None
+    _writes.reset(token)
+    hand_on(token, log)
+    return alive_logged(log, players)
 
 
-def deaths_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[Death]:
-    """The deaths of a log just ended (`reset`) that holds writes, `players` the state's list
-    it began with and ends with (`deaths_since` of `alive_logged`, without the two lists of
-    ten compared)."""
+def hand_on(token: Any, log: list[tuple[Player, str, Any]]) -> None:
+    """A log just ended (`reset(token)`): the enclosing one, if any, gets its writes too."""
+    outer = token.old_value
+    if type(outer) is list:
+        outer += log
+
+
+def deaths_logged(log: list[tuple[Player, str, Any]], players: list[Player]) -> list[Death]:
+    """The deaths of a fold's writes, `players` the state's list it began with and ends with
+    (`deaths_since` of `alive_logged`, without the two lists of ten compared)."""
     first = _first_alive(log)
     dead = []
-    for p in players:
-        if first.get(id(p)) and not p.alive:
-            dead.append(Death(p.name, p.death_cause or "", p.died_in or ""))
+    if first:
+        for p in players:
+            if first.get(id(p)) and not p.alive:
+                dead.append(Death(p.name, p.death_cause or "", p.died_in or ""))
     return dead
 
 
-def alive_logged(log: list[tuple[Player, Any]], players: list[Player]) -> list[bool]:
-    """`alive_before` of a log just ended (`reset`) that holds writes."""
+def alive_logged(log: list[tuple[Player, str, Any]], players: list[Player]) -> list[bool] | None:
+    """`players`' `alive` before a fold's writes `log`, or None when it wrote no `alive`."""
     first = _first_alive(log)
-    return [first.get(id(p), p.alive) for p in players]
+    return [first.get(id(p), p.alive) for p in players] if first else None
 
 
-def _first_alive(log: list[tuple[Player, Any]]) -> dict[int, Any]:
-    """Each player's `alive` before the log's first write to it (by the player object's id),
-    the log handed on to an enclosing one."""
-    outer = _alive_writes.get()
-    if outer is not None:
-        outer += log
+def _first_alive(log: list[tuple[Player, str, Any]]) -> dict[int, Any]:
+    """Each player's `alive` before the log's first `alive` write to it (by the player object's id)."""
     first: dict[int, Any] = {}
-    for p, old in log:
-        first.setdefault(id(p), old)
+    for p, name, old in log:
+        if name == "alive":
+            first.setdefault(id(p), old)
     return first
 
 
@@ -437,6 +442,7 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
     data._own = set()
     new.facts = original.facts
     new.due = original.due  # the same next deadline until the fold (which drops it) writes
+    new.logged = True
     players = original.players
     # (a loop, not `any(map(attrgetter))`: Python's own attribute reads are the fast ones)
     for p in players:
@@ -453,9 +459,11 @@ def fold_sharing_players(fold: Callable[[GameState, Any], Outcome], original: Ga
         outcome = fold(new, event)
     except BaseException:
         _writes.reset(token)
+        new.logged = False
         _put_back(shared, log)
         raise
-    _writes.reset(token)
+    _writes.reset(token)  # (not `finally`: dearer, as in `Ruleset.apply_in_place`)
+    new.logged = False
     # (seldom) a player written, or his empty `extra` filled in place (a new `extra` is a
     # logged write: a shared player's `extra` is otherwise the empty dict it had)
     if not log:
