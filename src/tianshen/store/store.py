@@ -699,10 +699,9 @@ def _players_written(steps: list[Step]) -> tuple[list[dict[str, Any]] | None, se
     return players, changed
 
 
-def _write_players(conn: Connection, game_id: int, steps: list[Step], unseated: bool = False) -> None:
+def _write_players(conn: Connection, game_id: int, steps: list[Step]) -> None:
     """The players' rows as the steps left them: the changed seats' rows updated (one
-    statement), or all of them written again when a step changed which seats there are
-    (`unseated`: the game has no rows yet, none to drop: the deal of a game just made)."""
+    statement), or all of them written again when a step changed which seats there are."""
     players, changed = _players_written(steps)
     if players is None:
         return
@@ -714,13 +713,7 @@ def _write_players(conn: Connection, game_id: int, steps: list[Step], unseated: 
                      b_faction=r["faction"], b_alive=r["alive"]) for r in rows])
         if not rows or not conn.dialect.supports_sane_multi_rowcount or done.rowcount == len(rows):
             return
-    _seat_all(conn, game_id, players, unseated)
-
-
-def _seat_all(conn: Connection, game_id: int, players: list[dict[str, Any]], unseated: bool) -> None:
-    """The game's players' rows written again whole (a seat not stored, or seats changed)."""
-    if not unseated:
-        _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])
+    _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])  # a seat not stored
     _insert(conn, _PL, [_player_values(game_id, p) for p in players])
 
 
@@ -835,7 +828,7 @@ def _not_moved(conn: Connection, game_id: int, name: str, newest: int) -> NoRetu
 def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dict[str, Any], steps: list[Step],
              inbound: list[dict[str, Any]], events: list[dict[str, Any]], marks: dict[str, str],
              phases: list[tuple[str, str, datetime]], outbox: list[dict[str, Any]], out_seq: int,
-             records: list[tuple[SentPart, datetime]], unseated: bool) -> list[OutboxRecord]:
+             records: list[tuple[SentPart, datetime]]) -> list[OutboxRecord]:
     """`Store._steps`' writes on PostgreSQL as one statement (`_pg_step_statement`), with
     the parts sent before it recorded (`records`, as `_record` does: they fit,
     `_pg_records_fit`); the outbox rows as written.  Seats not all found by name (or a step that changed which
@@ -866,7 +859,8 @@ def _pg_step(conn: Connection, game_id: int, name: str, newest: int, values: dic
     if moved != 1:
         _not_moved(conn, game_id, name, newest)
     if players is not None and (changed is None or seated != len(seats)):
-        _seat_all(conn, game_id, players, unseated)
+        _run(conn, _fast(conn, "drop_players", lambda: _DROP_PLAYERS), [dict(gid=game_id)])  # a seat not stored
+        _insert(conn, _PL, [_player_values(game_id, p) for p in players])
     by_key = {key: oid for oid, key in ids or []}
     return [_new_record(by_key[r["key"]], r) for r in outbox]
 
@@ -1451,8 +1445,7 @@ class Store:
                 _insert(conn, _P, [dict(game_id=game_id, label=phase_label, started_at=at or now, ended_at=None)])
                 if deal is not None:
                     self._out_seqs[game_id] = 0  # a new game's outbox is empty
-                    self._steps(conn, game_id, [deal(game_id)], 0, (name, phase_label), written,
-                                unseated=not players)
+                    self._steps(conn, game_id, [deal(game_id)], 0, (name, phase_label), written)
         except BaseException:
             if game_id is not None:
                 self._out_seqs.pop(game_id, None)
@@ -1594,11 +1587,10 @@ class Store:
 
     def _steps(self, conn: Connection, game_id: int, steps: list[Step], expected_seq: int | None,
                head: tuple[str, str] | None, written: list[OutboxRecord],
-               records: list[tuple[SentPart, datetime]] | None = None, unseated: bool = False) -> int:
+               records: list[tuple[SentPart, datetime]] | None = None) -> int:
         """Core statements on the connection, not the ORM: one update of the game, and an
         insert per table (an executemany where there are several rows); on PostgreSQL all of
-        them one statement (`_pg_step`).  `unseated`: the game has no players' rows yet (its
-        deal, in the transaction that made it): none dropped before its seats are written."""
+        them one statement (`_pg_step`)."""
         if expected_seq is not None and head is not None:
             (name, phase), newest = head, expected_seq  # what the caller folded on: not read again
         else:
@@ -1651,7 +1643,7 @@ class Store:
             if outbox and known is None:
                 known = conn.scalar(_OUT_SEQ, dict(gid=game_id))
             written.extend(_pg_step(conn, game_id, name, newest, values, steps, inbound, events, marks, phases,
-                                    outbox, known or 0, records, unseated))
+                                    outbox, known or 0, records))
             return newest + len(steps)
         if last.state_json is None:  # the stored state stays: its seq is kept beside it
             moved = _run(conn, _fast(conn, "game_step_behind", lambda: _GAME_STEP_BEHIND), [values])
@@ -1663,7 +1655,7 @@ class Store:
             _insert(conn, _I, inbound)
         _insert(conn, _E, events)  # (none when every step is an input)
         _set_marks(conn, game_id, marks)
-        _write_players(conn, game_id, steps, unseated)
+        _write_players(conn, game_id, steps)
         _next_phases(conn, game_id, phases)
         if outbox:
             # the newest seq as this process wrote it holds while no other step came between
