@@ -1,7 +1,7 @@
-"""Issue 37: a rehearsal's SQLite store (not durable) ends the transactions of the connection
-it keeps on the DBAPI connection itself (`_end`), not through SQLAlchemy's `conn.begin()`:
-what that did must still hold (committed, rolled back, told to the listeners, an error
-wrapped as SQLAlchemy's)."""
+"""Issue 37: the transactions of the connection a rehearsal's SQLite store (not durable) keeps
+between its transactions (`Store._begin`) end as SQLAlchemy's `conn.begin()` ends them:
+committed, rolled back, told to the listeners, an error wrapped as SQLAlchemy's (a faster
+ending on the DBAPI connection itself was tried against these and left out: docs/testing.md)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -1097,40 +1097,6 @@ def unusable(exc: BaseException) -> tuple[str, str] | None:
     return kind, said
 
 
-def _end(conn: Connection, commit: bool) -> None:
-    """End a kept SQLite connection's transaction, begun without `conn.begin()` (about 35,000
-    instructions of SQLAlchemy's a transaction): as `conn.begin()`'s would end, its listeners
-    told, an error wrapped as SQLAlchemy's (`unusable` reads it), a failed commit rolled back.
-    A `conn.execute` in it began SQLAlchemy's own transaction: that one is ended."""
-    if conn.in_transaction():
-        if commit:
-            try:
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
-        else:
-            conn.rollback()
-        return
-    if conn._has_events or conn.engine._has_events:
-        (conn.dispatch.commit if commit else conn.dispatch.rollback)(conn)
-    if not conn._still_open_and_dbapi_connection_is_valid:  # invalidated by an error: its writes are gone
-        if commit:
-            raise InterfaceError("COMMIT", None, Exception("the connection was lost in the transaction"))
-        return
-    dbapi = conn.connection.dbapi_connection
-    try:
-        try:
-            dbapi.commit() if commit else dbapi.rollback()
-        except BaseException:
-            if commit:
-                with suppress(Exception):  # the commit's error is the one told
-                    dbapi.rollback()
-            raise
-    except Exception as e:  # noqa: BLE001 - wrapped and raised as SQLAlchemy raises it
-        conn._handle_dbapi_exception(e, None, None, None, None)
-
-
 def _bind_none_at_once() -> None:
     """sqlite3 (Python 3.11) binds a None through its adapter protocol: no adapter found, it
     asks `PrepareProtocol.__adapt__`, whose AttributeError message is formatted and dropped
@@ -1366,16 +1332,8 @@ class Store:
                 self._kept = (self.engine.connect(), self.engine.pool)
             conn = self._kept[0]
             try:
-                if conn.dialect.name == "sqlite":  # sqlite3 begins by itself, before a write
-                    try:
-                        yield conn
-                    except BaseException:
-                        _end(conn, commit=False)
-                        raise
-                    _end(conn, commit=True)
-                else:
-                    with conn.begin():
-                        yield conn
+                with conn.begin():
+                    yield conn
             except BaseException:
                 self._let_go()
                 raise
