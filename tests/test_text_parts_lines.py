@@ -1,5 +1,5 @@
-"""`text_parts` walks a `Lines`' parts in place (issue 37): every kind of part gives its parts
-in the order a depth-first walk gives them — plain strings, texts with plain fields, texts
+"""`text_parts` over a `Lines` (issue 37; the report's tally counts announcements by it): every
+kind of part gives its parts in the order a depth-first walk gives them — plain strings, texts with plain fields, texts
 with lazy fields (their key, then those fields last to first) and nested `Lines`."""
 
 from __future__ import annotations

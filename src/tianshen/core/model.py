@@ -1031,20 +1031,8 @@ def _walk(todo: list[Any], keys: list[str], strings: list[str]) -> tuple[list[st
             for value in item.values.values():
                 if type(value) in lazy:
                     todo.append(value)
-        elif kind is Lines:  # its parts in order; a text with plain fields (most) met here
-            for part in item.parts:
-                kind = type(part)
-                if kind is str:
-                    strings.append(part)
-                    continue
-                if kind is Text:
-                    for value in part.values.values():
-                        if type(value) in lazy:
-                            break
-                    else:
-                        keys.append(part.key)
-                        continue
-                _walk([part], keys, strings)
+        elif kind is Lines:
+            todo += reversed(item.parts)
         else:
             strings.append(item)
     return keys, strings
