@@ -65,7 +65,7 @@ def test_a_death_and_a_revival_in_one_log_are_no_change() -> None:
     a.alive = True
     b.alive = False
     assert alive_before(log, token, [a, b]) == [True, True]
-    assert model._alive_writes.get() is None
+    assert model.WRITES.get() is None
 
 
 def test_an_inner_log_reaches_the_outer_one() -> None:
@@ -87,4 +87,4 @@ def test_a_failed_fold_ends_its_log(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(game.ruleset, "_fold", failing)
     with pytest.raises(RuntimeError):
         game.ruleset.apply_in_place(game.state, DeadlineIn(id="x", at=datetime(2026, 1, 1, tzinfo=UTC), kind="k"))
-    assert model._alive_writes.get() is None
+    assert model.WRITES.get() is None

@@ -355,7 +355,6 @@ _UNSET = object()
 # deaths among them (the `alive` writes).  One log for both: an `apply_in_place` inside
 # `fold_sharing_players` writes into the latter's (no second `ContextVar` set and reset a step)
 _writes: ContextVar[list[tuple[Player, str, Any]] | None] = ContextVar("player_writes", default=None)
-_alive_writes = _writes  # (the log read for the deaths: the same)
 
 # the log itself, for `Ruleset.apply_in_place`, which reads it at every input and begins one
 # (`set`, then `reset`) only when no enclosing one runs, without `watch_alive`'s calls

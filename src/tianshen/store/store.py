@@ -1585,8 +1585,8 @@ class Store:
                                "payload_json": payload, "created_at": step.at})
             outbox += [{"game_id": game_id, "kind": item.kind, "target": item.target, "title": item.title,
                         "subject": item.subject, "body": item.body, "key": item.key or f"{name}:{n}:{k}",
-                        "status": "pending", "created_at": now, "sent_at": None, "forum_ref": None, "parts_done": 0}
-                       for k, item in enumerate(step.outbox)]  # (the values of `_NEW_OUTBOX`)
+                        "created_at": now, **_NEW_OUTBOX}
+                       for k, item in enumerate(step.outbox)]
             if step.phase_label != phase:
                 phases.append((phase, step.phase_label, step.at))
             phase = step.phase_label
