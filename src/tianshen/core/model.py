@@ -770,14 +770,15 @@ class PmIn(_Input):
     _FIELDS = __slots__
     type = "pm"
 
-    def __init__(self, *, id: str, sender: str, at: datetime, text: str) -> None:
+    def __init__(self, id: str, sender: str, at: datetime, text: str) -> None:
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(sender) is not str or type(text) is not str or type(at) is not datetime:
             id, at, sender, text = _text(id), _when(at), _text(sender), _text(text)  # in the old order
         self.id = id  # the forum's message id (dedup key)
-        self.sender = clean(sender) if odd_char(sender) else sender  # both strings by now: `needs_cleaning` inline
+        # both strings by now: `needs_cleaning` inline, `odd_char`'s first test too (most are printable)
+        self.sender = sender if sender.isprintable() or not odd_char(sender) else clean(sender)
         self.at = at  # forum server time
-        self.text = clean(text) if odd_char(text) else text
+        self.text = text if text.isprintable() or not odd_char(text) else clean(text)
 
     def model_dump_json(self) -> str:
         # `_dumps(self._dict())` written at once (issue 37: every input's event is stored);
@@ -796,7 +797,7 @@ class PostIn(_Input):
     _FIELDS = __slots__
     type = "post"
 
-    def __init__(self, *, id: str, thread: str, author: str, at: datetime, text: str, edited: bool = False,
+    def __init__(self, id: str, thread: str, author: str, at: datetime, text: str, edited: bool = False,
                  original_text: str | None = None) -> None:
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(thread) is not str or type(author) is not str or type(text) is not str \
@@ -804,9 +805,10 @@ class PostIn(_Input):
             id, thread, at, author, text = _text(id), _text(thread), _when(at), _text(author), _text(text)
         self.id = id
         self.thread = thread
-        self.author = clean(author) if odd_char(author) else author  # both strings by now: `needs_cleaning` inline
+        # as `PmIn`'s
+        self.author = author if author.isprintable() or not odd_char(author) else clean(author)
         self.at = at
-        self.text = clean(text) if odd_char(text) else text
+        self.text = text if text.isprintable() or not odd_char(text) else clean(text)
         self.edited = bool(edited)
         self.original_text = None if original_text is None else clean(original_text)  # the first version, when known
 
@@ -830,7 +832,7 @@ class DeadlineIn(_Input):
     _FIELDS = __slots__
     type = "deadline"
 
-    def __init__(self, *, id: str, at: datetime, kind: str) -> None:
+    def __init__(self, id: str, at: datetime, kind: str) -> None:
         # the checks of _text and _when inline when all is well
         if type(id) is not str or type(kind) is not str or type(at) is not datetime:
             id, at, kind = _text(id), _when(at), _text(kind)

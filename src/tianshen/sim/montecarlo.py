@@ -57,15 +57,14 @@ class CoreBoard:
     def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
         self._next = n = self._next + 1
         made = _new(PmIn)
-        _pm_init(made, id=_IDS[n] if n < 1024 else str(n), sender=sender, at=self._moment[0], text=text)
+        _pm_init(made, _IDS[n] if n < 1024 else str(n), sender, self._moment[0], text)
         self.pms.append(made)
         return n
 
     def post(self, author: str, thread_id: str, text: str) -> int:
         self._next = n = self._next + 1
         made = _new(PostIn)
-        _post_init(made, id=_IDS[n] if n < 1024 else str(n), thread=thread_id, author=author, at=self._moment[0],
-                   text=text)
+        _post_init(made, _IDS[n] if n < 1024 else str(n), thread_id, author, self._moment[0], text)
         self.posts.append(made)
         return n
 
@@ -219,7 +218,7 @@ class Game:
                 return dl
             at = limit
             event = _new(DeadlineIn)  # (as the board makes its inputs)
-            _deadline_init(event, id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind)  # type: ignore[union-attr]
+            _deadline_init(event, f"{dl.kind}@{_iso(at, at.utcoffset())}", at, dl.kind)  # type: ignore[union-attr]
             if own:
                 outcome = apply(self.state, event)
                 outcomes.append(outcome)
