@@ -210,8 +210,9 @@ class GameState(_Plain):
     # they change (`roles_changed`); not part of the state: never written, compared or copied.
     # `due`: the ruleset's next deadline of this state as it is (`Ruleset.next_deadline`), or
     # DUE_UNKNOWN; every fold drops it first (`Ruleset.apply_in_place`), so does a copy.
-    # `logged`: True while `fold_sharing_players` folds into this copy (its player writes go to
-    # that log: `apply_in_place` looks for it before beginning one of its own); a hint only
+    # `logged`: True while a log of player writes is open for this state's folds
+    # (`fold_sharing_players`' copy, a Monte Carlo game's state): `apply_in_place` looks for
+    # it before beginning one of its own; a hint only
     __slots__ = (*_FIELDS, "facts", "due", "logged")
 
     def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,

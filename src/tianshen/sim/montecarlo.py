@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from functools import cache, lru_cache
 from typing import TypeVar
 
-from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
+from tianshen.core.model import WRITES, DeadlineIn, GameState, Outcome, PmIn, PostIn, hand_on, watch_alive
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
 from tianshen.sim import Sims, sims_class
@@ -148,16 +148,26 @@ class Game:
         deadline = self.ruleset.next_deadline(self.state)
         moment = self._moment  # `now`, read and written here without the property
         act, thread = self.sims.act, self.thread
-        for _ in range(max_steps):
-            if deadline is None:
-                return self.state
-            now = moment[0] = max(moment[0], min(moment[0] + _HOUR, deadline.at - _MINUTE))
-            act(self.state, now, thread)
-            pending = self._read()
-            moment[0] = max(now, deadline.at)
-            # the sims wrote on the board only: still the next deadline; `advance` hands back
-            # the one of the state it leaves
-            deadline = self.advance(pending, deadline)
+        # one log of the player writes for the whole game: each fold in place reads its own
+        # part of it (`GameState.logged`), no log begun and ended a fold
+        log, token = watch_alive()
+        first = self.state
+        first.logged = True
+        try:
+            for _ in range(max_steps):
+                if deadline is None:
+                    return self.state
+                now = moment[0] = max(moment[0], min(moment[0] + _HOUR, deadline.at - _MINUTE))
+                act(self.state, now, thread)
+                pending = self._read()
+                moment[0] = max(now, deadline.at)
+                # the sims wrote on the board only: still the next deadline; `advance` hands back
+                # the one of the state it leaves
+                deadline = self.advance(pending, deadline)
+        finally:
+            WRITES.reset(token)
+            hand_on(token, log)
+            first.logged = self.state.logged = False
         raise RuntimeError(f"the game did not end within {max_steps} steps")
 
     def _read(self) -> list[PmIn | PostIn]:
