@@ -210,8 +210,9 @@ class GameState(_Plain):
     # they change (`roles_changed`); not part of the state: never written, compared or copied.
     # `due`: the ruleset's next deadline of this state as it is (`Ruleset.next_deadline`), or
     # DUE_UNKNOWN; every fold drops it first (`Ruleset.apply_in_place`), so does a copy.
-    # `logged`: True while `fold_sharing_players` folds into this copy (its player writes go to
-    # that log: `apply_in_place` looks for it before beginning one of its own); a hint only
+    # `logged`: True while a log of player writes is open for this state's folds
+    # (`fold_sharing_players`' copy, a Monte Carlo game's state): `apply_in_place` looks for
+    # it before beginning one of its own; a hint only
     __slots__ = (*_FIELDS, "facts", "due", "logged")
 
     def __init__(self, *, ruleset: str, variant: str, seed: int, salt: str = "", rng_draws: int = 0,
@@ -770,14 +771,15 @@ class PmIn(_Input):
     _FIELDS = __slots__
     type = "pm"
 
-    def __init__(self, *, id: str, sender: str, at: datetime, text: str) -> None:
+    def __init__(self, id: str, sender: str, at: datetime, text: str) -> None:
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(sender) is not str or type(text) is not str or type(at) is not datetime:
             id, at, sender, text = _text(id), _when(at), _text(sender), _text(text)  # in the old order
         self.id = id  # the forum's message id (dedup key)
-        self.sender = clean(sender) if odd_char(sender) else sender  # both strings by now: `needs_cleaning` inline
+        # both strings by now: `needs_cleaning` inline, `odd_char`'s first test too (most are printable)
+        self.sender = sender if sender.isprintable() or not odd_char(sender) else clean(sender)
         self.at = at  # forum server time
-        self.text = clean(text) if odd_char(text) else text
+        self.text = text if text.isprintable() or not odd_char(text) else clean(text)
 
     def model_dump_json(self) -> str:
         # `_dumps(self._dict())` written at once (issue 37: every input's event is stored);
@@ -796,7 +798,7 @@ class PostIn(_Input):
     _FIELDS = __slots__
     type = "post"
 
-    def __init__(self, *, id: str, thread: str, author: str, at: datetime, text: str, edited: bool = False,
+    def __init__(self, id: str, thread: str, author: str, at: datetime, text: str, edited: bool = False,
                  original_text: str | None = None) -> None:
         # the checks of _text, clean and _when inline when all is well (every input is made so)
         if type(id) is not str or type(thread) is not str or type(author) is not str or type(text) is not str \
@@ -804,9 +806,10 @@ class PostIn(_Input):
             id, thread, at, author, text = _text(id), _text(thread), _when(at), _text(author), _text(text)
         self.id = id
         self.thread = thread
-        self.author = clean(author) if odd_char(author) else author  # both strings by now: `needs_cleaning` inline
+        # as `PmIn`'s
+        self.author = author if author.isprintable() or not odd_char(author) else clean(author)
         self.at = at
-        self.text = clean(text) if odd_char(text) else text
+        self.text = text if text.isprintable() or not odd_char(text) else clean(text)
         self.edited = bool(edited)
         self.original_text = None if original_text is None else clean(original_text)  # the first version, when known
 
@@ -830,7 +833,7 @@ class DeadlineIn(_Input):
     _FIELDS = __slots__
     type = "deadline"
 
-    def __init__(self, *, id: str, at: datetime, kind: str) -> None:
+    def __init__(self, id: str, at: datetime, kind: str) -> None:
         # the checks of _text and _when inline when all is well
         if type(id) is not str or type(kind) is not str or type(at) is not datetime:
             id, at, kind = _text(id), _when(at), _text(kind)

@@ -744,8 +744,8 @@ class Ruleset(LedgerOverrides, VotePosts, ABC):
         """`apply` without the copy: `state` itself becomes the outcome's state.  Only for a
         caller that drops the old state anyway (sim.montecarlo); everyone else uses `apply`."""
         # the deaths: the players' `alive` writes, not two lists of the living; logged in
-        # `apply`'s log (`fold_sharing_players`, which marks its copy `logged`: no log looked for
-        # in place), else in one of this fold's own (`core.model.watch_alive`, inline)
+        # an enclosing log when the state is marked `logged` (`apply`'s `fold_sharing_players`, a
+        # Monte Carlo game's whole log), else in one of this fold's own (`core.model.watch_alive`, inline)
         log = WRITES.get() if state.logged else None
         token = start = None
         if log is None:

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from functools import cache, lru_cache
 from typing import TypeVar
 
-from tianshen.core.model import DeadlineIn, GameState, Outcome, PmIn, PostIn
+from tianshen.core.model import WRITES, DeadlineIn, GameState, Outcome, PmIn, PostIn, hand_on, watch_alive
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
 from tianshen.sim import Sims, sims_class
@@ -57,15 +57,14 @@ class CoreBoard:
     def pm(self, sender: str, to: str, text: str, subject: str = "") -> int:
         self._next = n = self._next + 1
         made = _new(PmIn)
-        _pm_init(made, id=_IDS[n] if n < 1024 else str(n), sender=sender, at=self._moment[0], text=text)
+        _pm_init(made, _IDS[n] if n < 1024 else str(n), sender, self._moment[0], text)
         self.pms.append(made)
         return n
 
     def post(self, author: str, thread_id: str, text: str) -> int:
         self._next = n = self._next + 1
         made = _new(PostIn)
-        _post_init(made, id=_IDS[n] if n < 1024 else str(n), thread=thread_id, author=author, at=self._moment[0],
-                   text=text)
+        _post_init(made, _IDS[n] if n < 1024 else str(n), thread_id, author, self._moment[0], text)
         self.posts.append(made)
         return n
 
@@ -149,16 +148,26 @@ class Game:
         deadline = self.ruleset.next_deadline(self.state)
         moment = self._moment  # `now`, read and written here without the property
         act, thread = self.sims.act, self.thread
-        for _ in range(max_steps):
-            if deadline is None:
-                return self.state
-            now = moment[0] = max(moment[0], min(moment[0] + _HOUR, deadline.at - _MINUTE))
-            act(self.state, now, thread)
-            pending = self._read()
-            moment[0] = max(now, deadline.at)
-            # the sims wrote on the board only: still the next deadline; `advance` hands back
-            # the one of the state it leaves
-            deadline = self.advance(pending, deadline)
+        # one log of the player writes for the whole game: each fold in place reads its own
+        # part of it (`GameState.logged`), no log begun and ended a fold
+        log, token = watch_alive()
+        first = self.state
+        first.logged = True
+        try:
+            for _ in range(max_steps):
+                if deadline is None:
+                    return self.state
+                now = moment[0] = max(moment[0], min(moment[0] + _HOUR, deadline.at - _MINUTE))
+                act(self.state, now, thread)
+                pending = self._read()
+                moment[0] = max(now, deadline.at)
+                # the sims wrote on the board only: still the next deadline; `advance` hands back
+                # the one of the state it leaves
+                deadline = self.advance(pending, deadline)
+        finally:
+            WRITES.reset(token)
+            hand_on(token, log)
+            first.logged = self.state.logged = False
         raise RuntimeError(f"the game did not end within {max_steps} steps")
 
     def _read(self) -> list[PmIn | PostIn]:
@@ -219,7 +228,7 @@ class Game:
                 return dl
             at = limit
             event = _new(DeadlineIn)  # (as the board makes its inputs)
-            _deadline_init(event, id=f"{dl.kind}@{_iso(at, at.utcoffset())}", at=at, kind=dl.kind)  # type: ignore[union-attr]
+            _deadline_init(event, f"{dl.kind}@{_iso(at, at.utcoffset())}", at, dl.kind)  # type: ignore[union-attr]
             if own:
                 outcome = apply(self.state, event)
                 outcomes.append(outcome)
