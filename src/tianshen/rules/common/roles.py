@@ -63,14 +63,30 @@ def groups(spec: RulesetSpec, state: GameState) -> dict[str, str | None]:
     the game's option, fixed at the deal)."""
     found = state.facts.get("groups")
     if found is None:
-        found = state.facts["groups"] = _groups(spec, state)
+        found = _work_out(spec, state)["groups"]
     return found  # type: ignore[no-any-return]
 
 
-def _groups(spec: RulesetSpec, state: GameState) -> dict[str, str | None]:
-    """`groups` worked out (apart: its comprehension's cells are not made at every read)."""
+def _work_out(spec: RulesetSpec, state: GameState) -> dict:
+    """The groups, each group's seats and each seat's partners' seats, in one pass over the
+    players (`GameState.facts`: each is asked in every game, the groups first or not)."""
     kinds = spec.derived("roles.group_kind", _group_kinds)
-    return {p.name: _group(kinds.get(p.role), state, p) for p in state.players}
+    mode = killer_mode(state) if "faction" in kinds.values() else None  # (read once, where it counts)
+    of: dict[str, str | None] = {}
+    seats: dict[str | None, list[int]] = {}
+    for i, p in enumerate(state.players):
+        of[p.name] = group = _group(kinds.get(p.role), state, p, mode)
+        seats.setdefault(group, []).append(i)
+    partner_seats: dict[str, tuple[int, ...]] = {}
+    for i, p in enumerate(state.players):
+        shared = seats[group := of[name := p.name]]
+        alone = len(shared) == 1 or group is None or group.endswith(":" + name)
+        partner_seats[name] = () if alone else tuple([j for j in shared if j != i])
+    facts = state.facts
+    facts["groups"] = of
+    facts["group_seats"] = {group: tuple(idx) for group, idx in seats.items()}
+    facts["partner_seats"] = partner_seats
+    return facts
 
 
 def group_of(spec: RulesetSpec, state: GameState, p: Player) -> str | None:
@@ -79,12 +95,12 @@ def group_of(spec: RulesetSpec, state: GameState, p: Player) -> str | None:
     return of[p.name] if p.name in of else _group(spec.derived("roles.group_kind", _group_kinds).get(p.role), state, p)
 
 
-def _group(kind: str | None, state: GameState, p: Player) -> str | None:
-    """The group of a player whose role's group kind is `kind`."""
+def _group(kind: str | None, state: GameState, p: Player, mode: str | None = None) -> str | None:
+    """The group of a player whose role's group kind is `kind` (`mode`: the killer mode when read)."""
     if kind is None:
         return None
     if kind == "faction":
-        mode = killer_mode(state)
+        mode = mode or killer_mode(state)
         if mode == "alternate":
             return f"{p.role}:{p.name}"
         if mode == "allied_independent":
@@ -108,11 +124,7 @@ def _seats_of(spec: RulesetSpec, state: GameState) -> dict[str | None, tuple[int
     `apply` may give the next state as copies."""
     found = state.facts.get("group_seats")
     if found is None:
-        of = groups(spec, state)
-        seats: dict[str | None, list[int]] = {}
-        for i, p in enumerate(state.players):
-            seats.setdefault(of[p.name], []).append(i)
-        found = state.facts["group_seats"] = {group: tuple(idx) for group, idx in seats.items()}
+        found = _work_out(spec, state)["group_seats"]
     return found  # type: ignore[no-any-return]
 
 
@@ -127,19 +139,10 @@ def partners(spec: RulesetSpec, state: GameState, p: Player) -> list[Player]:
     every power PM tells the partners)."""
     found = state.facts.get("partner_seats")
     if found is None:
-        found = state.facts["partner_seats"] = _partner_seats(spec, state)
+        found = _work_out(spec, state)["partner_seats"]
     seats = found[p.name]
     # (most seats have none; a map, not a comprehension: no function and cell made a call)
     return list(map(state.players.__getitem__, seats)) if seats else []
-
-
-def _partner_seats(spec: RulesetSpec, state: GameState) -> dict[str, tuple[int, ...]]:
-    of, seats, players = groups(spec, state), _seats_of(spec, state), state.players
-    found: dict[str, tuple[int, ...]] = {}
-    for name, group in of.items():
-        alone = group is None or group.endswith(":" + name)
-        found[name] = () if alone else tuple(i for i in seats[group] if players[i].name != name)
-    return found
 
 
 def groups_holding(spec: RulesetSpec, state: GameState, roles: tuple[str, ...]) -> tuple[str, ...]:
