@@ -1068,8 +1068,9 @@ def _inbound(event: Input) -> InboundRecord | None:
 
 
 def _outbox(outcome: Outcome) -> list[OutboxItem]:
-    items = [OutboxItem(kind="post", target=p.thread, body=p.body, title=p.title) for p in outcome.posts]
-    items += [OutboxItem(kind="pm", target=m.to, body=m.body, subject=m.subject) for m in outcome.pms]
+    # (by position: a dataclass's `__init__` by keyword costs about twice as much, issue 37)
+    items = [OutboxItem("post", p.thread, p.body, p.title) for p in outcome.posts]
+    items += [OutboxItem("pm", m.to, m.body, None, m.subject) for m in outcome.pms]
     return items
 
 
