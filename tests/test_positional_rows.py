@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from tianshen.core.model import Outcome, PrivateMessage, PublicPost
 from tianshen.forum.memory import MemoryBoard
-from tianshen.service.driver import _outbox
+from tianshen.service.driver import _ROW, _outbox, _row_dict
 from tianshen.service.sender import OutboxSender, _Part
 from tianshen.store import OutboxItem, OutboxRecord, SentPart
 
@@ -39,3 +39,10 @@ def test_a_flushs_sent_parts_are_those_made_by_keyword() -> None:
                               game_id=3, board_at=T)
     pm = sender._part(_row("pm"), 1, 2, "", _Part("pm", "k#2", "二", "甲", "天神回复（2/2）"))
     assert pm == SentPart(outbox_id=5, parts_done=2, done=True, forum_ref=None, thread=None, game_id=3, board_at=None)
+
+
+def test_a_players_row_is_its_values_by_the_stores_names_in_order() -> None:
+    values = ("甲", "论坛甲", 3, "警察", "好人", False)
+    row = _row_dict(values)
+    assert row == dict(zip(_ROW, values, strict=True))
+    assert list(row) == list(_ROW)
