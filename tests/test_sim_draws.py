@@ -131,9 +131,10 @@ def test_every_sims_takes_the_games_spec() -> None:
 
 
 @pytest.mark.parametrize("variant", ["classic_10", "n_lives"])
-def test_monte_carlo_asks_the_next_deadline_once_a_fold(variant: str) -> None:
-    """The loop asks for the next deadline after every fold (an input may move it) and at the
-    start, not again at the top of each step for the state `advance` just left."""
+def test_monte_carlo_asks_the_next_deadline_at_most_once_a_fold(variant: str) -> None:
+    """The loop asks for the next deadline at the start and at most once after a fold (an
+    input may move it; a fold that kept the state's answer, `GameState.due`, is not asked),
+    not again at the top of each step for the state `advance` just left."""
     ruleset = load_ruleset(variant)
     asked: list[int] = []
 
@@ -151,7 +152,7 @@ def test_monte_carlo_asks_the_next_deadline_once_a_fold(variant: str) -> None:
         asked.clear()
         game.play()
         folds = len(game.outcomes) - 1  # the setup's outcome is no fold
-        assert len(asked) == folds + 1, (len(asked), folds)
+        assert 1 <= len(asked) <= folds + 1, (len(asked), folds)
 
 
 @pytest.mark.parametrize("variant", ["classic_10", "game_ten"])

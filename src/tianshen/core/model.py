@@ -17,6 +17,7 @@ from datetime import date, datetime, time
 from typing import Any, Literal
 
 from tianshen.core.clock import DEFAULT_ZONE
+from tianshen.core.frozen import slot_init
 from tianshen.core.spec import Lines, Text
 from tianshen.core.tally import DayTally
 from tianshen.core.text import clean, clean_value, odd_char
@@ -1047,6 +1048,7 @@ _WALKED: dict[Text, tuple[list[str], list[str]]] = {}
 _WALKED_MAX = 4096
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Death:
     """A typed event: a player left the game (core.deaths.die)."""
@@ -1056,6 +1058,7 @@ class Death:
     phase: str  # the phase label it happened in ("night 2")
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Event:
     """A typed event of resolution (core.events.note): its kind, and the GM log line with it;

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tianshen.core.frozen import slot_init
+
 # how a ballot came to be in the count
 POST, PM, GM, DELEGATED, SELF = "post", "pm", "gm", "delegated", "self"
 
@@ -21,6 +23,7 @@ POST, PM, GM, DELEGATED, SELF = "post", "pm", "gm", "delegated", "self"
 EXECUTED, PUNISHED = "executed", "punished"
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class TallyBallot:
     voter: str
@@ -30,6 +33,7 @@ class TallyBallot:
     counted: bool = True  # False: dropped at the close (e.g. a vote for someone already out)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class TallyRow:
     name: str
@@ -38,6 +42,7 @@ class TallyRow:
     modifier: str = ""  # the modifier's words as the result post shows them ("" for none)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class DayTally:
     day: int  # the phase number of the day (butterfly_elder: the round)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from tianshen.core.frozen import slot_init
 from tianshen.core.vote_post import read_vote_post
 
 
@@ -17,7 +18,8 @@ def vote_target_text(post_text: str, names: Iterable[str]) -> str | None:
     return vote.name or ""
 
 
-@dataclass(frozen=True)
+@slot_init
+@dataclass(frozen=True, slots=True)
 class Tally:
     counts: dict[str, int]  # candidate -> final count (votes + modifiers, clamped at 0)
     raw: dict[str, int]  # candidate -> votes before modifiers

@@ -19,7 +19,18 @@ from datetime import datetime, timedelta
 from functools import cache, lru_cache
 from typing import TypeVar
 
-from tianshen.core.model import WRITES, DeadlineIn, GameState, Outcome, PmIn, PostIn, hand_on, watch_alive
+from tianshen.core.model import (
+    DUE_MOVED,
+    DUE_UNKNOWN,
+    WRITES,
+    DeadlineIn,
+    GameState,
+    Outcome,
+    PmIn,
+    PostIn,
+    hand_on,
+    watch_alive,
+)
 from tianshen.core.ruleset import Deadline, GameSetup, Ruleset, Seat
 from tianshen.rules import load_ruleset
 from tianshen.sim import Sims, sims_class
@@ -220,7 +231,9 @@ class Game:
                 else:
                     fold(event)
                     state = self.state
-                found = next_deadline(state)
+                found = state.due  # (`next_deadline`'s kept answer read here: no call after most folds)
+                if found is DUE_UNKNOWN or found is DUE_MOVED:
+                    found = next_deadline(state)
                 if found is not dl:
                     dl = found
                     limit = dl.at if dl is not None and dl.at <= now else None
